@@ -1,0 +1,8 @@
+"""synthpriv_report: does this synthetic dataset leak the real people it was trained on?"""
+
+from .evaluation import Evaluation
+from .results import MetricResult, ResultSet, Verdict
+
+__version__ = "0.1.0"
+
+__all__ = ["Evaluation", "MetricResult", "ResultSet", "Verdict", "__version__"]

@@ -1,0 +1,719 @@
+"""Exact nearest-neighbour search in the compact encodings of :mod:`synthpriv_report.spaces`.
+
+The reference set is organised in a tree of boxes (numeric intervals, missing flags and category bitmasks per
+node). A query walks the tree nearest box first and skips every box whose lower bound exceeds its current k-th
+distance (with the tie tolerance of spec section 0 added, so no record at a tied distance is skipped). Distances
+are computed exactly in float64 from the compact encoding; no n x m distance matrix is ever built, memory is
+O((n + m) * columns + n * k). Queries run in parallel over both cores (numba ``prange``).
+
+Ties (spec section 0): two distances are equal when |a - b| <= 1e-9 max(|a|, |b|) + 1e-12 (integer-valued
+distances exactly); among equal distances the record with the lowest reference position comes first.
+Within-set searches exclude the query record itself by position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+from numba import njit, prange
+from numpy.typing import NDArray
+
+from .spaces import MODE_GOWER, MODE_HAMMING, MODE_L2, Encoding
+
+REL_TOL = 1e-9
+ABS_TOL = 1e-12
+LEAF_SIZE = 24
+_CHUNK = 4096
+
+
+@dataclass(frozen=True)
+class NeighborTable:
+    """k nearest reference records of every query record.
+
+    Attributes
+    ----------
+    dist : ndarray, shape (n_query, k)
+        Distances, ascending (ties by lowest reference position). ``inf`` where fewer than k references exist.
+    idx : ndarray, shape (n_query, k)
+        Reference positions (within the reference set), ``-1`` where fewer than k references exist.
+    space : str
+        Label of the space.
+    query, ref : str
+        Labels of the query and reference sets.
+    """
+
+    dist: NDArray[np.float64]
+    idx: NDArray[np.int64]
+    space: str
+    query: str
+    ref: str
+
+    @property
+    def k(self) -> int:
+        return int(self.dist.shape[1])
+
+    def head(self, k: int) -> "NeighborTable":
+        """The first ``k`` neighbours; asking for more than were searched is an error, not a silent recompute."""
+        if k > self.k:
+            raise ValueError(f"{k} neighbours requested but only {self.k} were searched")
+        return NeighborTable(self.dist[:, :k], self.idx[:, :k], self.space, self.query, self.ref)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# distance kernels
+
+
+@njit(cache=True, inline="always")
+def _acc(mode, qn, qc, rn, rc, w, cost):
+    acc = 0.0
+    if mode == 0:
+        for j in range(w.shape[0]):
+            a = qn[j]
+            b = rn[j]
+            if a != a:
+                if b == b:
+                    acc += 1.0
+            elif b != b:
+                acc += 1.0
+            else:
+                d = abs(a - b)
+                acc += d if d < 1.0 else 1.0
+    elif mode == 1:
+        for j in range(w.shape[0]):
+            d = qn[j] - rn[j]
+            acc += w[j] * d * d
+    for j in range(cost.shape[0]):
+        if qc[j] != rc[j]:
+            acc += cost[j]
+    return acc
+
+
+@njit(cache=True, inline="always")
+def _to_dist(mode, acc, scale):
+    if mode == 1:
+        return np.sqrt(acc)
+    if mode == 0:
+        return acc * scale
+    return acc
+
+
+@njit(cache=True, inline="always")
+def _slack(mode, d, scale, exact):
+    """Accumulator value above which a distance cannot tie with or beat ``d``."""
+    if exact:
+        return d
+    e = d * (1.0 + REL_TOL) + ABS_TOL
+    e *= 1.0 + 1e-12
+    if mode == 1:
+        return e * e
+    if mode == 0:
+        return e / scale
+    return e
+
+
+@njit(cache=True, inline="always")
+def _equal(a, b, exact):
+    if exact:
+        return a == b
+    return abs(a - b) <= REL_TOL * max(abs(a), abs(b)) + ABS_TOL
+
+
+@njit(cache=True, inline="always")
+def _better(d1, i1, d2, i2, exact):
+    """True when (d1, i1) comes before (d2, i2): smaller distance, or a tie and a lower position."""
+    if _equal(d1, d2, exact):
+        return i1 < i2
+    return d1 < d2
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# tree
+
+
+@dataclass(frozen=True)
+class RefTree:
+    """A reference set organised for search (see module docstring)."""
+
+    mode: int
+    num: NDArray[np.float64]
+    cat: NDArray[np.int64]
+    perm: NDArray[np.int64]
+    start: NDArray[np.int64]
+    end: NDArray[np.int64]
+    left: NDArray[np.int64]
+    right: NDArray[np.int64]
+    nmin: NDArray[np.float64]
+    nmax: NDArray[np.float64]
+    nnan: NDArray[np.bool_]
+    mask: NDArray[np.uint64]
+    w: NDArray[np.float64]
+    cost: NDArray[np.float64]
+    scale: float
+    exact: bool
+
+    @property
+    def size(self) -> int:
+        return int(self.perm.shape[0])
+
+
+@njit(cache=True)
+def _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts):
+    """Choose a split dimension for perm[s:e] and reorder it; return the split position or -1."""
+    n = e - s
+    best_score = 0.0
+    best_dim = -1
+    q = num.shape[1]
+    for j in range(q):
+        lo = np.inf
+        hi = -np.inf
+        has_nan = False
+        for t in range(s, e):
+            v = num[perm[t], j]
+            if v != v:
+                has_nan = True
+            else:
+                if v < lo:
+                    lo = v
+                if v > hi:
+                    hi = v
+        if hi >= lo:
+            spread = hi - lo
+        else:
+            spread = 0.0
+        if mode == 0:
+            sc = spread if spread < 1.0 else 1.0
+            if has_nan and hi >= lo:
+                sc = 1.0
+        else:
+            sc = w[j] * spread * spread
+        if sc > best_score:
+            best_score = sc
+            best_dim = j
+    for j in range(cat.shape[1]):
+        mx = 0
+        for t in range(s, e):
+            c = cat[perm[t], j]
+            counts[c] += 1
+            if counts[c] > mx:
+                mx = counts[c]
+        for t in range(s, e):
+            counts[cat[perm[t], j]] = 0
+        if mx < n:
+            sc = cost[j] * (1.0 - mx / n)
+            if mode == 0:
+                sc = cost[j] * (1.0 - mx / n) * 2.0
+            if sc > best_score:
+                best_score = sc
+                best_dim = q + j
+    if best_dim < 0:
+        return -1
+    keys = np.empty(n, dtype=np.float64)
+    for t in range(n):
+        r = perm[s + t]
+        if best_dim < q:
+            v = num[r, best_dim]
+            keys[t] = np.inf if v != v else v
+        else:
+            keys[t] = cat[r, best_dim - q]
+    order = np.argsort(keys, kind="mergesort")
+    tmp = perm[s:e].copy()
+    sk = keys[order]
+    for t in range(n):
+        perm[s + t] = tmp[order[t]]
+    # nearest value boundary to the middle
+    mid = n // 2
+    best = -1
+    for off in range(n):
+        a = mid - off
+        if 0 < a < n and sk[a] != sk[a - 1]:
+            best = a
+            break
+        b = mid + off
+        if 0 < b < n and sk[b] != sk[b - 1]:
+            best = b
+            break
+    if best <= 0:
+        return -1
+    return s + best
+
+
+@njit(cache=True)
+def _build(mode, num, cat, w, cost, n_codes, leaf_size):
+    m = num.shape[0]
+    perm = np.arange(m)
+    cap = max(1, 2 * (m // max(1, leaf_size // 2)) + 3)
+    start = np.empty(cap, dtype=np.int64)
+    end = np.empty(cap, dtype=np.int64)
+    left = np.full(cap, -1, dtype=np.int64)
+    right = np.full(cap, -1, dtype=np.int64)
+    maxc = 1
+    for j in range(n_codes.shape[0]):
+        if n_codes[j] > maxc:
+            maxc = n_codes[j]
+    counts = np.zeros(maxc + 1, dtype=np.int64)
+    start[0] = 0
+    end[0] = m
+    n_nodes = 1
+    stack = np.empty(cap, dtype=np.int64)
+    sp = 0
+    stack[sp] = 0
+    sp += 1
+    while sp > 0:
+        sp -= 1
+        node = stack[sp]
+        s = start[node]
+        e = end[node]
+        if e - s <= leaf_size or n_nodes + 2 > cap:
+            continue
+        split = _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts)
+        if split < 0:
+            continue
+        l = n_nodes
+        r = n_nodes + 1
+        n_nodes += 2
+        start[l] = s
+        end[l] = split
+        start[r] = split
+        end[r] = e
+        left[node] = l
+        right[node] = r
+        stack[sp] = l
+        sp += 1
+        stack[sp] = r
+        sp += 1
+    return perm, start[:n_nodes].copy(), end[:n_nodes].copy(), left[:n_nodes].copy(), right[:n_nodes].copy()
+
+
+@njit(cache=True, parallel=True)
+def _boxes(num, cat, start, end, n_words):
+    n_nodes = start.shape[0]
+    q = num.shape[1]
+    c = cat.shape[1]
+    nmin = np.full((n_nodes, q), np.inf)
+    nmax = np.full((n_nodes, q), -np.inf)
+    nnan = np.zeros((n_nodes, q), dtype=np.bool_)
+    mask = np.zeros((n_nodes, c, n_words), dtype=np.uint64)
+    for node in prange(n_nodes):
+        for t in range(start[node], end[node]):
+            for j in range(q):
+                v = num[t, j]
+                if v != v:
+                    nnan[node, j] = True
+                else:
+                    if v < nmin[node, j]:
+                        nmin[node, j] = v
+                    if v > nmax[node, j]:
+                        nmax[node, j] = v
+            for j in range(c):
+                code = cat[t, j]
+                mask[node, j, code >> 6] |= np.uint64(1) << np.uint64(code & 63)
+    return nmin, nmax, nnan, mask
+
+
+def build_tree(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None = None) -> RefTree:
+    """Organise the reference set ``set_name`` (optionally only ``rows`` of it) for search."""
+    num = enc.num[set_name]
+    cat = enc.cat[set_name]
+    if rows is not None:
+        num, cat = num[rows], cat[rows]
+    num = np.ascontiguousarray(num, dtype=np.float64)
+    cat = np.ascontiguousarray(cat, dtype=np.int64)
+    n_codes = enc.n_codes.astype(np.int64) if len(enc.n_codes) else np.zeros(0, dtype=np.int64)
+    perm, start, end, left, right = _build(
+        enc.mode, num, cat, enc.num_weight, enc.cat_cost, n_codes, LEAF_SIZE
+    )
+    pnum = np.ascontiguousarray(num[perm])
+    pcat = np.ascontiguousarray(cat[perm])
+    n_words = max(1, int((int(n_codes.max()) if len(n_codes) else 1) + 63) // 64)
+    nmin, nmax, nnan, mask = _boxes(pnum, pcat, start, end, n_words)
+    return RefTree(
+        mode=enc.mode, num=pnum, cat=pcat, perm=perm.astype(np.int64), start=start, end=end, left=left,
+        right=right, nmin=nmin, nmax=nmax, nnan=nnan, mask=mask, w=enc.num_weight, cost=enc.cat_cost,
+        scale=enc.scale, exact=enc.integer_valued,
+    )
+
+
+@njit(cache=True, inline="always")
+def _lower_bound(mode, node, qn, qc, nmin, nmax, nnan, mask, w, cost):
+    acc = 0.0
+    if mode == 0:
+        for j in range(w.shape[0]):
+            a = qn[j]
+            lo = nmin[node, j]
+            hi = nmax[node, j]
+            if a != a:
+                if not nnan[node, j]:
+                    acc += 1.0
+            elif hi < lo:  # every member missing
+                acc += 1.0
+            else:
+                g = 0.0
+                if a < lo:
+                    g = lo - a
+                elif a > hi:
+                    g = a - hi
+                acc += g if g < 1.0 else 1.0
+    elif mode == 1:
+        for j in range(w.shape[0]):
+            a = qn[j]
+            g = 0.0
+            if a < nmin[node, j]:
+                g = nmin[node, j] - a
+            elif a > nmax[node, j]:
+                g = a - nmax[node, j]
+            acc += w[j] * g * g
+    for j in range(cost.shape[0]):
+        code = qc[j]
+        if (mask[node, j, code >> 6] >> np.uint64(code & 63)) & np.uint64(1) == 0:
+            acc += cost[j]
+    return acc
+
+
+@njit(cache=True)
+def _knn_one(qi, qn, qc, self_pos, k, mode, rnum, rcat, perm, start, end, left, right, nmin, nmax, nnan, mask,
+             w, cost, scale, exact, out_d, out_i, stack_n, stack_lb):
+    count = 0
+    bound = np.inf
+    sp = 0
+    stack_n[0] = 0
+    stack_lb[0] = 0.0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        node = stack_n[sp]
+        if count == k and stack_lb[sp] > bound:
+            continue
+        if left[node] < 0:
+            for t in range(start[node], end[node]):
+                ridx = perm[t]
+                if ridx == self_pos:
+                    continue
+                acc = _acc(mode, qn, qc, rnum[t], rcat[t], w, cost)
+                if count == k and acc > bound:
+                    continue
+                d = _to_dist(mode, acc, scale)
+                if count == k:
+                    if not _better(d, ridx, out_d[qi, k - 1], out_i[qi, k - 1], exact):
+                        continue
+                    pos = k - 1
+                else:
+                    pos = count
+                    count += 1
+                while pos > 0 and _better(d, ridx, out_d[qi, pos - 1], out_i[qi, pos - 1], exact):
+                    out_d[qi, pos] = out_d[qi, pos - 1]
+                    out_i[qi, pos] = out_i[qi, pos - 1]
+                    pos -= 1
+                out_d[qi, pos] = d
+                out_i[qi, pos] = ridx
+                if count == k:
+                    bound = _slack(mode, out_d[qi, k - 1], scale, exact)
+        else:
+            l = left[node]
+            r = right[node]
+            lbl = _lower_bound(mode, l, qn, qc, nmin, nmax, nnan, mask, w, cost)
+            lbr = _lower_bound(mode, r, qn, qc, nmin, nmax, nnan, mask, w, cost)
+            if lbl <= lbr:
+                stack_n[sp] = r
+                stack_lb[sp] = lbr
+                stack_n[sp + 1] = l
+                stack_lb[sp + 1] = lbl
+            else:
+                stack_n[sp] = l
+                stack_lb[sp] = lbl
+                stack_n[sp + 1] = r
+                stack_lb[sp + 1] = lbr
+            sp += 2
+
+
+@njit(cache=True, parallel=True)
+def _knn_batch(qnum, qcat, self_pos, k, mode, rnum, rcat, perm, start, end, left, right, nmin, nmax, nnan, mask,
+               w, cost, scale, exact):
+    n = qnum.shape[0]
+    out_d = np.full((n, k), np.inf)
+    out_i = np.full((n, k), -1, dtype=np.int64)
+    n_nodes = start.shape[0]
+    n_blocks = (n + 63) // 64
+    for b in prange(n_blocks):
+        stack_n = np.empty(n_nodes + 2, dtype=np.int64)
+        stack_lb = np.empty(n_nodes + 2, dtype=np.float64)
+        for qi in range(b * 64, min(n, (b + 1) * 64)):
+            _knn_one(qi, qnum[qi], qcat[qi], self_pos[qi], k, mode, rnum, rcat, perm, start, end, left, right,
+                     nmin, nmax, nnan, mask, w, cost, scale, exact, out_d, out_i, stack_n, stack_lb)
+    return out_d, out_i
+
+
+def _query_arrays(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None):
+    num = enc.num[set_name]
+    cat = enc.cat[set_name]
+    if rows is not None:
+        num, cat = num[rows], cat[rows]
+    return np.ascontiguousarray(num, dtype=np.float64), np.ascontiguousarray(cat, dtype=np.int64)
+
+
+def _progress(total: int, desc: str, enabled: bool):
+    if not enabled or total < 20_000:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="rec", leave=False)
+
+
+def knn(
+    tree: RefTree,
+    qnum: NDArray[np.float64],
+    qcat: NDArray[np.int64],
+    *,
+    k: int,
+    exclude_self: bool = False,
+    progress: bool = False,
+    desc: str = "neighbours",
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """k nearest references of each query row.
+
+    Parameters
+    ----------
+    tree : RefTree
+        The reference set (:func:`build_tree`).
+    qnum, qcat : ndarray
+        Query rows in the same encoding.
+    k : int
+        Number of neighbours.
+    exclude_self : bool
+        Query row i is reference row i (a within-set search): it is skipped by position.
+    progress : bool
+        Show a progress bar for long searches.
+
+    Returns
+    -------
+    dist, idx : ndarray, shape (n_query, k)
+    """
+    n = qnum.shape[0]
+    self_pos = np.arange(n, dtype=np.int64) if exclude_self else np.full(n, -1, dtype=np.int64)
+    out_d = np.empty((n, k))
+    out_i = np.empty((n, k), dtype=np.int64)
+    bar = _progress(n, desc, progress)
+    for s in range(0, n, _CHUNK):
+        e = min(n, s + _CHUNK)
+        d, i = _knn_batch(qnum[s:e], qcat[s:e], self_pos[s:e], k, tree.mode, tree.num, tree.cat, tree.perm,
+                          tree.start, tree.end, tree.left, tree.right, tree.nmin, tree.nmax, tree.nnan, tree.mask,
+                          tree.w, tree.cost, tree.scale, tree.exact)
+        out_d[s:e] = d
+        out_i[s:e] = i
+        if bar is not None:
+            bar.update(e - s)
+    if bar is not None:
+        bar.close()
+    return out_d, out_i
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# all references at the minimal distance (GCAP, AIR)
+
+
+@njit(cache=True, parallel=True)
+def _ties_batch(qnum, qcat, dmin, qlab, rlab, lab_kind, lab_tol, mode, rnum, rcat, perm, start, end, left, right,
+                nmin, nmax, nnan, mask, w, cost, scale, exact):
+    n = qnum.shape[0]
+    a = qlab.shape[1]
+    n_min = np.zeros(n, dtype=np.int64)
+    n_ok = np.zeros((n, a), dtype=np.int64)
+    n_nodes = start.shape[0]
+    for qi in prange(n):
+        stack = np.empty(n_nodes + 2, dtype=np.int64)
+        bound = _slack(mode, dmin[qi], scale, exact)
+        sp = 1
+        stack[0] = 0
+        while sp > 0:
+            sp -= 1
+            node = stack[sp]
+            if _lower_bound(mode, node, qnum[qi], qcat[qi], nmin, nmax, nnan, mask, w, cost) > bound:
+                continue
+            if left[node] >= 0:
+                stack[sp] = left[node]
+                stack[sp + 1] = right[node]
+                sp += 2
+                continue
+            for t in range(start[node], end[node]):
+                acc = _acc(mode, qnum[qi], qcat[qi], rnum[t], rcat[t], w, cost)
+                if acc > bound:
+                    continue
+                d = _to_dist(mode, acc, scale)
+                if not _equal(d, dmin[qi], exact):
+                    continue
+                n_min[qi] += 1
+                ridx = perm[t]
+                for j in range(a):
+                    y = qlab[qi, j]
+                    z = rlab[ridx, j]
+                    if lab_kind[j] == 0:  # categorical code
+                        ok = y == z
+                    else:  # numeric, relative tolerance
+                        if y != y or z != z:
+                            ok = (y != y) and (z != z)
+                        else:
+                            lhs = abs(y - z)
+                            rhs = lab_tol[j] * abs(z)
+                            ok = lhs <= rhs or abs(lhs - rhs) <= REL_TOL * max(lhs, rhs) + ABS_TOL
+                    if ok:
+                        n_ok[qi, j] += 1
+    return n_min, n_ok
+
+
+def ties_at_min(
+    tree: RefTree,
+    qnum: NDArray[np.float64],
+    qcat: NDArray[np.int64],
+    dmin: NDArray[np.float64],
+    qlab: NDArray[np.float64],
+    rlab: NDArray[np.float64],
+    lab_kind: NDArray[np.int64],
+    lab_tol: NDArray[np.float64],
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Count, per query, the references at its minimal distance and how many of them are "correct".
+
+    Parameters
+    ----------
+    dmin : ndarray, shape (n_query,)
+        The minimal distance of each query (from :func:`knn` with k=1).
+    qlab, rlab : ndarray, shape (n, a)
+        Label values per attribute (categorical: codes as float; numeric: values, NaN = missing). ``rlab`` is
+        indexed by reference position.
+    lab_kind : ndarray, shape (a,)
+        0: correct when codes are equal; 1: numeric, correct when |y - z| <= tol * |z| (both missing correct,
+        one missing wrong).
+    lab_tol : ndarray, shape (a,)
+        Relative tolerance per numeric attribute.
+
+    Returns
+    -------
+    n_min : ndarray, shape (n_query,)
+        References at the minimal distance (ties by the rule of spec section 0).
+    n_correct : ndarray, shape (n_query, a)
+        Of those, the correct ones per attribute.
+    """
+    return _ties_batch(qnum, qcat, np.asarray(dmin, dtype=np.float64), np.ascontiguousarray(qlab, np.float64),
+                       np.ascontiguousarray(rlab, np.float64), np.asarray(lab_kind, np.int64),
+                       np.asarray(lab_tol, np.float64), tree.mode, tree.num, tree.cat, tree.perm, tree.start,
+                       tree.end, tree.left, tree.right, tree.nmin, tree.nmax, tree.nnan, tree.mask, tree.w,
+                       tree.cost, tree.scale, tree.exact)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# pairs and farthest pair
+
+
+@njit(cache=True, parallel=True)
+def _pair_dist(mode, an, ac, bn, bc, w, cost, scale):
+    n = an.shape[0]
+    out = np.empty(n)
+    for i in prange(n):
+        out[i] = _to_dist(mode, _acc(mode, an[i], ac[i], bn[i], bc[i], w, cost), scale)
+    return out
+
+
+def pair_distances(enc: Encoding, a_set: str, a_rows: NDArray[np.int64], b_set: str,
+                   b_rows: NDArray[np.int64]) -> NDArray[np.float64]:
+    """Distances between paired rows ``a_set[a_rows[i]]`` and ``b_set[b_rows[i]]``."""
+    an, ac = _query_arrays(enc, a_set, np.asarray(a_rows, dtype=np.int64))
+    bn, bc = _query_arrays(enc, b_set, np.asarray(b_rows, dtype=np.int64))
+    return _pair_dist(enc.mode, an, ac, bn, bc, enc.num_weight, enc.cat_cost, enc.scale)
+
+
+@njit(cache=True)
+def _farthest(mode, an, ac, ra, oa, bn, bc, rb, ob, w, cost, scale, best, bi, bj):
+    # ra, rb: distances to a common centre, oa/ob: orders by decreasing distance
+    for ii in range(oa.shape[0]):
+        i = oa[ii]
+        if ra[i] + rb[ob[0]] <= best:
+            break
+        for jj in range(ob.shape[0]):
+            j = ob[jj]
+            if ra[i] + rb[j] <= best:
+                break
+            d = _to_dist(mode, _acc(mode, an[i], ac[i], bn[j], bc[j], w, cost), scale)
+            if d > best:
+                best = d
+                bi = i
+                bj = j
+    return best, bi, bj
+
+
+def farthest_pair(enc: Encoding, a_set: str, b_set: str, a_rows=None, b_rows=None) -> tuple[float, int, int]:
+    """Exact largest distance between a record of ``a_set`` and one of ``b_set``.
+
+    Uses the triangle inequality d(a, b) <= d(a, c) + d(c, b) around a central real record c: pairs are visited
+    by decreasing d(a, c) + d(c, b) and the search stops once that bound cannot beat the best pair found. No
+    distance matrix is built. Returns ``(d_max, i, j)``.
+    """
+    an, ac = _query_arrays(enc, a_set, a_rows)
+    bn, bc = _query_arrays(enc, b_set, b_rows)
+    # centre: the record of a closest to a's coordinate-wise median (any record keeps the bound exact)
+    med_n = np.median(an, axis=0) if an.shape[1] else np.zeros(0)
+    c = int(np.argmin(((an - med_n) ** 2).sum(axis=1))) if an.shape[1] else 0
+    ra = _pair_dist(enc.mode, an, ac, np.repeat(an[c:c + 1], len(an), 0), np.repeat(ac[c:c + 1], len(an), 0),
+                    enc.num_weight, enc.cat_cost, enc.scale)
+    rb = _pair_dist(enc.mode, bn, bc, np.repeat(an[c:c + 1], len(bn), 0), np.repeat(ac[c:c + 1], len(bn), 0),
+                    enc.num_weight, enc.cat_cost, enc.scale)
+    j0 = int(np.argmax(rb))
+    best, bi, bj = float(rb[j0]), c, j0
+    oa = np.argsort(-ra, kind="stable")
+    ob = np.argsort(-rb, kind="stable")
+    best, bi, bj = _farthest(enc.mode, an, ac, ra, oa, bn, bc, rb, ob, enc.num_weight, enc.cat_cost, enc.scale,
+                             best, bi, bj)
+    return float(best), int(bi), int(bj)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# brute force reference (tests)
+
+
+@njit(cache=True, parallel=True)
+def _brute(qnum, qcat, self_pos, k, mode, rnum, rcat, w, cost, scale, exact):
+    n = qnum.shape[0]
+    m = rnum.shape[0]
+    out_d = np.full((n, k), np.inf)
+    out_i = np.full((n, k), -1, dtype=np.int64)
+    for qi in prange(n):
+        count = 0
+        for r in range(m):
+            if r == self_pos[qi]:
+                continue
+            d = _to_dist(mode, _acc(mode, qnum[qi], qcat[qi], rnum[r], rcat[r], w, cost), scale)
+            if count == k:
+                if not _better(d, r, out_d[qi, k - 1], out_i[qi, k - 1], exact):
+                    continue
+                pos = k - 1
+            else:
+                pos = count
+                count += 1
+            while pos > 0 and _better(d, r, out_d[qi, pos - 1], out_i[qi, pos - 1], exact):
+                out_d[qi, pos] = out_d[qi, pos - 1]
+                out_i[qi, pos] = out_i[qi, pos - 1]
+                pos -= 1
+            out_d[qi, pos] = d
+            out_i[qi, pos] = r
+    return out_d, out_i
+
+
+def knn_brute(enc: Encoding, query: str, ref: str, *, k: int, exclude_self: bool = False,
+              q_rows=None, r_rows=None) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Brute-force k nearest neighbours (every pair visited); the reference the tree search is tested against."""
+    qn, qc = _query_arrays(enc, query, q_rows)
+    rn, rc = _query_arrays(enc, ref, r_rows)
+    n = qn.shape[0]
+    self_pos = np.arange(n, dtype=np.int64) if exclude_self else np.full(n, -1, dtype=np.int64)
+    return _brute(qn, qc, self_pos, k, enc.mode, rn, rc, enc.num_weight, enc.cat_cost, enc.scale,
+                  enc.integer_valued)
+
+
+def set_threads(n: int | None) -> None:
+    """Limit numba's worker threads (``None``: all cores)."""
+    numba.set_num_threads(n or numba.config.NUMBA_NUM_THREADS)
+
+
+__all__ = [
+    "NeighborTable", "RefTree", "build_tree", "knn", "ties_at_min", "pair_distances", "farthest_pair",
+    "knn_brute", "MODE_GOWER", "MODE_L2", "MODE_HAMMING",
+]

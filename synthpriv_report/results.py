@@ -1,0 +1,276 @@
+"""Result types: small frozen dataclasses that every metric returns.
+
+Presentation code (HTML, figures, widgets, export) reads these objects and never computes a metric.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+Direction = Literal["higher_is_riskier", "higher_is_safer"]
+Level = Literal["low", "medium", "high"]
+
+_LEVEL_ORDER = {"low": 0, "medium": 1, "high": 2}
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Convert numpy scalars/arrays, tuples and nested containers into JSON-safe Python objects.
+
+    Non-finite floats become ``None`` (JSON has no NaN); arrays become lists.
+
+    >>> to_jsonable({"a": np.float64(1.5), "b": (1, np.int64(2)), "c": float("nan")})
+    {'a': 1.5, 'b': [1, 2], 'c': None}
+    """
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, (np.bool_,)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        f = float(obj)
+        return f if math.isfinite(f) else None
+    if isinstance(obj, np.ndarray):
+        return [to_jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, Mapping):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if hasattr(obj, "to_dict"):
+        return to_jsonable(obj.to_dict())
+    return str(obj)
+
+
+@dataclass(frozen=True)
+class LevelRule:
+    """How a level was assigned: the thresholds and where they come from.
+
+    Parameters
+    ----------
+    medium, high : float or None
+        Thresholds on the metric's headline value. For a ``higher_is_riskier`` metric the level is high when
+        ``value > high`` (or ``>=`` when ``inclusive``), medium when beyond ``medium``; for a
+        ``higher_is_safer`` metric the comparison is reversed (below the thresholds).
+    source : str
+        Where the thresholds come from ("seed 004", "package default", ...).
+    description : str
+        Human-readable rule, shown beside the badge.
+    """
+
+    medium: float | None
+    high: float | None
+    source: str
+    description: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_jsonable(
+            {"medium": self.medium, "high": self.high, "source": self.source, "description": self.description}
+        )
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """The outcome of one metric.
+
+    Parameters
+    ----------
+    name : str
+        Registry name (spec section 0, "Names").
+    value : float or None
+        Headline value; ``None`` exactly when the metric was not computed.
+    interval : tuple of float or None
+        95% interval of the headline value (Wilson for proportions, bootstrap for distance statistics).
+    direction : {"higher_is_riskier", "higher_is_safer"}
+        Which way risk grows.
+    level : {"low", "medium", "high"} or None
+        Risk level from ``level_rule``; ``None`` when not computed.
+    details : dict
+        Secondary statistics and sizes, JSON-safe after :func:`to_jsonable`.
+    reason_not_computed : str or None
+        Why the metric could not be computed on these data.
+    section : str
+        The spec section defining the metric.
+    title : str
+        Short human title.
+    value_range : tuple of float
+        Declared range of ``value``.
+    space : str or None
+        Distance space used, when the metric uses one.
+    level_rule : LevelRule or None
+        The thresholds that produced ``level``.
+    calibration : float or None
+        The same metric with the holdout in the role of the synthetic data (spec section 4), when available.
+    notes : tuple of str
+        Applicability notes: assumptions of the metric that do not hold on these data.
+    """
+
+    name: str
+    value: float | None
+    interval: tuple[float, float] | None = None
+    direction: Direction = "higher_is_riskier"
+    level: Level | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+    reason_not_computed: str | None = None
+    section: str = ""
+    title: str = ""
+    value_range: tuple[float, float] = (0.0, 1.0)
+    space: str | None = None
+    level_rule: LevelRule | None = None
+    calibration: float | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def computed(self) -> bool:
+        """True when the metric produced a value."""
+        return self.reason_not_computed is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dictionary of every field."""
+        return to_jsonable(
+            {
+                "name": self.name,
+                "title": self.title,
+                "section": self.section,
+                "computed": self.computed,
+                "value": self.value,
+                "interval": self.interval,
+                "direction": self.direction,
+                "level": self.level,
+                "level_rule": self.level_rule.to_dict() if self.level_rule else None,
+                "value_range": self.value_range,
+                "space": self.space,
+                "calibration": self.calibration,
+                "notes": list(self.notes),
+                "reason_not_computed": self.reason_not_computed,
+                "details": dict(self.details),
+            }
+        )
+
+
+def not_computed(name: str, reason: str, **kwargs: Any) -> MetricResult:
+    """A result for a metric that cannot be computed on the given data (spec section 0)."""
+    return MetricResult(name=name, value=None, reason_not_computed=reason, **kwargs)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The headline verdict of spec section 5.
+
+    Parameters
+    ----------
+    level : {"low", "medium", "high"}
+        Highest level among the driving checks that ran.
+    reasons : tuple of str
+        One sentence per check that fired (level medium or high).
+    checks : tuple of (name, level or None)
+        Every driving check with its level (``None``: could not run).
+    not_run : tuple of (name, reason)
+        Driving checks that could not run, with the reason.
+    """
+
+    level: Level
+    reasons: tuple[str, ...]
+    checks: tuple[tuple[str, Level | None], ...]
+    not_run: tuple[tuple[str, str], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_jsonable(
+            {
+                "level": self.level,
+                "reasons": list(self.reasons),
+                "checks": [{"metric": n, "level": lv} for n, lv in self.checks],
+                "not_run": [{"metric": n, "reason": r} for n, r in self.not_run],
+            }
+        )
+
+
+def max_level(levels: list[Level | None]) -> Level:
+    """Highest of the given levels, ignoring ``None``; ``"low"`` when none.
+
+    >>> max_level(["low", None, "medium"])
+    'medium'
+    """
+    best: Level = "low"
+    for lv in levels:
+        if lv is not None and _LEVEL_ORDER[lv] > _LEVEL_ORDER[best]:
+            best = lv
+    return best
+
+
+class ResultSet(Mapping[str, MetricResult]):
+    """An ordered, read-only mapping of metric name to :class:`MetricResult`, with the verdict.
+
+    Parameters
+    ----------
+    results : dict
+        Metric results in registry order.
+    verdict : Verdict
+        The headline verdict.
+    params : dict
+        The parameters these results were reduced with.
+    """
+
+    def __init__(self, results: dict[str, MetricResult], verdict: Verdict, params: Mapping[str, Any]):
+        self._results = dict(results)
+        self.verdict = verdict
+        self.params = dict(params)
+
+    def __getitem__(self, name: str) -> MetricResult:
+        try:
+            return self._results[name]
+        except KeyError:
+            raise KeyError(f"no result named {name!r}; available: {', '.join(self._results)}") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._results)
+
+    def __len__(self) -> int:
+        return len(self._results)
+
+    def to_frame(self):  # -> pandas.DataFrame
+        """A tidy table: one row per metric with value, interval, direction, level and reason."""
+        import pandas as pd
+
+        rows = []
+        for r in self._results.values():
+            lo, hi = r.interval if r.interval is not None else (None, None)
+            rows.append(
+                {
+                    "metric": r.name,
+                    "title": r.title,
+                    "section": r.section,
+                    "value": r.value,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "direction": r.direction,
+                    "level": r.level,
+                    "space": r.space,
+                    "calibration": r.calibration,
+                    "reason_not_computed": r.reason_not_computed,
+                }
+            )
+        return pd.DataFrame(rows).set_index("metric")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary: verdict, parameters and every metric."""
+        return to_jsonable(
+            {
+                "verdict": self.verdict.to_dict(),
+                "params": self.params,
+                "metrics": {n: r.to_dict() for n, r in self._results.items()},
+            }
+        )
+
+    def __repr__(self) -> str:
+        lines = [f"ResultSet(verdict={self.verdict.level!r}, {len(self)} metrics)"]
+        for r in self._results.values():
+            if r.computed:
+                lines.append(f"  {r.name:<20} {r.value:.4g}  [{r.level}]")
+            else:
+                lines.append(f"  {r.name:<20} not computed: {r.reason_not_computed}")
+        return "\n".join(lines)

@@ -1,0 +1,307 @@
+"""Distance spaces of spec section 1, fitted on real data only, in a compact encoding.
+
+A space encodes each record as scaled numeric coordinates plus integer category codes, so that a distance over
+15 columns costs about 15 operations rather than one per one-hot coordinate. The one-hot embedding is built only
+where a model needs dense features (PCA, classifiers).
+
+Modes of the compact encoding (used by :mod:`synthpriv_report.neighbors`):
+
+- ``gower`` (mode 0): d = (1/p) [sum over numeric of min(1, |a' - b'|) (both missing 0, one missing 1)
+  + sum over categorical of 1[a != b]].
+- ``l2`` (mode 1): d = sqrt(sum_j w_j (a_j - b_j)^2 + sum_c cost_c 1[a_c != b_c]); euclidean, weighted euclidean
+  and projected spaces. A categorical mismatch costs 2 w^2 (two one-hot coordinates of weight w differ by 1).
+- ``hamming`` (mode 2): d = number of columns whose codes differ (numeric values coded by exact value).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .data import PreparedData
+
+SpaceKind = Literal["gower", "euclidean", "projected", "hamming"]
+MODE_GOWER, MODE_L2, MODE_HAMMING = 0, 1, 2
+
+SPACE_DESCRIPTIONS: dict[str, str] = {
+    "gower": "Gower distance (spec 1): mean over columns of range-scaled |difference| capped at 1 for numeric "
+    "columns and mismatch for categorical columns; range [0, 1]",
+    "euclidean": "Euclidean distance between embeddings (spec 1): range-scaled numeric values, missing "
+    "indicators, one-hot categories (a category mismatch adds 2 to the squared distance)",
+    "projected": "Euclidean distance after PCA of the euclidean embedding fitted on the real records "
+    "(spec 1, Phi^k)",
+    "hamming": "Hamming distance: number of columns whose values differ",
+}
+
+
+@dataclass(frozen=True)
+class SpaceSpec:
+    """Identity of a distance space; hashable, used as a cache key.
+
+    Parameters
+    ----------
+    kind : {"gower", "euclidean", "projected", "hamming"}
+    columns : tuple of str, optional
+        Restrict the space to these columns (e.g. key attributes); default all analysed columns.
+    weights : tuple of (column, weight) pairs, optional
+        Per-column weights of a weighted euclidean space (identifiability, spec 3); a column with weight 0 is
+        left out.
+    n_components : int or float, optional
+        Projected space: an int keeps that many components; a float in (0, 1] keeps the smallest number whose
+        cumulative explained-variance ratio reaches it (default 0.95).
+    """
+
+    kind: SpaceKind
+    columns: tuple[str, ...] | None = None
+    weights: tuple[tuple[str, float], ...] | None = None
+    n_components: int | float | None = None
+
+    @property
+    def label(self) -> str:
+        """Short human label, e.g. ``"euclidean[age,sex]"``."""
+        s = self.kind
+        if self.weights is not None:
+            s = "weighted " + s
+        if self.columns is not None:
+            s += "[" + ",".join(self.columns) + "]"
+        if self.kind == "projected":
+            s += f"(n_components={self.n_components if self.n_components is not None else 0.95})"
+        return s
+
+
+def as_space(space: str | SpaceSpec) -> SpaceSpec:
+    """Normalise a space name or spec; unknown names are an error listing the known ones."""
+    if isinstance(space, SpaceSpec):
+        return space
+    if space not in ("gower", "euclidean", "projected", "hamming"):
+        raise ValueError(f"unknown space {space!r}; choose one of 'gower', 'euclidean', 'projected'")
+    return SpaceSpec(kind=space)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """The compact encoding of every set in one space.
+
+    Attributes
+    ----------
+    spec : SpaceSpec
+    mode : int
+        0 gower, 1 l2, 2 hamming.
+    num : dict
+        Set name -> float64 ``(n, q)`` numeric coordinates (gower: NaN = missing).
+    cat : dict
+        Set name -> int64 ``(n, c)`` category codes.
+    num_weight : ndarray
+        ``(q,)`` multiplier of each numeric term (l2: of the squared difference).
+    cat_cost : ndarray
+        ``(c,)`` cost of a mismatch in each categorical column.
+    scale : float
+        Gower: 1/p; otherwise 1.
+    n_codes : ndarray
+        ``(c,)`` number of distinct codes per categorical column.
+    """
+
+    spec: SpaceSpec
+    mode: int
+    num: dict[str, NDArray[np.float64]]
+    cat: dict[str, NDArray[np.int64]]
+    num_weight: NDArray[np.float64]
+    cat_cost: NDArray[np.float64]
+    scale: float
+    n_codes: NDArray[np.int64]
+    integer_valued: bool = False
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """Quantities fitted once per evaluation on the real data (T ∪ H when H is given)."""
+
+    num_min: NDArray[np.float64]
+    num_range: NDArray[np.float64]
+    levels: tuple[NDArray[np.object_], ...]
+    codes: dict[str, NDArray[np.int64]]
+    has_missing: NDArray[np.bool_]
+
+
+def fit(data: PreparedData) -> Fitted:
+    """Numeric ranges from the real data, category levels from the union of all sets (spec section 0)."""
+    real_sets = [s for s in ("T", "H") if s in data.sizes]
+    real_num = np.concatenate([data.numeric[s] for s in real_sets], axis=0)
+    with np.errstate(all="ignore"):
+        lo = np.nanmin(real_num, axis=0) if real_num.shape[1] else np.zeros(0)
+        hi = np.nanmax(real_num, axis=0) if real_num.shape[1] else np.zeros(0)
+    rng = hi - lo
+    rng = np.where(rng == 0, 1.0, rng)
+    all_sets = data.sets
+    has_missing = np.zeros(real_num.shape[1], dtype=bool)
+    for s in all_sets:
+        if data.numeric[s].shape[1]:
+            has_missing |= np.isnan(data.numeric[s]).any(axis=0)
+    levels = []
+    codes = {s: np.empty((data.sizes[s], len(data.categorical_columns)), dtype=np.int64) for s in all_sets}
+    for j in range(len(data.categorical_columns)):
+        stacked = np.concatenate([data.categorical[s][:, j] for s in all_sets])
+        lv, inv = np.unique(stacked.astype(str), return_inverse=True)
+        levels.append(lv.astype(object))
+        start = 0
+        for s in all_sets:
+            n = data.sizes[s]
+            codes[s][:, j] = inv[start:start + n]
+            start += n
+    return Fitted(num_min=lo, num_range=rng, levels=tuple(levels), codes=codes, has_missing=has_missing)
+
+
+def _column_weights(spec: SpaceSpec, columns: Sequence[str]) -> dict[str, float]:
+    if spec.weights is None:
+        return {c: 1.0 for c in columns}
+    w = dict(spec.weights)
+    return {c: float(w.get(c, 0.0)) for c in columns}
+
+
+def encode(data: PreparedData, fitted: Fitted, spec: SpaceSpec) -> Encoding:
+    """Encode every set of ``data`` in the space ``spec`` (projected spaces: see :func:`project`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from synthpriv_report.data import prepare
+    >>> T = pd.DataFrame({"x": [0.0, 10.0], "c": ["a", "b"]})
+    >>> d = prepare(T, T.copy()); enc = encode(d, fit(d), SpaceSpec("gower"))
+    >>> enc.num["T"].ravel().tolist(), enc.cat["T"].ravel().tolist(), enc.scale
+    ([0.0, 1.0], [0, 1], 0.5)
+    """
+    cols = list(spec.columns) if spec.columns is not None else list(data.columns)
+    unknown = [c for c in cols if c not in data.columns]
+    if unknown:
+        raise ValueError(f"space {spec.label} names column(s) not analysed: {', '.join(map(repr, unknown))}")
+    weights = _column_weights(spec, cols)
+    cols = [c for c in cols if weights[c] > 0]
+    num_cols = [c for c in cols if data.kinds[c] == "numeric"]
+    cat_cols = [c for c in cols if data.kinds[c] == "categorical"]
+    ni = [data.numeric_columns.index(c) for c in num_cols]
+    ci = [data.categorical_columns.index(c) for c in cat_cols]
+    n_codes = np.array([len(fitted.levels[j]) for j in ci], dtype=np.int64)
+
+    if spec.kind == "hamming":
+        # Numeric key values are coded by exact value (float64), missing equals missing.
+        num_codes = {}
+        for c, j in zip(num_cols, ni):
+            stacked = np.concatenate([data.numeric[s][:, j] for s in data.sets])
+            key = np.where(np.isnan(stacked), np.inf, stacked)  # one code for missing
+            _, inv = np.unique(key, return_inverse=True)
+            start = 0
+            for s in data.sets:
+                num_codes.setdefault(s, []).append(inv[start:start + data.sizes[s]])
+                start += data.sizes[s]
+        cat = {}
+        extra_codes = []
+        for s in data.sets:
+            parts = [fitted.codes[s][:, ci]] + [v[:, None] for v in num_codes.get(s, [])]
+            cat[s] = np.ascontiguousarray(np.concatenate(parts, axis=1).astype(np.int64))
+        for k in range(len(num_cols)):
+            extra_codes.append(int(max(cat[s][:, len(ci) + k].max() for s in data.sets)) + 1)
+        return Encoding(
+            spec=spec, mode=MODE_HAMMING,
+            num={s: np.zeros((data.sizes[s], 0)) for s in data.sets}, cat=cat,
+            num_weight=np.zeros(0), cat_cost=np.ones(len(ci) + len(num_cols)), scale=1.0,
+            n_codes=np.concatenate([n_codes, np.array(extra_codes, dtype=np.int64)]),
+            integer_valued=True,
+        )
+
+    lo, rng = fitted.num_min[ni], fitted.num_range[ni]
+    cat = {s: np.ascontiguousarray(fitted.codes[s][:, ci]) for s in data.sets}
+    if spec.kind == "gower":
+        num = {s: np.ascontiguousarray((data.numeric[s][:, ni] - lo) / rng) for s in data.sets}
+        p = len(cols)
+        return Encoding(
+            spec=spec, mode=MODE_GOWER, num=num, cat=cat,
+            num_weight=np.ones(len(ni)), cat_cost=np.ones(len(ci)), scale=1.0 / p, n_codes=n_codes,
+        )
+    if spec.kind in ("euclidean", "projected"):
+        miss = [j for j, jj in zip(range(len(ni)), ni) if fitted.has_missing[jj]]
+        num, w_num = {}, []
+        for s in data.sets:
+            scaled = (data.numeric[s][:, ni] - lo) / rng
+            isnan = np.isnan(scaled)
+            scaled = np.where(isnan, 0.0, scaled)
+            ind = isnan[:, miss].astype(np.float64)
+            num[s] = np.ascontiguousarray(np.concatenate([scaled, ind], axis=1))
+        w_num = [weights[c] ** 2 for c in num_cols] + [weights[num_cols[j]] ** 2 for j in miss]
+        enc = Encoding(
+            spec=spec, mode=MODE_L2, num=num, cat=cat,
+            num_weight=np.array(w_num, dtype=np.float64),
+            cat_cost=np.array([2.0 * weights[c] ** 2 for c in cat_cols], dtype=np.float64),
+            scale=1.0, n_codes=n_codes,
+        )
+        return enc
+    raise ValueError(f"unknown space kind {spec.kind!r}")
+
+
+def embed(enc: Encoding, set_name: str) -> NDArray[np.float64]:
+    """Dense one-hot embedding of an l2 encoding: its squared euclidean distances equal the compact ones.
+
+    Each numeric coordinate is multiplied by sqrt(weight); each categorical column becomes a one-hot block over
+    its levels multiplied by sqrt(cost / 2).
+    """
+    if enc.mode != MODE_L2:
+        raise ValueError("only euclidean-type spaces have a one-hot embedding")
+    num = enc.num[set_name] * np.sqrt(enc.num_weight)
+    blocks = [num]
+    codes = enc.cat[set_name]
+    for j in range(codes.shape[1]):
+        block = np.zeros((codes.shape[0], int(enc.n_codes[j])), dtype=np.float64)
+        block[np.arange(codes.shape[0]), codes[:, j]] = np.sqrt(enc.cat_cost[j] / 2.0)
+        blocks.append(block)
+    return np.ascontiguousarray(np.concatenate(blocks, axis=1))
+
+
+@dataclass(frozen=True)
+class Projection:
+    """PCA of the euclidean embedding fitted on the real records (spec section 1, projected)."""
+
+    mean: NDArray[np.float64]
+    components: NDArray[np.float64]
+    explained_variance_ratio: NDArray[np.float64]
+    n_components: int
+
+
+def project(data: PreparedData, euclid: Encoding, spec: SpaceSpec) -> tuple[Encoding, Projection]:
+    """Projected space: exact SVD of the centred real embedding, smallest k reaching 95% variance (or the
+    requested ``n_components``). Identical records map to identical coordinates (rows are projected once per
+    distinct embedding row).
+    """
+    real_sets = [s for s in ("T", "H") if s in data.sizes]
+    X = np.concatenate([embed(euclid, s) for s in real_sets], axis=0)
+    mean = X.mean(axis=0)
+    _, sv, vt = np.linalg.svd(X - mean, full_matrices=False)
+    var = sv ** 2
+    total = var.sum()
+    ratio = var / total if total > 0 else np.zeros_like(var)
+    nc = spec.n_components if spec.n_components is not None else 0.95
+    if isinstance(nc, (int, np.integer)) and not isinstance(nc, bool):
+        if not 1 <= nc <= vt.shape[0]:
+            raise ValueError(f"n_components={nc} must be between 1 and {vt.shape[0]}")
+        k = int(nc)
+    else:
+        if not 0 < float(nc) <= 1:
+            raise ValueError(f"n_components={nc} must be an int or a fraction in (0, 1]")
+        cum = np.cumsum(ratio)
+        k = int(np.searchsorted(cum, float(nc) - 1e-12) + 1)
+        k = max(1, min(k, vt.shape[0]))
+    comps = vt[:k]
+    num = {}
+    for s in data.sets:
+        E = embed(euclid, s)
+        uniq, inv = np.unique(E, axis=0, return_inverse=True)
+        coords = (uniq - mean) @ comps.T
+        num[s] = np.ascontiguousarray(coords[inv.reshape(-1)])
+    enc = Encoding(
+        spec=spec, mode=MODE_L2, num=num,
+        cat={s: np.zeros((data.sizes[s], 0), dtype=np.int64) for s in data.sets},
+        num_weight=np.ones(k), cat_cost=np.zeros(0), scale=1.0, n_codes=np.zeros(0, dtype=np.int64),
+    )
+    return enc, Projection(mean=mean, components=comps, explained_variance_ratio=ratio, n_components=k)

@@ -1,0 +1,182 @@
+"""Small statistical helpers shared by the metrics: tie-aware comparisons, Wilson intervals, bootstrap.
+
+All functions are pure; every random draw takes ``random_state``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+REL_TOL = 1e-9
+ABS_TOL = 1e-12
+WILSON_Z = 1.959964
+
+
+def ties(a: ArrayLike, b: ArrayLike, *, exact: bool = False) -> NDArray[np.bool_]:
+    """Element-wise equality of distances under the tie rule of spec section 0.
+
+    ``|a - b| <= 1e-9 * max(|a|, |b|) + 1e-12``; with ``exact`` (integer-valued distances) plain equality.
+    Infinite values are equal only to themselves.
+
+    >>> ties([1.0, 1.0, 0.0], [1.0 + 1e-12, 1.1, 0.0]).tolist()
+    [True, False, True]
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if exact:
+        return a == b
+    with np.errstate(invalid="ignore"):
+        close = np.abs(a - b) <= REL_TOL * np.maximum(np.abs(a), np.abs(b)) + ABS_TOL
+    return close | (a == b)
+
+
+def less(a: ArrayLike, b: ArrayLike, *, exact: bool = False) -> NDArray[np.bool_]:
+    """``a < b`` and not a tie (spec section 0).
+
+    >>> less([0.5, 1.0], [1.0, 1.0 + 1e-13]).tolist()
+    [True, False]
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    return (a < b) & ~ties(a, b, exact=exact)
+
+
+def leq(a: ArrayLike, b: ArrayLike, *, exact: bool = False) -> NDArray[np.bool_]:
+    """``a <= b`` with the tie tolerance (a boundary such as u <= 0.2 includes ties).
+
+    >>> leq([0.2 + 1e-15, 0.3], [0.2, 0.2]).tolist()
+    [True, False]
+    """
+    return less(a, b, exact=exact) | ties(a, b, exact=exact)
+
+
+def win_share(a: ArrayLike, b: ArrayLike, *, exact: bool = False) -> tuple[float, int, int, int]:
+    """Share of pairs with a < b, ties counted one half: ``(wins + ties/2) / n``.
+
+    Returns ``(share, wins, ties, n)``.
+
+    >>> win_share([0.1, 0.5, 0.3], [0.2, 0.5, 0.1])
+    (0.5, 1, 1, 3)
+    """
+    t = ties(a, b, exact=exact)
+    w = less(a, b, exact=exact)
+    n = int(t.shape[0])
+    wins, nt = int(w.sum()), int(t.sum())
+    return ((wins + 0.5 * nt) / n if n else float("nan")), wins, nt, n
+
+
+def wilson(p_hat: float, n: int, *, z: float = WILSON_Z) -> tuple[float, float]:
+    """Wilson score interval for a proportion ``p_hat`` (halves allowed) over ``n`` trials (spec section 0).
+
+    >>> lo, hi = wilson(0.5, 100); round(lo, 4), round(hi, 4)
+    (0.4038, 0.5962)
+    """
+    if n <= 0:
+        return (float("nan"), float("nan"))
+    denom = 1.0 + z * z / n
+    centre = (p_hat + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(p_hat * (1.0 - p_hat) / n + z * z / (4 * n * n), 0.0)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def round_half_up(x: float) -> int:
+    """Round half up: ``round_half_up(2.5) == 3`` (Python's round would give 2).
+
+    >>> round_half_up(2.5), round_half_up(2.4)
+    (3, 2)
+    """
+    return int(math.floor(x + 0.5))
+
+
+def binomial_p_greater(k: int, n: int, p: float = 0.5) -> float:
+    """Exact one-sided binomial p-value P(X >= k), X ~ Bin(n, p).
+
+    >>> round(binomial_p_greater(8, 10), 4)
+    0.0547
+    """
+    from scipy.stats import binom
+
+    if k <= 0:
+        return 1.0
+    return float(binom.sf(k - 1, n, p))
+
+
+def bootstrap_stats(
+    x: ArrayLike,
+    *,
+    n_resamples: int = 1000,
+    random_state: int | None = None,
+    quantiles: tuple[float, ...] = (0.5, 0.05),
+    confidence: float = 0.95,
+) -> dict[str, tuple[float, float]]:
+    """Percentile bootstrap intervals over records for the mean and the given quantiles (spec section 4).
+
+    Each resample draws ``n`` record positions with replacement from ``default_rng(random_state)``; statistics
+    are computed from the resample's counts over the sorted values (linear interpolation, numpy's default), so no
+    resample is ever sorted. Non-finite values are dropped first.
+
+    Returns
+    -------
+    dict
+        ``{"mean": (lo, hi), "q0.5": (lo, hi), ...}``.
+
+    >>> ci = bootstrap_stats([1.0, 2.0, 3.0, 4.0], n_resamples=200, random_state=0)
+    >>> ci["mean"][0] <= 2.5 <= ci["mean"][1]
+    True
+    """
+    v = np.sort(np.asarray(x, dtype=np.float64))
+    v = v[np.isfinite(v)]
+    n = v.shape[0]
+    keys = ["mean"] + [f"q{q:g}" for q in quantiles]
+    if n == 0:
+        return {k: (float("nan"), float("nan")) for k in keys}
+    rng = np.random.default_rng(random_state)
+    out = np.empty((n_resamples, len(keys)))
+    chunk = max(1, min(n_resamples, 2_000_000 // max(n, 1)))
+    done = 0
+    while done < n_resamples:
+        b = min(chunk, n_resamples - done)
+        draws = rng.integers(0, n, size=(b, n))
+        counts = np.zeros((b, n), dtype=np.int64)
+        for r in range(b):
+            counts[r] = np.bincount(draws[r], minlength=n)
+        cum = np.cumsum(counts, axis=1)
+        out[done:done + b, 0] = counts @ v / n
+        for qi, q in enumerate(quantiles):
+            h = (n - 1) * q
+            lo_rank = int(math.floor(h))
+            frac = h - lo_rank
+            hi_rank = min(lo_rank + 1, n - 1)
+            # value at rank r (0-based) of the resample = v[first index whose cumulative count > r]
+            lo_idx = (cum <= lo_rank).sum(axis=1)
+            hi_idx = (cum <= hi_rank).sum(axis=1)
+            out[done:done + b, 1 + qi] = v[lo_idx] + frac * (v[hi_idx] - v[lo_idx])
+        done += b
+    a = (1.0 - confidence) / 2.0
+    res = {}
+    for j, k in enumerate(keys):
+        lo, hi = np.quantile(out[:, j], [a, 1.0 - a])
+        res[k] = (float(lo), float(hi))
+    return res
+
+
+def summary(x: ArrayLike) -> dict[str, float]:
+    """Mean, median and 5th percentile (linear interpolation) of the finite values.
+
+    >>> summary([0.0, 1.0, 2.0, 3.0])
+    {'mean': 1.5, 'median': 1.5, 'p5': 0.15, 'n': 4}
+    """
+    v = np.asarray(x, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return {"mean": float("nan"), "median": float("nan"), "p5": float("nan"), "n": 0}
+    return {"mean": float(v.mean()), "median": float(np.median(v)), "p5": float(np.percentile(v, 5)),
+            "n": int(v.size)}
+
+
+def subsample(n: int, k: int, rng: np.random.Generator) -> NDArray[np.int64]:
+    """``sort(rng.choice(n, k, replace=False))`` (spec section 0, Randomness)."""
+    return np.sort(rng.choice(n, k, replace=False)).astype(np.int64)
