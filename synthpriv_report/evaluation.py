@@ -398,8 +398,6 @@ class Evaluation:
             raise ValueError("no key fields: every analysed column is sensitive; pass key_fields=")
         if not isinstance(nndr_k, (int, np.integer)) or nndr_k < 1:
             raise ValueError(f"nndr_k must be a positive integer, got {nndr_k!r}")
-        if nndr_k >= self.data.sizes["T"]:
-            raise ValueError(f"nndr_k={nndr_k} needs more than {nndr_k} real records")
         if isinstance(spaces, Mapping):
             for m, sp in spaces.items():
                 spec = get_spec(m)
@@ -547,6 +545,62 @@ class Evaluation:
     def __repr__(self) -> str:
         sizes = ", ".join(f"{k}={v}" for k, v in self.data.sizes.items())
         return f"Evaluation({sizes}, columns={len(self.data.columns)}, searches={self.search_count})"
+
+    # ---------------------------------------------------------------------------------------------------------
+    # presentation and export: thin delegations; the modules they call only read results
+
+    def __getitem__(self, name: str) -> MetricResult:
+        """One metric's result with the default parameters (``ev["privacy_score"]``)."""
+        get_spec(name)
+        return self.results(metrics=[name])[name]
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .display import bundle
+
+        return bundle(self, include=include, exclude=exclude)
+
+    def explore(self, **params: Any) -> Any:
+        """Interactive widgets: sliders move alpha and thresholds; cached arrays are re-reduced live."""
+        from .display import explore
+
+        return explore(self, **params)
+
+    def explain(self, real_index: int) -> Any:
+        """One real record's view: its nearest synthetic and real neighbours and what each metric concluded."""
+        from .display import explain
+
+        return explain(self, real_index)
+
+    def records_at_risk(self, **params: Any) -> pd.DataFrame:
+        """The per-record risk table of spec section 4 (real values masked unless revealed)."""
+        from .risk import records_at_risk
+
+        return records_at_risk(self, **params)
+
+    def to_html(self, path: Any, **kwargs: Any) -> Any:
+        """Write the self-contained HTML report."""
+        from .export import to_html
+
+        return to_html(self, path, **kwargs)
+
+    def to_pdf(self, path: Any, **kwargs: Any) -> Any:
+        """Write the paginated A4 PDF report."""
+        from .export import to_pdf
+
+        return to_pdf(self, path, **kwargs)
+
+    def to_json(self, path: Any = None, **kwargs: Any) -> Any:
+        """Write (or return) the versioned JSON report."""
+        from .export import to_json
+
+        return to_json(self, path, **kwargs)
+
+    @staticmethod
+    def from_json(path: Any) -> Any:
+        """Load a JSON report to re-render HTML/PDF without the raw data."""
+        from .export import from_json
+
+        return from_json(path)
 
 
 def _attach_notes(ev: Evaluation, spec: MetricSpec, res: MetricResult) -> MetricResult:

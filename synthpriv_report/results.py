@@ -129,6 +129,11 @@ class MetricResult:
         """True when the metric produced a value."""
         return self.reason_not_computed is None
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .display import bundle
+
+        return bundle(self, include=include, exclude=exclude)
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dictionary of every field."""
         return to_jsonable(
@@ -231,6 +236,11 @@ class ResultSet(Mapping[str, MetricResult]):
 
     def __len__(self) -> int:
         return len(self._results)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .display import bundle
+
+        return bundle(self, include=include, exclude=exclude)
 
     def to_frame(self):  # -> pandas.DataFrame
         """A tidy table: one row per metric with value, interval, direction, level and reason."""
