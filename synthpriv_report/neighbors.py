@@ -24,7 +24,7 @@ from .spaces import MODE_GOWER, MODE_HAMMING, MODE_L2, Encoding
 
 REL_TOL = 1e-9
 ABS_TOL = 1e-12
-LEAF_SIZE = 24
+LEAF_SIZE = 8
 _CHUNK = 4096
 
 
@@ -373,9 +373,38 @@ def _lower_bound(mode, node, qn, qc, nmin, nmax, nnan, mask, w, cost):
 
 @njit(cache=True)
 def _knn_one(qi, qn, qc, self_pos, k, mode, rnum, rcat, perm, start, end, left, right, nmin, nmax, nnan, mask,
-             w, cost, scale, exact, out_d, out_i, stack_n, stack_lb):
+             w, cost, scale, exact, out_d, out_i, stack_n, stack_lb, warm, out_t):
     count = 0
     bound = np.inf
+    # warm start: the neighbours of the previous (similar, tree-ordered) query give a tight bound at once
+    for c in range(warm.shape[0]):
+        t = warm[c]
+        if t < 0:
+            continue
+        ridx = perm[t]
+        if ridx == self_pos:
+            continue
+        acc = _acc(mode, qn, qc, rnum[t], rcat[t], w, cost)
+        if count == k and acc > bound:
+            continue
+        d = _to_dist(mode, acc, scale)
+        if count == k:
+            if not _better(d, ridx, out_d[qi, k - 1], out_i[qi, k - 1], exact):
+                continue
+            pos = k - 1
+        else:
+            pos = count
+            count += 1
+        while pos > 0 and _better(d, ridx, out_d[qi, pos - 1], out_i[qi, pos - 1], exact):
+            out_d[qi, pos] = out_d[qi, pos - 1]
+            out_i[qi, pos] = out_i[qi, pos - 1]
+            out_t[pos] = out_t[pos - 1]
+            pos -= 1
+        out_d[qi, pos] = d
+        out_i[qi, pos] = ridx
+        out_t[pos] = t
+        if count == k:
+            bound = _slack(mode, out_d[qi, k - 1], scale, exact)
     sp = 0
     stack_n[0] = 0
     stack_lb[0] = 0.0
@@ -393,6 +422,13 @@ def _knn_one(qi, qn, qc, self_pos, k, mode, rnum, rcat, perm, start, end, left, 
                 acc = _acc(mode, qn, qc, rnum[t], rcat[t], w, cost)
                 if count == k and acc > bound:
                     continue
+                seen = False
+                for c in range(count):
+                    if out_t[c] == t:
+                        seen = True
+                        break
+                if seen:
+                    continue
                 d = _to_dist(mode, acc, scale)
                 if count == k:
                     if not _better(d, ridx, out_d[qi, k - 1], out_i[qi, k - 1], exact):
@@ -404,9 +440,11 @@ def _knn_one(qi, qn, qc, self_pos, k, mode, rnum, rcat, perm, start, end, left, 
                 while pos > 0 and _better(d, ridx, out_d[qi, pos - 1], out_i[qi, pos - 1], exact):
                     out_d[qi, pos] = out_d[qi, pos - 1]
                     out_i[qi, pos] = out_i[qi, pos - 1]
+                    out_t[pos] = out_t[pos - 1]
                     pos -= 1
                 out_d[qi, pos] = d
                 out_i[qi, pos] = ridx
+                out_t[pos] = t
                 if count == k:
                     bound = _slack(mode, out_d[qi, k - 1], scale, exact)
         else:
@@ -428,7 +466,7 @@ def _knn_one(qi, qn, qc, self_pos, k, mode, rnum, rcat, perm, start, end, left, 
 
 
 @njit(cache=True, parallel=True)
-def _knn_batch(qnum, qcat, self_pos, k, mode, rnum, rcat, perm, start, end, left, right, nmin, nmax, nnan, mask,
+def _knn_batch(qnum, qcat, order, self_pos, k, mode, rnum, rcat, perm, start, end, left, right, nmin, nmax, nnan, mask,
                w, cost, scale, exact):
     n = qnum.shape[0]
     out_d = np.full((n, k), np.inf)
@@ -438,9 +476,16 @@ def _knn_batch(qnum, qcat, self_pos, k, mode, rnum, rcat, perm, start, end, left
     for b in prange(n_blocks):
         stack_n = np.empty(n_nodes + 2, dtype=np.int64)
         stack_lb = np.empty(n_nodes + 2, dtype=np.float64)
-        for qi in range(b * 64, min(n, (b + 1) * 64)):
+        warm = np.full(k, -1, dtype=np.int64)
+        out_t = np.full(k, -1, dtype=np.int64)
+        for qq in range(b * 64, min(n, (b + 1) * 64)):
+            qi = order[qq]
+            for c in range(k):
+                out_t[c] = -1
             _knn_one(qi, qnum[qi], qcat[qi], self_pos[qi], k, mode, rnum, rcat, perm, start, end, left, right,
-                     nmin, nmax, nnan, mask, w, cost, scale, exact, out_d, out_i, stack_n, stack_lb)
+                     nmin, nmax, nnan, mask, w, cost, scale, exact, out_d, out_i, stack_n, stack_lb, warm, out_t)
+            for c in range(k):
+                warm[c] = out_t[c]
     return out_d, out_i
 
 
@@ -458,6 +503,22 @@ def _progress(total: int, desc: str, enabled: bool):
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=desc, unit="rec", leave=False)
+
+
+def query_order(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64]) -> NDArray[np.int64]:
+    """An order of the query rows that follows the reference tree's leaves (lexicographic on the codes of
+    the categorical columns by decreasing mismatch cost, then the first numeric coordinate)."""
+    n = qnum.shape[0]
+    if n == 0:
+        return np.arange(0, dtype=np.int64)
+    keys = []
+    if qnum.shape[1]:
+        keys.append(qnum[:, int(np.argmax(tree.w))] if tree.w.size else qnum[:, 0])
+    for j in np.argsort(tree.cost, kind="stable"):
+        keys.append(qcat[:, j])
+    if not keys:
+        return np.arange(n, dtype=np.int64)
+    return np.lexsort(keys).astype(np.int64)
 
 
 def knn(
@@ -494,13 +555,18 @@ def knn(
     out_d = np.empty((n, k))
     out_i = np.empty((n, k), dtype=np.int64)
     bar = _progress(n, desc, progress)
+    # visit queries in an order that keeps similar queries together (warm starts, cache locality); the result
+    # of each query does not depend on the order
+    order = query_order(tree, qnum, qcat)
+    qnum, qcat, self_pos = qnum[order], qcat[order], self_pos[order]
+    local = np.arange(_CHUNK, dtype=np.int64)
     for s in range(0, n, _CHUNK):
         e = min(n, s + _CHUNK)
-        d, i = _knn_batch(qnum[s:e], qcat[s:e], self_pos[s:e], k, tree.mode, tree.num, tree.cat, tree.perm,
+        d, i = _knn_batch(qnum[s:e], qcat[s:e], local[:e - s], self_pos[s:e], k, tree.mode, tree.num, tree.cat, tree.perm,
                           tree.start, tree.end, tree.left, tree.right, tree.nmin, tree.nmax, tree.nnan, tree.mask,
                           tree.w, tree.cost, tree.scale, tree.exact)
-        out_d[s:e] = d
-        out_i[s:e] = i
+        out_d[order[s:e]] = d
+        out_i[order[s:e]] = i
         if bar is not None:
             bar.update(e - s)
     if bar is not None:
