@@ -6,6 +6,7 @@ The caller's DataFrames are never modified: every conversion works on copies.
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -106,9 +107,29 @@ def _check_frame(df: object, set_name: str) -> pd.DataFrame:
     return df
 
 
-def _to_numeric(series: pd.Series, column: str, set_name: str) -> NDArray[np.float64]:
-    """Convert one column to float64, with errors that name the column and the set."""
+def _is_datetime(series: pd.Series) -> bool:
+    return pd.api.types.is_datetime64_any_dtype(series.dtype) or isinstance(series.dtype, pd.DatetimeTZDtype)
+
+
+def _to_numeric(series: pd.Series, column: str, set_name: str, *, datetime_like: bool = False
+                ) -> NDArray[np.float64]:
+    """Convert one column to float64, with errors that name the column and the set.
+
+    Datetimes become seconds since the epoch (UTC); when the real column is a datetime, text in another set is
+    parsed as a datetime.
+    """
     label = SET_LABELS[set_name]
+    if datetime_like and not _is_datetime(series) and not pd.api.types.is_numeric_dtype(series.dtype):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "could not infer format": parsed element-wise
+            parsed = pd.to_datetime(series, errors="coerce", utc=True)
+        bad = parsed.isna() & series.notna()
+        if bad.any():
+            raise ValueError(
+                f"column {column!r} holds datetimes in the real data but has values that are not datetimes in "
+                f"the {label} data: {series[bad].iloc[0]!r} ({int(bad.sum())} value(s))"
+            )
+        series = parsed
     if pd.api.types.is_datetime64_any_dtype(series.dtype) or isinstance(series.dtype, pd.DatetimeTZDtype):
         ts = pd.to_datetime(series)
         if getattr(ts.dt, "tz", None) is not None:
@@ -142,12 +163,20 @@ def _to_numeric(series: pd.Series, column: str, set_name: str) -> NDArray[np.flo
     return vals
 
 
+def _as_text(v: object) -> str:
+    # an integral float (an integer column read with missing values) reads as the integer: 13.0 -> "13"
+    if isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v).is_integer():
+        return str(int(v))
+    return str(v)
+
+
 def _to_strings(series: pd.Series) -> NDArray[np.object_]:
-    """Categorical values as strings; missing values become :data:`MISSING`."""
+    """Categorical values as strings (integral floats written as integers); missing values become
+    :data:`MISSING`."""
     missing = series.isna().to_numpy()
     out = np.empty(len(series), dtype=object)
     vals = series.to_numpy(dtype=object)
-    out[:] = [str(v) for v in vals] if len(vals) else []
+    out[:] = [_as_text(v) for v in vals] if len(vals) else []
     out[missing] = MISSING
     return out
 
@@ -274,7 +303,7 @@ def prepare(
         n = len(df)
         num = np.empty((n, len(num_cols)), dtype=np.float64)
         for j, c in enumerate(num_cols):
-            num[:, j] = _to_numeric(df[c], c, s)
+            num[:, j] = _to_numeric(df[c], c, s, datetime_like=_is_datetime(frames["T"][c]))
         cat = np.empty((n, len(cat_cols)), dtype=object)
         for j, c in enumerate(cat_cols):
             cat[:, j] = _to_strings(df[c])
