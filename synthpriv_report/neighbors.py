@@ -367,41 +367,49 @@ def _lower_bound(mode, node, qn, qc, nmin, nmax, nnan, mask, w, cost):
     return acc
 
 
+@njit(cache=True, inline="always")
+def _offer(qi, t, ridx, acc, count, k, bound, mode, scale, exact, out_d, out_i, out_t):
+    """Offer reference ``t`` (position ``ridx``) at accumulator ``acc`` to the k-best list of query ``qi``.
+
+    Returns the new (count, bound). A reference already in the list (from the warm start) is skipped.
+    """
+    if count == k and acc > bound:
+        return count, bound
+    for c in range(count):
+        if out_t[c] == t:
+            return count, bound
+    d = _to_dist(mode, acc, scale)
+    if count == k:
+        if not _better(d, ridx, out_d[qi, k - 1], out_i[qi, k - 1], exact):
+            return count, bound
+        pos = k - 1
+    else:
+        pos = count
+        count += 1
+    while pos > 0 and _better(d, ridx, out_d[qi, pos - 1], out_i[qi, pos - 1], exact):
+        out_d[qi, pos] = out_d[qi, pos - 1]
+        out_i[qi, pos] = out_i[qi, pos - 1]
+        out_t[pos] = out_t[pos - 1]
+        pos -= 1
+    out_d[qi, pos] = d
+    out_i[qi, pos] = ridx
+    out_t[pos] = t
+    if count == k:
+        bound = _slack(mode, out_d[qi, k - 1], scale, exact)
+    return count, bound
+
+
 @njit(cache=True)
 def _knn_one(qi, qn, qc, self_pos, k, mode, rnum, rcat, perm, start, end, left, right, nmin, nmax, nnan, mask,
              w, cost, scale, exact, out_d, out_i, stack_n, stack_lb, warm, out_t):
     count = 0
     bound = np.inf
-    # warm start: the neighbours of the previous (similar, tree-ordered) query give a tight bound at once
+    # warm start: the neighbours of the previous (similar) query give a tight bound at once
     for c in range(warm.shape[0]):
         t = warm[c]
-        if t < 0:
-            continue
-        ridx = perm[t]
-        if ridx == self_pos:
-            continue
-        acc = _acc(mode, qn, qc, rnum[t], rcat[t], w, cost)
-        if count == k and acc > bound:
-            continue
-        d = _to_dist(mode, acc, scale)
-        if count == k:
-            if not _better(d, ridx, out_d[qi, k - 1], out_i[qi, k - 1], exact):
-                continue
-            pos = k - 1
-        else:
-            pos = count
-            count += 1
-        while pos > 0 and _better(d, ridx, out_d[qi, pos - 1], out_i[qi, pos - 1], exact):
-            out_d[qi, pos] = out_d[qi, pos - 1]
-            out_i[qi, pos] = out_i[qi, pos - 1]
-            out_t[pos] = out_t[pos - 1]
-            pos -= 1
-        out_d[qi, pos] = d
-        out_i[qi, pos] = ridx
-        out_t[pos] = t
-        if count == k:
-            bound = _slack(mode, out_d[qi, k - 1], scale, exact)
-    sp = 0
+        if t >= 0 and perm[t] != self_pos:
+            acc = _acc(mode, qn, qc, rnum[t], rcat[t], w, cost)
+            count, bound = _offer(qi, t, perm[t], acc, count, k, bound, mode, scale, exact, out_d, out_i, out_t)
     stack_n[0] = 0
     stack_lb[0] = 0.0
     sp = 1
@@ -416,48 +424,17 @@ def _knn_one(qi, qn, qc, self_pos, k, mode, rnum, rcat, perm, start, end, left, 
                 if ridx == self_pos:
                     continue
                 acc = _acc(mode, qn, qc, rnum[t], rcat[t], w, cost)
-                if count == k and acc > bound:
-                    continue
-                seen = False
-                for c in range(count):
-                    if out_t[c] == t:
-                        seen = True
-                        break
-                if seen:
-                    continue
-                d = _to_dist(mode, acc, scale)
-                if count == k:
-                    if not _better(d, ridx, out_d[qi, k - 1], out_i[qi, k - 1], exact):
-                        continue
-                    pos = k - 1
-                else:
-                    pos = count
-                    count += 1
-                while pos > 0 and _better(d, ridx, out_d[qi, pos - 1], out_i[qi, pos - 1], exact):
-                    out_d[qi, pos] = out_d[qi, pos - 1]
-                    out_i[qi, pos] = out_i[qi, pos - 1]
-                    out_t[pos] = out_t[pos - 1]
-                    pos -= 1
-                out_d[qi, pos] = d
-                out_i[qi, pos] = ridx
-                out_t[pos] = t
-                if count == k:
-                    bound = _slack(mode, out_d[qi, k - 1], scale, exact)
+                count, bound = _offer(qi, t, ridx, acc, count, k, bound, mode, scale, exact, out_d, out_i, out_t)
         else:
             l = left[node]
             r = right[node]
             lbl = _lower_bound(mode, l, qn, qc, nmin, nmax, nnan, mask, w, cost)
             lbr = _lower_bound(mode, r, qn, qc, nmin, nmax, nnan, mask, w, cost)
-            if lbl <= lbr:
-                stack_n[sp] = r
-                stack_lb[sp] = lbr
-                stack_n[sp + 1] = l
-                stack_lb[sp + 1] = lbl
-            else:
-                stack_n[sp] = l
-                stack_lb[sp] = lbl
-                stack_n[sp + 1] = r
-                stack_lb[sp + 1] = lbr
+            near, far, lbn, lbf = (l, r, lbl, lbr) if lbl <= lbr else (r, l, lbr, lbl)
+            stack_n[sp] = far
+            stack_lb[sp] = lbf
+            stack_n[sp + 1] = near
+            stack_lb[sp + 1] = lbn
             sp += 2
 
 
