@@ -1,7 +1,7 @@
 """Exact nearest-neighbour search in the compact encodings of :mod:`synthpriv_report.spaces`.
 
-The reference set is organised in a tree of boxes (numeric intervals, missing flags and category bitmasks per
-node). A query walks the tree nearest box first and skips every box whose lower bound exceeds its current k-th
+The reference set is organised in a tree of boxes (numeric intervals, missing flags, category code ranges and
+bitmasks per node). A query walks the tree nearest box first and skips every box whose lower bound exceeds its current k-th
 distance (with the tie tolerance of spec section 0 added, so no record at a tied distance is skipped). Distances
 are computed exactly in float64 from the compact encoding; no n x m distance matrix is ever built, memory is
 O((n + m) * columns + n * k). Queries run in parallel over both cores (numba ``prange``).
@@ -26,6 +26,11 @@ REL_TOL = 1e-9
 ABS_TOL = 1e-12
 LEAF_SIZE = 8
 _CHUNK = 4096
+#: Dense numeric spaces with at least this many coordinates and no categorical column (the projected space) are
+#: searched by blocked matrix products followed by an exact re-check (trees lose their pruning in many dense
+#: dimensions).
+DENSE_MIN_DIMS = 12
+_DENSE_BLOCK = 256
 
 
 @dataclass(frozen=True)
@@ -115,8 +120,10 @@ def _slack(mode, d, scale, exact):
 
 @njit(cache=True, inline="always")
 def _equal(a, b, exact):
-    if exact:
+    if exact or a == b:
         return a == b
+    if np.isinf(a) or np.isinf(b):
+        return False
     return abs(a - b) <= REL_TOL * max(abs(a), abs(b)) + ABS_TOL
 
 
@@ -165,9 +172,10 @@ def _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts):
     best_score = 0.0
     best_dim = -1
     q = num.shape[1]
-    # split the dimension that contributes most to the expected squared (l2) or absolute (gower) distance
-    # between two random members of the node: numeric 2 var (gower: about 1.128 sd, capped at 1, plus the
-    # missing/non-missing mismatches), categorical cost * Gini impurity
+    # split the dimension whose median split removes the most expected distance between two random members:
+    # numeric about 3/4 of its 2 var (gower: of its mean absolute difference, capped at 1, plus the
+    # missing/non-missing mismatches); categorical the Gini impurity removed by splitting the sorted codes at the
+    # boundary nearest the middle (a near-unique column gains almost nothing, a binary one becomes pure)
     for j in range(q):
         cnt = 0
         mean = 0.0
@@ -183,23 +191,47 @@ def _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts):
         if mode == 0:
             f_nan = 1.0 - cnt / n
             sdv = 1.128 * np.sqrt(var)
-            sc = (sdv if sdv < 1.0 else 1.0) * (1.0 - f_nan) * (1.0 - f_nan) + 2.0 * f_nan * (1.0 - f_nan)
+            sc = 0.75 * (sdv if sdv < 1.0 else 1.0) * (1.0 - f_nan) * (1.0 - f_nan) + 2.0 * f_nan * (1.0 - f_nan)
         else:
-            sc = w[j] * 2.0 * var
+            sc = 0.75 * w[j] * 2.0 * var
         if sc > best_score:
             best_score = sc
             best_dim = j
+    codes = np.empty(n, dtype=np.int64)
     for j in range(cat.shape[1]):
-        for t in range(s, e):
-            counts[cat[perm[t], j]] += 1
-        gini = 1.0
-        for t in range(s, e):
-            c = cat[perm[t], j]
-            if counts[c] > 0:
-                p_c = counts[c] / n
-                gini -= p_c * p_c
-                counts[c] = 0
-        sc = cost[j] * gini
+        for t in range(n):
+            codes[t] = cat[perm[s + t], j]
+        codes.sort()
+        if codes[0] == codes[n - 1]:
+            continue
+        mid = n // 2
+        split = -1
+        for off in range(n):
+            a = mid - off
+            if 0 < a < n and codes[a] != codes[a - 1]:
+                split = a
+                break
+            b = mid + off
+            if 0 < b < n and codes[b] != codes[b - 1]:
+                split = b
+                break
+        g_all = 1.0
+        g_left = 1.0
+        g_right = 1.0
+        run = 1
+        for t in range(1, n + 1):
+            if t < n and codes[t] == codes[t - 1]:
+                run += 1
+                continue
+            # a run of equal codes ends at t - 1 (runs never straddle the split: it sits at a boundary)
+            g_all -= (run / n) ** 2
+            if t <= split:
+                g_left -= (run / split) ** 2
+            else:
+                g_right -= (run / (n - split)) ** 2
+            run = 1
+        gain = g_all - (split / n) * g_left - ((n - split) / n) * g_right
+        sc = cost[j] * gain
         if sc > best_score:
             best_score = sc
             best_dim = q + j
@@ -282,16 +314,23 @@ def _build(mode, num, cat, w, cost, n_codes, leaf_size):
     return perm, start[:n_nodes].copy(), end[:n_nodes].copy(), left[:n_nodes].copy(), right[:n_nodes].copy()
 
 
+_MAX_BITMASK_WORDS = 4  # category bitmasks up to 256 codes; larger columns keep only the code range
+
+
 @njit(cache=True, parallel=True)
 def _boxes(num, cat, start, end, n_words):
+    """Per node: numeric min/max/missing flags, and per categorical column the code range (words 0 and 1 of
+    ``mask``) plus a bitmask of the codes present for codes below 64 * n_words (words 2...)."""
     n_nodes = start.shape[0]
     q = num.shape[1]
     c = cat.shape[1]
     nmin = np.full((n_nodes, q), np.inf)
     nmax = np.full((n_nodes, q), -np.inf)
     nnan = np.zeros((n_nodes, q), dtype=np.bool_)
-    mask = np.zeros((n_nodes, c, n_words), dtype=np.uint64)
+    mask = np.zeros((n_nodes, c, n_words + 2), dtype=np.uint64)
     for node in prange(n_nodes):
+        for j in range(c):
+            mask[node, j, 0] = np.uint64(0x7FFFFFFFFFFFFFFF)
         for t in range(start[node], end[node]):
             for j in range(q):
                 v = num[t, j]
@@ -304,7 +343,14 @@ def _boxes(num, cat, start, end, n_words):
                         nmax[node, j] = v
             for j in range(c):
                 code = cat[t, j]
-                mask[node, j, code >> 6] |= np.uint64(1) << np.uint64(code & 63)
+                ucode = np.uint64(code)
+                if ucode < mask[node, j, 0]:
+                    mask[node, j, 0] = ucode
+                if ucode > mask[node, j, 1]:
+                    mask[node, j, 1] = ucode
+                wi = code >> 6
+                if wi < n_words:
+                    mask[node, j, 2 + wi] |= np.uint64(1) << np.uint64(code & 63)
     return nmin, nmax, nnan, mask
 
 
@@ -322,7 +368,7 @@ def build_tree(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None = No
     )
     pnum = np.ascontiguousarray(num[perm])
     pcat = np.ascontiguousarray(cat[perm])
-    n_words = max(1, int((int(n_codes.max()) if len(n_codes) else 1) + 63) // 64)
+    n_words = min(_MAX_BITMASK_WORDS, max(1, int((int(n_codes.max()) if len(n_codes) else 1) + 63) // 64))
     nmin, nmax, nnan, mask = _boxes(pnum, pcat, start, end, n_words)
     return RefTree(
         mode=enc.mode, num=pnum, cat=pcat, perm=perm.astype(np.int64), start=start, end=end, left=left,
@@ -360,10 +406,15 @@ def _lower_bound(mode, node, qn, qc, nmin, nmax, nnan, mask, w, cost):
             elif a > nmax[node, j]:
                 g = a - nmax[node, j]
             acc += w[j] * g * g
+    n_words = mask.shape[2] - 2
     for j in range(cost.shape[0]):
-        code = qc[j]
-        if (mask[node, j, code >> 6] >> np.uint64(code & 63)) & np.uint64(1) == 0:
+        ucode = np.uint64(qc[j])
+        if ucode < mask[node, j, 0] or ucode > mask[node, j, 1]:
             acc += cost[j]
+        else:
+            wi = qc[j] >> 6
+            if wi < n_words and (mask[node, j, 2 + wi] >> (ucode & np.uint64(63))) & np.uint64(1) == np.uint64(0):
+                acc += cost[j]
     return acc
 
 
@@ -521,6 +572,8 @@ def knn(
     """
     n = qnum.shape[0]
     self_pos = np.arange(n, dtype=np.int64) if exclude_self else np.full(n, -1, dtype=np.int64)
+    if tree.mode == MODE_L2 and tree.cat.shape[1] == 0 and tree.num.shape[1] >= DENSE_MIN_DIMS:
+        return _knn_dense(tree, qnum, self_pos, k, progress=progress, desc=desc)
     out_d = np.empty((n, k))
     out_i = np.empty((n, k), dtype=np.int64)
     bar = _progress(n, desc, progress)
@@ -536,6 +589,128 @@ def knn(
                           tree.w, tree.cost, tree.scale, tree.exact)
         out_d[order[s:e]] = d
         out_i[order[s:e]] = i
+        if bar is not None:
+            bar.update(e - s)
+    if bar is not None:
+        bar.close()
+    return out_d, out_i
+
+
+@njit(cache=True, parallel=True)
+def _refine(qnum, qcat, self_pos, k, mode, rnum, rcat, perm, w, cost, scale, exact, cand_ptr, cand_t):
+    """Exact k best among each query's candidates (reference tree positions ``cand_t[cand_ptr[i]:...]``)."""
+    n = qnum.shape[0]
+    out_d = np.full((n, k), np.inf)
+    out_i = np.full((n, k), -1, dtype=np.int64)
+    for qi in prange(n):
+        out_t = np.full(k, -1, dtype=np.int64)
+        count = 0
+        bound = np.inf
+        for c in range(cand_ptr[qi], cand_ptr[qi + 1]):
+            t = cand_t[c]
+            ridx = perm[t]
+            if ridx == self_pos[qi]:
+                continue
+            acc = _acc(mode, qnum[qi], qcat[qi], rnum[t], rcat[t], w, cost)
+            count, bound = _offer(qi, t, ridx, acc, count, k, bound, mode, scale, exact, out_d, out_i, out_t)
+    return out_d, out_i
+
+
+@njit(cache=True, parallel=True)
+def _dense_candidates(G, r2, self_col, k, margin):
+    """Per row of ``G`` (approximate q.r products): the columns whose approximate ranking value
+    r2 - 2 G lies within ``margin[row]`` of the row's k-th smallest. Returns (ptr, columns) in CSR form.
+
+    Rows keep up to 32 candidates in a fixed buffer during the second pass; a row with more is collected again.
+    """
+    n, m = G.shape
+    cap = 32
+    counts = np.zeros(n, dtype=np.int64)
+    buf = np.empty((n, cap), dtype=np.int64)
+    thr = np.empty(n)
+    for i in prange(n):
+        best = np.full(k, np.inf)
+        si = self_col[i]
+        for j in range(m):
+            a = r2[j] - 2.0 * G[i, j]
+            if a < best[k - 1] and j != si:
+                pos = k - 1
+                while pos > 0 and a < best[pos - 1]:
+                    best[pos] = best[pos - 1]
+                    pos -= 1
+                best[pos] = a
+        t = best[k - 1] + margin[i]
+        thr[i] = t
+        c = 0
+        for j in range(m):
+            if r2[j] - 2.0 * G[i, j] <= t and j != si:
+                if c < cap:
+                    buf[i, c] = j
+                c += 1
+        counts[i] = c
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for i in range(n):
+        ptr[i + 1] = ptr[i] + counts[i]
+    cols = np.empty(ptr[n], dtype=np.int64)
+    for i in prange(n):
+        c = ptr[i]
+        if counts[i] <= cap:
+            for x in range(counts[i]):
+                cols[c + x] = buf[i, x]
+        else:
+            si = self_col[i]
+            for j in range(m):
+                if r2[j] - 2.0 * G[i, j] <= thr[i] and j != si:
+                    cols[c] = j
+                    c += 1
+    return ptr, cols
+
+
+def _knn_dense(tree: RefTree, qnum: NDArray[np.float64], self_pos: NDArray[np.int64], k: int, *,
+               progress: bool, desc: str) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Filter and refine for dense l2 spaces (the projected space).
+
+    Filter: one single-precision matrix product per query block gives q.r for every reference; the ranking value
+    |r|^2 - 2 q.r (|q|^2 is constant per query) selects every reference within a margin of the k-th smallest.
+    The margin is four times the worst-case rounding error of the product (dims * 2^-24 |q| |r|) plus the tie
+    tolerance, so every reference that can be among the exact k nearest, or tie with them, is kept.
+    Refine: exact float64 distances from the compact kernel and the tie rule decide. The result equals the
+    exact search; memory is O(block * m) single-precision values.
+    """
+    n = qnum.shape[0]
+    m = tree.num.shape[0]
+    dims = tree.num.shape[1]
+    sw = np.sqrt(tree.w)
+    R = tree.num * sw
+    r2 = np.einsum("ij,ij->i", R, R)
+    rnorm_max = float(np.sqrt(r2.max())) if m else 0.0
+    R32 = np.ascontiguousarray(R, dtype=np.float32)
+    inv = np.empty(m, dtype=np.int64)
+    inv[tree.perm] = np.arange(m)
+    out_d = np.full((n, k), np.inf)
+    out_i = np.full((n, k), -1, dtype=np.int64)
+    avail = m - (1 if (self_pos >= 0).any() else 0)
+    kk = min(k, avail)
+    if kk <= 0 or n == 0:
+        return out_d, out_i
+    qcat = np.zeros((n, 0), dtype=np.int64)
+    unit = (dims + 2) * 2.0 ** -23
+    bar = _progress(n, desc, progress)
+    for s in range(0, n, _DENSE_BLOCK):
+        e = min(n, s + _DENSE_BLOCK)
+        Q = qnum[s:e] * sw
+        q2 = np.einsum("ij,ij->i", Q, Q)
+        G = np.asarray(np.ascontiguousarray(Q, dtype=np.float32) @ R32.T, dtype=np.float32)
+        sp = self_pos[s:e]
+        self_col = np.where(sp >= 0, inv[np.maximum(sp, 0)], -1).astype(np.int64)
+        err = unit * (np.sqrt(q2) + 1.0) * (rnorm_max + 1.0) + unit * (q2 + rnorm_max ** 2 + 1.0)
+        bound_d2 = q2 + rnorm_max ** 2 + 2 * np.sqrt(q2) * rnorm_max
+        margin = 4.0 * err + 3e-9 * bound_d2 + 1e-20
+        ptr, cols = _dense_candidates(G, r2, self_col, kk, margin)
+        d, i = _refine(np.ascontiguousarray(qnum[s:e]), qcat[s:e], sp, k, tree.mode, tree.num, tree.cat,
+                       tree.perm, tree.w, tree.cost, tree.scale, tree.exact, ptr, cols)
+        out_d[s:e] = d
+        out_i[s:e] = i
         if bar is not None:
             bar.update(e - s)
     if bar is not None:
