@@ -170,6 +170,22 @@ def _as_text(v: object) -> str:
     return str(v)
 
 
+def _as_bool_text(series: pd.Series) -> pd.Series:
+    """Values of H or S for a boolean real column: 1/0 and 'true'/'false' (any case) read as True/False."""
+    def conv(v: object) -> object:
+        if v is None or (isinstance(v, float) and np.isnan(v)):
+            return v
+        if isinstance(v, (bool, np.bool_)):
+            return bool(v)
+        if isinstance(v, (int, float, np.integer, np.floating)) and v in (0, 1):
+            return bool(v)
+        if isinstance(v, str) and v.strip().lower() in ("true", "false"):
+            return v.strip().lower() == "true"
+        return v
+
+    return series.astype(object).map(conv)
+
+
 def _to_strings(series: pd.Series) -> NDArray[np.object_]:
     """Categorical values as strings (integral floats written as integers); missing values become
     :data:`MISSING`."""
@@ -196,7 +212,10 @@ def fingerprint(numeric: NDArray[np.float64], categorical: NDArray[np.object_], 
     num[np.isnan(num)] = np.nan  # one canonical NaN payload
     h.update(num.tobytes())
     for row in categorical:
-        h.update(("\x1e" + "\x1f".join(row)).encode("utf-8", "surrogatepass"))
+        for v in row:  # length-prefixed, so no value can imitate a separator
+            b = v.encode("utf-8", "surrogatepass")
+            h.update(len(b).to_bytes(8, "little"))
+            h.update(b)
     h.update(str(numeric.shape[0]).encode())
     return h.hexdigest()
 
@@ -306,7 +325,10 @@ def prepare(
             num[:, j] = _to_numeric(df[c], c, s, datetime_like=_is_datetime(frames["T"][c]))
         cat = np.empty((n, len(cat_cols)), dtype=object)
         for j, c in enumerate(cat_cols):
-            cat[:, j] = _to_strings(df[c])
+            col = df[c]
+            if s != "T" and pd.api.types.is_bool_dtype(frames["T"][c].dtype):
+                col = _as_bool_text(col)
+            cat[:, j] = _to_strings(col)
         num_arrays[s] = num
         cat_arrays[s] = cat
 

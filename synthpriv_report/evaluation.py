@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from . import neighbors as nb
 from .data import PreparedData, prepare
-from .params import DEFAULT_VERDICT_METRICS, merge_params
+from .params import DEFAULT_VERDICT_METRICS, grade, level_rule, merge_params, thresholds
 from .registry import MetricSpec, get_spec, metric_names
 from .results import MetricResult, ResultSet, not_computed, to_jsonable
 from .spaces import Encoding, Fitted, Projection, SpaceSpec, as_space, encode, fit, project
@@ -267,7 +267,8 @@ class Context:
     def farthest(self, space: str | SpaceSpec, a: str, b: str) -> tuple[float, int, int]:
         """Exact farthest pair between sets ``a`` and ``b`` (cached)."""
         spec = self.space(space)
-        return self.memo(("farthest", spec, a, b), lambda: nb.farthest_pair(self.encoding(spec), a, b))
+        return self.memo(("farthest", spec, a, b),
+                         lambda: nb.farthest_pair(self.encoding(spec), self.tree(spec, a), self.tree(spec, b)))
 
     # identity -----------------------------------------------------------------------------------------------
     def record_ids(self, s: str | SetRef) -> NDArray[np.int64]:
@@ -434,6 +435,7 @@ class Evaluation:
         self._engine = _Engine(self.data, progress=progress)
         self._ctx = Context(self._engine, self.settings)
         self._result_cache: dict[tuple, MetricResult] = {}
+        self._planned: set[str] = set()
 
     # ---------------------------------------------------------------------------------------------------------
     @property
@@ -489,15 +491,20 @@ class Evaluation:
         names = list(metrics) if metrics is not None else list(self.metric_names)
         specs = [get_spec(n) for n in names]
         todo = [s for s in specs if self._cache_key(s, merged) not in self._result_cache]
-        # plan the union of searches first, so each (space, query, ref) is searched once with the largest k
-        runnable = [s for s in todo if self._missing_needs(s) is None]
         calib = self._ctx.calibration() if (self.settings["calibrate"] and self.data.has_holdout) else None
+        # plan the union of the searches of every metric this evaluation may compute, once, so that each
+        # (space, query, ref) is searched once with the largest k any metric needs, whatever order metrics are
+        # asked in; planning records k only, searches still run when a metric needs them
+        unplanned = [get_spec(n) for n in dict.fromkeys(list(self.metric_names) + names)
+                     if n not in self._planned]
         requests: list[SearchRequest] = []
-        for s in runnable:
-            if s.plan is not None:
-                requests.extend(s.plan(self._ctx, merged))
-                if calib is not None and s.calibratable:
-                    requests.extend(s.plan(calib, merged))
+        for s in unplanned:
+            self._planned.add(s.name)
+            if s.plan is None or self._missing_needs(s) is not None:
+                continue
+            requests.extend(s.plan(self._ctx, merged))
+            if calib is not None and s.calibratable:
+                requests.extend(s.plan(calib, merged))
         self._engine.plan(requests)
         for s in todo:
             reason = self._missing_needs(s)
@@ -509,6 +516,7 @@ class Evaluation:
                     cres = s.compute(calib, merged)
                     if cres.computed:
                         res = replace(res, calibration=cres.value)
+                res = _regrade_on_calibration(s, res, merged)
             res = replace(res, name=s.name, title=s.title, section=s.section, direction=s.direction,
                           value_range=s.value_range)
             res = _attach_notes(self, s, res)
@@ -601,6 +609,23 @@ class Evaluation:
         from .export import from_json
 
         return from_json(path)
+
+
+def _regrade_on_calibration(spec: MetricSpec, res: MetricResult, params: Mapping[str, Any]) -> MetricResult:
+    """Section 3 metrics are not zero at an ideal generator (spec section 0, Direction): with a calibration value
+    (H in the role of S), their level is set on the excess over it (``review_excess`` thresholds), unless the
+    caller set thresholds for this metric by name."""
+    levels = params.get("levels") or {}
+    if (not spec.section.startswith("3") or res.calibration is None or res.value is None
+            or spec.direction != "higher_is_riskier" or spec.name in levels):
+        return res
+    t = thresholds("review_excess", levels)
+    excess = float(res.value) - float(res.calibration)
+    level = grade(excess, "higher_is_riskier", medium=t["medium"], high=t["high"])
+    details = dict(res.details)
+    details["excess_over_calibration"] = excess
+    details["level_without_calibration"] = res.level
+    return replace(res, level=level, level_rule=level_rule("review_excess", levels), details=details)
 
 
 def _attach_notes(ev: Evaluation, spec: MetricSpec, res: MetricResult) -> MetricResult:

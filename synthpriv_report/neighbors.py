@@ -831,48 +831,139 @@ def pair_distances(enc: Encoding, a_set: str, a_rows: NDArray[np.int64], b_set: 
     return _pair_dist(enc.mode, an, ac, bn, bc, enc.num_weight, enc.cat_cost, enc.scale)
 
 
+# exact farthest pair by a dual-tree search
+
+
+@njit(cache=True, inline="always")
+def _pair_upper(mode, a, b, anmin, anmax, annan, amask, bnmin, bnmax, bnnan, bmask, w, cost):
+    """Upper bound of the distance accumulator between any record of node ``a`` and any record of node ``b``."""
+    acc = 0.0
+    for j in range(w.shape[0]):
+        alo, ahi, blo, bhi = anmin[a, j], anmax[a, j], bnmin[b, j], bnmax[b, j]
+        a_vals = ahi >= alo
+        b_vals = bhi >= blo
+        g = 0.0
+        if a_vals and b_vals:
+            g = max(ahi - blo, bhi - alo)
+        if mode == 0:
+            if (annan[a, j] and b_vals) or (bnnan[b, j] and a_vals):
+                g = 1.0
+            acc += g if g < 1.0 else 1.0
+        else:
+            acc += w[j] * g * g
+    for j in range(cost.shape[0]):
+        # no mismatch is possible only when both nodes hold one and the same code (words 0, 1: code range)
+        pure_same = (amask[a, j, 0] == amask[a, j, 1] and bmask[b, j, 0] == bmask[b, j, 1]
+                     and amask[a, j, 0] == bmask[b, j, 0])
+        if not pure_same:
+            acc += cost[j]
+    return acc
+
+
 @njit(cache=True)
-def _farthest(mode, an, ac, ra, oa, bn, bc, rb, ob, w, cost, scale, best, bi, bj):
-    # ra, rb: distances to a common centre, oa/ob: orders by decreasing distance
-    for ii in range(oa.shape[0]):
-        i = oa[ii]
-        if ra[i] + rb[ob[0]] <= best:
-            break
-        for jj in range(ob.shape[0]):
-            j = ob[jj]
-            if ra[i] + rb[j] <= best:
-                break
-            d = _to_dist(mode, _acc(mode, an[i], ac[i], bn[j], bc[j], w, cost), scale)
-            if d > best:
-                best = d
-                bi = i
-                bj = j
+def _farthest_dual(mode, anum, acat, aperm, astart, aend, aleft, aright, anmin, anmax, annan, amask,
+                   bnum, bcat, bperm, bstart, bend, bleft, bright, bnmin, bnmax, bnnan, bmask, w, cost,
+                   best, bi, bj):
+    n_stack = 4 * (astart.shape[0] + bstart.shape[0]) + 16
+    sa = np.empty(n_stack, dtype=np.int64)
+    sb = np.empty(n_stack, dtype=np.int64)
+    sa[0] = 0
+    sb[0] = 0
+    sp = 1
+    ca = np.empty(2, dtype=np.int64)
+    cb = np.empty(2, dtype=np.int64)
+    ub = np.empty(4)
+    pa = np.empty(4, dtype=np.int64)
+    pb = np.empty(4, dtype=np.int64)
+    while sp > 0:
+        sp -= 1
+        a = sa[sp]
+        b = sb[sp]
+        if _pair_upper(mode, a, b, anmin, anmax, annan, amask, bnmin, bnmax, bnnan, bmask, w, cost) <= best:
+            continue
+        a_leaf = aleft[a] < 0
+        b_leaf = bleft[b] < 0
+        if a_leaf and b_leaf:
+            for s in range(astart[a], aend[a]):
+                for t in range(bstart[b], bend[b]):
+                    acc = _acc(mode, anum[s], acat[s], bnum[t], bcat[t], w, cost)
+                    if acc > best:
+                        best = acc
+                        bi = aperm[s]
+                        bj = bperm[t]
+            continue
+        # split both non-leaf nodes; visit the child pair with the largest bound first (pushed last)
+        na = 1
+        ca[0] = a
+        if not a_leaf:
+            ca[0] = aleft[a]
+            ca[1] = aright[a]
+            na = 2
+        nb_ = 1
+        cb[0] = b
+        if not b_leaf:
+            cb[0] = bleft[b]
+            cb[1] = bright[b]
+            nb_ = 2
+        m = 0
+        for x in range(na):
+            for y in range(nb_):
+                u = _pair_upper(mode, ca[x], cb[y], anmin, anmax, annan, amask, bnmin, bnmax, bnnan, bmask, w,
+                                cost)
+                if u > best:
+                    ub[m] = u
+                    pa[m] = ca[x]
+                    pb[m] = cb[y]
+                    m += 1
+        # insertion sort ascending by bound so that the largest bound is on top of the stack
+        for x in range(1, m):
+            u, p, q = ub[x], pa[x], pb[x]
+            y = x - 1
+            while y >= 0 and ub[y] > u:
+                ub[y + 1] = ub[y]
+                pa[y + 1] = pa[y]
+                pb[y + 1] = pb[y]
+                y -= 1
+            ub[y + 1] = u
+            pa[y + 1] = p
+            pb[y + 1] = q
+        for x in range(m):
+            sa[sp] = pa[x]
+            sb[sp] = pb[x]
+            sp += 1
     return best, bi, bj
 
 
-def farthest_pair(enc: Encoding, a_set: str, b_set: str, a_rows=None, b_rows=None) -> tuple[float, int, int]:
-    """Exact largest distance between a record of ``a_set`` and one of ``b_set``.
+def farthest_pair(enc: Encoding, ta: RefTree, tb: RefTree) -> tuple[float, int, int]:
+    """Exact largest distance between a record of tree ``ta``'s set and one of ``tb``'s (spec 3, Eq. 14).
 
-    Uses the triangle inequality d(a, b) <= d(a, c) + d(c, b) around a central real record c: pairs are visited
-    by decreasing d(a, c) + d(c, b) and the search stops once that bound cannot beat the best pair found. No
-    distance matrix is built. Returns ``(d_max, i, j)``.
+    A dual-tree search over the two reference trees: node pairs are visited largest upper bound first and
+    skipped once their bound cannot beat the best pair found, so no n x m matrix is built and only a small
+    fraction of pairs is visited. The starting pair comes from one double sweep (the farthest record of b from
+    a's first record, then the farthest record of a from that one). Returns ``(d_max, i, j)`` with positions in
+    the two sets.
     """
-    an, ac = _query_arrays(enc, a_set, a_rows)
-    bn, bc = _query_arrays(enc, b_set, b_rows)
-    # centre: the record of a closest to a's coordinate-wise median (any record keeps the bound exact)
-    med_n = np.median(an, axis=0) if an.shape[1] else np.zeros(0)
-    c = int(np.argmin(((an - med_n) ** 2).sum(axis=1))) if an.shape[1] else 0
-    ra = _pair_dist(enc.mode, an, ac, np.repeat(an[c:c + 1], len(an), 0), np.repeat(ac[c:c + 1], len(an), 0),
-                    enc.num_weight, enc.cat_cost, enc.scale)
-    rb = _pair_dist(enc.mode, bn, bc, np.repeat(an[c:c + 1], len(bn), 0), np.repeat(ac[c:c + 1], len(bn), 0),
-                    enc.num_weight, enc.cat_cost, enc.scale)
-    j0 = int(np.argmax(rb))
-    best, bi, bj = float(rb[j0]), c, j0
-    oa = np.argsort(-ra, kind="stable")
-    ob = np.argsort(-rb, kind="stable")
-    best, bi, bj = _farthest(enc.mode, an, ac, ra, oa, bn, bc, rb, ob, enc.num_weight, enc.cat_cost, enc.scale,
-                             best, bi, bj)
-    return float(best), int(bi), int(bj)
+    n_a, n_b = ta.size, tb.size
+    inv_a = np.empty(n_a, dtype=np.int64)
+    inv_a[ta.perm] = np.arange(n_a)
+    inv_b = np.empty(n_b, dtype=np.int64)
+    inv_b[tb.perm] = np.arange(n_b)
+    a0 = inv_a[0]
+    d_b = _pair_dist(enc.mode, np.repeat(ta.num[a0:a0 + 1], n_b, 0), np.repeat(ta.cat[a0:a0 + 1], n_b, 0),
+                     tb.num[inv_b], tb.cat[inv_b], enc.num_weight, enc.cat_cost, enc.scale)
+    j0 = int(np.argmax(d_b))
+    b0 = inv_b[j0]
+    d_a = _pair_dist(enc.mode, ta.num[inv_a], ta.cat[inv_a], np.repeat(tb.num[b0:b0 + 1], n_a, 0),
+                     np.repeat(tb.cat[b0:b0 + 1], n_a, 0), enc.num_weight, enc.cat_cost, enc.scale)
+    i0 = int(np.argmax(d_a))
+    best = float(d_a[i0])
+    acc0 = best * best if enc.mode == MODE_L2 else (best / enc.scale if enc.mode == MODE_GOWER else best)
+    acc, i, j = _farthest_dual(enc.mode, ta.num, ta.cat, ta.perm, ta.start, ta.end, ta.left, ta.right, ta.nmin,
+                               ta.nmax, ta.nnan, ta.mask, tb.num, tb.cat, tb.perm, tb.start, tb.end, tb.left,
+                               tb.right, tb.nmin, tb.nmax, tb.nnan, tb.mask, enc.num_weight, enc.cat_cost,
+                               acc0, i0, j0)
+    d = float(_to_dist(enc.mode, acc, enc.scale))
+    return max(d, best), int(i), int(j)
 
 
 # ---------------------------------------------------------------------------------------------------------------

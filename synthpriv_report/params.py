@@ -162,6 +162,18 @@ def merge_params(overrides: dict[str, Any]) -> dict[str, Any]:
             f"unknown parameter(s) {sorted(unknown)}; known: {', '.join(DEFAULT_PARAMS)}"
             f" (structural settings {', '.join(STRUCTURAL_PARAMS)} are set on Evaluation)"
         )
+    levels = overrides.get("levels")
+    if levels is not None:
+        if not isinstance(levels, dict):
+            raise TypeError("levels= must be a dict {metric or rule name: {'medium': x, 'high': y}}")
+        from .registry import metric_names
+
+        known = set(LEVEL_THRESHOLDS) | set(metric_names())
+        for name, rule in levels.items():
+            if name not in known:
+                raise ValueError(f"levels= names an unknown metric or rule {name!r}; known: {', '.join(sorted(known))}")
+            if not isinstance(rule, dict) or set(rule) - {"medium", "high"}:
+                raise ValueError(f"levels[{name!r}] must be a dict with keys 'medium' and/or 'high', got {rule!r}")
     out = dict(DEFAULT_PARAMS)
     out.update(overrides)
     return out

@@ -78,7 +78,7 @@ def as_space(space: str | SpaceSpec) -> SpaceSpec:
     if isinstance(space, SpaceSpec):
         return space
     if space not in ("gower", "euclidean", "projected", "hamming"):
-        raise ValueError(f"unknown space {space!r}; choose one of 'gower', 'euclidean', 'projected'")
+        raise ValueError(f"unknown space {space!r}; choose one of 'gower', 'euclidean', 'projected', 'hamming'")
     return SpaceSpec(kind=space)  # type: ignore[arg-type]
 
 

@@ -28,6 +28,8 @@ def compute_verdict(results: Mapping[str, MetricResult], driving: Sequence[str])
     for name in driving:
         r = results.get(name)
         if r is None:
+            checks.append((name, None))
+            not_run.append((name, "not requested in this call"))
             continue
         if not r.computed:
             checks.append((name, None))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import synthpriv_report.datasets as datasets
+from synthpriv_report import datasets
 from synthpriv_report.datasets import DEMO_FILES, DemoData, load_demo
 
 ROOT = Path(__file__).resolve().parents[1]

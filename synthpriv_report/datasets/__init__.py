@@ -12,7 +12,7 @@ from importlib import resources
 
 import pandas as pd
 
-__all__ = ["DemoData", "load_demo", "DEMO_FILES"]
+__all__ = ["DEMO_FILES", "DemoData", "load_demo"]
 
 #: Field name -> shipped file (xz-compressed CSV under ``synthpriv_report/datasets/data/``).
 DEMO_FILES: dict[str, str] = {

@@ -1,1 +1,793 @@
-"""Filled in by its issue."""
+"""Matching and attack metrics of the review paper (spec section 3): ZCAP, GCAP, AIR, CRP and HitR.
+
+Every metric compares real training records T (the paper's Y) with synthetic records S (the paper's Z) and
+returns a value in [0, 1] where higher means more risk. None of them is 0 at an ideal generator; the
+evaluation shows each beside its calibration (the holdout H in the role of S, spec section 4).
+
+Exact-match metrics (ZCAP, CRP, HitR) group records on integer-encoded keys (``numpy.unique``, sorting,
+``searchsorted``); no pairwise loop over T x S and no n x m matrix is ever built. GCAP and AIR use the engine's
+exact neighbour search (``ctx.knn`` for the minimal distance) and :func:`neighbors.ties_at_min` for the
+synthetic records tied at that distance.
+
+Levels: each value is graded on the ``review_absolute`` thresholds of :mod:`synthpriv_report.params` (medium
+from 0.5, high from 0.8, inclusive). The calibration value is attached by the evaluation after ``compute`` and
+shown beside the value; the level does not subtract it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numba import njit, prange
+from numpy.typing import ArrayLike, NDArray
+
+from .. import neighbors as nb
+from .. import stats
+from ..params import grade, thresholds
+from ..registry import MetricSpec, register
+from ..results import LevelRule, MetricResult, not_computed
+from ..spaces import SpaceSpec
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..evaluation import Context
+
+__all__ = [
+    "air_f1",
+    "bootstrap_ratio",
+    "correct_exists",
+    "crp_value",
+    "entropy_weights",
+    "gcap_scores",
+    "group_ids",
+    "hitting_matches",
+    "zcap_scores",
+]
+
+REL_TOL = stats.REL_TOL
+ABS_TOL = stats.ABS_TOL
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# pure array functions
+
+
+def group_ids(a: ArrayLike, b: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
+    """Shared integer ids of the rows of two integer arrays: equal rows get equal ids.
+
+    Parameters
+    ----------
+    a : array-like of int, shape (n, c)
+    b : array-like of int, shape (m, c)
+
+    Returns
+    -------
+    ids_a : ndarray, shape (n,)
+    ids_b : ndarray, shape (m,)
+    n_groups : int
+        Number of distinct rows over both arrays.
+
+    Examples
+    --------
+    >>> ia, ib, g = group_ids([[0, 1], [1, 1], [0, 1]], [[1, 1], [2, 0]])
+    >>> ia.tolist(), ib.tolist(), g
+    ([0, 1, 0], [1, 2], 3)
+    """
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    n = a.shape[0]
+    if a.ndim == 1:
+        a = a[:, None]
+        b = b[:, None]
+    both = np.concatenate([a, b], axis=0)
+    ids = np.zeros(both.shape[0], dtype=np.int64)
+    n_groups = 1
+    for j in range(both.shape[1]):
+        # mixed-radix combination, re-densified after every column so that it never overflows
+        _, col = np.unique(both[:, j], return_inverse=True)
+        col = col.reshape(-1).astype(np.int64)
+        _, ids = np.unique(ids * (int(col.max()) + 1) + col, return_inverse=True)
+        ids = ids.reshape(-1).astype(np.int64)
+        n_groups = int(ids.max()) + 1
+    if both.shape[0] == 0:
+        n_groups = 0
+    return ids[:n], ids[n:], n_groups
+
+
+def zcap_scores(keys_t: ArrayLike, keys_s: ArrayLike, sens_t: ArrayLike, sens_s: ArrayLike) -> NDArray[np.float64]:
+    """Per-real-record ZCAP of one categorical sensitive attribute (spec section 3, paper Eq. 3).
+
+    ``zcap(y) = |{s : s[A_K] = y[A_K], s[a_S] = y[a_S]}| / max(1, |{s : s[A_K] = y[A_K]}|)``; a real record
+    without a key match scores 0. Direction: higher is riskier; range [0, 1].
+
+    Parameters
+    ----------
+    keys_t, keys_s : array-like of int, shape (n,) and (m,)
+        Key-combination ids of T and S in one id space (see :func:`group_ids`).
+    sens_t, sens_s : array-like of int, shape (n,) and (m,)
+        Codes of the sensitive attribute (missing is its own code).
+
+    Returns
+    -------
+    ndarray, shape (n,)
+
+    Examples
+    --------
+    >>> zcap_scores([0, 1, 2], [0, 0, 1], [5, 5, 5], [5, 6, 6]).tolist()
+    [0.5, 0.0, 0.0]
+    """
+    kt = np.asarray(keys_t, dtype=np.int64)
+    ks = np.asarray(keys_s, dtype=np.int64)
+    ct = np.asarray(sens_t, dtype=np.int64)
+    cs = np.asarray(sens_s, dtype=np.int64)
+    n_groups = int(max(kt.max(initial=-1), ks.max(initial=-1))) + 1
+    matches = np.bincount(ks, minlength=n_groups)[kt]
+    n_levels = int(max(ct.max(initial=-1), cs.max(initial=-1))) + 1
+    pair_s = ks * n_levels + cs
+    uniq, counts = np.unique(pair_s, return_counts=True)
+    pair_t = kt * n_levels + ct
+    correct = np.zeros(kt.shape[0], dtype=np.int64)
+    if uniq.shape[0]:
+        pos = np.minimum(np.searchsorted(uniq, pair_t), uniq.shape[0] - 1)
+        correct = np.where(uniq[pos] == pair_t, counts[pos], 0)
+    return correct / np.maximum(1, matches)
+
+
+def gcap_scores(n_min: ArrayLike, n_correct: ArrayLike) -> NDArray[np.float64]:
+    """Per-real-record GCAP (spec section 3, paper Eq. 5): correct matches over all matches at the minimal
+    Hamming distance.
+
+    Parameters
+    ----------
+    n_min : array-like of int, shape (n,)
+        Synthetic records at the minimal distance of each real record (at least 1 when S is not empty).
+    n_correct : array-like of int, shape (n,) or (n, a)
+        Of those, the ones sharing the sensitive value (per attribute).
+
+    Returns
+    -------
+    ndarray, shape like ``n_correct``; range [0, 1], higher is riskier.
+
+    Examples
+    --------
+    >>> gcap_scores([2, 4, 1], [1, 4, 0]).tolist()
+    [0.5, 1.0, 0.0]
+    """
+    m = np.asarray(n_min, dtype=np.float64)
+    c = np.asarray(n_correct, dtype=np.float64)
+    if c.ndim == 2:
+        m = m[:, None]
+    return np.where(m > 0, c / np.maximum(m, 1.0), 0.0)
+
+
+def air_f1(n_min: ArrayLike, n_correct: ArrayLike) -> NDArray[np.float64]:
+    """Per-real-record F1 of AIR (spec section 3): ``2 TP / (2 TP + FP)`` with ``FP = |N(y)| - TP``, and 0 when
+    TP = 0.
+
+    Parameters
+    ----------
+    n_min : array-like of int, shape (n,)
+        ``|N(y)|``, the synthetic records at the minimal euclidean distance on the key attributes.
+    n_correct : array-like of int, shape (n,) or (n, a)
+        TP per record (and sensitive attribute).
+
+    Returns
+    -------
+    ndarray, shape like ``n_correct``; range [0, 1], higher is riskier.
+
+    Examples
+    --------
+    >>> air_f1([1, 3, 2], [1, 1, 0]).round(4).tolist()
+    [1.0, 0.5, 0.0]
+    """
+    m = np.asarray(n_min, dtype=np.float64)
+    tp = np.asarray(n_correct, dtype=np.float64)
+    if tp.ndim == 2:
+        m = m[:, None]
+    denom = tp + m  # 2 TP + FP = 2 TP + (|N| - TP)
+    return np.where(tp > 0, 2.0 * tp / np.maximum(denom, 1.0), 0.0)
+
+
+def entropy_weights(record_ids: ArrayLike) -> NDArray[np.float64]:
+    """AIR weights ``w(y) = -P(y) ln P(y)`` with ``P(y)`` = share of T identical to y (paper Eq. 10-11; the
+    constant ``H(T)`` cancels in the normalised sum).
+
+    Parameters
+    ----------
+    record_ids : array-like of int, shape (n,)
+        Ids of the records of T; equal ids for identical records.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+
+    Examples
+    --------
+    >>> entropy_weights([0, 0, 1, 2]).round(4).tolist()
+    [0.3466, 0.3466, 0.3466, 0.3466]
+    >>> entropy_weights([3, 3]).tolist()
+    [0.0, 0.0]
+    """
+    ids = np.asarray(record_ids, dtype=np.int64)
+    n = ids.shape[0]
+    if n == 0:
+        return np.zeros(0)
+    _, inv, counts = np.unique(ids, return_inverse=True, return_counts=True)
+    p = counts[inv.reshape(-1)] / n
+    return np.abs(p * np.log(p))  # -P ln P >= 0 (abs avoids -0.0)
+
+
+def correct_exists(y: ArrayLike, z: ArrayLike, *, kind: int, tolerance: float = 0.1) -> NDArray[np.bool_]:
+    """For each real sensitive value, does S hold any value that would be a correct guess (AIR, spec 3)?
+
+    Categorical (``kind=0``): an equal code exists. Numeric (``kind=1``): some z with ``|y - z| <= tol |z|``
+    (with the tie tolerance of spec section 0); both missing is correct, one missing wrong. The numeric case
+    is a union-of-intervals lookup: intervals ``[z - r, z + r]`` sorted by their lower end, a running maximum
+    of their upper ends and one ``searchsorted`` per query (O((n + m) log m)).
+
+    Examples
+    --------
+    >>> correct_exists([10.0, 15.0, np.nan], [10.5, 20.0], kind=1).tolist()
+    [True, False, False]
+    >>> correct_exists([1, 2], [2, 2], kind=0).tolist()
+    [False, True]
+    """
+    yv = np.asarray(y, dtype=np.float64)
+    zv = np.asarray(z, dtype=np.float64)
+    if kind == 0:
+        return np.isin(yv, zv)
+    out = np.zeros(yv.shape[0], dtype=bool)
+    y_nan = np.isnan(yv)
+    z_nan = np.isnan(zv)
+    out[y_nan] = bool(z_nan.any())
+    zz = zv[~z_nan]
+    if zz.size == 0:
+        return out
+    # |y - z| <= r + REL_TOL * max(|y - z|, r) + ABS_TOL  <=>  |y - z| <= (r + ABS_TOL) / (1 - REL_TOL)
+    r = (tolerance * np.abs(zz) + ABS_TOL) / (1.0 - REL_TOL)
+    lo, hi = zz - r, zz + r
+    order = np.argsort(lo, kind="stable")
+    lo_s = lo[order]
+    run_hi = np.maximum.accumulate(hi[order])
+    yy = yv[~y_nan]
+    k = np.searchsorted(lo_s, yy, side="right") - 1
+    ok = k >= 0
+    ok[ok] = run_hi[k[ok]] >= yy[ok]
+    out[~y_nan] = ok
+    return out
+
+
+def crp_value(n_copies: int, n_real: int) -> float:
+    """CRP (spec section 3, paper Eq. 12 without the 1e-8 term): synthetic records identical to some real
+    record, counted with multiplicity over S, divided by |T| and clipped to [0, 1]. Higher is riskier.
+
+    >>> crp_value(3, 4), crp_value(9, 4)
+    (0.75, 1.0)
+    """
+    return float(min(1.0, max(0.0, n_copies / n_real)))
+
+
+@njit(cache=True, parallel=True)
+def _hitr_kernel(a, b, order, num_t, num_s, h):  # pragma: no cover - compiled
+    n = a.shape[0]
+    q = num_t.shape[1]
+    pairs = np.zeros(n, dtype=np.int64)
+    for i in prange(n):
+        cnt = 0
+        for t in range(a[i], b[i]):
+            s = order[t]
+            ok = True
+            for j in range(q):
+                y = num_t[i, j]
+                z = num_s[s, j]
+                y_nan, z_nan = np.isnan(y), np.isnan(z)
+                if y_nan or z_nan:
+                    ok = y_nan and z_nan
+                else:
+                    d = abs(y - z)
+                    if h[j] == 0.0:
+                        ok = d == 0.0
+                    else:
+                        ok = d <= h[j] or abs(d - h[j]) <= REL_TOL * max(d, h[j]) + ABS_TOL
+                if not ok:
+                    break
+            if ok:
+                cnt += 1
+        pairs[i] = cnt
+    return pairs
+
+
+class _HitrIndex:
+    """Divisor-independent part of the HitR join: groups on the categorical signature and, per numeric column,
+    S sorted by (group, rank of the value)."""
+
+    def __init__(self, cat_t, num_t, cat_s, num_s):
+        sig_t = np.concatenate([cat_t, np.isnan(num_t).astype(np.int64)], axis=1)
+        sig_s = np.concatenate([cat_s, np.isnan(num_s).astype(np.int64)], axis=1)
+        self.g_t, self.g_s, _ = group_ids(sig_t, sig_s)
+        self.num_t = np.ascontiguousarray(num_t, dtype=np.float64)
+        self.num_s = np.ascontiguousarray(num_s, dtype=np.float64)
+        self.columns = []
+        for j in range(num_t.shape[1]):
+            xt = np.where(np.isnan(num_t[:, j]), 0.0, num_t[:, j])
+            xs = np.where(np.isnan(num_s[:, j]), 0.0, num_s[:, j])
+            uniq = np.unique(np.concatenate([xt, xs]))
+            width = np.int64(uniq.shape[0] + 1)
+            key_s = self.g_s * width + np.searchsorted(uniq, xs)
+            order = np.argsort(key_s, kind="stable")
+            self.columns.append((xt, uniq, width, key_s[order], order))
+        self.order_g = np.argsort(self.g_s, kind="stable")
+        self.sorted_g = self.g_s[self.order_g]
+
+    def windows(self, h: NDArray[np.float64]):
+        """Candidate windows for the tolerances ``h``: the column whose windows hold the fewest candidates."""
+        if not self.columns:
+            a = np.searchsorted(self.sorted_g, self.g_t, side="left")
+            b = np.searchsorted(self.sorted_g, self.g_t, side="right")
+            return a, b, self.order_g, -1
+        best = None
+        for j, (xt, uniq, width, key_sorted, order) in enumerate(self.columns):
+            hw = h[j] * (1.0 + 4 * REL_TOL) + 2 * ABS_TOL if h[j] > 0 else 0.0
+            lo_rank = np.searchsorted(uniq, xt - hw, side="left")
+            hi_rank = np.searchsorted(uniq, xt + hw, side="right")
+            base = self.g_t * width
+            a = np.searchsorted(key_sorted, base + lo_rank, side="left")
+            b = np.searchsorted(key_sorted, base + hi_rank, side="left")
+            size = int((b - a).sum())
+            if best is None or size < best[0]:
+                best = (size, a, b, order, j)
+        return best[1], best[2], best[3], best[4]
+
+
+def hitting_matches(cat_t: ArrayLike, num_t: ArrayLike, cat_s: ArrayLike, num_s: ArrayLike,
+                    h: ArrayLike) -> tuple[NDArray[np.bool_], int]:
+    """Which real records are "hit" by some synthetic record (HitR, spec section 3, paper Eq. 32-33).
+
+    y is hit when some s has every categorical value equal (missing equals missing) and every numeric value
+    within ``h[j]`` (inclusive, with the tie tolerance of spec section 0; ``h[j] = 0`` means exact equality;
+    both missing match, one missing does not). Records are grouped on their categorical signature (codes plus
+    numeric missing flags); within a group, S is sorted on one numeric column and each real record scans only
+    the window ``[y - h, y + h]`` of that column, checking the others exactly. The column with the smallest
+    total window is used. Cost O((n + m) log m + candidates); no n x m matrix.
+
+    Parameters
+    ----------
+    cat_t, cat_s : array-like of int, shape (n, c) and (m, c)
+        Category codes of every categorical column.
+    num_t, num_s : array-like of float, shape (n, q) and (m, q)
+        Numeric values (NaN = missing).
+    h : array-like of float, shape (q,)
+        Tolerance per numeric column.
+
+    Returns
+    -------
+    hit : ndarray of bool, shape (n,)
+    n_pairs : int
+        Number of matching (y, s) pairs.
+
+    Examples
+    --------
+    >>> hit, pairs = hitting_matches([[0], [0], [1]], [[1.0], [5.0], [1.0]], [[0], [0]], [[1.5], [2.0]], [1.0])
+    >>> hit.tolist(), pairs
+    ([True, False, False], 2)
+    """
+    ct, cs = np.asarray(cat_t, np.int64), np.asarray(cat_s, np.int64)
+    nt, ns = np.asarray(num_t, np.float64), np.asarray(num_s, np.float64)
+    index = _HitrIndex(ct.reshape(ct.shape[0], -1), nt.reshape(nt.shape[0], -1),
+                       cs.reshape(cs.shape[0], -1), ns.reshape(ns.shape[0], -1))
+    return _hits_from_index(index, h)
+
+
+def _hits_from_index(index: _HitrIndex, h: ArrayLike) -> tuple[NDArray[np.bool_], int]:
+    hh = np.ascontiguousarray(h, dtype=np.float64).reshape(-1)
+    a, b, order, _ = index.windows(hh)
+    pairs = _hitr_kernel(a.astype(np.int64), b.astype(np.int64), order.astype(np.int64), index.num_t,
+                         index.num_s, hh)
+    return pairs > 0, int(pairs.sum())
+
+
+def bootstrap_ratio(num: ArrayLike, den: ArrayLike, *, n_resamples: int = 1000,
+                    random_state: int | None = None, confidence: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval over records of ``sum(num) / sum(den)`` (spec section 4).
+
+    Each resample draws ``n`` record positions with replacement from ``default_rng(random_state)``, in chunks
+    of at most two million draws. With ``den`` all ones this is the bootstrap of the mean of ``num``; with
+    entropy weights it is AIR's weighted mean. Resamples whose denominator is 0 are dropped.
+
+    >>> lo, hi = bootstrap_ratio([1.0, 0.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0], n_resamples=200, random_state=0)
+    >>> 0.0 <= lo <= 0.5 <= hi <= 1.0
+    True
+    """
+    nv = np.asarray(num, dtype=np.float64)
+    dv = np.asarray(den, dtype=np.float64)
+    n = nv.shape[0]
+    if n == 0 or n_resamples < 1:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(random_state)
+    out = np.empty(n_resamples)
+    chunk = max(1, min(n_resamples, 2_000_000 // n))
+    done = 0
+    while done < n_resamples:
+        bsz = min(chunk, n_resamples - done)
+        draws = rng.integers(0, n, size=(bsz, n))
+        nn = nv[draws].sum(axis=1)
+        dd = dv[draws].sum(axis=1)
+        out[done:done + bsz] = np.where(dd > 0, nn / np.where(dd > 0, dd, 1.0), np.nan)
+        done += bsz
+    out = out[np.isfinite(out)]
+    if out.size == 0:
+        return (float("nan"), float("nan"))
+    a = (1.0 - confidence) / 2.0
+    lo, hi = np.quantile(out, [a, 1.0 - a])
+    return (float(lo), float(hi))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# adapters
+
+
+def _level(name: str, value: float, params: dict[str, Any]) -> tuple[str, LevelRule]:
+    """Grade on the ``review_absolute`` thresholds (``levels={"review_absolute": ...}`` or ``{name: ...}``
+    override them)."""
+    overrides = params.get("levels") or None
+    t = thresholds("review_absolute", overrides)
+    if overrides and name in overrides:
+        for key in ("medium", "high"):
+            if key in overrides[name]:
+                t[key] = overrides[name][key]
+        t["source"] = "user"
+    level = grade(value, "higher_is_riskier", medium=t["medium"], high=t["high"], inclusive=True)
+    rule = LevelRule(medium=t["medium"], high=t["high"], source=t["source"],
+                     description=f"on the value: high from {t['high']:g}, medium from {t['medium']:g} (the "
+                     "calibration beside it is the value an ideal generator reaches)")
+    return level, rule
+
+
+def _keys(ctx: Context) -> tuple[str, ...]:
+    return tuple(ctx.settings["key_fields"])
+
+
+def _split_sensitive(ctx: Context) -> tuple[list[str], list[str]]:
+    kinds = ctx.data.kinds
+    sens = list(ctx.settings["sensitive_fields"])
+    return ([a for a in sens if kinds[a] == "categorical"], [a for a in sens if kinds[a] == "numeric"])
+
+
+def _sens_codes(ctx: Context, set_name: str, attrs: list[str]) -> NDArray[np.int64]:
+    cols = [ctx.data.categorical_columns.index(a) for a in attrs]
+    return ctx.fitted.codes[set_name][:, cols]
+
+
+def _sens_values(ctx: Context, set_name: str, attrs: list[str]) -> NDArray[np.float64]:
+    cols = [ctx.data.numeric_columns.index(a) for a in attrs]
+    return ctx.data.numeric[set_name][:, cols]
+
+
+def _hamming_keys(ctx: Context) -> SpaceSpec:
+    return SpaceSpec("hamming", columns=_keys(ctx))
+
+
+def _euclid_keys(ctx: Context) -> SpaceSpec:
+    return SpaceSpec("euclidean", columns=_keys(ctx))
+
+
+def _key_groups(ctx: Context) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
+    """Key-combination ids of T and the synthetic-role set (exact values, missing equals missing)."""
+    space = _hamming_keys(ctx)
+
+    def build():
+        enc = ctx.encoding(space)
+        return group_ids(enc.cat[ctx.T], enc.cat[ctx.S])
+
+    return ctx.memo(("review_attack.key_groups", space, ctx.T, ctx.S), build)
+
+
+def _interval(num: NDArray[np.float64], den: NDArray[np.float64] | None, ctx: Context,
+              params: dict[str, Any]) -> tuple[float, float] | None:
+    """Bootstrap interval of a (weighted) mean of per-record scores; the calibration context only needs the
+    value, so it skips the resampling."""
+    if ctx.is_calibration:
+        return None
+    d = np.ones_like(num) if den is None else den
+    return bootstrap_ratio(num, d, n_resamples=int(params["n_bootstrap"]), random_state=ctx.random_state)
+
+
+def _numeric_sens_reason(metric: str, num: list[str]) -> str:
+    return (f"every sensitive attribute is numeric ({', '.join(num)}); {metric} is defined for categorical "
+            "sensitive attributes only (spec section 3)")
+
+
+# ZCAP ----------------------------------------------------------------------------------------------------------
+
+
+def _zcap_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
+    cat, num = _split_sensitive(ctx)
+    if not cat:
+        return not_computed("zcap", _numeric_sens_reason("ZCAP", num))
+    gt, gs, _ = _key_groups(ctx)
+    ct, cs = _sens_codes(ctx, ctx.T, cat), _sens_codes(ctx, ctx.S, cat)
+    per_attr = np.column_stack([zcap_scores(gt, gs, ct[:, j], cs[:, j]) for j in range(len(cat))])
+    scores = per_attr.mean(axis=1)
+    value = float(scores.mean())
+    matches = np.bincount(gs, minlength=int(max(gt.max(), gs.max())) + 1)[gt]
+    level, rule = _level("zcap", value, params)
+    details = {
+        "per_attribute": {a: float(per_attr[:, j].mean()) for j, a in enumerate(cat)},
+        "sensitive_used": cat,
+        "sensitive_skipped_numeric": num,
+        "key_fields": list(_keys(ctx)),
+        "n_key_combinations_real": int(np.unique(gt).shape[0]),
+        "share_real_with_match": float((matches > 0).mean()),
+        "mean_matches_per_real": float(matches.mean()),
+        "n_real": int(gt.shape[0]),
+        "n_synthetic": int(gs.shape[0]),
+    }
+    return MetricResult(name="zcap", value=value, interval=_interval(scores, None, ctx, params), level=level,
+                        level_rule=rule, details=details)
+
+
+# GCAP ----------------------------------------------------------------------------------------------------------
+
+
+def _gcap_plan(ctx: Context, params: dict[str, Any]) -> list:
+    cat, _ = _split_sensitive(ctx)
+    return [ctx.request(_hamming_keys(ctx), ctx.T, ctx.S, 1)] if cat else []
+
+
+def _gcap_ties(ctx: Context, cat: list[str]) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
+    space = _hamming_keys(ctx)
+
+    def build():
+        dmin = ctx.knn(space, ctx.T, ctx.S, 1).dist[:, 0]
+        tree = ctx.tree(space, ctx.S)
+        qnum, qcat = ctx.query_arrays(space, ctx.T)
+        qlab = _sens_codes(ctx, ctx.T, cat).astype(np.float64)
+        rlab = _sens_codes(ctx, ctx.S, cat).astype(np.float64)
+        kinds = np.zeros(len(cat), dtype=np.int64)
+        n_min, n_ok = nb.ties_at_min(tree, qnum, qcat, dmin, qlab, rlab, kinds, np.zeros(len(cat)))
+        return dmin, n_min, n_ok
+
+    return ctx.memo(("review_attack.gcap_ties", space, ctx.T, ctx.S, tuple(cat)), build)
+
+
+def _gcap_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
+    cat, num = _split_sensitive(ctx)
+    if not cat:
+        return not_computed("gcap", _numeric_sens_reason("GCAP", num))
+    dmin, n_min, n_ok = _gcap_ties(ctx, cat)
+    per_attr = gcap_scores(n_min, n_ok)
+    scores = per_attr.mean(axis=1)
+    value = float(scores.mean())
+    gt, _, _ = _key_groups(ctx)
+    level, rule = _level("gcap", value, params)
+    details = {
+        "per_attribute": {a: float(per_attr[:, j].mean()) for j, a in enumerate(cat)},
+        "sensitive_used": cat,
+        "sensitive_skipped_numeric": num,
+        "key_fields": list(_keys(ctx)),
+        "n_key_combinations_real": int(np.unique(gt).shape[0]),
+        "mean_min_distance": float(dmin.mean()),
+        "share_exact_key_match": float((dmin == 0).mean()),
+        "mean_matches_per_real": float(n_min.mean()),
+        "max_matches_per_real": int(n_min.max()),
+        "n_real": int(n_min.shape[0]),
+    }
+    return MetricResult(name="gcap", value=value, interval=_interval(scores, None, ctx, params), level=level,
+                        level_rule=rule, details=details, space=_hamming_keys(ctx).label)
+
+
+# AIR -----------------------------------------------------------------------------------------------------------
+
+
+def _air_plan(ctx: Context, params: dict[str, Any]) -> list:
+    return [ctx.request(_euclid_keys(ctx), ctx.T, ctx.S, 1)]
+
+
+def _air_ties(ctx: Context, attrs: list[str], kind: int, tol: float):
+    """(|N(y)|, TP per attribute) for the categorical (kind 0) or numeric (kind 1, tolerance ``tol``) a_S."""
+    space = _euclid_keys(ctx)
+
+    def build():
+        dmin = ctx.knn(space, ctx.T, ctx.S, 1).dist[:, 0]
+        tree = ctx.tree(space, ctx.S)
+        qnum, qcat = ctx.query_arrays(space, ctx.T)
+        if kind == 0:
+            qlab = _sens_codes(ctx, ctx.T, attrs).astype(np.float64)
+            rlab = _sens_codes(ctx, ctx.S, attrs).astype(np.float64)
+        else:
+            qlab = _sens_values(ctx, ctx.T, attrs)
+            rlab = _sens_values(ctx, ctx.S, attrs)
+        kinds = np.full(len(attrs), kind, dtype=np.int64)
+        return nb.ties_at_min(tree, qnum, qcat, dmin, qlab, rlab, kinds, np.full(len(attrs), tol))
+
+    key_tol = float(tol) if kind == 1 else None
+    return ctx.memo(("review_attack.air_ties", space, ctx.T, ctx.S, tuple(attrs), kind, key_tol), build)
+
+
+def _air_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
+    cat, num = _split_sensitive(ctx)
+    tol = float(params["air_tolerance"])
+    w = ctx.memo(("review_attack.entropy_weights", ctx.T), lambda: entropy_weights(ctx.record_ids(ctx.T)))
+    if not float(w.sum()) > 0:
+        return not_computed("air", "every real record is identical, so every entropy weight -P ln P is 0 and "
+                                   "AIR's weighted mean is undefined (spec section 3)")
+    attrs, tps, n_min = [], [], None
+    exists = []
+    if cat:
+        n_min, tp = _air_ties(ctx, cat, 0, 0.0)
+        attrs += cat
+        tps.append(tp)
+        ct, cs = _sens_codes(ctx, ctx.T, cat), _sens_codes(ctx, ctx.S, cat)
+        exists += [correct_exists(ct[:, j], cs[:, j], kind=0) for j in range(len(cat))]
+    if num:
+        n_min, tp = _air_ties(ctx, num, 1, tol)
+        attrs += num
+        tps.append(tp)
+        vt, vs = _sens_values(ctx, ctx.T, num), _sens_values(ctx, ctx.S, num)
+        exists += [correct_exists(vt[:, j], vs[:, j], kind=1, tolerance=tol) for j in range(len(num))]
+    tp = np.concatenate(tps, axis=1)
+    f1 = air_f1(n_min, tp)
+    scores = f1.mean(axis=1)
+    wsum = float(w.sum())
+    value = float(np.clip((w * scores).sum() / wsum, 0.0, 1.0))
+    per_attr, dataset = {}, {}
+    for j, a in enumerate(attrs):
+        per_attr[a] = float((w * f1[:, j]).sum() / wsum)
+        tp_sum = int(tp[:, j].sum())
+        fp_sum = int((n_min - tp[:, j]).sum())
+        fn_sum = int(((tp[:, j] == 0) & exists[j]).sum())
+        prec = tp_sum / (tp_sum + fp_sum) if tp_sum + fp_sum else 0.0
+        rec = tp_sum / (tp_sum + fn_sum) if tp_sum + fn_sum else 0.0
+        f1_d = 2 * prec * rec / (prec + rec) if prec + rec > 0 else 0.0
+        dataset[a] = {"TP": tp_sum, "FP": fp_sum, "FN": fn_sum, "precision": prec, "recall": rec, "f1": f1_d}
+    gt, _, _ = _key_groups(ctx)
+    dmin = ctx.knn(_euclid_keys(ctx), ctx.T, ctx.S, 1).dist[:, 0]
+    level, rule = _level("air", value, params)
+    details = {
+        "per_attribute": per_attr,
+        "dataset_level": dataset,
+        "air_tolerance": tol,
+        "sensitive_used": attrs,
+        "key_fields": list(_keys(ctx)),
+        "n_key_combinations_real": int(np.unique(gt).shape[0]),
+        "mean_matches_per_real": float(n_min.mean()),
+        "max_matches_per_real": int(n_min.max()),
+        "share_exact_key_match": float((dmin == 0).mean()),
+        "sum_weights": wsum,
+        "n_real": int(n_min.shape[0]),
+    }
+    interval = _interval(w * scores, w, ctx, params)
+    return MetricResult(name="air", value=value, interval=interval, level=level, level_rule=rule,
+                        details=details, space=_euclid_keys(ctx).label)
+
+
+# CRP -----------------------------------------------------------------------------------------------------------
+
+
+def _crp_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
+    copies = ctx.identical_in(ctx.S, ctx.T)
+    n_t, n_s = ctx.size(ctx.T), ctx.size(ctx.S)
+    n_copies = int(copies.sum())
+    value = crp_value(n_copies, n_t)
+    ids_t = ctx.record_ids(ctx.T)
+    copied_real = np.isin(ids_t, ctx.record_ids(ctx.S)[copies])
+    level, rule = _level("crp", value, params)
+    details = {
+        "n_copies": n_copies,
+        "ratio_unclipped": n_copies / n_t,
+        "share_synthetic_copied": n_copies / n_s,
+        "n_real_copied": int(copied_real.sum()),
+        "n_real": n_t,
+        "n_synthetic": n_s,
+    }
+    return MetricResult(name="crp", value=value, interval=stats.wilson(value, n_t), level=level,
+                        level_rule=rule, details=details)
+
+
+# HitR ----------------------------------------------------------------------------------------------------------
+
+
+def _hitr_index(ctx: Context) -> _HitrIndex:
+    def build():
+        d = ctx.data
+        return _HitrIndex(ctx.fitted.codes[ctx.T], d.numeric[ctx.T], ctx.fitted.codes[ctx.S], d.numeric[ctx.S])
+
+    return ctx.memo(("review_attack.hitr_index", ctx.T, ctx.S), build)
+
+
+def _hitr_ranges(ctx: Context) -> NDArray[np.float64]:
+    """Numeric ranges fitted on T alone (spec section 0); an all-missing or constant column has range 0."""
+    def build():
+        x = ctx.data.numeric[ctx.T]
+        out = np.zeros(x.shape[1])
+        for j in range(x.shape[1]):
+            v = x[:, j][~np.isnan(x[:, j])]
+            if v.size:
+                out[j] = float(v.max() - v.min())
+        return out
+
+    return ctx.memo(("review_attack.hitr_ranges", ctx.T), build)
+
+
+def _hitr_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
+    divisor = float(params["hitr_divisor"])
+    if not divisor > 0 or not math.isfinite(divisor):
+        raise ValueError(f"hitr_divisor must be a positive number, got {params['hitr_divisor']!r}")
+    h = _hitr_ranges(ctx) / divisor
+    index = _hitr_index(ctx)
+    hit, n_pairs = _hits_from_index(index, h)
+    n_t = int(hit.shape[0])
+    value = float(hit.mean())
+    level, rule = _level("hitting_rate", value, params)
+    details = {
+        "n_real_hit": int(hit.sum()),
+        "n_pairs": n_pairs,
+        "hitr_divisor": divisor,
+        "tolerances": {c: float(v) for c, v in zip(ctx.data.numeric_columns, h)},
+        "n_categorical_signatures_real": int(np.unique(index.g_t).shape[0]),
+        "n_real": n_t,
+        "n_synthetic": int(index.g_s.shape[0]),
+    }
+    return MetricResult(name="hitting_rate", value=value, interval=stats.wilson(value, n_t), level=level,
+                        level_rule=rule, details=details)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# registration
+
+register(MetricSpec(
+    name="zcap", title="Zero CAP (exact key match)", section="3", group="attack",
+    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_zcap_compute, plan=lambda ctx, p: [],
+    needs=("sensitive_fields",), params=(), calibratable=True, copy_sensitive=True,
+    summary="How often a synthetic record with a real person's exact key values also reveals their sensitive "
+            "value.",
+    definition="For each real record, the share of synthetic records with identical key attributes that also "
+               "share its categorical sensitive value (0 when none matches). ZCAP is the mean over real records "
+               "and sensitive attributes (review paper Eq. 3-4).",
+))
+
+register(MetricSpec(
+    name="gcap", title="Generalised CAP (nearest keys)", section="3", group="attack",
+    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_gcap_compute, plan=_gcap_plan,
+    needs=("sensitive_fields",), default_space="hamming", params=(), calibratable=True,
+    summary="How often the synthetic records closest to a real person's key values reveal their sensitive "
+            "value.",
+    definition="For each real record, the synthetic records at the minimal Hamming distance on the key "
+               "attributes are its matches, and its score is the share of them sharing its categorical "
+               "sensitive value. GCAP is the mean over real records and sensitive attributes (review paper "
+               "Eq. 5-6).",
+))
+
+register(MetricSpec(
+    name="air", title="Attribute inference risk", section="3", group="attack",
+    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_air_compute, plan=_air_plan,
+    needs=("sensitive_fields",), default_space="euclidean", params=("air_tolerance",), calibratable=True,
+    summary="How well an attacker who knows a person's key values guesses their sensitive values from the "
+            "nearest synthetic records.",
+    definition="For each real record, the synthetic records at the minimal euclidean distance on the key "
+               "attributes are guesses, correct when the sensitive value is equal (categorical) or within the "
+               "relative tolerance (numeric), scored by F1 = 2TP/(2TP + FP). AIR is the mean of these F1 "
+               "scores weighted by -P ln P of each record's frequency in the real data, averaged over sensitive "
+               "attributes (review paper Eq. 8-11).",
+))
+
+register(MetricSpec(
+    name="crp", title="Common rows proportion", section="3", group="attack",
+    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_crp_compute, plan=lambda ctx, p: [],
+    params=(), calibratable=True, copy_sensitive=True,
+    summary="How many synthetic records are exact copies of real records, relative to the real data's size.",
+    definition="The number of synthetic records identical to some real record, counted with multiplicity, "
+               "divided by the number of real records and clipped to [0, 1]. Identical means every analysed "
+               "column equal (review paper Eq. 12).",
+))
+
+register(MetricSpec(
+    name="hitting_rate", title="Hitting rate", section="3", group="attack",
+    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_hitr_compute, plan=lambda ctx, p: [],
+    params=("hitr_divisor",), calibratable=True, copy_sensitive=True,
+    summary="The share of real records that have a near-identical synthetic record.",
+    definition="A real record is hit when some synthetic record has every categorical value equal and every "
+               "numeric value within the real range divided by the divisor (30 by default). The hitting rate "
+               "is the share of real records hit (review paper Eq. 32-33, counting real records).",
+))

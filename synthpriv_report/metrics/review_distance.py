@@ -25,6 +25,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from .. import neighbors as nb
@@ -333,6 +334,8 @@ def _space_details(ctx: Context, space: SpaceSpec) -> dict[str, Any]:
             "explained_variance": float(np.sum(proj.explained_variance_ratio[:proj.n_components]))}
 
 
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # CVP, DVP', NSND (2.2.1, 2.2.2, 2.2.6)
 
@@ -371,7 +374,7 @@ def _compute_cvp(ctx: Context, params: dict[str, Any]) -> MetricResult:
         return _not_spread("cvp", details, sp)
     thr = float(params["cvp_threshold"])
     value = cvp_score(u, threshold=thr)
-    details.update(threshold=thr, n_close=int(round(value * u.size)), u_mean=float(u.mean()),
+    details.update(threshold=thr, n_close=round(value * u.size), u_mean=float(u.mean()),
                    u_median=float(np.median(u)))
     return _share_result("cvp", value, u.size, params, sp, details, (SATURATION_NOTE,))
 
@@ -386,7 +389,7 @@ def _compute_dvp(ctx: Context, params: dict[str, Any]) -> MetricResult:
         return _not_spread("dvp", details, sp)
     thr = float(params["dvp_threshold"])
     value = dvp_score(u, threshold=thr)
-    details.update(threshold=thr, dvp_original=1.0 - value, n_far=int(round((1.0 - value) * u.size)),
+    details.update(threshold=thr, dvp_original=1.0 - value, n_far=round((1.0 - value) * u.size),
                    u_mean=float(u.mean()), u_median=float(np.median(u)))
     return _share_result("dvp", value, u.size, params, sp, details, (SATURATION_NOTE,))
 
@@ -681,7 +684,7 @@ def _compute_hidden_rate(ctx: Context, params: dict[str, Any]) -> MetricResult:
     pd_ = nb.pair_distances(ctx.encoding(sp), ctx.T, y_rows, ctx.S, z_rows)
     counted, n_paired, n_pairs_min = hidden_rate_counts(y_rows, pd_, dmin[y_rows], exact=_exact(ctx, sp))
     value = counted / n_paired
-    details = {**_sizes(ctx), **_space_details(ctx, sp), "n_pairs": int(len(pairs)), "n_real_paired": n_paired,
+    details = {**_sizes(ctx), **_space_details(ctx, sp), "n_pairs": len(pairs), "n_real_paired": n_paired,
                "n_real_counted": counted, "n_pairs_at_minimum": n_pairs_min,
                "hidden_rate_paper": counted / ctx.size(ctx.S)}
     return _share_result("hidden_rate", value, n_paired, params, sp, details)

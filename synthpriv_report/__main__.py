@@ -1,0 +1,7 @@
+"""``python -m synthpriv_report``: the ``synthpriv-report`` command line."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

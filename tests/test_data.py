@@ -1,0 +1,266 @@
+"""Tests of synthpriv_report.data.prepare (spec section 0: sets, columns, kinds, validation)."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthpriv_report import Evaluation
+from synthpriv_report.data import MISSING, prepare
+
+
+def _frames():
+    T = pd.DataFrame({
+        "i": [1, 2, 3, 4],
+        "f": [0.5, 1.5, np.nan, 2.5],
+        "d": pd.to_datetime(["2020-01-01", "2020-01-02", "2020-01-03", None]),
+        "o": ["a", "b", None, "a"],
+        "s": pd.array(["x", "y", "x", None], dtype="string"),
+        "c": pd.Categorical(["u", "v", "u", "v"]),
+        "b": [True, False, True, False],
+    })
+    return T, T.copy(deep=True), T.copy(deep=True)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# kinds and conversion
+
+
+def test_kinds_inferred_from_dtype() -> None:
+    T, S, H = _frames()
+    d = prepare(T, S, H)
+    assert d.kinds == {"i": "numeric", "f": "numeric", "d": "numeric", "o": "categorical", "s": "categorical",
+                       "c": "categorical", "b": "categorical"}
+    assert d.columns == tuple(T.columns)
+    assert d.numeric_columns == ("i", "f", "d")
+    assert d.categorical_columns == ("o", "s", "c", "b")
+    assert d.sizes == {"T": 4, "H": 4, "S": 4}
+
+
+def test_datetime_becomes_seconds_and_nat_missing() -> None:
+    T, S, _ = _frames()
+    d = prepare(T, S)
+    v = d.column_values("T", "d")
+    # 2020-01-01 00:00 UTC = 1577836800 s since the epoch; +1 day = +86400 s
+    assert v[:3].tolist() == [1577836800.0, 1577836800.0 + 86400, 1577836800.0 + 2 * 86400]
+    assert np.isnan(v[3])
+
+
+def test_missing_categorical_is_its_own_category_and_numeric_missing_is_nan() -> None:
+    T, S, _ = _frames()
+    d = prepare(T, S)
+    assert d.column_values("T", "o").tolist() == ["a", "b", MISSING, "a"]
+    assert d.column_values("T", "s").tolist() == ["x", "y", "x", MISSING]
+    assert d.column_values("T", "b").tolist() == ["True", "False", "True", "False"]
+    f = d.column_values("T", "f")
+    assert f[[0, 1, 3]].tolist() == [0.5, 1.5, 2.5] and np.isnan(f[2])
+
+
+def test_overrides_numeric_categorical_exclude() -> None:
+    T = pd.DataFrame({"id": [10, 11, 12], "code": [1, 2, 3], "txt": ["1", "2", "3"], "x": [0.0, 1.0, 2.0]})
+    d = prepare(T, T.copy(), numeric=["txt"], categorical=["code"], exclude=["id"])
+    assert d.columns == ("code", "txt", "x")
+    assert d.kinds == {"code": "categorical", "txt": "numeric", "x": "numeric"}
+    assert d.excluded == ("id",)
+    assert d.column_values("T", "txt").tolist() == [1.0, 2.0, 3.0]
+    assert d.column_values("T", "code").tolist() == ["1", "2", "3"]
+
+
+def test_unseen_categories_in_synthetic_are_fine() -> None:
+    T = pd.DataFrame({"c": ["a", "b", "a"], "x": [1, 2, 3]})
+    S = pd.DataFrame({"c": ["zzz", "b", None], "x": [1, 2, 3]})
+    d = prepare(T, S)
+    assert d.column_values("S", "c").tolist() == ["zzz", "b", MISSING]
+
+
+def test_synthetic_numeric_strings_are_converted() -> None:
+    T = pd.DataFrame({"x": [1.0, 2.0, 3.0]})
+    S = pd.DataFrame({"x": ["1", "2.5", None]})
+    v = prepare(T, S).column_values("S", "x")
+    assert v[:2].tolist() == [1.0, 2.5] and np.isnan(v[2])
+
+
+def test_categorical_override_int_column_matches_float_with_nan_in_synthetic() -> None:
+    """Regression: T's int column declared categorical, S's copy of it became float because of one missing
+    value (what read_csv does). 1 and 1.0 are the same category; as strings '1' != '1.0', which made every
+    record of S differ from T (exact copies missed)."""
+    T = pd.DataFrame({"zip": [1, 2, 3, 4], "x": [1.0, 2.0, 3.0, 4.0]})
+    S = pd.DataFrame({"zip": [1.0, 2.0, np.nan, 4.0], "x": [1.0, 2.0, 3.0, 4.0]})
+    d = prepare(T, S, categorical=["zip"])
+    t = d.column_values("T", "zip").tolist()
+    s = d.column_values("S", "zip").tolist()
+    assert s[0] == t[0] and s[1] == t[1] and s[3] == t[3]
+    assert s[2] == MISSING
+
+
+def test_datetime_column_given_as_strings_in_synthetic_is_converted() -> None:
+    """Regression: spec 0 says H and S values are converted to the column's kind. A datetime column of T
+    arrives as ISO strings in a synthetic CSV; the strings are valid dates and must convert, not raise."""
+    T = pd.DataFrame({"d": pd.to_datetime(["2020-01-01", "2020-01-02", "2020-01-03"]), "x": [1, 2, 3]})
+    S = pd.DataFrame({"d": ["2020-01-01", "2020-01-02", "2020-01-03"], "x": [1, 2, 3]})
+    d = prepare(T, S)
+    assert d.column_values("S", "d").tolist() == d.column_values("T", "d").tolist()
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# fingerprints
+
+
+def test_fingerprints_stable_and_sensitive() -> None:
+    T = pd.DataFrame({"x": [1.0, 2.0, np.nan], "c": ["a", "b", None]})
+    S = pd.DataFrame({"x": [1.0, 5.0, 3.0], "c": ["a", "a", "b"]})
+    f1 = prepare(T, S).fingerprints
+    f2 = prepare(T.copy(), S.copy()).fingerprints
+    assert f1 == f2
+    assert len(f1["T"]) == 64 and set(f1) == {"T", "S"}
+    # a changed value in S changes S's fingerprint and nothing else
+    S2 = S.copy()
+    S2.loc[1, "x"] = 5.000001
+    f3 = prepare(T, S2).fingerprints
+    assert f3["S"] != f1["S"] and f3["T"] == f1["T"]
+    # a changed category in T changes T's only
+    T2 = T.copy()
+    T2.loc[0, "c"] = "z"
+    f4 = prepare(T2, S).fingerprints
+    assert f4["T"] != f1["T"] and f4["S"] == f1["S"]
+    # adding a holdout does not change T's or S's fingerprint
+    f5 = prepare(T, S, T.copy()).fingerprints
+    assert f5["T"] == f1["T"] and f5["S"] == f1["S"] and f5["H"] == f1["T"]
+    # the DataFrame index is not part of the data
+    f6 = prepare(T.set_axis([7, 8, 9]), S).fingerprints
+    assert f6["T"] == f1["T"]
+
+
+def test_fingerprint_missing_differs_from_value() -> None:
+    T = pd.DataFrame({"x": [1.0, 2.0], "c": ["a", "b"]})
+    a = prepare(T, pd.DataFrame({"x": [1.0, 2.0], "c": ["a", None]})).fingerprints["S"]
+    b = prepare(T, pd.DataFrame({"x": [1.0, 2.0], "c": ["a", "None"]})).fingerprints["S"]
+    c = prepare(T, pd.DataFrame({"x": [1.0, np.nan], "c": ["a", "b"]})).fingerprints["S"]
+    assert len({a, b, c}) == 3
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# validation: every bad input is a clear error naming the column and the set
+
+
+def _T():
+    return pd.DataFrame({"age": [30, 40, 50], "sex": ["F", "M", "F"]})
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, words",
+    [
+        ({"synthetic": pd.DataFrame({"age": [1, 2]})}, ValueError, ["'sex'", "synthetic"]),
+        ({"holdout": pd.DataFrame({"age": [1, 2]})}, ValueError, ["'sex'", "holdout"]),
+        ({"synthetic": pd.DataFrame({"age": [1], "sex": ["F"], "extra": [0]})}, ValueError, ["'extra'", "synthetic"]),
+        ({"synthetic": pd.DataFrame({"age": [], "sex": []})}, ValueError, ["synthetic", "empty"]),
+        ({"holdout": pd.DataFrame({"age": [], "sex": []})}, ValueError, ["holdout", "empty"]),
+        ({"synthetic": [[1, "F"]]}, TypeError, ["synthetic", "DataFrame"]),
+        ({"holdout": np.zeros((2, 2))}, TypeError, ["holdout", "DataFrame"]),
+        ({"synthetic": pd.DataFrame({"age": ["30", "forty"], "sex": ["F", "M"]})}, ValueError,
+         ["'age'", "synthetic", "'forty'"]),
+        ({"holdout": pd.DataFrame({"age": ["30", "forty"], "sex": ["F", "M"]})}, ValueError,
+         ["'age'", "holdout", "'forty'"]),
+        ({"synthetic": pd.DataFrame({"age": [30.0, np.inf], "sex": ["F", "M"]})}, ValueError,
+         ["'age'", "synthetic", "infinite"]),
+        ({"holdout": pd.DataFrame({"age": [-np.inf, 1.0], "sex": ["F", "M"]})}, ValueError,
+         ["'age'", "holdout", "infinite"]),
+        ({"exclude": ["nope"]}, ValueError, ["exclude", "'nope'"]),
+        ({"numeric": ["nope"]}, ValueError, ["numeric", "'nope'"]),
+        ({"categorical": ["nope"]}, ValueError, ["categorical", "'nope'"]),
+        ({"numeric": ["age"], "categorical": ["age"]}, ValueError, ["age", "both"]),
+        ({"exclude": ["age", "sex"]}, ValueError, ["excluded"]),
+    ],
+)
+def test_bad_inputs_raise_clear_errors(kwargs, exc, words) -> None:
+    args = {"real": _T(), "synthetic": _T()}
+    args.update(kwargs)
+    with pytest.raises(exc) as info:
+        prepare(args.pop("real"), args.pop("synthetic"), args.pop("holdout", None), **args)
+    msg = str(info.value)
+    for w in words:
+        assert w in msg, (w, msg)
+
+
+def test_real_data_errors() -> None:
+    with pytest.raises(TypeError, match="real"):
+        prepare({"age": [1, 2]}, _T())
+    with pytest.raises(ValueError, match="real.*empty"):
+        prepare(_T().iloc[:0], _T())
+    with pytest.raises(ValueError, match="at least 2"):
+        prepare(_T().iloc[:1], _T())
+    T = _T().astype({"age": float})
+    T.loc[1, "age"] = np.inf
+    with pytest.raises(ValueError, match=r"'age'.*infinite.*real"):
+        prepare(T, _T())
+    with pytest.raises(ValueError, match=r"'age'.*real"):
+        prepare(_T().assign(age=["1", "x", "2"]), _T(), numeric=["age"])
+
+
+def test_entirely_missing_column_is_an_error_naming_it() -> None:
+    T = _T().assign(empty=[np.nan] * 3)
+    with pytest.raises(ValueError, match=r"'empty'.*entirely missing.*exclude"):
+        prepare(T, T.copy())
+    # a column missing in T but present in H is not entirely missing in the real data
+    H = T.copy()
+    H.loc[0, "empty"] = 1.0
+    assert prepare(T, T.copy(), H).kinds["empty"] == "numeric"
+    # excluded, it is fine
+    assert prepare(T, T.copy(), exclude=["empty"]).columns == ("age", "sex")
+
+
+def test_duplicate_column_names_are_an_error() -> None:
+    T = pd.DataFrame([[1, 2], [3, 4]], columns=["a", "a"])
+    with pytest.raises(ValueError, match=r"duplicate.*'a'"):
+        prepare(T, T.copy())
+    good = pd.DataFrame({"a": [1, 3]})
+    with pytest.raises(ValueError, match=r"synthetic.*duplicate"):
+        prepare(good, T)
+
+
+def test_non_string_column_names_are_an_error() -> None:
+    T = pd.DataFrame({0: [1, 2], 1: [3, 4]})
+    with pytest.raises(TypeError, match="column names"):
+        prepare(T, T.copy())
+
+
+def test_column_order_of_other_sets_does_not_matter() -> None:
+    T = _T()
+    S = T[["sex", "age"]].copy()
+    d = prepare(T, S)
+    assert d.column_values("S", "age").tolist() == [30.0, 40.0, 50.0]
+    assert d.fingerprints["S"] == d.fingerprints["T"]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the caller's DataFrames are never modified
+
+
+def test_caller_frames_not_modified(tiny_mixed) -> None:
+    T, H, S = tiny_mixed
+    T = T.assign(when=pd.to_datetime(["2020-01-01", None, "2021-05-05", "2019-02-02", "2018-01-01"]),
+                 cat=pd.Categorical(list("abcab")))
+    H = H.assign(when=pd.to_datetime(["2020-01-01", "2020-01-02", None, "2019-02-02"]),
+                 cat=pd.Categorical(list("abca")))
+    S = S.assign(when=pd.to_datetime(["2020-01-01", "2020-01-02", "2020-01-03", None]),
+                 cat=pd.Categorical(list("zbca")))
+    before = [copy.deepcopy(x) for x in (T, H, S)]
+    prepare(T, S, H, categorical=["n"])
+    for a, b in zip((T, H, S), before):
+        pd.testing.assert_frame_equal(a, b)
+    ev = Evaluation(T, S, H, progress=False, n_bootstrap=50, sensitive_fields=["sex"])
+    ev.results()
+    for a, b in zip((T, H, S), before):
+        pd.testing.assert_frame_equal(a, b)
+        assert list(a.columns) == list(b.columns) and a.index.equals(b.index)
+
+
+def test_fingerprint_distinguishes_values_containing_the_separator() -> None:
+    """Regression: categorical values were joined with '\\x1f' without escaping or length prefixes, so the rows
+    ('a\\x1fb', 'c') and ('a', 'b\\x1fc') hashed to the same bytes: two different data sets, one fingerprint."""
+    t1 = pd.DataFrame({"u": ["a\x1fb", "z"], "v": ["c", "z"]})
+    t2 = pd.DataFrame({"u": ["a", "z"], "v": ["b\x1fc", "z"]})
+    assert prepare(t1, t1.copy()).fingerprints["T"] != prepare(t2, t2.copy()).fingerprints["T"]

@@ -1,0 +1,245 @@
+"""Tests of synthpriv_report.neighbors: the exact tree search against brute force, ties, self-exclusion,
+ties_at_min, farthest_pair and pair_distances (spec section 0: ties, self-matches, nearest record ties)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthpriv_report.data import prepare
+from synthpriv_report.neighbors import (
+    build_tree,
+    farthest_pair,
+    knn,
+    knn_brute,
+    pair_distances,
+    ties_at_min,
+)
+from synthpriv_report.spaces import SpaceSpec, encode, fit, project
+from synthpriv_report.stats import ties as tie
+
+
+def _mixed(n: int, seed: int, *, nan: bool = True) -> pd.DataFrame:
+    """Mixed data with many ties and duplicates: small integer ranges, few categories, repeated rows."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "a": rng.integers(0, 4, n).astype(float),
+        "b": rng.integers(0, 3, n).astype(float) * 2.5,
+        "c": rng.choice(list("xyz"), n),
+        "d": rng.choice(list("pq"), n, p=[0.8, 0.2]),
+        "e": rng.normal(size=n).round(1),
+    })
+    if nan and n > 3:
+        df.loc[rng.choice(n, max(1, n // 10), replace=False), "a"] = np.nan
+        df.loc[rng.choice(n, max(1, n // 20), replace=False), "c"] = None
+    if n > 4:  # exact duplicates elsewhere in the set
+        dup = rng.choice(n, n // 5, replace=False)
+        df.iloc[dup[: len(dup) // 2]] = df.iloc[dup[len(dup) // 2: 2 * (len(dup) // 2)]].to_numpy()
+    return df
+
+
+def _encodings(T: pd.DataFrame, S: pd.DataFrame):
+    d = prepare(T, S)
+    f = fit(d)
+    out = {k: encode(d, f, SpaceSpec(k)) for k in ("gower", "euclidean", "hamming")}
+    out["projected"] = project(d, out["euclidean"], SpaceSpec("projected", n_components=min(3, len(T))))[0]
+    return out
+
+
+def _tree_knn(enc, query, ref, k, exclude_self=False):
+    tree = build_tree(enc, ref)
+    return knn(tree, np.ascontiguousarray(enc.num[query]), np.ascontiguousarray(enc.cat[query]), k=k,
+               exclude_self=exclude_self)
+
+
+@pytest.mark.parametrize("seed, n_t, n_s", [(0, 1, 1), (1, 2, 3), (2, 7, 5), (3, 60, 40), (4, 400, 250),
+                                            (5, 2500, 1200)])
+def test_tree_equals_brute_force(seed: int, n_t: int, n_s: int) -> None:
+    T = _mixed(n_t, seed)
+    S = _mixed(n_s, seed + 100)
+    if n_t == 1:  # prepare needs two real records; use two identical ones
+        T = pd.concat([T, T], ignore_index=True)
+    encs = _encodings(T, S)
+    ks = range(1, 7) if n_t <= 100 else (1, 2, 6)
+    for kind, enc in encs.items():
+        for q, r in (("S", "T"), ("T", "T"), ("T", "S")):
+            within = q == r
+            tree = build_tree(enc, r)
+            qn, qc = np.ascontiguousarray(enc.num[q]), np.ascontiguousarray(enc.cat[q])
+            # the brute-force order is a total order (distance with tolerance, then position), so its first k
+            # columns at k = 6 are its answer at k
+            d_b, i_b = knn_brute(enc, q, r, k=6, exclude_self=within)
+            for k in ks:
+                d_t, i_t = knn(tree, qn, qc, k=k, exclude_self=within)
+                np.testing.assert_array_equal(i_t, i_b[:, :k], err_msg=f"{kind} {q}->{r} k={k}")
+                np.testing.assert_array_equal(d_t, d_b[:, :k], err_msg=f"{kind} {q}->{r} k={k}")
+
+
+def test_brute_force_prefix_property() -> None:
+    T = _mixed(80, 7)
+    S = _mixed(50, 8)
+    enc = _encodings(T, S)["gower"]
+    d6, i6 = knn_brute(enc, "S", "T", k=6)
+    for k in (1, 3):
+        d, i = knn_brute(enc, "S", "T", k=k)
+        np.testing.assert_array_equal(i, i6[:, :k])
+        np.testing.assert_array_equal(d, d6[:, :k])
+
+
+def test_brute_force_is_a_true_knn_with_lowest_position_ties() -> None:
+    """knn_brute itself checked against a full numpy distance matrix and a stable sort."""
+    T = _mixed(50, 9)
+    S = _mixed(30, 10)
+    for kind, enc in _encodings(T, S).items():
+        nq, nr = 30, 50
+        ii, jj = np.meshgrid(np.arange(nq), np.arange(nr), indexing="ij")
+        D = pair_distances(enc, "S", ii.ravel(), "T", jj.ravel()).reshape(nq, nr)
+        dist, idx = knn_brute(enc, "S", "T", k=4)
+        for q in range(nq):
+            # expected: stable sort by distance after snapping tied distances together
+            row = D[q].copy()
+            order = np.lexsort((np.arange(nr), np.round(row, 9)))
+            assert idx[q].tolist() == order[:4].tolist(), kind
+            np.testing.assert_allclose(dist[q], row[order[:4]], rtol=0, atol=1e-12)
+
+
+def test_ties_broken_by_lowest_reference_position_and_self_excluded_by_position() -> None:
+    # T x = 5, 1, 1, 1, 9: T1, T2, T3 are identical
+    T = pd.DataFrame({"x": [5.0, 1.0, 1.0, 1.0, 9.0]})
+    S = pd.DataFrame({"x": [1.0, 3.0]})
+    d = prepare(T, S)
+    enc = encode(d, fit(d), SpaceSpec("gower"))  # range 8: x' = (x - 1) / 8
+    dist, idx = _tree_knn(enc, "S", "T", 4)
+    # S0 = 1: T1, T2, T3 at 0 (lowest position first), then T0 at 4/8 = 0.5
+    assert idx[0].tolist() == [1, 2, 3, 0]
+    np.testing.assert_allclose(dist[0], [0.0, 0.0, 0.0, 0.5])
+    # S1 = 3: T1, T2, T3 at 2/8 = 0.25 and T0 at 2/8 = 0.25: all tied, so positions 0, 1, 2, 3
+    assert idx[1].tolist() == [0, 1, 2, 3]
+    np.testing.assert_allclose(dist[1], [0.25] * 4)
+    # within T: T2 excludes itself by position; its duplicates T1 and T3 are neighbours at distance 0
+    dist, idx = _tree_knn(enc, "T", "T", 3, exclude_self=True)
+    assert idx[2].tolist() == [1, 3, 0] and dist[2, :2].tolist() == [0.0, 0.0]
+    assert idx[1].tolist() == [2, 3, 0]
+    # T4 = 9: T0 at 0.5, then T1..T3 at 1.0
+    assert idx[4].tolist() == [0, 1, 2]
+    np.testing.assert_allclose(dist[4], [0.5, 1.0, 1.0])
+
+
+def test_more_neighbours_than_references() -> None:
+    T = pd.DataFrame({"x": [0.0, 1.0]})
+    d = prepare(T, T.iloc[[0]])
+    enc = encode(d, fit(d), SpaceSpec("euclidean"))
+    dist, idx = _tree_knn(enc, "T", "T", 3, exclude_self=True)
+    assert idx.tolist() == [[1, -1, -1], [0, -1, -1]]
+    assert dist[0, 0] == 1.0 and np.isinf(dist[:, 1:]).all()
+    dist, idx = _tree_knn(enc, "S", "T", 3)
+    assert idx.tolist() == [[0, 1, -1]]
+
+
+def test_tie_tolerance_groups_near_equal_distances() -> None:
+    # x' = x / 10 (real range [0, 10]); S0 = 0.5 -> 0.05.
+    # d(S0, T0) = 0.05; d(S0, T1) = 0.05 - 2e-11 (relative difference 4e-10 <= 1e-9: a tie);
+    # d(S0, T3) = 0.05 - 2e-9 (relative difference 4e-8: strictly closer); d(S0, T2) = 0.95.
+    T = pd.DataFrame({"x": [0.0, 1.0 - 2e-10, 10.0, 1.0 - 2e-8]})
+    S = pd.DataFrame({"x": [0.5]})
+    d = prepare(T, S)
+    for kind in ("gower", "euclidean"):
+        enc = encode(d, fit(d), SpaceSpec(kind))
+        dist, idx = _tree_knn(enc, "S", "T", 4)
+        # T3 first; then the tie T0, T1 by lowest position although T1 is numerically closer
+        assert idx[0].tolist() == [3, 0, 1, 2], kind
+        assert dist[0, 2] < dist[0, 1]
+        assert knn_brute(enc, "S", "T", k=4)[1][0].tolist() == [3, 0, 1, 2]
+
+
+def test_ties_at_min_matches_brute_count() -> None:
+    T = _mixed(300, 21)
+    S = _mixed(120, 22)
+    d = prepare(T, S)
+    f = fit(d)
+    for kind in ("gower", "euclidean", "hamming"):
+        enc = encode(d, f, SpaceSpec(kind))
+        tree = build_tree(enc, "S")
+        qn, qc = np.ascontiguousarray(enc.num["T"]), np.ascontiguousarray(enc.cat["T"])
+        dmin = knn(tree, qn, qc, k=1)[0][:, 0]
+        lab_t = f.codes["T"][:, :1].astype(float)  # column c's codes as the label
+        lab_s = f.codes["S"][:, :1].astype(float)
+        n_min, n_ok = ties_at_min(tree, qn, qc, dmin, lab_t, lab_s, np.array([0]), np.array([0.0]))
+        nq, nr = 300, 120
+        ii, jj = np.meshgrid(np.arange(nq), np.arange(nr), indexing="ij")
+        D = pair_distances(enc, "T", ii.ravel(), "S", jj.ravel()).reshape(nq, nr)
+        exact = kind == "hamming"
+        for q in range(nq):
+            at_min = tie(D[q], D[q].min(), exact=exact)
+            assert n_min[q] == at_min.sum(), (kind, q)
+            assert n_ok[q, 0] == (lab_s[at_min, 0] == lab_t[q, 0]).sum(), (kind, q)
+        assert (n_min >= 1).all()
+
+
+def test_ties_at_min_numeric_label_tolerance_by_hand() -> None:
+    # one reference set of 3 identical key records with sensitive values z = 10, 11.5, NaN; query y = 11
+    # |11 - 10| = 1 <= 0.1 * 10 = 1 (boundary, correct); |11 - 11.5| = 0.5 <= 1.15 (correct); NaN (wrong)
+    T = pd.DataFrame({"k": ["a", "b"]})
+    S = pd.DataFrame({"k": ["a", "a", "a", "b"]})
+    d = prepare(T, S)
+    enc = encode(d, fit(d), SpaceSpec("hamming"))
+    tree = build_tree(enc, "S")
+    qn, qc = np.ascontiguousarray(enc.num["T"]), np.ascontiguousarray(enc.cat["T"])
+    dmin = np.array([0.0, 0.0])
+    n_min, n_ok = ties_at_min(tree, qn, qc, dmin, np.array([[11.0], [np.nan]]),
+                              np.array([[10.0], [11.5], [np.nan], [np.nan]]), np.array([1]), np.array([0.1]))
+    assert n_min.tolist() == [3, 1]
+    # query 1 (missing) vs S3 (missing): both missing is correct
+    assert n_ok[:, 0].tolist() == [2, 1]
+
+
+@pytest.mark.parametrize("kind", ["gower", "euclidean", "projected", "hamming"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_farthest_pair_equals_brute_maximum(kind: str, seed: int) -> None:
+    T = _mixed(150, 30 + seed)
+    S = _mixed(90, 40 + seed)
+    enc = _encodings(T, S)[kind]
+    ii, jj = np.meshgrid(np.arange(150), np.arange(90), indexing="ij")
+    D = pair_distances(enc, "T", ii.ravel(), "S", jj.ravel())
+    best, i, j = farthest_pair(enc, build_tree(enc, "T"), build_tree(enc, "S"))
+    assert best == pytest.approx(D.max(), rel=1e-12, abs=1e-12)
+    assert float(pair_distances(enc, "T", np.array([i]), "S", np.array([j]))[0]) == pytest.approx(best)
+
+
+def test_farthest_pair_by_hand() -> None:
+    T = pd.DataFrame({"x": [0.0, 4.0, 10.0]})
+    S = pd.DataFrame({"x": [3.0, 12.0, -2.0]})
+    d = prepare(T, S)
+    enc = encode(d, fit(d), SpaceSpec("euclidean"))  # x' = x / 10
+    # farthest: T2 = 1.0 and S2 = -0.2 -> 1.2, tied with T0 = 0.0 and S1 = 1.2 -> 1.2; either pair may be returned
+    best, i, j = farthest_pair(enc, build_tree(enc, "T"), build_tree(enc, "S"))
+    assert (i, j) in {(2, 2), (0, 1)} and best == pytest.approx(1.2)
+
+
+def test_pair_distances_by_hand() -> None:
+    T = pd.DataFrame({"x": [0.0, 10.0], "c": ["a", "b"]})
+    S = pd.DataFrame({"x": [5.0, 10.0], "c": ["b", "b"]})
+    d = prepare(T, S)
+    f = fit(d)
+    g = encode(d, f, SpaceSpec("gower"))
+    e = encode(d, f, SpaceSpec("euclidean"))
+    # gower: (T0, S0) = (0.5 + 1) / 2 = 0.75; (T1, S1) = 0; (T0, S1) = (1 + 1) / 2 = 1
+    np.testing.assert_allclose(pair_distances(g, "T", np.array([0, 1, 0]), "S", np.array([0, 1, 1])),
+                               [0.75, 0.0, 1.0])
+    # euclidean: (T0, S0) = sqrt(0.25 + 2) = 1.5; (T1, S1) = 0; (T0, S1) = sqrt(1 + 2)
+    np.testing.assert_allclose(pair_distances(e, "T", np.array([0, 1, 0]), "S", np.array([0, 1, 1])),
+                               [1.5, 0.0, np.sqrt(3.0)])
+
+
+def test_subset_reference_rows() -> None:
+    T = _mixed(200, 50)
+    S = _mixed(60, 51)
+    enc = _encodings(T, S)["gower"]
+    rows = np.sort(np.random.default_rng(0).choice(200, 70, replace=False))
+    tree = build_tree(enc, "T", rows)
+    d1, i1 = knn(tree, np.ascontiguousarray(enc.num["S"]), np.ascontiguousarray(enc.cat["S"]), k=3)
+    d2, i2 = knn_brute(enc, "S", "T", k=3, r_rows=rows)
+    np.testing.assert_array_equal(i1, i2)
+    np.testing.assert_array_equal(d1, d2)
+    assert i1.max() < 70  # positions within the subset

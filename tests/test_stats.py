@@ -1,0 +1,127 @@
+"""Tests of synthpriv_report.stats: tie rule, win share, Wilson, round-half-up, binomial p, bootstrap."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from synthpriv_report import stats
+
+
+def test_ties_less_leq() -> None:
+    # |a - b| <= 1e-9 max(|a|, |b|) + 1e-12
+    assert stats.ties([1.0, 1.0, 0.0, 0.0], [1.0 + 5e-10, 1.0 + 2e-9, 5e-13, 2e-12]).tolist() == [
+        True, False, True, False]
+    assert stats.ties([2.0, 3.0], [2.0, 3.0 + 1e-15], exact=True).tolist() == [True, False]
+    assert stats.less([0.5, 1.0, 1.0], [1.0, 1.0 + 1e-12, 2.0]).tolist() == [True, False, True]
+    assert stats.leq([0.2 + 1e-16, 0.21], 0.2).tolist() == [True, False]
+
+
+def test_ties_infinite_equal_only_to_itself() -> None:
+    """Regression: the docstring (and spec 0) make inf equal only to inf; |inf - 1| <= 1e-9 * inf + 1e-12 is
+    True in floating point, so inf tied with every finite distance and less(1.0, inf) was False."""
+    assert stats.ties([np.inf, np.inf, 1.0], [np.inf, 1.0, np.inf]).tolist() == [True, False, False]
+    assert stats.less([1.0], [np.inf]).tolist() == [True]
+    assert stats.win_share([1.0, 2.0], [np.inf, 1.0]) == (0.5, 1, 0, 2)
+
+
+def test_win_share_with_ties_by_hand() -> None:
+    # a < b: (0.1, 0.2) win, (0.5, 0.5) tie, (0.3, 0.1) loss, (0.4, 0.4 + 1e-13) tie, (0, 1) win
+    # share = (2 + 0.5 * 2) / 5 = 0.6
+    share, wins, nties, n = stats.win_share([0.1, 0.5, 0.3, 0.4, 0.0], [0.2, 0.5, 0.1, 0.4 + 1e-13, 1.0])
+    assert (share, wins, nties, n) == (0.6, 2, 2, 5)
+    # integer distances compared exactly
+    assert stats.win_share([1, 2, 3], [1, 3, 2], exact=True) == (0.5, 1, 1, 3)
+
+
+def test_wilson_by_hand() -> None:
+    # p = 0.2, n = 10, z = 1.959964: z^2 = 3.841459; denom = 1 + 0.3841459 = 1.3841459
+    # centre = (0.2 + 3.841459 / 20) / denom = 0.3920729 / 1.3841459 = 0.2832598
+    # half = z sqrt(0.016 + 3.841459 / 400) / denom = 1.959964 * sqrt(0.02560365) / 1.3841459
+    #      = 1.959964 * 0.1600114 / 1.3841459 = 0.2265777
+    # interval = (0.2832598 - 0.2265777, 0.2832598 + 0.2265777) = (0.0566821, 0.5098375)
+    lo, hi = stats.wilson(0.2, 10)
+    assert lo == pytest.approx(0.0566821, abs=1e-6)
+    assert hi == pytest.approx(0.5098375, abs=1e-6)
+    # p = 0: lower bound 0; upper = z^2 / (n + z^2) = 3.841459 / 103.841459 = 0.0369935
+    lo, hi = stats.wilson(0.0, 100)
+    assert lo == 0.0 and hi == pytest.approx(0.0369935, abs=1e-6)
+    # p = 1 mirrors p = 0
+    lo, hi = stats.wilson(1.0, 100)
+    assert hi == 1.0 and lo == pytest.approx(1 - 0.0369935, abs=1e-6)
+    assert all(math.isnan(v) for v in stats.wilson(0.5, 0))
+
+
+def test_round_half_up() -> None:
+    assert [stats.round_half_up(x) for x in (0.5, 1.5, 2.5, 2.4999, 3.0, 0.0)] == [1, 2, 3, 2, 3, 0]
+
+
+def test_binomial_p_by_hand() -> None:
+    # P(X >= 8), X ~ Bin(10, 0.5) = (C(10,8) + C(10,9) + C(10,10)) / 2^10 = (45 + 10 + 1) / 1024
+    assert stats.binomial_p_greater(8, 10) == pytest.approx(56 / 1024)
+    # P(X >= 3), n = 3 = 1/8; k = 0 -> 1
+    assert stats.binomial_p_greater(3, 3) == pytest.approx(0.125)
+    assert stats.binomial_p_greater(0, 5) == 1.0
+    # P(X >= 5) with n = 10: (252 + 210 + 120 + 45 + 10 + 1) / 1024 = 638 / 1024
+    assert stats.binomial_p_greater(5, 10) == pytest.approx(638 / 1024)
+
+
+def test_summary_by_hand() -> None:
+    # values 0, 1, 2, 3, 10 (inf dropped): mean 16/5 = 3.2, median 2, p5 at rank 0.05 * 4 = 0.2 -> 0.2
+    s = stats.summary([3.0, 0.0, np.inf, 10.0, 1.0, 2.0])
+    assert s == {"mean": 3.2, "median": 2.0, "p5": pytest.approx(0.2), "n": 5}
+
+
+def test_subsample_is_sorted_choice() -> None:
+    rng1, rng2 = np.random.default_rng(5), np.random.default_rng(5)
+    assert stats.subsample(20, 7, rng1).tolist() == np.sort(rng2.choice(20, 7, replace=False)).tolist()
+
+
+def test_bootstrap_matches_direct_resampling() -> None:
+    """Independent reproduction: the same draws from default_rng(seed), statistics by numpy directly."""
+    x = np.array([5.0, 1.0, 3.0, 2.0, 8.0, 13.0, 0.5])
+    v = np.sort(x)
+    B = 300
+    draws = np.random.default_rng(11).integers(0, v.size, size=(B, v.size))
+    means = v[draws].mean(axis=1)
+    medians = np.median(v[draws], axis=1)
+    p5 = np.percentile(v[draws], 5, axis=1)
+    ci = stats.bootstrap_stats(x, n_resamples=B, random_state=11)
+    np.testing.assert_allclose(ci["mean"], np.quantile(means, [0.025, 0.975]))
+    np.testing.assert_allclose(ci["q0.5"], np.quantile(medians, [0.025, 0.975]))
+    np.testing.assert_allclose(ci["q0.05"], np.quantile(p5, [0.025, 0.975]))
+    rep = stats.bootstrap_replicates(x, statistic="median", n_resamples=B, random_state=11)
+    np.testing.assert_allclose(rep, medians)
+    rep = stats.bootstrap_replicates(x, statistic="mean", n_resamples=B, random_state=11)
+    np.testing.assert_allclose(rep, means)
+
+
+def test_bootstrap_determinism_and_seed_sensitivity() -> None:
+    x = np.random.default_rng(0).exponential(size=200)
+    a = stats.bootstrap_stats(x, n_resamples=200, random_state=3)
+    b = stats.bootstrap_stats(x, n_resamples=200, random_state=3)
+    c = stats.bootstrap_stats(x, n_resamples=200, random_state=4)
+    assert a == b and a != c
+    with pytest.raises(ValueError, match="statistic"):
+        stats.bootstrap_replicates(x, statistic="mode")
+
+
+def test_bootstrap_coverage_sanity() -> None:
+    # the percentile interval of the mean of n = 100 standard normals covers 0 in most of 60 samples and has
+    # about the width 2 * 1.96 / sqrt(100) = 0.392
+    rng = np.random.default_rng(123)
+    hits, widths = 0, []
+    for i in range(60):
+        x = rng.normal(size=100)
+        lo, hi = stats.bootstrap_stats(x, n_resamples=300, random_state=i)["mean"]
+        hits += lo <= 0.0 <= hi
+        widths.append(hi - lo)
+    assert 48 <= hits <= 60
+    assert np.mean(widths) == pytest.approx(0.392, rel=0.15)
+
+
+def test_percentile_interval() -> None:
+    assert stats.percentile_interval(np.arange(101.0)) == pytest.approx((2.5, 97.5))
+    assert stats.percentile_interval([np.nan, 1.0, 1.0]) == (1.0, 1.0)
