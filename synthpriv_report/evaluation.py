@@ -466,8 +466,13 @@ class Evaluation:
         return None
 
     def _cache_key(self, spec: MetricSpec, params: Mapping[str, Any]) -> tuple:
-        used = tuple(spec.params) + ("levels", "n_bootstrap")
-        return (spec.name, tuple((p, repr(params.get(p))) for p in used))
+        # a level override only concerns the metric it names (and the shared section-3 rules), so moving one
+        # threshold re-reduces one metric, not all of them
+        levels = params.get("levels") or {}
+        own = tuple(sorted((k, repr(v)) for k, v in levels.items()
+                           if k in (spec.name, "review_excess", "review_absolute")))
+        used = tuple(spec.params) + ("n_bootstrap",)
+        return (spec.name, tuple((p, repr(params.get(p))) for p in used), own)
 
     def results(self, metrics: Sequence[str] | None = None, **params: Any) -> ResultSet:
         """Compute (or re-reduce) the metrics.

@@ -12,8 +12,6 @@ from synthpriv_report import Evaluation
 from synthpriv_report.metrics import review_classifier as rc
 from synthpriv_report.stats import wilson
 
-ADULT = "/work/shared/data/adult/"
-
 
 def _frame(n: int, shift: float, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
@@ -25,13 +23,6 @@ def _ev(T, S, H=None, **kw) -> Evaluation:
     kw.setdefault("progress", False)
     kw.setdefault("calibrate", False)
     return Evaluation(T, S, H, **kw)
-
-
-@pytest.fixture(scope="module")
-def adult_small() -> tuple[pd.DataFrame, pd.DataFrame]:
-    T = pd.read_csv(ADULT + "adult_train.csv").sample(300, random_state=0).reset_index(drop=True)
-    H = pd.read_csv(ADULT + "adult_test.csv").sample(150, random_state=1).reset_index(drop=True)
-    return T, H
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -67,33 +58,35 @@ def test_mir_scores_by_hand():
 
 
 def test_separable_scores_near_one():
-    T, S = _frame(200, 0.0, 1), _frame(200, 10.0, 2)
+    T, S = _frame(150, 0.0, 1), _frame(150, 10.0, 2)
     res = _ev(T, S).results(metrics=["detection_mlp", "mir"])
     d, m = res["detection_mlp"], res["mir"]
     assert d.value > 0.95 and d.details["advantage"] > 0.9 and d.level == "high"
     assert m.value > 0.95 and m.level == "high"
     assert d.interval[0] <= d.value <= d.interval[1]
     assert len(d.details["fold_aucs"]) == 5
-    # MIR interval: Wilson on the recall over the real test records (30% of 200, stratified = 60)
-    assert m.details["n_real_test"] == 60
-    assert m.interval == pytest.approx(wilson(m.value, 60))
+    # MIR interval: Wilson on the recall over the real test records (30% of 150, stratified = 45)
+    assert m.details["n_real_test"] == 45
+    assert m.interval == pytest.approx(wilson(m.value, 45))
 
 
-def test_exact_copy_auc_near_half(adult_small):
-    T, _ = adult_small
+def test_exact_copy_auc_near_half():
+    # unique records (continuous x, y); 400 per class. On much smaller data the MLP partly memorises the copy of
+    # a held-out record, which sits in the training folds with the opposite label, and the AUC drops below 0.5.
+    T = _frame(400, 0.0, 1)
     r = _ev(T, T.copy()).results(metrics=["detection_mlp"])["detection_mlp"]
     assert abs(r.value - 0.5) < 0.1
     assert "not a copy detector" in r.details["note"]
 
 
-def test_deterministic_for_fixed_random_state(adult_small):
-    T, H = adult_small
-    S = pd.read_csv(ADULT + "synthetic/gaussian_copula.csv.gz").sample(300, random_state=5)
+def test_deterministic_for_fixed_random_state():
+    T, S, H = _frame(120, 0.0, 1), _frame(120, 0.2, 2), _frame(60, 0.0, 3)
     a = _ev(T, S, H, random_state=7).results(metrics=["detection_mlp", "mir"])
     b = _ev(T, S, H, random_state=7).results(metrics=["detection_mlp", "mir"])
     for name in ("detection_mlp", "mir"):
+        assert a[name].computed
         assert a[name].to_dict() == b[name].to_dict()
-    json.dumps(a.to_dict())
+    json.dumps(a.to_dict(), allow_nan=False)
 
 
 def test_max_rows_subsample_sizes_reported():
@@ -115,7 +108,7 @@ def test_membership_advantage_by_hand():
     H = pd.concat([_frame(6, 0.0, 3), _frame(4, 10.0, 4)], ignore_index=True)
     r = _ev(T, S, H).results(metrics=["mir"])["mir"]
     assert r.value == 1.0
-    assert list(r.details)[0] == "membership_advantage"
+    assert next(iter(r.details)) == "membership_advantage"
     assert r.details["holdout_predicted_real"] == pytest.approx(0.6)
     assert r.details["membership_advantage"] == pytest.approx(0.4)
     assert r.details["n_holdout"] == 10

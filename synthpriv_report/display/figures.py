@@ -52,26 +52,25 @@ def arrays_for(obj: Any, kind: str) -> dict[str, Any] | None:
     evaluation, or the :class:`Evaluation`. Returns None when the arrays are not available (no owning evaluation,
     or the metric has not been computed yet, so that its tables are not cached). Never searches.
     """
+    from ..evaluation import Evaluation
+
     if isinstance(obj, Mapping) and not isinstance(obj, ResultSet):
         return dict(obj)
     ev = _owner(obj)
     if ev is None:
         return None
-    try:
-        from ..metrics import distance
-    except ImportError:  # pragma: no cover - the metric module always exists in a complete install
-        return None
-    fn = getattr(distance, f"{kind}_arrays", None)
-    if fn is None:
-        return None
+    if isinstance(obj, Evaluation):
+        ev.results(metrics=[kind])  # computation step (cached after the first call)
+    elif not any(r.name == kind and r.computed for r in ev._result_cache.values()):  # noqa: SLF001
+        return None  # its tables are not cached: reading them would search, and rendering never searches
+    from ..metrics import distance
+
+    fn = getattr(distance, f"{kind}_arrays")
     before = ev.search_count
-    try:
-        out = fn(ev.context)
-    except Exception:  # noqa: BLE001 - the tables are not cached (metric not computed): no figure
-        return None
-    if ev.search_count != before:  # pragma: no cover - guarded: the helpers are pure reads
+    out = fn(ev.context)
+    if ev.search_count != before:  # pragma: no cover - guarded above: the helpers only read cached tables
         raise RuntimeError(f"{kind}_arrays started a neighbour search; figures must only read cached tables")
-    return dict(out) if out is not None else None
+    return dict(out)
 
 
 def _new_ax(ax: Any):
@@ -93,6 +92,9 @@ def _ecdf(ax: Any, x: NDArray[np.float64], **kw: Any) -> None:
         return
     xs = np.sort(x)
     ys = np.arange(1, xs.size + 1) / xs.size
+    if xs.size > 1000:  # at most 1000 steps on screen: the curve is the same at figure resolution
+        pick = np.unique(np.linspace(0, xs.size - 1, 1000).round().astype(np.int64))
+        xs, ys = xs[pick], ys[pick]
     ax.step(np.concatenate([[xs[0]], xs]), np.concatenate([[0.0], ys]), where="post", **kw)
 
 
@@ -350,7 +352,8 @@ def _detail(obj: Any, key: str, default: float) -> float:
 # PNG rendering for HTML
 
 
-def render_png(draw: Callable[..., Any], *, ncols: int = 1, size: tuple[float, float] = (6.0, 3.4)) -> bytes:
+def render_png(draw: Callable[..., Any], *, ncols: int = 1, size: tuple[float, float] = (6.0, 3.4),
+               margins: tuple[float, float] = (0.75, 0.0)) -> bytes:
     """Draw with ``draw(ax)`` (or ``draw(ax1, ax2, ...)`` when ``ncols > 1``) and return PNG bytes.
 
     The figure is a bare :class:`matplotlib.figure.Figure` on the Agg canvas (no pyplot state, nothing to close),
@@ -366,7 +369,9 @@ def render_png(draw: Callable[..., Any], *, ncols: int = 1, size: tuple[float, f
         FigureCanvasAgg(fig)
         axes = fig.subplots(1, ncols) if ncols > 1 else [fig.subplots()]
         draw(*axes)
-        fig.tight_layout()
+        # fixed margins (tight_layout would draw the figure once more; this keeps rendering fast)
+        fig.subplots_adjust(left=margins[0] / (size[0] * ncols), right=1 - 0.25 / (size[0] * ncols),
+                            bottom=0.55 / size[1], top=1 - 0.35 / size[1], wspace=0.28)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
     return buf.getvalue()

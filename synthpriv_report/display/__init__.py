@@ -1,0 +1,126 @@
+"""Notebook views: rich display bundles, figures, live sliders and one record's view.
+
+``bundle(obj)`` is what ``Evaluation``, ``ResultSet`` and ``MetricResult`` return from ``_repr_mimebundle_``:
+``text/plain`` (what a terminal shows), a self-contained ``text/html`` (Jinja templates from package data, one
+environment with autoescaping, CSS scoped under ``.spr-report``, figures as inline PNG) and ``text/markdown``.
+Results are computed before rendering; rendering only reads them (and cached per-record arrays for figures), so
+it never starts a neighbour search. Nothing here calls ``display()``: every function returns data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
+
+import jinja2
+
+from ..results import MetricResult, ResultSet
+
+__all__ = ["bundle", "explore", "explain", "render_html", "render_markdown", "render_text", "environment"]
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The one Jinja environment: templates loaded once from package data, autoescaping on."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("synthpriv_report.display", "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
+def _template(name: str) -> jinja2.Template:
+    return environment().get_template(name)  # the environment caches compiled templates
+
+
+def _views(obj: Any, figures: bool) -> tuple[str, dict, str]:
+    """``(kind, view, heading)`` for an Evaluation, ResultSet or MetricResult."""
+    from ..evaluation import Evaluation
+    from . import views
+
+    if isinstance(obj, Evaluation):
+        return "resultset", views.evaluation_view(obj, figures=figures), "Synthetic data privacy evaluation"
+    if isinstance(obj, ResultSet):
+        return "resultset", views.resultset_view(obj, figures=figures), "Privacy results"
+    if isinstance(obj, MetricResult):
+        return "metric", views.metric_view(obj, figures=figures), obj.title or obj.name
+    raise TypeError(f"cannot display an object of type {type(obj).__name__}")
+
+
+def _render(kind: str, view: dict, heading: str, fmt: str) -> str:
+    from . import views
+
+    if fmt == "text":
+        if kind == "metric":
+            return views.text_metric(view)
+        return views.text_summary(view, header=heading)
+    ext = "html" if fmt == "html" else "md"
+    if kind == "metric":
+        return _template(f"metric.{ext}.j2").render(m=view)
+    return _template(f"resultset.{ext}.j2").render(view=view, heading=heading)
+
+
+def render_html(obj: Any, *, figures: bool = True) -> str:
+    """Self-contained HTML of an Evaluation, ResultSet or MetricResult (a string; nothing is displayed)."""
+    kind, view, heading = _views(obj, figures)
+    return _render(kind, view, heading, "html")
+
+
+def render_markdown(obj: Any) -> str:
+    """Markdown of an Evaluation, ResultSet or MetricResult."""
+    kind, view, heading = _views(obj, False)
+    return _render(kind, view, heading, "markdown")
+
+
+def render_text(obj: Any) -> str:
+    """Plain-text summary of an Evaluation, ResultSet or MetricResult."""
+    kind, view, heading = _views(obj, False)
+    return _render(kind, view, heading, "text")
+
+
+def _wanted(mime: str, include: Iterable[str] | None, exclude: Iterable[str] | None) -> bool:
+    if include is not None and mime not in set(include):
+        return False
+    return not (exclude is not None and mime in set(exclude))
+
+
+def bundle(obj: Any, include: Iterable[str] | None = None, exclude: Iterable[str] | None = None) -> dict[str, str]:
+    """The MIME bundle of ``obj`` for IPython's ``_repr_mimebundle_``.
+
+    Parameters
+    ----------
+    obj : Evaluation, ResultSet or MetricResult
+    include, exclude : iterable of str, optional
+        MIME types to keep or drop (IPython's arguments). ``text/plain`` is always present as the fallback.
+
+    Returns
+    -------
+    dict
+        ``{"text/plain": ..., "text/html": ..., "text/markdown": ...}`` (strings).
+    """
+    want_html = _wanted("text/html", include, exclude)
+    kind, view, heading = _views(obj, figures=want_html)
+    out = {"text/plain": _render(kind, view, heading, "text")}
+    if want_html:
+        out["text/html"] = _render(kind, view, heading, "html")
+    if _wanted("text/markdown", include, exclude):
+        out["text/markdown"] = _render(kind, view, heading, "markdown")
+    return out
+
+
+def explore(ev: Any, **params: Any) -> Any:
+    """Sliders over the reduction parameters of ``ev`` (see :func:`synthpriv_report.display.widgets.explore`)."""
+    from .widgets import explore as _explore
+
+    return _explore(ev, **params)
+
+
+def explain(ev: Any, real_index: int) -> Any:
+    """One real record's view (see :func:`synthpriv_report.display.record.explain_record`)."""
+    from .record import explain_record
+
+    return explain_record(ev, real_index)

@@ -1,0 +1,191 @@
+"""Rich display bundles (synthpriv_report.display): HTML, markdown, text; escaping; no search while rendering."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthpriv_report import Evaluation
+from synthpriv_report.applicability import notes_for
+from synthpriv_report.display import bundle, environment
+from synthpriv_report.registry import GROUP_TITLES, get_spec
+from synthpriv_report.results import MetricResult
+
+EVIL_COL = "<script>alert(1)</script>"
+EVIL_VAL = "<img src=x onerror=alert(2)>"
+SECTION2 = ["dcr", "exact_copies", "holdout_dcr_share", "privacy_score", "nndr", "dcr_test", "nndr_test"]
+
+
+def frames(n: int = 120, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    rng = np.random.default_rng(seed)
+
+    def make(m: int) -> pd.DataFrame:
+        return pd.DataFrame({
+            "age": rng.integers(18, 80, m).astype(float),
+            "hours": rng.integers(10, 60, m).astype(float),
+            EVIL_COL: rng.choice([EVIL_VAL, "plain", "other"], m),
+        })
+
+    T, H = make(n), make(n)
+    S = pd.concat([T.iloc[: n // 4], make(n - n // 4)], ignore_index=True)  # a quarter are exact copies
+    return T, H, S
+
+
+@pytest.fixture(scope="module")
+def ev() -> Evaluation:
+    T, H, S = frames()
+    e = Evaluation(T, S, H, metrics=SECTION2, progress=False, n_bootstrap=50)
+    e.results()
+    return e
+
+
+@pytest.fixture(scope="module")
+def b(ev) -> dict:
+    return bundle(ev)
+
+
+def test_bundle_has_plain_html_markdown(ev, b):
+    assert set(b) == {"text/plain", "text/html", "text/markdown"}
+    assert b["text/plain"].startswith("Synthetic data privacy evaluation")
+    assert "Verdict:" in b["text/plain"]
+    assert ev._repr_mimebundle_()["text/plain"] == b["text/plain"]
+
+
+def test_include_exclude_keep_plain_fallback(ev):
+    b = bundle(ev, exclude={"text/html"})
+    assert "text/html" not in b and "text/plain" in b
+    assert set(bundle(ev, include={"text/markdown"})) == {"text/plain", "text/markdown"}
+
+
+def test_rendering_never_searches(ev):
+    before = ev.search_count
+    bundle(ev.results())
+    for name in ("dcr", "privacy_score", "nndr", "holdout_dcr_share"):
+        bundle(ev[name])
+    assert ev.search_count == before
+
+
+def test_malicious_column_name_is_escaped(b):
+    html = b["text/html"]
+    assert EVIL_COL not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<script src=" not in html
+    assert "<script" not in html  # no script at all: the views are static
+
+
+def test_html_is_self_contained_and_scoped(b):
+    html = b["text/html"]
+    assert "http://" not in html and "https://" not in html  # no external fonts, scripts or images
+    assert "@import" not in html
+    assert html.count("data:image/png;base64,") >= 3  # overview, DCR, privacy score, NNDR, holdout share
+    css = re.search(r"<style>(.*?)</style>", html, re.S).group(1)
+    selectors = [s.strip() for block in css.split("}") if "{" in block for s in block.split("{")[0].split(",")]
+    assert selectors and all(s.startswith(".spr-report") for s in selectors), selectors
+
+
+def test_unique_ids_per_render(ev, b):
+    ids1 = re.findall(r'id="([^"]+)"', b["text/html"])
+    ids2 = re.findall(r'id="([^"]+)"', bundle(ev.results())["text/html"])
+    assert len(ids1) == len(set(ids1))
+    assert not set(ids1) & set(ids2)
+
+
+def test_summary_layout_for_non_specialist(ev, b):
+    rs = ev.results()
+    html = b["text/html"]
+    # verdict first, then groups in GROUP_TITLES order
+    pos = [html.index(t) for t in GROUP_TITLES.values() if t in html]
+    assert html.index("Verdict") < pos[0] and pos == sorted(pos)
+    for reason in rs.verdict.reasons:
+        assert environment().from_string("{{ r }}").render(r=reason) in html
+    assert "higher is riskier" in html and "higher is safer" in html
+    r = rs["privacy_score"]
+    assert r.level_rule.description in html and r.level_rule.source in html
+    assert get_spec("privacy_score").summary.split(";")[0] in html
+    assert "Holdout as synthetic" in html
+
+
+def test_not_computed_listed_with_reason():
+    T, _, S = frames(60)
+    e = Evaluation(T, S, metrics=SECTION2, progress=False, n_bootstrap=20)
+    b = bundle(e)
+    assert "needs a holdout set" in b["text/html"]
+    assert "holdout_dcr_share" in b["text/plain"] and "not computed" in b["text/plain"]
+
+
+def test_metric_result_view_has_definition_value_figure_details(ev):
+    r = ev["privacy_score"]
+    b = r._repr_mimebundle_()
+    html = b["text/html"]
+    assert get_spec("privacy_score").definition.split(".")[0] in html
+    assert "data:image/png;base64," in html
+    assert "f_ts" in html and "Details" in html
+    assert f"{r.value:.4g}" in b["text/plain"]
+
+
+def test_standalone_result_renders_without_figure():
+    r = MetricResult("privacy_score", 42.0, interval=(40.0, 44.0), direction="higher_is_safer", level="high",
+                     title="Proximity-ratio privacy score", section="2.3", value_range=(0.0, 100.0))
+    b = bundle(r)
+    assert "42" in b["text/plain"] and "<img" not in b["text/html"]
+    nc = bundle(MetricResult("mir", None, reason_not_computed="needs <b>stuff</b>"))
+    assert "needs &lt;b&gt;stuff&lt;/b&gt;" in nc["text/html"]
+
+
+def test_markdown_lists_groups(b):
+    md = b["text/markdown"]
+    assert "**Verdict:" in md and "### Closeness to real records" in md and "| Metric |" in md
+
+
+def test_explain_masks_real_values_by_default(ev):
+    x = ev.explain(0)
+    b = x._repr_mimebundle_()
+    assert x.values is None and "masked" in b["text/plain"]
+    assert x.nearest_synthetic["distance"] == 0.0  # record 0 was copied into S
+    assert "exact copy" in b["text/html"]
+    assert set(x.nearest_real["differing_columns"]) <= set(ev.data.columns)
+    with pytest.raises(ValueError, match="real_index"):
+        ev.explain(10_000)
+
+
+def test_explain_reveals_and_escapes_values():
+    T, H, S = frames(60)
+    T.loc[0, EVIL_COL] = EVIL_VAL
+    e = Evaluation(T, S, H, metrics=["dcr"], progress=False, reveal_real_values=True, n_bootstrap=20)
+    e.results()
+    x = e.explain(0)
+    assert x.values is not None and x.values[2]["real"] == EVIL_VAL
+    html = x._repr_mimebundle_()["text/html"]
+    assert EVIL_VAL not in html and "&lt;img src=x onerror=alert(2)&gt;" in html
+
+
+def _note_ev(n_t: int, n_h: int, n_cols: int = 3, continuous: bool = False) -> Evaluation:
+    rng = np.random.default_rng(1)
+
+    def make(m):
+        d = {f"c{j}": rng.choice(list("ab"), m) for j in range(n_cols - 1)}
+        d["num"] = rng.normal(size=m) if continuous else rng.integers(0, 3, m).astype(float)
+        return pd.DataFrame(d)
+
+    return Evaluation(make(n_t), make(n_t), make(n_h), metrics=["dcr"], progress=False)
+
+
+def test_applicability_notes():
+    e = _note_ev(400, 50, continuous=True)
+    crp = MetricResult("crp", 0.1)
+    notes = notes_for(e, get_spec("crp"), crp)
+    # 'num' has ~400 distinct values > 50 and > 5% of 400 = 20 -> continuous; holdout 50 < 25% of 400;
+    # H = 50 < 100 -> tiny
+    assert any("continuous key field(s) num" in s for s in notes)
+    assert any("under 25%" in s for s in notes) is False  # crp is not a holdout metric and has no calibration
+    assert any("tiny data set (H=50" in s for s in notes)
+    share = MetricResult("holdout_dcr_share", 0.5, space="gower")
+    assert any("under 25%" in s for s in notes_for(e, get_spec("holdout_dcr_share"), share))
+    wide = _note_ev(150, 150, n_cols=35)
+    assert any("35 analysed columns" in s for s in notes_for(wide, get_spec("dcr"), MetricResult("dcr", 0.1)))
+    assert notes_for(wide, get_spec("dcr"), MetricResult("dcr", None, reason_not_computed="x")) == []
+    ok = _note_ev(200, 200)
+    assert notes_for(ok, get_spec("zcap"), MetricResult("zcap", 0.1)) == []

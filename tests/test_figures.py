@@ -1,0 +1,95 @@
+"""Figures (synthpriv_report.display.figures): axes, labels, threshold lines, deterministic PNG bytes."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")  # test process only; the package never sets a backend
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from synthpriv_report.display.figures import (  # noqa: E402
+    plot_dcr, plot_holdout_share, plot_nndr, plot_privacy_score, plot_risk_overview, render_png, risk_position)
+from synthpriv_report.results import LevelRule, MetricResult, ResultSet, Verdict  # noqa: E402
+
+DCR = {"S": np.array([0.0, 0.0, 0.1, 0.2]), "H": np.array([0.1, 0.3, 0.5]), "T": np.array([0.05, 0.2, 0.4]),
+       "copies": np.array([True, True, False, False]), "space": "gower"}
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+def _vlines(ax):
+    return [ln.get_xdata()[0] for ln in ax.lines if len(set(np.atleast_1d(ln.get_xdata()))) == 1
+            and len(ln.get_xdata()) == 2]
+
+
+def test_plot_dcr_histogram_bins_and_copies():
+    ax = plot_dcr(DCR)
+    # 20 equal-width bins on [0, 1] for gower: the step outline of the filled S histogram spans [0, 1]
+    assert ax.get_xlim() == (0.0, 1.0)
+    assert "gower" in ax.get_xlabel()
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("exact copies: 50.0%" in s for s in labels)  # 2 of 4 synthetic records are copies
+    assert 0.0 in _vlines(ax)
+
+
+def test_plot_dcr_ecdf_and_non_gower_range():
+    arr = dict(DCR, space="euclidean", S=np.array([0.0, 2.0]), H=np.array([1.0, 3.0]), T=np.array([0.5]))
+    ax = plot_dcr(arr, kind="ecdf")
+    assert ax.get_xlim() == (0.0, 3.0)  # [0, max] outside gower
+    assert ax.get_ylabel().startswith("cumulative")
+
+
+def test_plot_privacy_score_alpha_line():
+    ttpr = np.arange(1.0, 11.0)  # 1..10; 0.1-quantile (linear) = 1 + 0.1*9 = 1.9
+    tspr = np.array([0.5, 0.5, 0.5, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0])  # 3 of 10 <= 1.9 -> f_TS = 0.3
+    ax = plot_privacy_score({"ttpr": ttpr, "tspr": tspr}, alpha=0.1)
+    assert pytest.approx(1.9) in _vlines(ax)
+    hlines = [ln.get_ydata()[0] for ln in ax.lines if len(set(ln.get_ydata())) == 1 and len(ln.get_ydata()) == 2]
+    assert 0.1 in hlines
+    labels = " ".join(t.get_text() for t in ax.get_legend().get_texts())
+    assert "f_TS = 30.0%" in labels and "TTPR" in labels and "TSPR" in labels
+
+
+def test_plot_nndr_threshold_line():
+    ax = plot_nndr({"S": np.array([0.1, 0.9]), "H": np.array([0.6, 0.8])}, threshold=0.5)
+    assert 0.5 in _vlines(ax)
+    labels = " ".join(t.get_text() for t in ax.get_legend().get_texts())
+    assert "50.0% below" in labels and "0.0% below" in labels
+
+
+def test_plot_holdout_share_interval_and_half_line():
+    r = MetricResult("holdout_dcr_share", 0.7, interval=(0.6, 0.8), level="high", calibration=0.5)
+    ax = plot_holdout_share(r)
+    assert 0.5 in _vlines(ax)
+    assert "Wilson" in " ".join(t.get_text() for t in ax.get_legend().get_texts())
+    ax2 = plot_holdout_share(MetricResult("holdout_dcr_share", None, reason_not_computed="needs a holdout"))
+    assert "needs a holdout" in ax2.texts[0].get_text()
+
+
+def test_risk_overview_one_bar_per_finite_metric():
+    rs = ResultSet({
+        "a": MetricResult("a", 0.25, level="low"),
+        "b": MetricResult("b", 80.0, direction="higher_is_safer", value_range=(0.0, 100.0), level="medium"),
+        "c": MetricResult("c", 3.0, value_range=(0.0, float("inf"))),
+        "d": MetricResult("d", None, reason_not_computed="x"),
+    }, Verdict("low", (), ()), {})
+    ax = plot_risk_overview(rs)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b"]
+    widths = sorted(p.get_width() for p in ax.patches)
+    assert widths == pytest.approx([0.2, 0.25])  # b: 1 - 80/100
+    assert risk_position(rs["c"]) is None
+
+
+def test_png_bytes_are_deterministic():
+    a = render_png(lambda ax: plot_dcr(DCR, ax=ax))
+    b = render_png(lambda ax: plot_dcr(DCR, ax=ax))
+    assert a == b and a[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"Software" not in a and b"matplotlib" not in a.lower()
+    assert plt.get_fignums() == []  # rendering leaves no pyplot figure open
