@@ -166,6 +166,21 @@ class RefTree:
 
 
 @njit(cache=True)
+def _middle_boundary(sorted_vals):
+    """Position of the value boundary (sorted_vals[i] != sorted_vals[i - 1]) nearest the middle; -1 if none."""
+    n = sorted_vals.shape[0]
+    mid = n // 2
+    for off in range(n):
+        a = mid - off
+        if 0 < a < n and sorted_vals[a] != sorted_vals[a - 1]:
+            return a
+        b = mid + off
+        if 0 < b < n and sorted_vals[b] != sorted_vals[b - 1]:
+            return b
+    return -1
+
+
+@njit(cache=True)
 def _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts):
     """Choose a split dimension for perm[s:e] and reorder it; return the split position or -1."""
     n = e - s
@@ -204,17 +219,7 @@ def _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts):
         codes.sort()
         if codes[0] == codes[n - 1]:
             continue
-        mid = n // 2
-        split = -1
-        for off in range(n):
-            a = mid - off
-            if 0 < a < n and codes[a] != codes[a - 1]:
-                split = a
-                break
-            b = mid + off
-            if 0 < b < n and codes[b] != codes[b - 1]:
-                split = b
-                break
+        split = _middle_boundary(codes)
         g_all = 1.0
         g_left = 1.0
         g_right = 1.0
@@ -250,18 +255,7 @@ def _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts):
     sk = keys[order]
     for t in range(n):
         perm[s + t] = tmp[order[t]]
-    # nearest value boundary to the middle
-    mid = n // 2
-    best = -1
-    for off in range(n):
-        a = mid - off
-        if 0 < a < n and sk[a] != sk[a - 1]:
-            best = a
-            break
-        b = mid + off
-        if 0 < b < n and sk[b] != sk[b - 1]:
-            best = b
-            break
+    best = _middle_boundary(sk)
     if best <= 0:
         return -1
     return s + best

@@ -415,12 +415,7 @@ def bootstrap_ratio(num: ArrayLike, den: ArrayLike, *, n_resamples: int = 1000,
         dd = dv[draws].sum(axis=1)
         out[done:done + bsz] = np.where(dd > 0, nn / np.where(dd > 0, dd, 1.0), np.nan)
         done += bsz
-    out = out[np.isfinite(out)]
-    if out.size == 0:
-        return (float("nan"), float("nan"))
-    a = (1.0 - confidence) / 2.0
-    lo, hi = np.quantile(out, [a, 1.0 - a])
-    return (float(lo), float(hi))
+    return stats.percentile_interval(out, confidence)
 
 
 # ---------------------------------------------------------------------------------------------------------------
