@@ -1,10 +1,13 @@
 """Exact nearest-neighbour search in the compact encodings of :mod:`synthpriv_report.spaces`.
 
 The reference set is organised in a tree of boxes (numeric intervals, missing flags, category code ranges and
-bitmasks per node). A query walks the tree nearest box first and skips every box whose lower bound exceeds its current k-th
-distance (with the tie tolerance of spec section 0 added, so no record at a tied distance is skipped). Distances
-are computed exactly in float64 from the compact encoding; no n x m distance matrix is ever built, memory is
-O((n + m) * columns + n * k). Queries run in parallel over both cores (numba ``prange``).
+bitmasks per node), built level by level in parallel and numbered depth-first. A query walks the tree nearest box
+first and skips every box whose lower bound exceeds its current k-th distance (with the tie tolerance of spec
+section 0 added, so no record at a tied distance is skipped); bounds and leaf distances stop early once the
+category mismatches alone exceed it. Queries are visited in the leaf order of a tree built on the queries, each
+starting from the previous query's neighbours (warm start); the result of a query does not depend on either.
+Distances are computed exactly in float64 from the compact encoding; no n x m distance matrix is ever built,
+memory is O((n + m) * columns + n * k). Queries run in parallel over both cores (numba ``prange``).
 
 Ties (spec section 0): two distances are equal when |a - b| <= 1e-9 max(|a|, |b|) + 1e-12 (integer-valued
 distances exactly); among equal distances the record with the lowest reference position comes first.
@@ -25,6 +28,8 @@ from .spaces import MODE_GOWER, MODE_HAMMING, MODE_L2, Encoding
 REL_TOL = 1e-9
 ABS_TOL = 1e-12
 LEAF_SIZE = 8
+#: Leaf size of the tree that orders the queries (the order inside a leaf matters little to warm starts).
+_ORDER_LEAF_SIZE = 32
 _CHUNK = 4096
 #: Dense numeric spaces with at least this many coordinates and no categorical column (the projected space) are
 #: searched by blocked matrix products followed by an exact re-check (trees lose their pruning in many dense
@@ -71,12 +76,13 @@ class NeighborTable:
 
 
 @njit(cache=True, inline="always")
-def _acc(mode, qn, qc, rn, rc, w, cost):
+def _num_acc(mode, qn, rnum, t, w):
+    """Numeric part of the accumulator between query values ``qn`` and reference row ``t`` of ``rnum``."""
     acc = 0.0
     if mode == 0:
         for j in range(w.shape[0]):
             a = qn[j]
-            b = rn[j]
+            b = rnum[t, j]
             if a != a:
                 if b == b:
                     acc += 1.0
@@ -87,12 +93,43 @@ def _acc(mode, qn, qc, rn, rc, w, cost):
                 acc += d if d < 1.0 else 1.0
     elif mode == 1:
         for j in range(w.shape[0]):
-            d = qn[j] - rn[j]
+            d = qn[j] - rnum[t, j]
             acc += w[j] * d * d
+    return acc
+
+
+@njit(cache=True, inline="always")
+def _cat_acc(qc, rcat, t, cost):
+    """Category part of the accumulator: the costs of the columns whose codes differ, summed in column order."""
+    acc = 0.0
     for j in range(cost.shape[0]):
-        if qc[j] != rc[j]:
+        if qc[j] != rcat[t, j]:
             acc += cost[j]
     return acc
+
+
+@njit(cache=True, inline="always")
+def _acc(mode, qn, qc, rnum, rcat, t, w, cost):
+    """Distance accumulator (numeric part + category part) between a query and reference row ``t``; every
+    kernel computes distances through this one expression, so equal pairs give bit-identical values.
+
+    The two parts are summed separately and added once (rows are indexed, never sliced into views, which
+    would cost a reference count update per row).
+    """
+    return _num_acc(mode, qn, rnum, t, w) + _cat_acc(qc, rcat, t, cost)
+
+
+@njit(cache=True, inline="always")
+def _acc_within(mode, qn, qc, rnum, rcat, t, w, cost, bound):
+    """:func:`_acc`, or the category part alone as soon as it exceeds ``bound``.
+
+    Rounded addition is monotone and the numeric part is non-negative, so when the category part exceeds
+    ``bound`` the full accumulator does too; otherwise the value is exactly :func:`_acc`'s.
+    """
+    c = _cat_acc(qc, rcat, t, cost)
+    if c > bound:
+        return c
+    return _num_acc(mode, qn, rnum, t, w) + c
 
 
 @njit(cache=True, inline="always")
@@ -181,6 +218,74 @@ def _middle_boundary(sorted_vals):
 
 
 @njit(cache=True)
+def _gini_gain_counts(cat, j, perm, s, e, nc, counts):
+    """Gini impurity removed by splitting perm[s:e] on column j at the code boundary nearest the middle (the
+    boundary :func:`_middle_boundary` finds in the sorted codes), from a histogram of the codes (nc <= len(counts))."""
+    n = e - s
+    for c in range(nc):
+        counts[c] = 0
+    for t in range(s, e):
+        counts[cat[perm[t], j]] += 1
+    mid = n // 2
+    split = -1
+    best_off = n + 1
+    cum = 0
+    g_all = 1.0
+    for c in range(nc):
+        r = counts[c]
+        if r == 0:
+            continue
+        g_all -= (r / n) ** 2
+        cum += r
+        if cum < n and abs(cum - mid) < best_off:  # the lower of two equally near boundaries, as in the sort
+            best_off = abs(cum - mid)
+            split = cum
+    if split < 0:
+        return 0.0
+    g_left = 1.0
+    g_right = 1.0
+    cum = 0
+    for c in range(nc):
+        r = counts[c]
+        if r == 0:
+            continue
+        if cum < split:
+            g_left -= (r / split) ** 2
+        else:
+            g_right -= (r / (n - split)) ** 2
+        cum += r
+    return g_all - (split / n) * g_left - ((n - split) / n) * g_right
+
+
+@njit(cache=True)
+def _gini_gain_sorted(cat, j, perm, s, e, codes):
+    """:func:`_gini_gain_counts` by sorting the codes (columns with more codes than the node has records)."""
+    n = e - s
+    for t in range(n):
+        codes[t] = cat[perm[s + t], j]
+    codes.sort()
+    if codes[0] == codes[n - 1]:
+        return 0.0
+    split = _middle_boundary(codes)
+    g_all = 1.0
+    g_left = 1.0
+    g_right = 1.0
+    run = 1
+    for t in range(1, n + 1):
+        if t < n and codes[t] == codes[t - 1]:
+            run += 1
+            continue
+        # a run of equal codes ends at t - 1 (runs never straddle the split: it sits at a boundary)
+        g_all -= (run / n) ** 2
+        if t <= split:
+            g_left -= (run / split) ** 2
+        else:
+            g_right -= (run / (n - split)) ** 2
+        run = 1
+    return g_all - (split / n) * g_left - ((n - split) / n) * g_right
+
+
+@njit(cache=True)
 def _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts):
     """Choose a split dimension for perm[s:e] and reorder it; return the split position or -1."""
     n = e - s
@@ -214,28 +319,10 @@ def _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts):
             best_dim = j
     codes = np.empty(n, dtype=np.int64)
     for j in range(cat.shape[1]):
-        for t in range(n):
-            codes[t] = cat[perm[s + t], j]
-        codes.sort()
-        if codes[0] == codes[n - 1]:
-            continue
-        split = _middle_boundary(codes)
-        g_all = 1.0
-        g_left = 1.0
-        g_right = 1.0
-        run = 1
-        for t in range(1, n + 1):
-            if t < n and codes[t] == codes[t - 1]:
-                run += 1
-                continue
-            # a run of equal codes ends at t - 1 (runs never straddle the split: it sits at a boundary)
-            g_all -= (run / n) ** 2
-            if t <= split:
-                g_left -= (run / split) ** 2
-            else:
-                g_right -= (run / (n - split)) ** 2
-            run = 1
-        gain = g_all - (split / n) * g_left - ((n - split) / n) * g_right
+        if n_codes[j] <= counts.shape[0]:
+            gain = _gini_gain_counts(cat, j, perm, s, e, n_codes[j], counts)
+        else:
+            gain = _gini_gain_sorted(cat, j, perm, s, e, codes)
         sc = cost[j] * gain
         if sc > best_score:
             best_score = sc
@@ -261,8 +348,12 @@ def _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts):
     return s + best
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _build(mode, num, cat, w, cost, n_codes, leaf_size):
+    """Split the records level by level (the nodes of one level in parallel); nodes are numbered breadth-first.
+
+    The tree depends only on the data (each node's split is a function of its records), not on the threads.
+    """
     m = num.shape[0]
     perm = np.arange(m)
     cap = max(1, 2 * (m // max(1, leaf_size // 2)) + 3)
@@ -274,37 +365,40 @@ def _build(mode, num, cat, w, cost, n_codes, leaf_size):
     for j in range(n_codes.shape[0]):
         if n_codes[j] > maxc:
             maxc = n_codes[j]
-    counts = np.zeros(maxc + 1, dtype=np.int64)
     start[0] = 0
     end[0] = m
     n_nodes = 1
-    stack = np.empty(cap, dtype=np.int64)
-    sp = 0
-    stack[sp] = 0
-    sp += 1
-    while sp > 0:
-        sp -= 1
-        node = stack[sp]
-        s = start[node]
-        e = end[node]
-        if e - s <= leaf_size or n_nodes + 2 > cap:
-            continue
-        split = _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts)
-        if split < 0:
-            continue
-        l = n_nodes
-        r = n_nodes + 1
-        n_nodes += 2
-        start[l] = s
-        end[l] = split
-        start[r] = split
-        end[r] = e
-        left[node] = l
-        right[node] = r
-        stack[sp] = l
-        sp += 1
-        stack[sp] = r
-        sp += 1
+    frontier = np.zeros(1, dtype=np.int64)
+    while frontier.shape[0] > 0:
+        fn = frontier.shape[0]
+        splits = np.full(fn, -1, dtype=np.int64)
+        for x in prange(fn):
+            node = frontier[x]
+            s = start[node]
+            e = end[node]
+            if e - s > leaf_size:
+                # a code histogram as long as the node (columns with more codes are sorted instead)
+                counts = np.empty(min(maxc, 4 * (e - s)) + 1, dtype=np.int64)
+                splits[x] = _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts)
+        nxt = np.empty(2 * fn, dtype=np.int64)
+        nn = 0
+        for x in range(fn):
+            if splits[x] < 0 or n_nodes + 2 > cap:
+                continue
+            node = frontier[x]
+            l = n_nodes
+            r = n_nodes + 1
+            n_nodes += 2
+            start[l] = start[node]
+            end[l] = splits[x]
+            start[r] = splits[x]
+            end[r] = end[node]
+            left[node] = l
+            right[node] = r
+            nxt[nn] = l
+            nxt[nn + 1] = r
+            nn += 2
+        frontier = nxt[:nn].copy()
     return perm, start[:n_nodes].copy(), end[:n_nodes].copy(), left[:n_nodes].copy(), right[:n_nodes].copy()
 
 
@@ -313,18 +407,20 @@ _MAX_BITMASK_WORDS = 4  # category bitmasks up to 256 codes; larger columns keep
 
 @njit(cache=True, parallel=True)
 def _boxes(num, cat, start, end, n_words):
-    """Per node: numeric min/max/missing flags, and per categorical column the code range (words 0 and 1 of
-    ``mask``) plus a bitmask of the codes present for codes below 64 * n_words (words 2...)."""
+    """Per node: numeric min/max/missing flags, and per categorical column j a bitmask of the codes present for
+    codes below 64 * n_words (``mask[node, 0 ... n_words - 1, j]``) plus the code range
+    (``mask[node, n_words, j]`` and ``mask[node, n_words + 1, j]``), which bounds the codes the bitmask does not
+    cover. Word-major, so that the words of all columns a query tests lie side by side."""
     n_nodes = start.shape[0]
     q = num.shape[1]
     c = cat.shape[1]
     nmin = np.full((n_nodes, q), np.inf)
     nmax = np.full((n_nodes, q), -np.inf)
     nnan = np.zeros((n_nodes, q), dtype=np.bool_)
-    mask = np.zeros((n_nodes, c, n_words + 2), dtype=np.uint64)
+    mask = np.zeros((n_nodes, n_words + 2, c), dtype=np.uint64)
     for node in prange(n_nodes):
         for j in range(c):
-            mask[node, j, 0] = np.uint64(0x7FFFFFFFFFFFFFFF)
+            mask[node, n_words, j] = np.uint64(0x7FFFFFFFFFFFFFFF)
         for t in range(start[node], end[node]):
             for j in range(q):
                 v = num[t, j]
@@ -338,14 +434,47 @@ def _boxes(num, cat, start, end, n_words):
             for j in range(c):
                 code = cat[t, j]
                 ucode = np.uint64(code)
-                if ucode < mask[node, j, 0]:
-                    mask[node, j, 0] = ucode
-                if ucode > mask[node, j, 1]:
-                    mask[node, j, 1] = ucode
+                if ucode < mask[node, n_words, j]:
+                    mask[node, n_words, j] = ucode
+                if ucode > mask[node, n_words + 1, j]:
+                    mask[node, n_words + 1, j] = ucode
                 wi = code >> 6
                 if wi < n_words:
-                    mask[node, j, 2 + wi] |= np.uint64(1) << np.uint64(code & 63)
+                    mask[node, wi, j] |= np.uint64(1) << np.uint64(code & 63)
     return nmin, nmax, nnan, mask
+
+
+@njit(cache=True)
+def _preorder(start, end, left, right):
+    """Renumber the nodes depth-first (a node, then its left subtree, then its right subtree), so that a search,
+    which walks subtrees, reads neighbouring box rows."""
+    n = start.shape[0]
+    new_id = np.empty(n, dtype=np.int64)
+    stack = np.empty(n + 1, dtype=np.int64)
+    stack[0] = 0
+    sp = 1
+    c = 0
+    while sp > 0:
+        sp -= 1
+        node = stack[sp]
+        new_id[node] = c
+        c += 1
+        if left[node] >= 0:
+            stack[sp] = right[node]
+            stack[sp + 1] = left[node]
+            sp += 2
+    s2 = np.empty(n, dtype=np.int64)
+    e2 = np.empty(n, dtype=np.int64)
+    l2 = np.full(n, -1, dtype=np.int64)
+    r2 = np.full(n, -1, dtype=np.int64)
+    for node in range(n):
+        i = new_id[node]
+        s2[i] = start[node]
+        e2[i] = end[node]
+        if left[node] >= 0:
+            l2[i] = new_id[left[node]]
+            r2[i] = new_id[right[node]]
+    return s2, e2, l2, r2
 
 
 def build_tree(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None = None) -> RefTree:
@@ -360,6 +489,7 @@ def build_tree(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None = No
     perm, start, end, left, right = _build(
         enc.mode, num, cat, enc.num_weight, enc.cat_cost, n_codes, LEAF_SIZE
     )
+    start, end, left, right = _preorder(start, end, left, right)
     pnum = np.ascontiguousarray(num[perm])
     pcat = np.ascontiguousarray(cat[perm])
     n_words = min(_MAX_BITMASK_WORDS, max(1, int((int(n_codes.max()) if len(n_codes) else 1) + 63) // 64))
@@ -372,7 +502,42 @@ def build_tree(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None = No
 
 
 @njit(cache=True, inline="always")
-def _lower_bound(mode, node, qn, qc, nmin, nmax, nnan, mask, w, cost):
+def _query_bits(qc, n_words, qword, qbit):
+    """The bitmask word and bit of each query code (``qbit`` 0 for a code beyond the bitmasks); returns whether
+    any code lies beyond them (those columns are bounded by the node's code range instead)."""
+    beyond = False
+    for j in range(qc.shape[0]):
+        wi = qc[j] >> 6
+        if wi < n_words:
+            qword[j] = wi
+            qbit[j] = np.uint64(1) << np.uint64(qc[j] & 63)
+        else:
+            qword[j] = 0
+            qbit[j] = np.uint64(0)
+            beyond = True
+    return beyond
+
+
+@njit(cache=True, inline="always")
+def _cat_lower_bound(node, qc, qword, qbit, beyond, mask, cost):
+    """Category part of :func:`_lower_bound`: the costs of the query codes absent from the node (``qbit`` not
+    in the node's bitmask, or for codes beyond the bitmasks outside its code range)."""
+    acc = 0.0
+    for j in range(cost.shape[0]):
+        absent = (qbit[j] & ~mask[node, qword[j], j]) != np.uint64(0)
+        acc += cost[j] if absent else 0.0
+    if beyond:
+        n_words = mask.shape[1] - 2
+        for j in range(cost.shape[0]):
+            ucode = np.uint64(qc[j])
+            if (qc[j] >> 6) >= n_words and (ucode < mask[node, n_words, j] or ucode > mask[node, n_words + 1, j]):
+                acc += cost[j]
+    return acc
+
+
+@njit(cache=True, inline="always")
+def _num_lower_bound(mode, node, qn, nmin, nmax, nnan, w):
+    """Numeric part of :func:`_lower_bound`: the accumulator from the query to the node's numeric box."""
     acc = 0.0
     if mode == 0:
         for j in range(w.shape[0]):
@@ -385,31 +550,28 @@ def _lower_bound(mode, node, qn, qc, nmin, nmax, nnan, mask, w, cost):
             elif hi < lo:  # every member missing
                 acc += 1.0
             else:
-                g = 0.0
-                if a < lo:
-                    g = lo - a
-                elif a > hi:
-                    g = a - hi
+                g = max(lo - a, a - hi, 0.0)
                 acc += g if g < 1.0 else 1.0
     elif mode == 1:
         for j in range(w.shape[0]):
             a = qn[j]
-            g = 0.0
-            if a < nmin[node, j]:
-                g = nmin[node, j] - a
-            elif a > nmax[node, j]:
-                g = a - nmax[node, j]
+            g = max(nmin[node, j] - a, a - nmax[node, j], 0.0)
             acc += w[j] * g * g
-    n_words = mask.shape[2] - 2
-    for j in range(cost.shape[0]):
-        ucode = np.uint64(qc[j])
-        if ucode < mask[node, j, 0] or ucode > mask[node, j, 1]:
-            acc += cost[j]
-        else:
-            wi = qc[j] >> 6
-            if wi < n_words and (mask[node, j, 2 + wi] >> (ucode & np.uint64(63))) & np.uint64(1) == np.uint64(0):
-                acc += cost[j]
     return acc
+
+
+@njit(cache=True, inline="always")
+def _lower_bound(mode, node, qn, qc, qword, qbit, beyond, nmin, nmax, nnan, mask, w, cost, bound):
+    """Lower bound of the accumulator between the query and any record of ``node``.
+
+    The category part comes first; once it exceeds ``bound`` it is returned alone, since the node is pruned
+    whatever its numeric part (every use compares with ``bound``). The two parts are computed by separate
+    loops and added once (an accumulator carried across the mode branch ran three times slower).
+    """
+    c = _cat_lower_bound(node, qc, qword, qbit, beyond, mask, cost)
+    if c > bound:
+        return c
+    return c + _num_lower_bound(mode, node, qn, nmin, nmax, nnan, w)
 
 
 @njit(cache=True, inline="always")
@@ -446,14 +608,15 @@ def _offer(qi, t, ridx, acc, count, k, bound, mode, scale, exact, out_d, out_i, 
 
 @njit(cache=True)
 def _knn_one(qi, qn, qc, self_pos, k, mode, rnum, rcat, perm, start, end, left, right, nmin, nmax, nnan, mask,
-             w, cost, scale, exact, out_d, out_i, stack_n, stack_lb, warm, out_t):
+             w, cost, scale, exact, out_d, out_i, stack_n, stack_lb, warm, out_t, qword, qbit):
     count = 0
     bound = np.inf
+    beyond = _query_bits(qc, mask.shape[1] - 2, qword, qbit)
     # warm start: the neighbours of the previous (similar) query give a tight bound at once
     for c in range(warm.shape[0]):
         t = warm[c]
         if t >= 0 and perm[t] != self_pos:
-            acc = _acc(mode, qn, qc, rnum[t], rcat[t], w, cost)
+            acc = _acc(mode, qn, qc, rnum, rcat, t, w, cost)
             count, bound = _offer(qi, t, perm[t], acc, count, k, bound, mode, scale, exact, out_d, out_i, out_t)
     stack_n[0] = 0
     stack_lb[0] = 0.0
@@ -468,19 +631,23 @@ def _knn_one(qi, qn, qc, self_pos, k, mode, rnum, rcat, perm, start, end, left, 
                 ridx = perm[t]
                 if ridx == self_pos:
                     continue
-                acc = _acc(mode, qn, qc, rnum[t], rcat[t], w, cost)
+                acc = _acc_within(mode, qn, qc, rnum, rcat, t, w, cost, bound)
                 count, bound = _offer(qi, t, ridx, acc, count, k, bound, mode, scale, exact, out_d, out_i, out_t)
         else:
             l = left[node]
             r = right[node]
-            lbl = _lower_bound(mode, l, qn, qc, nmin, nmax, nnan, mask, w, cost)
-            lbr = _lower_bound(mode, r, qn, qc, nmin, nmax, nnan, mask, w, cost)
+            lbl = _lower_bound(mode, l, qn, qc, qword, qbit, beyond, nmin, nmax, nnan, mask, w, cost, bound)
+            lbr = _lower_bound(mode, r, qn, qc, qword, qbit, beyond, nmin, nmax, nnan, mask, w, cost, bound)
             near, far, lbn, lbf = (l, r, lbl, lbr) if lbl <= lbr else (r, l, lbr, lbl)
-            stack_n[sp] = far
-            stack_lb[sp] = lbf
-            stack_n[sp + 1] = near
-            stack_lb[sp + 1] = lbn
-            sp += 2
+            full = count == k
+            if not (full and lbf > bound):  # children beyond the bound are never pushed
+                stack_n[sp] = far
+                stack_lb[sp] = lbf
+                sp += 1
+            if not (full and lbn > bound):
+                stack_n[sp] = near
+                stack_lb[sp] = lbn
+                sp += 1
 
 
 @njit(cache=True, parallel=True)
@@ -496,12 +663,15 @@ def _knn_batch(qnum, qcat, order, self_pos, k, mode, rnum, rcat, perm, start, en
         stack_lb = np.empty(n_nodes + 2, dtype=np.float64)
         warm = np.full(k, -1, dtype=np.int64)
         out_t = np.full(k, -1, dtype=np.int64)
+        qword = np.empty(qcat.shape[1], dtype=np.int64)
+        qbit = np.empty(qcat.shape[1], dtype=np.uint64)
         for qq in range(b * 64, min(n, (b + 1) * 64)):
             qi = order[qq]
             for c in range(k):
                 out_t[c] = -1
             _knn_one(qi, qnum[qi], qcat[qi], self_pos[qi], k, mode, rnum, rcat, perm, start, end, left, right,
-                     nmin, nmax, nnan, mask, w, cost, scale, exact, out_d, out_i, stack_n, stack_lb, warm, out_t)
+                     nmin, nmax, nnan, mask, w, cost, scale, exact, out_d, out_i, stack_n, stack_lb, warm, out_t,
+                     qword, qbit)
             for c in range(k):
                 warm[c] = out_t[c]
     return out_d, out_i
@@ -531,7 +701,7 @@ def query_order(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64
         return np.arange(n, dtype=np.int64)
     maxc = int(max(int(qcat.max()) + 1 if qcat.size else 1, int(tree.cat.max()) + 1 if tree.cat.size else 1))
     n_codes = np.full(qcat.shape[1], maxc, dtype=np.int64)
-    perm, *_ = _build(tree.mode, qnum, qcat, tree.w, tree.cost, n_codes, LEAF_SIZE)
+    perm, *_ = _build(tree.mode, qnum, qcat, tree.w, tree.cost, n_codes, _ORDER_LEAF_SIZE)
     return perm.astype(np.int64)
 
 
@@ -600,12 +770,14 @@ def _refine(qnum, qcat, self_pos, k, mode, rnum, rcat, perm, w, cost, scale, exa
         out_t = np.full(k, -1, dtype=np.int64)
         count = 0
         bound = np.inf
+        qn = qnum[qi]
+        qc = qcat[qi]
         for c in range(cand_ptr[qi], cand_ptr[qi + 1]):
             t = cand_t[c]
             ridx = perm[t]
             if ridx == self_pos[qi]:
                 continue
-            acc = _acc(mode, qnum[qi], qcat[qi], rnum[t], rcat[t], w, cost)
+            acc = _acc(mode, qn, qc, rnum, rcat, t, w, cost)
             count, bound = _offer(qi, t, ridx, acc, count, k, bound, mode, scale, exact, out_d, out_i, out_t)
     return out_d, out_i
 
@@ -726,13 +898,19 @@ def _ties_batch(qnum, qcat, dmin, qlab, rlab, lab_kind, lab_tol, mode, rnum, rca
     n_nodes = start.shape[0]
     for qi in prange(n):
         stack = np.empty(n_nodes + 2, dtype=np.int64)
+        qword = np.empty(qcat.shape[1], dtype=np.int64)
+        qbit = np.empty(qcat.shape[1], dtype=np.uint64)
+        qn = qnum[qi]
+        qc = qcat[qi]
+        beyond = _query_bits(qc, mask.shape[1] - 2, qword, qbit)
         bound = _slack(mode, dmin[qi], scale, exact)
         sp = 1
         stack[0] = 0
         while sp > 0:
             sp -= 1
             node = stack[sp]
-            if _lower_bound(mode, node, qnum[qi], qcat[qi], nmin, nmax, nnan, mask, w, cost) > bound:
+            if _lower_bound(mode, node, qn, qc, qword, qbit, beyond, nmin, nmax, nnan, mask, w, cost,
+                            bound) > bound:
                 continue
             if left[node] >= 0:
                 stack[sp] = left[node]
@@ -740,7 +918,7 @@ def _ties_batch(qnum, qcat, dmin, qlab, rlab, lab_kind, lab_tol, mode, rnum, rca
                 sp += 2
                 continue
             for t in range(start[node], end[node]):
-                acc = _acc(mode, qnum[qi], qcat[qi], rnum[t], rcat[t], w, cost)
+                acc = _acc(mode, qn, qc, rnum, rcat, t, w, cost)
                 if acc > bound:
                     continue
                 d = _to_dist(mode, acc, scale)
@@ -813,7 +991,7 @@ def _pair_dist(mode, an, ac, bn, bc, w, cost, scale):
     n = an.shape[0]
     out = np.empty(n)
     for i in prange(n):
-        out[i] = _to_dist(mode, _acc(mode, an[i], ac[i], bn[i], bc[i], w, cost), scale)
+        out[i] = _to_dist(mode, _acc(mode, an[i], ac[i], bn, bc, i, w, cost), scale)
     return out
 
 
@@ -846,9 +1024,11 @@ def _pair_upper(mode, a, b, anmin, anmax, annan, amask, bnmin, bnmax, bnnan, bma
         else:
             acc += w[j] * g * g
     for j in range(cost.shape[0]):
-        # no mismatch is possible only when both nodes hold one and the same code (words 0, 1: code range)
-        pure_same = (amask[a, j, 0] == amask[a, j, 1] and bmask[b, j, 0] == bmask[b, j, 1]
-                     and amask[a, j, 0] == bmask[b, j, 0])
+        # no mismatch is possible only when both nodes hold one and the same code (the last two words: range)
+        ra = amask.shape[1] - 2
+        rb = bmask.shape[1] - 2
+        pure_same = (amask[a, ra, j] == amask[a, ra + 1, j] and bmask[b, rb, j] == bmask[b, rb + 1, j]
+                     and amask[a, ra, j] == bmask[b, rb, j])
         if not pure_same:
             acc += cost[j]
     return acc
@@ -879,8 +1059,10 @@ def _farthest_dual(mode, anum, acat, aperm, astart, aend, aleft, aright, anmin, 
         b_leaf = bleft[b] < 0
         if a_leaf and b_leaf:
             for s in range(astart[a], aend[a]):
+                sn = anum[s]
+                sc = acat[s]
                 for t in range(bstart[b], bend[b]):
-                    acc = _acc(mode, anum[s], acat[s], bnum[t], bcat[t], w, cost)
+                    acc = _acc(mode, sn, sc, bnum, bcat, t, w, cost)
                     if acc > best:
                         best = acc
                         bi = aperm[s]
@@ -972,10 +1154,12 @@ def _brute(qnum, qcat, self_pos, k, mode, rnum, rcat, w, cost, scale, exact):
     out_i = np.full((n, k), -1, dtype=np.int64)
     for qi in prange(n):
         count = 0
+        qn = qnum[qi]
+        qc = qcat[qi]
         for r in range(m):
             if r == self_pos[qi]:
                 continue
-            d = _to_dist(mode, _acc(mode, qnum[qi], qcat[qi], rnum[r], rcat[r], w, cost), scale)
+            d = _to_dist(mode, _acc(mode, qn, qc, rnum, rcat, r, w, cost), scale)
             if count == k:
                 if not _better(d, r, out_d[qi, k - 1], out_i[qi, k - 1], exact):
                     continue

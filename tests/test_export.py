@@ -138,6 +138,18 @@ def test_pdf_pages_metric_names_page_numbers(pdf_path: Path) -> None:
     assert f"Page 1 of {n_pages}" in flat and f"Page {n_pages} of {n_pages}" in flat
 
 
+def test_pdf_no_page_holds_only_a_heading(pdf_path: Path) -> None:
+    """Every page has a body, and the summary table starts on the page of its heading (JupyterLab lays an output
+    out as an unbreakable one-row table; a summary longer than the rest of a page left "Summary" alone on a page)."""
+    pages = _pdf_text(pdf_path).split("\f")
+    pages = [p for p in pages if p.strip()]
+    for i, page in enumerate(pages, start=1):
+        body = [line for line in page.splitlines() if line.strip() and "privacy report" not in line]
+        assert len(body) >= 3, f"page {i} holds only {body!r}"
+    summary = next(p for p in pages if " Summary" in p or p.lstrip().startswith("Summary"))
+    assert "95% interval" in summary and "dcr" in summary
+
+
 def test_pdf_page_is_not_blank(pdf_path: Path, tmp_path: Path) -> None:
     _need("pdftoppm")
     from PIL import Image

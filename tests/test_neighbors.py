@@ -76,6 +76,30 @@ def test_tree_equals_brute_force(seed: int, n_t: int, n_s: int) -> None:
                 np.testing.assert_array_equal(d_t, d_b[:, :k], err_msg=f"{kind} {q}->{r} k={k}")
 
 
+@pytest.mark.parametrize("n_levels", [70, 200, 900])
+def test_tree_equals_brute_force_high_cardinality(n_levels: int) -> None:
+    """Category columns beyond one bitmask word (70, 200 codes) and beyond the bitmasks (900 codes: the node's
+    code range bounds them), with a common low-cardinality column and ties, in every space."""
+    rng = np.random.default_rng(n_levels)
+
+    def frame(n: int) -> pd.DataFrame:
+        # skewed codes so that nodes hold both bitmask-covered and uncovered codes
+        code = np.minimum(rng.geometric(3.0 / n_levels, n) - 1, n_levels - 1)
+        return pd.DataFrame({"id": [f"L{c:04d}" for c in code], "c": rng.choice(list("ab"), n),
+                             "x": rng.integers(0, 5, n).astype(float)})
+
+    T, S = frame(900), frame(400)
+    encs = _encodings(T, S)
+    assert int(encs["gower"].n_codes.max()) > 64
+    for kind, enc in encs.items():
+        for q, r in (("S", "T"), ("T", "T")):
+            within = q == r
+            d_b, i_b = knn_brute(enc, q, r, k=3, exclude_self=within)
+            d_t, i_t = _tree_knn(enc, q, r, 3, exclude_self=within)
+            np.testing.assert_array_equal(i_t, i_b, err_msg=f"{kind} {q}->{r}")
+            np.testing.assert_array_equal(d_t, d_b, err_msg=f"{kind} {q}->{r}")
+
+
 def test_brute_force_prefix_property() -> None:
     T = _mixed(80, 7)
     S = _mixed(50, 8)
