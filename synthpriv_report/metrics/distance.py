@@ -121,7 +121,7 @@ def nndr_values(dcr: ArrayLike, nearest: ArrayLike, real_knn_dist: ArrayLike) ->
     real_knn_dist : array (|T|, k)
         Distances of each t to its k nearest records of T \\ t.
 
-    >>> [round(v, 9) for v in nndr_values([0.1, 0.0], [0, 1], np.array([[0.2, 0.4], [0.1, 0.1]]))]
+    >>> [round(float(v), 9) for v in nndr_values([0.1, 0.0], [0, 1], np.array([[0.2, 0.4], [0.1, 0.1]]))]
     [0.333333333, 0.0]
     """
     denom = np.asarray(real_knn_dist, dtype=np.float64).mean(axis=1)[np.asarray(nearest, dtype=np.int64)]
