@@ -9,6 +9,8 @@ import pytest
 
 from synthpriv_report.data import prepare
 from synthpriv_report.neighbors import (
+    DENSE_MIN_DIMS,
+    MODE_L2,
     build_tree,
     farthest_pair,
     knn,
@@ -16,7 +18,7 @@ from synthpriv_report.neighbors import (
     pair_distances,
     ties_at_min,
 )
-from synthpriv_report.spaces import SpaceSpec, encode, fit, project
+from synthpriv_report.spaces import Encoding, SpaceSpec, encode, fit, project
 from synthpriv_report.stats import ties as tie
 
 
@@ -98,6 +100,52 @@ def test_tree_equals_brute_force_high_cardinality(n_levels: int) -> None:
             d_t, i_t = _tree_knn(enc, q, r, 3, exclude_self=within)
             np.testing.assert_array_equal(i_t, i_b, err_msg=f"{kind} {q}->{r}")
             np.testing.assert_array_equal(d_t, d_b, err_msg=f"{kind} {q}->{r}")
+
+
+def _dense_encoding(ref: np.ndarray, query: np.ndarray) -> Encoding:
+    q = ref.shape[1]
+    return Encoding(spec=SpaceSpec("projected"), mode=MODE_L2, num={"T": ref, "S": query},
+                    cat={"T": np.zeros((len(ref), 0), dtype=np.int64), "S": np.zeros((len(query), 0), dtype=np.int64)},
+                    num_weight=np.ones(q), cat_cost=np.zeros(0), scale=1.0, n_codes=np.zeros(0, dtype=np.int64))
+
+
+@pytest.mark.parametrize("dims, scale", [(DENSE_MIN_DIMS, 1.0), (40, 1e3), (25, 1e-3)])
+def test_dense_filter_and_refine_equals_brute_force(dims: int, scale: float) -> None:
+    """The projected space's matrix-product search (>= DENSE_MIN_DIMS coordinates, no category): duplicates,
+    distances that differ below single precision, queries equal to references, self-exclusion, k up to 6, and
+    more queries than one chunk of 64 per task, at several coordinate scales."""
+    rng = np.random.default_rng(dims)
+    ref = rng.normal(size=(700, dims)) * scale
+    ref[350:450] = ref[:100]  # exact duplicates
+    ref[450:500] = ref[100:150] + rng.normal(size=(50, dims)) * 1e-9 * scale  # single precision cannot see these
+    query = np.concatenate([rng.normal(size=(300, dims)) * scale, ref[:60], ref[460:480] + 1e-12 * scale])
+    enc = _dense_encoding(np.ascontiguousarray(ref), np.ascontiguousarray(query))
+    assert enc.num["T"].shape[1] >= DENSE_MIN_DIMS
+    for q, r in (("S", "T"), ("T", "T")):
+        within = q == r
+        d_b, i_b = knn_brute(enc, q, r, k=6, exclude_self=within)
+        for k in (1, 2, 6):
+            d_t, i_t = _tree_knn(enc, q, r, k, exclude_self=within)
+            np.testing.assert_array_equal(i_t, i_b[:, :k], err_msg=f"{q}->{r} k={k}")
+            np.testing.assert_array_equal(d_t, d_b[:, :k], err_msg=f"{q}->{r} k={k}")
+
+
+def test_dense_search_on_a_projected_space_equals_brute_force() -> None:
+    rng = np.random.default_rng(5)
+    n = 400
+    cols = {f"c{j}": rng.choice(list("abcd"), n) for j in range(6)}
+    cols.update({f"x{j}": rng.integers(0, 6, n).astype(float) for j in range(4)})
+    T = pd.DataFrame(cols)
+    S = pd.concat([T.sample(100, random_state=1), T.sample(100, random_state=2).assign(x0=0.0)],
+                  ignore_index=True)
+    d = prepare(T, S)
+    enc, _ = project(d, encode(d, fit(d), SpaceSpec("euclidean")), SpaceSpec("projected", n_components=20))
+    assert enc.num["T"].shape[1] >= DENSE_MIN_DIMS
+    for q, r in (("S", "T"), ("T", "T")):
+        d_b, i_b = knn_brute(enc, q, r, k=3, exclude_self=q == r)
+        d_t, i_t = _tree_knn(enc, q, r, 3, exclude_self=q == r)
+        np.testing.assert_array_equal(i_t, i_b)
+        np.testing.assert_array_equal(d_t, d_b)
 
 
 def test_brute_force_prefix_property() -> None:
