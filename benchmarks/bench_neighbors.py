@@ -85,10 +85,14 @@ def main() -> None:
           f"{enc.num['T'].shape[1]} numeric + {enc.cat['T'].shape[1]} categorical columns")
     sk_best, ours_best = np.inf, np.inf
     for _ in range(args.repeat):
+        # a pause before each timing: idle BLAS (OpenBLAS) and OpenMP worker threads spin for a while after a
+        # call and would take the cores from whichever library runs next
+        time.sleep(0.5)
         t = time.perf_counter()
         nn = NearestNeighbors(n_neighbors=1, algorithm="brute").fit(XT)
         d_sk, i_sk = nn.kneighbors(XS)
         sk_best = min(sk_best, time.perf_counter() - t)
+        time.sleep(0.5)
         t = time.perf_counter()
         tree = nb.build_tree(enc, "T")
         d_ours, i_ours = nb.knn(tree, enc.num["S"], enc.cat["S"], k=1)
