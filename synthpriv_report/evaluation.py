@@ -254,6 +254,14 @@ class Context:
         record itself by position)."""
         return self._engine.knn(self.space(space), self._ref(query), self._ref(ref), int(k))
 
+    def cached_table(self, space: str | SpaceSpec, query: str | SetRef,
+                     ref: str | SetRef) -> nb.NeighborTable | None:
+        """The neighbour table of ``(space, query, ref)`` if a metric already searched it, else None.
+
+        Never searches: presentation code reads tables through this.
+        """
+        return self._engine.tables.get((self.space(space), self._ref(query).key, self._ref(ref).key))
+
     def tree(self, space: str | SpaceSpec, ref: str | SetRef) -> nb.RefTree:
         return self._engine.tree(self.space(space), self._ref(ref))
 
@@ -451,6 +459,10 @@ class Evaluation:
     @property
     def search_count(self) -> int:
         return len(self._engine.searches)
+
+    def computed_metrics(self) -> frozenset[str]:
+        """Names of the metrics computed so far (with any settings), whose tables are therefore cached."""
+        return frozenset(r.name for r in self._result_cache.values() if r.computed)
 
     @property
     def fingerprints(self) -> dict[str, str]:

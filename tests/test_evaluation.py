@@ -195,3 +195,20 @@ def test_results_are_cached_per_parameters() -> None:
     assert ev["dcr"] is a["dcr"]
     assert "Evaluation(T=60, S=30, H=60" in repr(ev)
     assert "verdict=" in repr(a)
+
+
+def test_presentation_accessors_read_caches_without_searching() -> None:
+    T, H, S = _frames(seed=7)
+    ev = Evaluation(T, S, H, progress=False, n_bootstrap=20)
+    ctx = ev.context
+    assert ev.computed_metrics() == frozenset()
+    assert ctx.cached_table("gower", "S", "T") is None  # not searched yet, and asking does not search
+    assert ev.search_count == 0
+    ev.results(metrics=["dcr"])
+    assert ev.computed_metrics() == {"dcr"}
+    before = ev.search_count
+    table = ctx.cached_table("gower", "S", "T")
+    assert table is not None and table.dist.shape == (len(S), 1)
+    np.testing.assert_array_equal(table.dist, ctx.knn("gower", "S", "T", 1).dist)
+    assert ctx.cached_table("euclidean", "S", "T") is None  # another space was never searched
+    assert ev.search_count == before

@@ -61,7 +61,7 @@ def arrays_for(obj: Any, kind: str) -> dict[str, Any] | None:
         return None
     if isinstance(obj, Evaluation):
         ev.results(metrics=[kind])  # computation step (cached after the first call)
-    elif not any(r.name == kind and r.computed for r in ev._result_cache.values()):  # noqa: SLF001
+    elif kind not in ev.computed_metrics():
         return None  # its tables are not cached: reading them would search, and rendering never searches
     from ..metrics import distance
 

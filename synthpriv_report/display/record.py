@@ -23,17 +23,6 @@ from ..data import MISSING
 from .views import fmt, new_id, remember
 
 
-def cached_table(ctx: Any, space: Any, query: str, ref: str) -> Any:
-    """The cached neighbour table of ``(space, query, ref)`` if a metric already searched it, else None.
-
-    A read of the evaluation's cache; never searches.
-    """
-    from ..evaluation import SetRef
-
-    key = (ctx.space(space), SetRef(query).key, SetRef(ref).key)
-    return ctx._engine.tables.get(key)  # noqa: SLF001 - display reads the engine's cache without searching
-
-
 def record_values(data: Any, set_name: str, row: int) -> dict[str, Any]:
     """Values of one record by column (missing categorical values as None, numeric NaN as None)."""
     out: dict[str, Any] = {}
@@ -146,7 +135,7 @@ def explain_record(ev: Any, real_index: int) -> RecordExplanation:
     i = int(real_index)
     space = ctx.metric_space("dcr", "gower")
     d_s, j_s = _nearest_one(ctx, space, i, ctx.S)
-    tt = cached_table(ctx, space, "T", "T")
+    tt = ctx.cached_table(space, "T", "T")
     if tt is not None:
         d_t, j_t = float(tt.dist[i, 0]), int(tt.idx[i, 0])
     else:
@@ -167,7 +156,7 @@ def explain_record(ev: Any, real_index: int) -> RecordExplanation:
     else:
         closer = "no: its nearest real neighbour is closer than any synthetic record"
     conclusions.append(("closer to a synthetic record than to its real neighbour", closer))
-    st = cached_table(ctx, space, ctx.S, "T")
+    st = ctx.cached_table(space, ctx.S, "T")
     if st is not None:
         pointing = np.flatnonzero(st.idx[:, 0] == i)
         if pointing.size:
