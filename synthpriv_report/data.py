@@ -191,8 +191,19 @@ def _to_strings(series: pd.Series) -> NDArray[np.object_]:
     :data:`MISSING`."""
     missing = series.isna().to_numpy()
     out = np.empty(len(series), dtype=object)
-    vals = series.to_numpy(dtype=object)
-    out[:] = [_as_text(v) for v in vals] if len(vals) else []
+    if series.dtype != object:
+        # one conversion per distinct value (a typed column holds no values that compare equal but print
+        # differently, such as True and 1 in an object column)
+        codes, uniques = pd.factorize(series)
+        texts = np.empty(len(uniques) + 1, dtype=object)
+        texts[:-1] = [_as_text(u) for u in uniques]
+        texts[-1] = MISSING
+        out[:] = texts[codes]  # code -1 (missing) takes the last entry
+    elif pd.api.types.infer_dtype(series, skipna=True) == "string":
+        out[:] = series.to_numpy(dtype=object)  # already text
+    else:
+        vals = series.to_numpy(dtype=object)
+        out[:] = [_as_text(v) for v in vals] if len(vals) else []
     out[missing] = MISSING
     return out
 
@@ -211,11 +222,16 @@ def fingerprint(numeric: NDArray[np.float64], categorical: NDArray[np.object_], 
     num = np.ascontiguousarray(numeric, dtype="<f8").copy()
     num[np.isnan(num)] = np.nan  # one canonical NaN payload
     h.update(num.tobytes())
-    for row in categorical:
-        for v in row:  # length-prefixed, so no value can imitate a separator
+    # row by row, each value length-prefixed so that no value can imitate a separator; each distinct value is
+    # encoded once
+    flat = np.asarray(categorical, dtype=object).ravel()
+    if flat.size:
+        codes, uniques = pd.factorize(flat)
+        blobs = np.empty(len(uniques), dtype=object)
+        for i, v in enumerate(uniques):
             b = v.encode("utf-8", "surrogatepass")
-            h.update(len(b).to_bytes(8, "little"))
-            h.update(b)
+            blobs[i] = len(b).to_bytes(8, "little") + b
+        h.update(b"".join(blobs[codes].tolist()))
     h.update(str(numeric.shape[0]).encode())
     return h.hexdigest()
 

@@ -134,6 +134,25 @@ def test_fingerprints_stable_and_sensitive() -> None:
     assert f6["T"] == f1["T"]
 
 
+def test_fingerprint_equals_the_documented_canonical_form() -> None:
+    """SHA-256 written out by hand from the docstring's canonical form: "name:kind" joined by 0x1f, numeric values
+    as little-endian float64 row by row, each category as an 8-byte little-endian length plus its UTF-8 bytes,
+    row by row, then the row count."""
+    import hashlib
+
+    T = pd.DataFrame({"x": [1.5, -2.0, 7.0], "c": ["a", "bé", "a"], "d": ["u", "v", "w"]})
+    d = prepare(T, T.copy())
+    h = hashlib.sha256()
+    h.update("x:numeric\x1fc:categorical\x1fd:categorical".encode())
+    h.update(np.array([[1.5], [-2.0], [7.0]], dtype="<f8").tobytes())
+    for row in (("a", "u"), ("bé", "v"), ("a", "w")):
+        for v in row:
+            b = v.encode("utf-8")
+            h.update(len(b).to_bytes(8, "little") + b)
+    h.update(b"3")
+    assert d.fingerprints["T"] == h.hexdigest()
+
+
 def test_fingerprint_missing_differs_from_value() -> None:
     T = pd.DataFrame({"x": [1.0, 2.0], "c": ["a", "b"]})
     a = prepare(T, pd.DataFrame({"x": [1.0, 2.0], "c": ["a", None]})).fingerprints["S"]
@@ -264,3 +283,25 @@ def test_fingerprint_distinguishes_values_containing_the_separator() -> None:
     t1 = pd.DataFrame({"u": ["a\x1fb", "z"], "v": ["c", "z"]})
     t2 = pd.DataFrame({"u": ["a", "z"], "v": ["b\x1fc", "z"]})
     assert prepare(t1, t1.copy()).fingerprints["T"] != prepare(t2, t2.copy()).fingerprints["T"]
+
+
+def test_category_text_conversion_is_per_value_for_every_column_type() -> None:
+    """The one-conversion-per-distinct-value path gives what converting every value does, missing values and
+    integral floats included; an object column mixing True and 1 keeps them apart."""
+    from synthpriv_report.data import MISSING, _as_text, _to_strings
+
+    cases = [
+        pd.Series([1.0, 2.5, np.nan, 13.0, 1.0]),
+        pd.Series([True, False, True]),
+        pd.Series(["a", None, "b", "a"]),
+        pd.Series(["a", 1, 1.0, True, None, 2.5]),
+        pd.Series(pd.Categorical(["x", "y", None, "x"])),
+        pd.Series(["a", "b", pd.NA], dtype="string"),
+        pd.Series(pd.array([1, None, 3], dtype="Int64")),
+        pd.Series([], dtype=float),
+    ]
+    for series in cases:
+        expected = [MISSING if pd.isna(v) else _as_text(v) for v in series.to_numpy(dtype=object)]
+        assert _to_strings(series).tolist() == expected, series.tolist()
+    assert _to_strings(pd.Series([True, 1, "1"], dtype=object)).tolist() == ["True", "1", "1"]
+    assert _to_strings(pd.Series([13.0, 2.5, np.nan])).tolist() == ["13", "2.5", MISSING]
