@@ -217,26 +217,25 @@ def _middle_boundary(sorted_vals):
 
 
 @njit(cache=True)
-def _gini_gain_counts(cat, j, perm, s, e, nc, counts):
-    """Gini impurity removed by splitting perm[s:e] on column j at the code boundary nearest the middle (the
-    boundary :func:`_middle_boundary` finds in the sorted codes), from a histogram of the codes (nc <= len(counts))."""
-    n = e - s
-    for c in range(nc):
-        counts[c] = 0
-    for t in range(s, e):
-        counts[cat[perm[t], j]] += 1
+def _gini_gain_runs(runs, n):
+    """Gini impurity removed by splitting a column at the code boundary nearest the middle.
+
+    ``runs`` holds the number of records of each code in code order (zeros allowed), ``n`` their total. The
+    boundary is the cumulative count nearest n // 2 (the lower of two equally near ones), as
+    :func:`_middle_boundary` finds it in the sorted codes; 0 when the column holds one code.
+    """
     mid = n // 2
     split = -1
     best_off = n + 1
     cum = 0
     g_all = 1.0
-    for c in range(nc):
-        r = counts[c]
+    for c in range(runs.shape[0]):
+        r = runs[c]
         if r == 0:
             continue
         g_all -= (r / n) ** 2
         cum += r
-        if cum < n and abs(cum - mid) < best_off:  # the lower of two equally near boundaries, as in the sort
+        if cum < n and abs(cum - mid) < best_off:
             best_off = abs(cum - mid)
             split = cum
     if split < 0:
@@ -244,11 +243,11 @@ def _gini_gain_counts(cat, j, perm, s, e, nc, counts):
     g_left = 1.0
     g_right = 1.0
     cum = 0
-    for c in range(nc):
-        r = counts[c]
+    for c in range(runs.shape[0]):
+        r = runs[c]
         if r == 0:
             continue
-        if cum < split:
+        if cum < split:  # runs never straddle the split: it sits at a boundary
             g_left -= (r / split) ** 2
         else:
             g_right -= (r / (n - split)) ** 2
@@ -257,31 +256,29 @@ def _gini_gain_counts(cat, j, perm, s, e, nc, counts):
 
 
 @njit(cache=True)
-def _gini_gain_sorted(cat, j, perm, s, e, codes):
-    """:func:`_gini_gain_counts` by sorting the codes (columns with more codes than the node has records)."""
+def _code_runs(cat, j, perm, s, e, nc, counts, codes):
+    """Records per code of column j over perm[s:e], in code order: a histogram in ``counts`` when the column has
+    at most len(counts) codes, else the run lengths of the sorted codes (written into ``codes``)."""
     n = e - s
+    if nc <= counts.shape[0]:
+        for c in range(nc):
+            counts[c] = 0
+        for t in range(s, e):
+            counts[cat[perm[t], j]] += 1
+        return counts[:nc]
     for t in range(n):
         codes[t] = cat[perm[s + t], j]
     codes.sort()
-    if codes[0] == codes[n - 1]:
-        return 0.0
-    split = _middle_boundary(codes)
-    g_all = 1.0
-    g_left = 1.0
-    g_right = 1.0
+    n_runs = 0
     run = 1
     for t in range(1, n + 1):
         if t < n and codes[t] == codes[t - 1]:
             run += 1
             continue
-        # a run of equal codes ends at t - 1 (runs never straddle the split: it sits at a boundary)
-        g_all -= (run / n) ** 2
-        if t <= split:
-            g_left -= (run / split) ** 2
-        else:
-            g_right -= (run / (n - split)) ** 2
+        codes[n_runs] = run  # run n_runs ends at t - 1 >= n_runs: overwrites only codes already read
+        n_runs += 1
         run = 1
-    return g_all - (split / n) * g_left - ((n - split) / n) * g_right
+    return codes[:n_runs]
 
 
 @njit(cache=True)
@@ -318,11 +315,7 @@ def _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts):
             best_dim = j
     codes = np.empty(n, dtype=np.int64)
     for j in range(cat.shape[1]):
-        if n_codes[j] <= counts.shape[0]:
-            gain = _gini_gain_counts(cat, j, perm, s, e, n_codes[j], counts)
-        else:
-            gain = _gini_gain_sorted(cat, j, perm, s, e, codes)
-        sc = cost[j] * gain
+        sc = cost[j] * _gini_gain_runs(_code_runs(cat, j, perm, s, e, n_codes[j], counts, codes), n)
         if sc > best_score:
             best_score = sc
             best_dim = q + j
@@ -1178,6 +1171,8 @@ def farthest_pair(enc: Encoding, ta: RefTree, tb: RefTree) -> tuple[float, int, 
 
 @njit(cache=True, parallel=True)
 def _brute(qnum, qcat, self_pos, k, mode, rnum, rcat, w, cost, scale, exact):
+    """Every pair visited. The k-best insertion is written out here rather than taken from :func:`_offer`, so
+    the reference the tree search is tested against shares only the distance and the tie rule with it."""
     n = qnum.shape[0]
     m = rnum.shape[0]
     out_d = np.full((n, k), np.inf)

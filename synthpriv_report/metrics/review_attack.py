@@ -508,11 +508,7 @@ def _zcap_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
     matches = np.bincount(gs, minlength=int(max(gt.max(), gs.max())) + 1)[gt]
     level, rule = _level("zcap", value, params)
     details = {
-        "per_attribute": {a: float(per_attr[:, j].mean()) for j, a in enumerate(cat)},
-        "sensitive_used": cat,
-        "sensitive_skipped_numeric": num,
-        "key_fields": list(_keys(ctx)),
-        "n_key_combinations_real": int(np.unique(gt).shape[0]),
+        **_cap_details(ctx, cat, num, per_attr, gt),
         "share_real_with_match": float((matches > 0).mean()),
         "mean_matches_per_real": float(matches.mean()),
         "n_real": int(gt.shape[0]),
@@ -520,6 +516,19 @@ def _zcap_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
     }
     return MetricResult(name="zcap", value=value, interval=_interval(scores, None, ctx, params), level=level,
                         level_rule=rule, details=details)
+
+
+def _cap_details(ctx: Context, cat: list[str], num: list[str], per_attr: NDArray[np.float64],
+                 gt: NDArray[np.int64]) -> dict[str, Any]:
+    """The details ZCAP and GCAP share: per-attribute means, the attributes used and skipped, the key fields
+    and the number of distinct real key combinations."""
+    return {
+        "per_attribute": {a: float(per_attr[:, j].mean()) for j, a in enumerate(cat)},
+        "sensitive_used": cat,
+        "sensitive_skipped_numeric": num,
+        "key_fields": list(_keys(ctx)),
+        "n_key_combinations_real": int(np.unique(gt).shape[0]),
+    }
 
 
 # GCAP ----------------------------------------------------------------------------------------------------------
@@ -557,11 +566,7 @@ def _gcap_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
     gt, _, _ = _key_groups(ctx)
     level, rule = _level("gcap", value, params)
     details = {
-        "per_attribute": {a: float(per_attr[:, j].mean()) for j, a in enumerate(cat)},
-        "sensitive_used": cat,
-        "sensitive_skipped_numeric": num,
-        "key_fields": list(_keys(ctx)),
-        "n_key_combinations_real": int(np.unique(gt).shape[0]),
+        **_cap_details(ctx, cat, num, per_attr, gt),
         "mean_min_distance": float(dmin.mean()),
         "share_exact_key_match": float((dmin == 0).mean()),
         "mean_matches_per_real": float(n_min.mean()),
