@@ -1,11 +1,12 @@
 """Applicability notes: where a metric's assumptions do not hold on these data (shown beside its value).
 
-Called by :meth:`Evaluation.results` for every computed result (``_attach_notes``). Each check is cheap (column
+Called by :meth:`Evaluation.results` for every computed result: each metric's declared checks, then the general
+ones. Each check is cheap (column
 counts, set sizes, distinct-value counts cached per evaluation); none searches.
 
 Rules (package defaults):
 
-- exact-match metrics (``zcap``, ``gcap``, ``crp``, ``hitting_rate``) on a numeric key column with many distinct
+- exact-match metrics (``zcap``, ``gcap``, ``crp``, ``hitting_rate`` declare :func:`continuous_keys`) on a numeric key column with many distinct
   values (more than :data:`CONTINUOUS_DISTINCT` distinct values and more than :data:`CONTINUOUS_SHARE` of the real
   records): exact matches on a continuous value are rare by construction, so the metric says little;
 - distance metrics with more than :data:`MANY_COLUMNS` analysed columns: nearest and farthest distances lose
@@ -23,7 +24,6 @@ import numpy as np
 from .registry import MetricSpec
 from .results import MetricResult
 
-EXACT_MATCH_METRICS = ("zcap", "gcap", "crp", "hitting_rate")
 CONTINUOUS_DISTINCT = 50
 CONTINUOUS_SHARE = 0.05
 MANY_COLUMNS = 30
@@ -31,26 +31,74 @@ SMALL_HOLDOUT = 0.25
 TINY = 100
 
 
-def continuous_columns(ev: Any, columns: Any) -> list[str]:
+def continuous_columns(ctx: Any, columns: Any) -> list[str]:
     """Numeric columns among ``columns`` with many distinct real values (cached on the evaluation)."""
-    data = ev.data
+    data = ctx.data
 
     def count() -> dict[str, int]:
         return {c: int(np.unique(data.column_values("T", c)).size) for c in data.numeric_columns}
 
-    distinct = ev.context.memo(("applicability", "distinct"), count)
+    distinct = ctx.memo(("applicability", "distinct"), count)
     n_t = data.sizes["T"]
     return [c for c in columns if c in distinct
             and distinct[c] > CONTINUOUS_DISTINCT and distinct[c] > CONTINUOUS_SHARE * n_t]
 
 
-def notes_for(ev: Any, spec: MetricSpec, result: MetricResult) -> list[str]:
+def continuous_keys(ctx: Any, spec: MetricSpec, result: MetricResult) -> str | None:
+    """Declared by the exact-match metrics: continuous key fields rarely match exactly."""
+    cols = list(ctx.data.columns) if spec.name in ("crp", "hitting_rate") else list(ctx.settings["key_fields"])
+    cont = continuous_columns(ctx, cols)
+    if not cont:
+        return None
+    kind = "tolerance match" if spec.name == "hitting_rate" else "exact match"
+    return (f"continuous key field(s) {', '.join(cont)}: a numeric column with many distinct values rarely "
+            f"matches by {kind}, so this metric is close to meaningless here; consider binning them or leaving "
+            f"them out of the key fields")
+
+
+def many_columns(ctx: Any, spec: MetricSpec, result: MetricResult) -> str | None:
+    """Every distance-based metric: distances lose contrast in many dimensions."""
+    n = len(ctx.data.columns)
+    if (spec.default_space is not None or result.space is not None) and n > MANY_COLUMNS:
+        return (f"{n} analysed columns: with more than {MANY_COLUMNS} columns distances lose contrast (nearest "
+                f"and typical distances converge), which blunts distance-based metrics")
+    return None
+
+
+def small_holdout(ctx: Any, spec: MetricSpec, result: MetricResult) -> str | None:
+    """Every metric that uses the holdout: a small holdout gives imprecise comparisons."""
+    data = ctx.data
+    if data.has_holdout and ("holdout" in spec.needs or result.calibration is not None):
+        n_h, n_t = data.sizes["H"], data.sizes["T"]
+        if n_h < SMALL_HOLDOUT * n_t:
+            return (f"the holdout ({n_h} records) is under {SMALL_HOLDOUT:.0%} of the training set ({n_t}): "
+                    f"holdout comparisons and the value computed on the holdout are imprecise")
+    return None
+
+
+def tiny_data(ctx: Any, spec: MetricSpec, result: MetricResult) -> str | None:
+    """Every metric: estimates on fewer than :data:`TINY` records are noisy."""
+    names = {"T": "real", "H": "holdout", "S": "synthetic"}
+    small = {s: n for s, n in ctx.data.sizes.items() if n < TINY}
+    if small:
+        sizes = ", ".join(f"{names.get(s, s)} {n}" for s, n in small.items())
+        return f"tiny data set ({sizes} records): every estimate is noisy; read the intervals"
+    return None
+
+
+#: Checks every metric gets besides its declared ones.
+GENERAL_CHECKS = (many_columns, small_holdout, tiny_data)
+
+
+def notes_for(ctx: Any, spec: MetricSpec, result: MetricResult) -> list[str]:
     """Notes on assumptions of ``spec`` that do not hold on the evaluation's data.
 
     Parameters
     ----------
-    ev : Evaluation
+    ctx : Context
+        The evaluation's context (data and settings; cheap cached counts).
     spec : MetricSpec
+        The declaration; its ``checks`` run first, then :data:`GENERAL_CHECKS`.
     result : MetricResult
         The metric's result; a metric not computed gets no note (its reason says why).
 
@@ -59,32 +107,7 @@ def notes_for(ev: Any, spec: MetricSpec, result: MetricResult) -> list[str]:
     list of str
         Plain-language sentences, empty when every assumption holds.
     """
-    from .display.views import remember
-
-    remember(ev)  # lets ev["name"] find its evaluation when displayed (figures read its cached arrays)
     if not result.computed:
         return []
-    data = ev.data
-    notes: list[str] = []
-    if spec.name in EXACT_MATCH_METRICS:
-        cols = list(data.columns) if spec.name in ("crp", "hitting_rate") else list(ev.settings["key_fields"])
-        cont = continuous_columns(ev, cols)
-        if cont:
-            kind = "tolerance match" if spec.name == "hitting_rate" else "exact match"
-            notes.append(f"continuous key field(s) {', '.join(cont)}: a numeric column with many distinct values "
-                         f"rarely matches by {kind}, so this metric is close to meaningless here; consider "
-                         f"binning them or leaving them out of the key fields")
-    uses_distance = spec.default_space is not None or result.space is not None
-    if uses_distance and len(data.columns) > MANY_COLUMNS:
-        notes.append(f"{len(data.columns)} analysed columns: with more than {MANY_COLUMNS} columns distances lose "
-                     f"contrast (nearest and typical distances converge), which blunts distance-based metrics")
-    if data.has_holdout and ("holdout" in spec.needs or result.calibration is not None):
-        n_h, n_t = data.sizes["H"], data.sizes["T"]
-        if n_h < SMALL_HOLDOUT * n_t:
-            notes.append(f"the holdout ({n_h} records) is under {SMALL_HOLDOUT:.0%} of the training set ({n_t}): "
-                         f"holdout comparisons and the calibration value are imprecise")
-    small = {s: n for s, n in data.sizes.items() if n < TINY}
-    if small:
-        sizes = ", ".join(f"{s}={n}" for s, n in small.items())
-        notes.append(f"tiny data set ({sizes} records): every estimate is noisy; read the intervals")
-    return notes
+    notes = [check(ctx, spec, result) for check in tuple(spec.checks) + GENERAL_CHECKS]
+    return [n for n in notes if n]

@@ -1,19 +1,25 @@
-"""The metric registry: every metric registered once with its needs, direction, range and spec section.
+"""Metric declarations and the registry: everything the package knows about one metric, in one place.
 
-The evaluation plans the union of the neighbour searches that the selected metrics need, runs each search once,
-then calls each metric's ``compute``. The report, the JSON export and the tests iterate over :data:`REGISTRY`.
+A metric is one :class:`MetricSpec`, declared in the metric's own module: its compute function, the neighbour
+searches it needs, its parameters (:class:`Param`: type, allowed range, default, slider range and step), its level
+rule (:class:`LevelSpec`: direction, thresholds on a stated scale, the public source of the rule), the figures it
+draws (:class:`FigureSpec`: functions of the result alone), its plain-language sentences (what it measures, what a
+high value means, the ideal value) and its applicability checks. The evaluation, the level policy
+(:mod:`synthpriv_report.levels`), the widgets, the report and the README's tables are built from these
+declarations; adding a metric is one module plus one :func:`register` call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from .results import Direction, MetricResult
+from .results import Direction, Level, MetricResult
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .evaluation import Context
+    from .engine import Context
 
 Group = Literal["closeness", "holdout", "attack", "distinguishability"]
 Need = Literal["holdout", "sensitive_fields", "pairing"]
@@ -27,9 +33,213 @@ GROUP_TITLES: dict[str, str] = {
 }
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# parameters
+
+
+@dataclass(frozen=True)
+class Param:
+    """A reduction parameter a metric reads (a slider in :meth:`Evaluation.explore`).
+
+    Parameters
+    ----------
+    name : str
+        Keyword of :meth:`Evaluation.results`.
+    default : int, float or str
+        Default value.
+    kind : {"float", "int", "choice"}
+        Type of the value.
+    low, high : float, optional
+        Allowed range (``None``: unbounded on that side).
+    low_open, high_open : bool
+        Whether the range excludes ``low`` / ``high``.
+    choices : tuple of str
+        Allowed values of a ``"choice"`` parameter.
+    slider : (min, max, step), optional
+        Slider range of the explorer; ``None``: no slider.
+    label : str
+        Short label of the slider.
+    doc : str
+        One sentence on what the parameter does.
+    reduces_only : bool
+        True when a change only re-reduces cached arrays (never a new neighbour search).
+    """
+
+    name: str
+    default: Any
+    kind: Literal["float", "int", "choice"] = "float"
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple[str, ...] = ()
+    slider: tuple[float, float, float] | None = None
+    label: str = ""
+    doc: str = ""
+    reduces_only: bool = True
+
+    def allowed(self) -> str:
+        """The allowed values in words, e.g. ``"a number in (0, 1)"``.
+
+        >>> Param("alpha", 0.1, low=0.0, high=1.0, low_open=True, high_open=True).allowed()
+        'a number in (0, 1)'
+        """
+        if self.kind == "choice":
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        what = "an integer" if self.kind == "int" else "a number"
+        if self.low is None and self.high is None:
+            return what
+        lo = "-inf" if self.low is None else f"{self.low:g}"
+        hi = "inf" if self.high is None else f"{self.high:g}"
+        left = "(" if (self.low_open or self.low is None) else "["
+        right = ")" if (self.high_open or self.high is None) else "]"
+        return f"{what} in {left}{lo}, {hi}{right}"
+
+    def validate(self, value: Any) -> Any:
+        """``value`` checked and normalised; a ``TypeError``/``ValueError`` naming the parameter otherwise.
+
+        >>> Param("n", 10, kind="int", low=1).validate(3)
+        3
+        >>> Param("n", 10, kind="int", low=1).validate(0)
+        Traceback (most recent call last):
+        ...
+        ValueError: n must be an integer in [1, inf), got 0
+        """
+        if self.kind == "choice":
+            if not isinstance(value, str) or value not in self.choices:
+                raise ValueError(f"{self.name} must be {self.allowed()}, got {value!r}")
+            return value
+        if isinstance(value, bool) or not isinstance(value, (int, float)) and not _is_np_number(value):
+            raise TypeError(f"{self.name} must be {self.allowed()}, got {value!r} ({type(value).__name__})")
+        if self.kind == "int":
+            if float(value) != math.floor(float(value)) or not math.isfinite(float(value)):
+                raise TypeError(f"{self.name} must be {self.allowed()}, got {value!r}")
+            v: Any = int(value)
+        else:
+            v = float(value)
+        bad = not math.isfinite(float(v))
+        if self.low is not None:
+            bad = bad or (v <= self.low if self.low_open else v < self.low)
+        if self.high is not None:
+            bad = bad or (v >= self.high if self.high_open else v > self.high)
+        if bad:
+            raise ValueError(f"{self.name} must be {self.allowed()}, got {value!r}")
+        return v
+
+
+def _is_np_number(value: Any) -> bool:
+    import numpy as np
+
+    return isinstance(value, (np.integer, np.floating)) and not isinstance(value, np.bool_)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# levels
+
+
+@dataclass(frozen=True)
+class LevelSpec:
+    """A metric's default level rule (applied by :mod:`synthpriv_report.levels`, the one level policy).
+
+    Parameters
+    ----------
+    medium, high : float or None
+        Thresholds on the graded quantity (``scale``). For ``direction="higher_is_riskier"`` a level fires when
+        the quantity is above the threshold, for ``"higher_is_safer"`` when it is below.
+    source : str
+        The public source of the rule (paper, post or "package default" with the reasoning in ``description``).
+    description : str
+        The rule in words, for the reader of the report.
+    scale : str
+        What is graded, in words ("the value", "the Wilson lower bound of the share", ...).
+    of : callable, optional
+        ``of(result) -> float or None``: the graded quantity; default the headline value.
+    direction : {"higher_is_riskier", "higher_is_safer"}, optional
+        Direction of the graded quantity; default the metric's.
+    inclusive : bool or (bool, bool)
+        Whether reaching a threshold fires it, for (medium, high).
+    rule : callable, optional
+        ``rule(result) -> level``: a rule that is not a pair of thresholds (used instead of them).
+    family : str, optional
+        Name of a rule shared by several metrics; ``levels={family: {...}}`` moves the thresholds of all of them.
+    same_scale : bool
+        The graded quantity ``of`` is on the headline value's scale (e.g. the value's lower confidence bound), so
+        thresholds given by the user are compared with it too; otherwise user thresholds are compared with the
+        headline value.
+    """
+
+    medium: float | None
+    high: float | None
+    source: str
+    description: str
+    scale: str = "the value"
+    of: Callable[[MetricResult], float | None] | None = None
+    direction: Direction | None = None
+    inclusive: bool | tuple[bool, bool] = False
+    rule: Callable[[MetricResult], Level] | None = None
+    family: str | None = None
+    same_scale: bool = False
+
+
+#: A metric's level: one rule, or a function choosing the rule from the result (e.g. with or without a holdout).
+LevelChoice = LevelSpec | Callable[[MetricResult], LevelSpec]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# figures and words
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """A figure of a metric, drawn from its result alone.
+
+    Parameters
+    ----------
+    draw : callable
+        ``draw(result, *axes)``; reads ``result.evidence`` and ``result.details`` only.
+    caption : str
+        One sentence saying what the figure shows.
+    ncols : int
+        Number of axes side by side.
+    size : (float, float)
+        Size of one axes in inches.
+    needs_evidence : bool
+        Whether the figure reads ``result.evidence`` (a result without evidence then has no figure).
+    """
+
+    draw: Callable[..., Any]
+    caption: str
+    ncols: int = 1
+    size: tuple[float, float] = (6.0, 3.4)
+    needs_evidence: bool = True
+
+
+@dataclass(frozen=True)
+class Words:
+    """Plain-language sentences of a metric for the reader of the report.
+
+    Parameters
+    ----------
+    measures : str
+        What the metric measures.
+    high_means : str
+        What a high value means.
+    ideal : str
+        The value an ideal generator reaches.
+    """
+
+    measures: str
+    high_means: str
+    ideal: str
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the declaration
+
+
 @dataclass(frozen=True)
 class MetricSpec:
-    """Registration record of one metric.
+    """The declaration of one metric.
 
     Parameters
     ----------
@@ -38,7 +248,7 @@ class MetricSpec:
     title : str
         Short human title.
     section : str
-        Spec section, e.g. ``"2.2"``.
+        Section of the metric definitions the package implements, e.g. ``"2.2"``.
     group : str
         Report group, a key of :data:`GROUP_TITLES`.
     direction : {"higher_is_riskier", "higher_is_safer"}
@@ -46,7 +256,7 @@ class MetricSpec:
     value_range : tuple of float
         Declared range of the headline value.
     compute : callable
-        ``compute(ctx, params) -> MetricResult``; reads cached arrays from the context.
+        ``compute(ctx, params) -> MetricResult`` without a level; reads cached arrays from the context.
     plan : callable or None
         ``plan(ctx, params) -> list[SearchRequest]``: the neighbour searches ``compute`` will ask for, so the
         evaluation can run each (space, query, reference) search once with the largest ``k``.
@@ -55,17 +265,27 @@ class MetricSpec:
     default_space : str or None
         Default distance space; ``None`` when the metric uses no space or a fixed one.
     space_choosable : bool
-        Whether the caller may choose another space (spec section 1, last bullet).
-    params : tuple of str
-        Names of the reduction parameters the metric reads (sliders).
+        Whether the caller may choose another space.
+    params : tuple of Param
+        The reduction parameters the metric reads.
+    level : LevelSpec, callable or None
+        The default level rule (``None``: the metric has no level).
+    figures : tuple of FigureSpec
+        Figures drawn from the result alone.
     summary : str
         One plain-language line for the report.
     definition : str
         Two sentences defining the metric.
+    words : Words or None
+        What it measures, what a high value means, the ideal value.
+    checks : tuple of callable
+        Applicability checks ``check(ctx, spec, result) -> str or None`` (a note when an assumption fails).
     copy_sensitive : bool
         An exact copy of T scores at the risky end (used by the registry-driven tests).
     calibratable : bool
-        The metric compares S with T, so it can be recomputed with H in the role of S (spec section 4).
+        The metric compares S with T, so it can be recomputed with H in the role of S.
+    interval_kind : str
+        How the interval is made, in words ("Wilson 95%", "bootstrap 95%", ...).
     """
 
     name: str
@@ -79,23 +299,46 @@ class MetricSpec:
     needs: tuple[Need, ...] = ()
     default_space: str | None = None
     space_choosable: bool = False
-    params: tuple[str, ...] = ()
+    params: tuple[Param, ...] = ()
+    level: LevelChoice | None = None
+    figures: tuple[FigureSpec, ...] = ()
     summary: str = ""
     definition: str = ""
+    words: Words | None = None
+    checks: tuple[Callable[..., str | None], ...] = ()
     copy_sensitive: bool = False
     calibratable: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    interval_kind: str = ""
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
 
 
 REGISTRY: dict[str, MetricSpec] = {}
 
 
 def register(spec: MetricSpec) -> MetricSpec:
-    """Add a metric to :data:`REGISTRY`; registering a name twice is an error."""
+    """Add a metric to :data:`REGISTRY`.
+
+    Registering a name twice, or a parameter whose declaration differs from another metric's parameter of the same
+    name, is an error.
+    """
     if spec.name in REGISTRY:
         raise ValueError(f"metric {spec.name!r} is registered twice")
+    if spec.group not in GROUP_TITLES:
+        raise ValueError(f"metric {spec.name!r}: unknown group {spec.group!r}; known: {', '.join(GROUP_TITLES)}")
+    known = declared_params(load=False)
+    for p in spec.params:
+        if p.name in known and known[p.name] != p:
+            raise ValueError(f"metric {spec.name!r} declares parameter {p.name!r} differently from another metric")
     REGISTRY[spec.name] = spec
     return spec
+
+
+def unregister(name: str) -> None:
+    """Remove a metric (for tests that register a toy metric)."""
+    REGISTRY.pop(name, None)
 
 
 def metric_names() -> list[str]:
@@ -105,14 +348,59 @@ def metric_names() -> list[str]:
 
 
 def get_spec(name: str) -> MetricSpec:
-    """The registration record of ``name``; a clear error for an unknown name."""
+    """The declaration of ``name``; a clear error for an unknown name."""
     _load_all()
+    if not isinstance(name, str):
+        raise TypeError(f"a metric name must be a string, got {name!r}")
     try:
         return REGISTRY[name]
     except KeyError:
         raise ValueError(f"unknown metric {name!r}; known metrics: {', '.join(REGISTRY)}") from None
 
 
+def declared_params(*, load: bool = True) -> dict[str, Param]:
+    """Every reduction parameter: the shared ones of :mod:`synthpriv_report.params` and each metric's own."""
+    if load:
+        _load_all()
+    from .params import COMMON_PARAMS
+
+    out = {p.name: p for p in COMMON_PARAMS}
+    for spec in REGISTRY.values():
+        for p in spec.params:
+            out.setdefault(p.name, p)
+    return out
+
+
+def level_families() -> dict[str, LevelSpec]:
+    """Shared level rules by family name (``levels={"review_absolute": ...}`` moves all of their members)."""
+    _load_all()
+    from .params import LEVEL_FAMILIES
+
+    return dict(LEVEL_FAMILIES)
+
+
 def _load_all() -> None:
     """Import the metric modules so that their registrations run."""
     from . import metrics  # noqa: F401  (registration side effect of the package's own modules)
+
+
+def resolve_level(spec: MetricSpec, result: MetricResult) -> LevelSpec | None:
+    """The default level rule of ``spec`` for this result (a choice may depend on the result)."""
+    if spec.level is None:
+        return None
+    if isinstance(spec.level, LevelSpec):
+        return spec.level
+    return spec.level(result)
+
+
+def described_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Parameters as shown to a reader: only declared names, in declaration order."""
+    decl = declared_params()
+    return {k: params[k] for k in decl if k in params}
+
+
+__all__ = [
+    "GROUP_TITLES", "Param", "LevelSpec", "FigureSpec", "Words", "MetricSpec", "REGISTRY", "register",
+    "unregister", "metric_names", "get_spec", "declared_params", "level_families", "resolve_level",
+    "described_params",
+]

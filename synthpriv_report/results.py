@@ -57,19 +57,23 @@ class LevelRule:
         ``value > high`` (or ``>=`` when ``inclusive``), medium when beyond ``medium``; for a
         ``higher_is_safer`` metric the comparison is reversed (below the thresholds).
     source : str
-        Where the thresholds come from ("seed 004", "package default", ...).
+        Where the thresholds come from (a public source, "package default", or "set by the user").
     description : str
         Human-readable rule, shown beside the badge.
+    scale : str
+        What the thresholds are compared with ("the value", "the Wilson lower bound of the share", ...).
     """
 
     medium: float | None
     high: float | None
     source: str
     description: str
+    scale: str = "the value"
 
     def to_dict(self) -> dict[str, Any]:
         return to_jsonable(
-            {"medium": self.medium, "high": self.high, "source": self.source, "description": self.description}
+            {"medium": self.medium, "high": self.high, "source": self.source, "description": self.description,
+             "scale": self.scale}
         )
 
 
@@ -107,6 +111,9 @@ class MetricResult:
         The same metric with the holdout in the role of the synthetic data (spec section 4), when available.
     notes : tuple of str
         Applicability notes: assumptions of the metric that do not hold on these data.
+    evidence : dict
+        The small, bounded data the metric's figures need (histograms, quantile summaries, curve points, counts;
+        never per-record real values), so that every view can be drawn from the result alone.
     """
 
     name: str
@@ -123,6 +130,7 @@ class MetricResult:
     level_rule: LevelRule | None = None
     calibration: float | None = None
     notes: tuple[str, ...] = ()
+    evidence: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def computed(self) -> bool:
@@ -130,9 +138,7 @@ class MetricResult:
         return self.reason_not_computed is None
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from .display import bundle
-
-        return bundle(self, include=include, exclude=exclude)
+        return _presentation().bundle(self, include=include, exclude=exclude)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dictionary of every field."""
@@ -153,7 +159,32 @@ class MetricResult:
                 "notes": list(self.notes),
                 "reason_not_computed": self.reason_not_computed,
                 "details": dict(self.details),
+                "evidence": dict(self.evidence),
             }
+        )
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "MetricResult":
+        """The result of :meth:`to_dict` (a validated document; see :mod:`synthpriv_report.export`)."""
+        rule = d.get("level_rule")
+        iv = d.get("interval")
+        vr = d.get("value_range") or (0.0, 1.0)
+        computed = d.get("computed", d.get("value") is not None)
+        return cls(
+            name=d["name"], value=None if not computed else d.get("value"),
+            interval=None if iv is None or None in iv else (float(iv[0]), float(iv[1])),
+            direction=d.get("direction", "higher_is_riskier"), level=d.get("level"),
+            details=dict(d.get("details") or {}),
+            reason_not_computed=None if computed else (d.get("reason_not_computed") or "not computed"),
+            section=d.get("section", ""), title=d.get("title", ""),
+            value_range=(float("-inf") if vr[0] is None else float(vr[0]),
+                         float("inf") if vr[1] is None else float(vr[1])),
+            space=d.get("space"),
+            level_rule=None if not rule else LevelRule(rule.get("medium"), rule.get("high"), rule.get("source", ""),
+                                                       rule.get("description", ""),
+                                                       rule.get("scale", "the value")),
+            calibration=d.get("calibration"), notes=tuple(d.get("notes") or ()),
+            evidence=dict(d.get("evidence") or {}),
         )
 
 
@@ -162,14 +193,17 @@ def not_computed(name: str, reason: str, **kwargs: Any) -> MetricResult:
     return MetricResult(name=name, value=None, reason_not_computed=reason, **kwargs)
 
 
+VerdictLevel = Literal["low", "medium", "high", "not_assessed"]
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """The headline verdict of spec section 5.
+    """The headline verdict: the highest level among the driving checks that ran.
 
     Parameters
     ----------
-    level : {"low", "medium", "high"}
-        Highest level among the driving checks that ran.
+    level : {"low", "medium", "high", "not_assessed"}
+        Highest level among the driving checks that ran; ``"not_assessed"`` when none of them ran.
     reasons : tuple of str
         One sentence per check that fired (level medium or high).
     checks : tuple of (name, level or None)
@@ -178,10 +212,15 @@ class Verdict:
         Driving checks that could not run, with the reason.
     """
 
-    level: Level
+    level: VerdictLevel
     reasons: tuple[str, ...]
     checks: tuple[tuple[str, Level | None], ...]
     not_run: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def n_ran(self) -> int:
+        """How many driving checks ran (the verdict rests on these)."""
+        return sum(1 for _, lv in self.checks if lv is not None)
 
     def to_dict(self) -> dict[str, Any]:
         return to_jsonable(
@@ -192,6 +231,12 @@ class Verdict:
                 "not_run": [{"metric": n, "reason": r} for n, r in self.not_run],
             }
         )
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Verdict":
+        return cls(level=d["level"], reasons=tuple(d.get("reasons") or ()),
+                   checks=tuple((c["metric"], c.get("level")) for c in d.get("checks") or ()),
+                   not_run=tuple((c["metric"], c.get("reason", "")) for c in d.get("not_run") or ()))
 
 
 def max_level(levels: list[Level | None]) -> Level:
@@ -210,6 +255,9 @@ def max_level(levels: list[Level | None]) -> Level:
 class ResultSet(Mapping[str, MetricResult]):
     """An ordered, read-only mapping of metric name to :class:`MetricResult`, with the verdict.
 
+    A result set is everything a report shows: it is drawn (notebook view, figures, HTML, PDF) from the result set
+    alone, and it can be saved as JSON and loaded again without the data.
+
     Parameters
     ----------
     results : dict
@@ -218,12 +266,17 @@ class ResultSet(Mapping[str, MetricResult]):
         The headline verdict.
     params : dict
         The parameters these results were reduced with.
+    meta : dict, optional
+        JSON-safe context of the evaluation: settings, data summary (names, sizes, columns), fingerprints,
+        versions, notes.
     """
 
-    def __init__(self, results: dict[str, MetricResult], verdict: Verdict, params: Mapping[str, Any]):
+    def __init__(self, results: dict[str, MetricResult], verdict: Verdict, params: Mapping[str, Any],
+                 meta: Mapping[str, Any] | None = None):
         self._results = dict(results)
         self.verdict = verdict
         self.params = dict(params)
+        self.meta: dict[str, Any] = dict(meta or {})
 
     def __getitem__(self, name: str) -> MetricResult:
         try:
@@ -238,9 +291,7 @@ class ResultSet(Mapping[str, MetricResult]):
         return len(self._results)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from .display import bundle
-
-        return bundle(self, include=include, exclude=exclude)
+        return _presentation().bundle(self, include=include, exclude=exclude)
 
     def to_frame(self):  # -> pandas.DataFrame
         """A tidy table: one row per metric with value, interval, direction, level and reason."""
@@ -267,14 +318,38 @@ class ResultSet(Mapping[str, MetricResult]):
         return pd.DataFrame(rows).set_index("metric")
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dictionary: verdict, parameters and every metric."""
+        """JSON-safe dictionary: verdict, parameters, every metric and the evaluation's context (``meta``)."""
         return to_jsonable(
             {
                 "verdict": self.verdict.to_dict(),
                 "params": self.params,
                 "metrics": {n: r.to_dict() for n, r in self._results.items()},
+                "meta": self.meta,
             }
         )
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "ResultSet":
+        """The result set of :meth:`to_dict` (fields are trusted: validate foreign documents first)."""
+        return cls({n: MetricResult.from_dict(m) for n, m in d["metrics"].items()},
+                   Verdict.from_dict(d["verdict"]), d.get("params") or {}, d.get("meta") or {})
+
+    @classmethod
+    def from_json(cls, path: Any) -> Any:
+        """Load a saved JSON report (validated field by field; a ``ValueError`` names what is wrong)."""
+        return _presentation().from_json(path)
+
+    def to_html(self, path: Any, **kwargs: Any) -> Any:
+        """Write the self-contained HTML report of these results (figures included, no data needed)."""
+        return _presentation().to_html(self, path, **kwargs)
+
+    def to_pdf(self, path: Any, **kwargs: Any) -> Any:
+        """Write the paginated PDF report of these results."""
+        return _presentation().to_pdf(self, path, **kwargs)
+
+    def to_json(self, path: Any = None, **kwargs: Any) -> Any:
+        """Write (or return) the versioned JSON report."""
+        return _presentation().to_json(self, path, **kwargs)
 
     def __repr__(self) -> str:
         lines = [f"ResultSet(verdict={self.verdict.level!r}, {len(self)} metrics)"]
@@ -284,3 +359,10 @@ class ResultSet(Mapping[str, MetricResult]):
             else:
                 lines.append(f"  {r.name:<20} not computed: {r.reason_not_computed}")
         return "\n".join(lines)
+
+
+def _presentation() -> Any:
+    """The export package (the one place results reach up to presentation, lazily, for their own rendering)."""
+    from . import export
+
+    return export

@@ -6,6 +6,7 @@ All functions are pure; every random draw takes ``random_state``.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -72,15 +73,28 @@ def win_share(a: ArrayLike, b: ArrayLike, *, exact: bool = False) -> tuple[float
 def wilson(p_hat: float, n: int, *, z: float = WILSON_Z) -> tuple[float, float]:
     """Wilson score interval for a proportion ``p_hat`` (halves allowed) over ``n`` trials (spec section 0).
 
+    The ends are exact, not only up to rounding: the lower bound is 0 when ``p_hat == 0``, the upper bound is 1
+    when ``p_hat == 1``, and ``lower <= p_hat <= upper`` always holds. (In floating point the closed form gives
+    about 1e-18 instead of 0 at ``p_hat = 0`` for some ``n``, which would make "the lower bound exceeds a share
+    of 0" true for a set with no copy at all.)
+
     >>> lo, hi = wilson(0.5, 100); round(lo, 4), round(hi, 4)
     (0.4038, 0.5962)
+    >>> wilson(0.0, 69)[0], wilson(1.0, 69)[1]
+    (0.0, 1.0)
     """
     if n <= 0:
         return (float("nan"), float("nan"))
+    p = float(p_hat)
+    if not math.isfinite(p):
+        return (float("nan"), float("nan"))
+    p = min(1.0, max(0.0, p))
     denom = 1.0 + z * z / n
-    centre = (p_hat + z * z / (2 * n)) / denom
-    half = z * math.sqrt(max(p_hat * (1.0 - p_hat) / n + z * z / (4 * n * n), 0.0)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(p * (1.0 - p) / n + z * z / (4 * n * n), 0.0)) / denom
+    lo = 0.0 if p == 0.0 else min(p, max(0.0, centre - half))
+    hi = 1.0 if p == 1.0 else max(p, min(1.0, centre + half))
+    return (lo, hi)
 
 
 def round_half_up(x: float) -> int:
@@ -234,6 +248,35 @@ def summary(x: ArrayLike) -> dict[str, float]:
         return {"mean": float("nan"), "median": float("nan"), "p5": float("nan"), "n": 0}
     return {"mean": float(v.mean()), "median": float(np.median(v)), "p5": float(np.percentile(v, 5)),
             "n": int(v.size)}
+
+
+def quantile_summary(x: ArrayLike, *, points: int = 101) -> dict[str, Any]:
+    """A bounded summary of a distribution: ``points`` quantiles (linear interpolation) of the finite values.
+
+    The evidence behind ECDF figures: enough to draw the curve at figure resolution, never the records.
+
+    >>> quantile_summary([0.0, 1.0, 2.0, 3.0, 4.0], points=3)
+    {'probs': [0.0, 0.5, 1.0], 'values': [0.0, 2.0, 4.0], 'n': 5}
+    """
+    v = np.asarray(x, dtype=np.float64).reshape(-1)
+    v = v[np.isfinite(v)]
+    probs = np.linspace(0.0, 1.0, points)
+    if v.size == 0:
+        return {"probs": probs.tolist(), "values": [], "n": 0}
+    return {"probs": probs.tolist(), "values": np.quantile(v, probs).tolist(), "n": int(v.size)}
+
+
+def histogram(x: ArrayLike, *, upper: float, bins: int = 20) -> dict[str, list]:
+    """Counts of the finite values of ``x`` in ``bins`` equal-width bins on [0, upper] (values clipped into it).
+
+    >>> histogram([0.0, 0.5, 2.0], upper=1.0, bins=2)
+    {'edges': [0.0, 0.5, 1.0], 'counts': [1, 2]}
+    """
+    v = np.asarray(x, dtype=np.float64).reshape(-1)
+    v = v[np.isfinite(v)]
+    hi = float(upper) if np.isfinite(upper) and upper > 0 else 1.0
+    counts, edges = np.histogram(np.clip(v, 0.0, hi), bins=bins, range=(0.0, hi))
+    return {"edges": edges.tolist(), "counts": counts.astype(int).tolist()}
 
 
 def subsample(n: int, k: int, rng: np.random.Generator) -> NDArray[np.int64]:

@@ -47,8 +47,9 @@ def b(ev) -> dict:
     return bundle(ev)
 
 
-def test_bundle_has_plain_html_markdown(ev, b):
-    assert set(b) == {"text/plain", "text/html", "text/markdown"}
+def test_bundle_has_plain_and_html_but_no_markdown(ev, b):
+    # no text/markdown: a column name must never reach a Markdown renderer
+    assert set(b) == {"text/plain", "text/html"}
     assert b["text/plain"].startswith("Synthetic data privacy evaluation")
     assert "Verdict:" in b["text/plain"]
     assert ev._repr_mimebundle_()["text/plain"] == b["text/plain"]
@@ -57,7 +58,7 @@ def test_bundle_has_plain_html_markdown(ev, b):
 def test_include_exclude_keep_plain_fallback(ev):
     b = bundle(ev, exclude={"text/html"})
     assert "text/html" not in b and "text/plain" in b
-    assert set(bundle(ev, include={"text/markdown"})) == {"text/plain", "text/markdown"}
+    assert set(bundle(ev, include={"text/markdown"})) == {"text/plain"}
 
 
 def test_rendering_never_searches(ev):
@@ -103,7 +104,9 @@ def test_summary_layout_for_non_specialist(ev, b):
         assert environment().from_string("{{ r }}").render(r=reason) in html
     assert "higher is riskier" in html and "higher is safer" in html
     r = rs["privacy_score"]
-    assert r.level_rule.description in html and r.level_rule.source in html
+    import html as _html
+
+    assert r.level_rule.description in _html.unescape(html) and r.level_rule.source in _html.unescape(html)
     assert get_spec("privacy_score").summary.split(";")[0] in html
     assert "Holdout as synthetic" in html
 
@@ -135,9 +138,12 @@ def test_standalone_result_renders_without_figure():
     assert "needs &lt;b&gt;stuff&lt;/b&gt;" in nc["text/html"]
 
 
-def test_markdown_lists_groups(b):
-    md = b["text/markdown"]
+def test_markdown_lists_groups_and_escapes_every_string(ev):
+    from synthpriv_report.display import render_markdown
+
+    md = render_markdown(ev)
     assert "**Verdict:" in md and "### Closeness to real records" in md and "| Metric |" in md
+    assert "<script>" not in md and "\\<script\\>" in md  # the column name is escaped, not markup
 
 
 def test_explain_masks_real_values_by_default(ev):
@@ -176,16 +182,16 @@ def _note_ev(n_t: int, n_h: int, n_cols: int = 3, continuous: bool = False) -> E
 def test_applicability_notes():
     e = _note_ev(400, 50, continuous=True)
     crp = MetricResult("crp", 0.1)
-    notes = notes_for(e, get_spec("crp"), crp)
+    notes = notes_for(e.context, get_spec("crp"), crp)
     # 'num' has ~400 distinct values > 50 and > 5% of 400 = 20 -> continuous; holdout 50 < 25% of 400;
     # H = 50 < 100 -> tiny
     assert any("continuous key field(s) num" in s for s in notes)
     assert any("under 25%" in s for s in notes) is False  # crp is not a holdout metric and has no calibration
-    assert any("tiny data set (H=50" in s for s in notes)
+    assert any("tiny data set (holdout 50" in s for s in notes)
     share = MetricResult("holdout_dcr_share", 0.5, space="gower")
-    assert any("under 25%" in s for s in notes_for(e, get_spec("holdout_dcr_share"), share))
+    assert any("under 25%" in s for s in notes_for(e.context, get_spec("holdout_dcr_share"), share))
     wide = _note_ev(150, 150, n_cols=35)
-    assert any("35 analysed columns" in s for s in notes_for(wide, get_spec("dcr"), MetricResult("dcr", 0.1)))
-    assert notes_for(wide, get_spec("dcr"), MetricResult("dcr", None, reason_not_computed="x")) == []
+    assert any("35 analysed columns" in s for s in notes_for(wide.context, get_spec("dcr"), MetricResult("dcr", 0.1)))
+    assert notes_for(wide.context, get_spec("dcr"), MetricResult("dcr", None, reason_not_computed="x")) == []
     ok = _note_ev(200, 200)
-    assert notes_for(ok, get_spec("zcap"), MetricResult("zcap", 0.1)) == []
+    assert notes_for(ok.context, get_spec("zcap"), MetricResult("zcap", 0.1)) == []

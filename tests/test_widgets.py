@@ -36,8 +36,10 @@ def test_ten_slider_moves_update_views_without_searching(leaky):
     n = leaky.search_count
     html0, png0 = x.summary.value, x.images["privacy_score"].value
     assert all(s.continuous_update is False for s in x.sliders.values())
+    # sliders come from the declarations of the evaluation's own metrics: no CVP/DVP/HitR slider here
+    assert not {"cvp_threshold", "dvp_threshold", "hitr_divisor"} & set(x.sliders)
     moves = [("alpha", 0.3), ("alpha", 0.05), ("nndr_threshold", 0.9), ("nndr_threshold", 0.2),
-             ("cvp_threshold", 0.3), ("dvp_threshold", 0.6), ("hitr_divisor", 10.0),
+             ("levels:privacy_score:medium", 95.0), ("levels:nndr:high", 0.6), ("levels:nndr:medium", 0.3),
              ("levels:privacy_score:high", 95.0), ("levels:holdout_dcr_share:high", 0.99), ("alpha", 0.2)]
     for key, value in moves:
         x.sliders[key].value = value

@@ -1,9 +1,11 @@
 """Notebook views: rich display bundles, figures, live sliders and one record's view.
 
 ``bundle(obj)`` is what ``Evaluation``, ``ResultSet`` and ``MetricResult`` return from ``_repr_mimebundle_``:
-``text/plain`` (what a terminal shows), a self-contained ``text/html`` (Jinja templates from package data, one
-environment with autoescaping, CSS scoped under ``.spr-report``, figures as inline PNG) and ``text/markdown``.
-Results are computed before rendering; rendering only reads them (and cached per-record arrays for figures), so
+``text/plain`` (what a terminal shows) and a self-contained ``text/html`` (Jinja templates from package data, one
+environment with autoescaping, CSS scoped under ``.spr-report``, figures as inline PNG). No ``text/markdown``: a
+column name or category value must never pass through a Markdown renderer (:func:`render_markdown` escapes every
+string it writes, for those who want Markdown explicitly).
+Results are computed before rendering; rendering only reads them (figures come from each result's evidence), so
 it never starts a neighbour search. Nothing here calls ``display()``: every function returns data.
 """
 
@@ -33,19 +35,44 @@ def environment() -> jinja2.Environment:
     )
 
 
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~&"})
+
+
+def markdown_escape(value: Any) -> str:
+    """Text with every Markdown (and inline HTML) control character backslash-escaped.
+
+    >>> markdown_escape("[x](javascript:alert(1))")
+    '\\[x\\]\\(javascript:alert\\(1\\)\\)'
+    """
+    return str(value).translate(_MD_SPECIAL)
+
+
+@lru_cache(maxsize=1)
+def _markdown_environment() -> jinja2.Environment:
+    """The Markdown templates: every interpolated value is Markdown-escaped, so no string becomes a link, an
+    image or inline HTML."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("synthpriv_report.display", "templates"),
+        autoescape=False, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
+        finalize=markdown_escape,
+    )
+
+
 def _template(name: str) -> jinja2.Template:
-    return environment().get_template(name)  # the environment caches compiled templates
+    env = _markdown_environment() if name.endswith(".md.j2") else environment()
+    return env.get_template(name)  # the environment caches compiled templates
 
 
 def _views(obj: Any, figures: bool) -> tuple[str, dict, str]:
-    """``(kind, view, heading)`` for an Evaluation, ResultSet or MetricResult."""
-    from ..evaluation import Evaluation
+    """``(kind, view, heading)`` for a ResultSet (or anything with ``results()``, such as an Evaluation) or a
+    MetricResult."""
     from . import views
 
-    if isinstance(obj, Evaluation):
-        return "resultset", views.evaluation_view(obj, figures=figures), "Synthetic data privacy evaluation"
+    if not isinstance(obj, (ResultSet, MetricResult)) and callable(getattr(obj, "results", None)):
+        obj = obj.results()
     if isinstance(obj, ResultSet):
-        return "resultset", views.resultset_view(obj, figures=figures), "Privacy results"
+        heading = "Synthetic data privacy evaluation" if obj.meta else "Privacy results"
+        return "resultset", views.resultset_view(obj, figures=figures), heading
     if isinstance(obj, MetricResult):
         return "metric", views.metric_view(obj, figures=figures), obj.title or obj.name
     raise TypeError(f"cannot display an object of type {type(obj).__name__}")
@@ -100,15 +127,13 @@ def bundle(obj: Any, include: Iterable[str] | None = None, exclude: Iterable[str
     Returns
     -------
     dict
-        ``{"text/plain": ..., "text/html": ..., "text/markdown": ...}`` (strings).
+        ``{"text/plain": ..., "text/html": ...}`` (strings).
     """
     want_html = _wanted("text/html", include, exclude)
     kind, view, heading = _views(obj, figures=want_html)
     out = {"text/plain": _render(kind, view, heading, "text")}
     if want_html:
         out["text/html"] = _render(kind, view, heading, "html")
-    if _wanted("text/markdown", include, exclude):
-        out["text/markdown"] = _render(kind, view, heading, "markdown")
     return out
 
 

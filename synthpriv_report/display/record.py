@@ -20,7 +20,7 @@ import numpy as np
 from .. import neighbors as nb
 from .. import stats
 from ..data import MISSING
-from .views import fmt, new_id, remember
+from .views import fmt, new_id
 
 
 def record_values(data: Any, set_name: str, row: int) -> dict[str, Any]:
@@ -127,7 +127,6 @@ def explain_record(ev: Any, real_index: int) -> RecordExplanation:
     -------
     RecordExplanation
     """
-    remember(ev)
     ctx = ev.context
     n_t = ev.data.sizes["T"]
     if not isinstance(real_index, (int, np.integer)) or not 0 <= int(real_index) < n_t:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import itertools
 import math
-import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,36 +17,10 @@ from ..registry import GROUP_TITLES, get_spec
 from ..results import MetricResult, ResultSet, to_jsonable
 
 DIRECTION_HINTS = {"higher_is_riskier": "higher is riskier", "higher_is_safer": "higher is safer"}
-LEVEL_WORDS = {"low": "low risk", "medium": "medium risk", "high": "high risk", None: "no level"}
+LEVEL_WORDS = {"low": "low risk", "medium": "medium risk", "high": "high risk", "not_assessed": "not assessed",
+               None: "no level"}
 
-_OWNERS: "weakref.WeakSet[Any]" = weakref.WeakSet()
 _IDS = itertools.count(1)
-
-
-def remember(ev: Any) -> None:
-    """Register an evaluation so that results it produced can find it again (for their figures)."""
-    _OWNERS.add(ev)
-
-
-def owner_of(obj: Any) -> Any:
-    """The live evaluation whose result cache holds ``obj`` (a MetricResult or the results of a ResultSet).
-
-    Matching is by identity (``ev["name"]`` and ``ev.results()`` return the cached objects), so a result is never
-    attributed to the wrong evaluation; None when no live evaluation produced it.
-    """
-    if isinstance(obj, ResultSet):
-        for r in obj.values():
-            ev = owner_of(r)
-            if ev is not None:
-                return ev
-        return None
-    if not isinstance(obj, MetricResult):
-        return None
-    for ev in list(_OWNERS):
-        cache = getattr(ev, "_result_cache", {})
-        if any(r is obj for r in cache.values()):
-            return ev
-    return None
 
 
 def new_id(prefix: str = "spr") -> str:
@@ -152,12 +125,7 @@ def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = Tru
                    per_metric_figures: bool | None = None) -> dict:
     """Verdict first, then the groups in :data:`GROUP_TITLES` order, each metric with its view."""
     per_metric = figures if per_metric_figures is None else per_metric_figures
-    # exact_copies shares the DCR figure: draw it once, beside dcr, when both are present
-    shared = {"exact_copies": "dcr"}
-    metrics = [metric_view(r, params=rs.params,
-                           figures=per_metric and not (r.name in shared and shared[r.name] in rs
-                                                       and rs[shared[r.name]].computed))
-               for r in rs.values()]
+    metrics = [metric_view(r, params=rs.params, figures=per_metric) for r in rs.values()]
     groups = []
     for key, title in GROUP_TITLES.items():
         members = [m for m in metrics if m["group"] == key]
@@ -187,34 +155,33 @@ def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = Tru
         "n_computed": sum(1 for m in metrics if m["computed"]),
         "n_metrics": len(metrics),
         "overview": overview_src,
-        "data": None,
+        "data": data_view(rs.meta),
         "params": [(k, fmt(v)) for k, v in rs.params.items() if k != "levels"]
         + [("levels", fmt(rs.params.get("levels")))],
     }
 
 
-def evaluation_view(ev: Any, *, figures: bool = True) -> dict:
-    """The evaluation's summary: data sizes and settings, then :func:`resultset_view` of ``ev.results()``.
-
-    ``ev.results()`` is called first (it computes what is missing, once); the rendering that follows only reads.
-    """
-    remember(ev)
-    rs = ev.results()
-    view = resultset_view(rs, figures=figures, per_metric_figures=figures)
-    d = ev.data
-    view["data"] = {
-        "sizes": [(name, d.sizes[s]) for s, name in (("T", "real training (T)"), ("H", "holdout (H)"),
-                                                        ("S", "synthetic (S)")) if s in d.sizes],
-        "n_columns": len(d.columns),
-        "columns": [(c, d.kinds[c]) for c in d.columns],
-        "excluded": list(d.excluded),
-        "notes": list(d.notes),
-        "key_fields": list(ev.settings["key_fields"]),
-        "sensitive_fields": list(ev.settings["sensitive_fields"]),
-        "reveal": bool(ev.settings["reveal_real_values"]),
-        "searches": ev.search_count,
+def data_view(meta: Mapping[str, Any]) -> dict | None:
+    """What was evaluated, from a result set's ``meta`` (None when the results carry no context)."""
+    if not meta:
+        return None
+    settings = meta.get("settings") or {}
+    return {
+        "sizes": [(f"{s.get('name')} ({s.get('role')})", s.get("rows")) for s in meta.get("sets") or []],
+        "n_columns": len(meta.get("columns") or []),
+        "columns": [(c.get("name"), c.get("kind")) for c in meta.get("columns") or []],
+        "excluded": list(meta.get("excluded") or []),
+        "notes": list(meta.get("data_notes") or []),
+        "key_fields": list(meta.get("key_fields") or []),
+        "sensitive_fields": list(meta.get("sensitive_fields") or []),
+        "reveal": bool(settings.get("reveal_real_values", meta.get("revealed_real_values", False))),
+        "searches": meta.get("searches", 0),
     }
-    return view
+
+
+def evaluation_view(ev: Any, *, figures: bool = True) -> dict:
+    """The view of ``ev.results()`` (computed first, once; the rendering that follows only reads)."""
+    return resultset_view(ev.results(), figures=figures, per_metric_figures=figures)
 
 
 def text_summary(view: dict, *, header: str = "") -> str:
@@ -226,8 +193,10 @@ def text_summary(view: dict, *, header: str = "") -> str:
     lines.append(f"Verdict: {v['level_text'].upper()}")
     for reason in v["reasons"]:
         lines.append(f"  - {reason}")
-    if not v["reasons"]:
-        lines.append("  - no driving check fired")
+    if not v["reasons"] and v["level"] != "not_assessed":
+        lines.append("  - none of the checks behind the verdict found a risk")
+    if v["level"] == "not_assessed":
+        lines.append("  - none of the checks behind the verdict could run")
     for nr in v["not_run"]:
         lines.append(f"  - could not run {nr['name']}: {nr['reason']}")
     for g in view["groups"]:

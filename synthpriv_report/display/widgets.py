@@ -7,37 +7,51 @@ then re-renders the summary HTML widget and only the figures that depend on the 
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from typing import Any
 
-from ..params import LEVEL_THRESHOLDS
-from .views import remember
+from ..registry import LevelSpec, get_spec
 
-#: (parameter, label, min, max, step) of the reduction sliders.
-PARAM_SLIDERS: tuple[tuple[str, str, float, float, float], ...] = (
-    ("alpha", "alpha (privacy score quantile)", 0.01, 0.5, 0.01),
-    ("nndr_threshold", "NNDR threshold", 0.05, 1.0, 0.05),
-    ("cvp_threshold", "CVP threshold u ≤", 0.05, 0.5, 0.05),
-    ("dvp_threshold", "DVP threshold u ≥", 0.5, 0.95, 0.05),
-    ("hitr_divisor", "HitR tolerance divisor", 5.0, 100.0, 1.0),
-)
+_LEVEL_WORDS = {"higher_is_riskier": "above", "higher_is_safer": "below"}
 
-#: (metric, which threshold, label, min, max, step) of the level sliders (passed as ``levels={...}``).
-LEVEL_SLIDERS: tuple[tuple[str, str, str, float, float, float], ...] = (
-    ("privacy_score", "high", "privacy score: high risk below", 0.0, 100.0, 1.0),
-    ("privacy_score", "medium", "privacy score: medium risk below", 0.0, 100.0, 1.0),
-    ("holdout_dcr_share", "high", "holdout share: high risk above", 0.5, 1.0, 0.01),
-    ("holdout_dcr_share", "medium", "holdout share: medium risk above", 0.5, 1.0, 0.01),
-)
 
-#: Which figure depends on which parameter.
-FIGURE_PARAMS = {"privacy_score": ("alpha",), "nndr": ("nndr_threshold",), "holdout_dcr_share": ("levels",),
-                 "dcr": ()}
+def param_sliders(metric_names: list[str]) -> list[Any]:
+    """The declared parameters of these metrics that have a slider, in declaration order, each once."""
+    out: dict[str, Any] = {}
+    for name in metric_names:
+        for p in get_spec(name).params:
+            if p.slider is not None and p.name not in out:
+                out[p.name] = p
+    return list(out.values())
+
+
+def level_sliders(metric_names: list[str]) -> list[tuple[str, str, str, float, float, float, float]]:
+    """``(metric, which, label, min, max, step, start)`` for the level thresholds of these metrics that are set
+    by numbers on a finite value range (a moved slider sets ``levels={metric: {...}}`` on the value)."""
+    out = []
+    for name in metric_names:
+        spec = get_spec(name)
+        ls = spec.level
+        lo, hi = spec.value_range
+        if not isinstance(ls, LevelSpec) or not (math.isfinite(lo) and math.isfinite(hi)):
+            continue
+        if ls.rule is not None or ls.medium is None or ls.high is None:
+            continue
+        step = (hi - lo) / 100.0
+        side = _LEVEL_WORDS[spec.direction]
+        for which in ("high", "medium"):
+            start = float(getattr(ls, which))
+            out.append((name, which, f"{name}: {which} risk {side}", lo, hi, step, min(hi, max(lo, start))))
+    return out
 
 
 class Explorer:
     """The widget tree of :func:`explore` and its update logic (usable headlessly).
+
+    Sliders are built from the metric declarations: every declared parameter with a slider range of the
+    evaluation's metrics, and the level thresholds of the metrics whose rule is a pair of numbers.
 
     Attributes
     ----------
@@ -48,7 +62,7 @@ class Explorer:
     summary : ipywidgets.HTML
         The re-rendered result summary.
     images : dict
-        Metric name -> ``ipywidgets.Image`` of its figure.
+        Metric name -> ``ipywidgets.Image`` of its first figure.
     timings : list of float
         Seconds taken by each update (results + rendering).
     """
@@ -56,8 +70,8 @@ class Explorer:
     def __init__(self, ev: Any, **params: Any):
         import ipywidgets as w
 
-        remember(ev)
         self.ev = ev
+        names = list(ev.metric_names)
         self.params: dict[str, Any] = {k: v for k, v in ev.default_params.items() if k != "levels"}
         self.params.update({k: v for k, v in params.items() if k != "levels"})
         self.levels: dict[str, dict[str, float]] = {}
@@ -67,53 +81,43 @@ class Explorer:
         style = {"description_width": "260px"}
         layout = w.Layout(width="520px")
         self.sliders: dict[str, Any] = {}
-        for key, label, lo, hi, step in PARAM_SLIDERS:
-            s = w.FloatSlider(value=float(self.params[key]), min=lo, max=hi, step=step, description=label,
-                              continuous_update=False, style=style, layout=layout, readout_format=".2f")
-            s.observe(self._on_change(key), names="value")
-            self.sliders[key] = s
-        for metric, which, label, lo, hi, step in LEVEL_SLIDERS:
-            default = self.levels.get(metric, {}).get(which, LEVEL_THRESHOLDS[metric][which])
+        self._param_keys: list[str] = []
+        for p in param_sliders(names):
+            lo, hi, step = p.slider
+            s = w.FloatSlider(value=float(self.params[p.name]), min=lo, max=hi, step=step,
+                              description=p.label or p.name, continuous_update=False, style=style, layout=layout,
+                              readout_format=".2f", tooltip=p.doc)
+            s.observe(self._on_change(p.name), names="value")
+            self.sliders[p.name] = s
+            self._param_keys.append(p.name)
+        self._level_keys: list[str] = []
+        for metric, which, label, lo, hi, step, start in level_sliders(names):
+            default = self.levels.get(metric, {}).get(which, start)
             s = w.FloatSlider(value=float(default), min=lo, max=hi, step=step, description=label,
                               continuous_update=False, style=style, layout=layout, readout_format=".2f")
             s.observe(self._on_level(metric, which), names="value")
-            self.sliders[f"levels:{metric}:{which}"] = s
+            key = f"levels:{metric}:{which}"
+            self.sliders[key] = s
+            self._level_keys.append(key)
         self.summary = w.HTML()
         self.status = w.HTML()
         self.images: dict[str, Any] = {}
         rs = self._results()
-        for name in FIGURE_PARAMS:
-            if name in rs and rs[name].computed:
+        for name in names:
+            if name in rs and rs[name].computed and get_spec(name).figures:
                 self.images[name] = w.Image(format="png", layout=w.Layout(max_width="640px"))
         self._refresh(rs, figures=tuple(self.images))
-        controls = w.VBox([w.HTML("<b>Reduction parameters</b>")] + [self.sliders[k] for k, *_ in PARAM_SLIDERS]
-                          + [w.HTML("<b>Level thresholds</b>")]
-                          + [self.sliders[f"levels:{m}:{x}"] for m, x, *_ in LEVEL_SLIDERS] + [self.status])
+        controls = w.VBox([w.HTML("<b>Reduction parameters</b>")] + [self.sliders[k] for k in self._param_keys]
+                          + [w.HTML("<b>Level thresholds</b>")] + [self.sliders[k] for k in self._level_keys]
+                          + [self.status])
         figs = w.VBox(list(self.images.values()))
         self.widget = w.VBox([controls, w.HBox([self.summary, figs])])
 
     # ---------------------------------------------------------------------------------------------------------
     def _results(self):
-        """``ev.results`` at the current settings.
-
-        Level overrides only change the metrics they name, but the evaluation's result cache keys every metric on
-        the whole ``levels`` dict; so the named metrics are re-reduced with the overrides and the rest are read
-        from the cache at the same reduction parameters, and the verdict is recomputed over the union (the same
-        numbers as ``ev.results(**params, levels=levels)``, without re-reducing unaffected metrics).
-        """
-        from ..results import ResultSet
-        from ..verdict import compute_verdict
-
-        base = self.ev.results(**self.params)
-        levels = {m: dict(v) for m, v in self.levels.items()}
-        named = [m for m in levels if m in base]
-        if not named:
-            return base
-        changed = self.ev.results(metrics=named, **self.params, levels=levels)
-        merged = {n: (changed[n] if n in changed else r) for n, r in base.items()}
-        params = dict(base.params)
-        params["levels"] = levels
-        return ResultSet(merged, compute_verdict(merged, self.ev.verdict_metrics), params)
+        """``ev.results`` at the current settings (levels are re-graded only; nothing is recomputed for them)."""
+        levels = {m: dict(v) for m, v in self.levels.items()} or None
+        return self.ev.results(**self.params, levels=levels)
 
     def _on_change(self, key: str):
         def handler(change: Mapping[str, Any]) -> None:
@@ -131,8 +135,8 @@ class Explorer:
         """Re-reduce and re-render after a parameter changed (figures that depend on it only)."""
         t0 = time.perf_counter()
         rs = self._results()
-        figs = tuple(n for n, deps in FIGURE_PARAMS.items() if n in self.images and (changed is None
-                                                                                     or changed in deps))
+        figs = tuple(n for n in self.images if changed is None or changed == "levels"
+                     or changed in get_spec(n).param_names)
         self._refresh(rs, figures=figs)
         self.timings.append(time.perf_counter() - t0)
         self.status.value = (f"<span style='color:#57606a;font-size:0.85em'>updated in "
@@ -216,7 +220,6 @@ def compare(evaluations: Mapping[str, Any], metric: str, param: str, *, min: flo
     def refresh(v: float) -> None:
         rows = []
         for label, ev in evaluations.items():
-            remember(ev)
             r = ev.results(metrics=[metric], **{param: v})[metric]
             rows.append((label, fmt(r.value), r.level or "—", fmt(r.calibration)))
             if figure:

@@ -1,8 +1,10 @@
-"""Distance metrics from the practitioner seeds (spec section 2).
+"""Distance metrics of the practitioners' documents (DCR, exact copies, holdout share, privacy score, NNDR and the
+two holdout tests).
 
-Each metric is a pure function over per-record distance arrays plus an adapter that reads the arrays from the
-evaluation's neighbour cache. The ``*_arrays`` helpers are public so that figures and per-record views can read
-the same cached arrays without a new search.
+Each metric is a pure function over per-record distance arrays, an adapter that reads the arrays from the
+evaluation's neighbour cache and one declaration (:func:`register`) with its parameters, level rule, figures and
+words. The ``*_arrays`` helpers are public so that per-record views can read the same cached arrays without a new
+search; figures draw from the result's evidence alone.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .. import plotting as plot
 from .. import stats
-from ..params import grade, level_rule, thresholds
-from ..registry import MetricSpec, register
+from ..levels import beyond
+from ..params import N_BOOTSTRAP, SOURCES
+from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, Words, register
 from ..results import MetricResult, not_computed
 from ..spaces import SPACE_DESCRIPTIONS, SpaceSpec
 
@@ -263,6 +267,20 @@ def _holdout_share_sets(ctx: Any):
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# parameters
+
+ALPHA = Param("alpha", 0.1, low=0.0, high=1.0, low_open=True, high_open=True, slider=(0.01, 0.5, 0.01),
+              label="alpha (privacy score quantile)",
+              doc="The quantile of the real-to-real proximity ratios that defines 'unusually close'.")
+NNDR_THRESHOLD = Param("nndr_threshold", 0.5, low=0.0, low_open=True, slider=(0.05, 1.0, 0.05),
+                       label="NNDR threshold",
+                       doc="A synthetic record with a nearest-neighbour distance ratio below it counts as at risk.")
+TEST_STATISTIC = Param("test_statistic", "mean", kind="choice", choices=("mean", "median"),
+                       label="statistic of the holdout tests",
+                       doc="Whether the holdout tests compare means or medians of the distances.")
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # adapters
 
 
@@ -281,6 +299,22 @@ def _describe(values: NDArray[np.float64], ctx: Any, params: dict[str, Any], key
         return s
 
     return ctx.memo(("describe", key, ctx.S, ctx.H, int(params["n_bootstrap"]), ctx.random_state), make)
+
+
+def dcr_evidence(arrays: dict[str, Any]) -> dict[str, Any]:
+    """What the DCR figures need, from :func:`dcr_arrays`: per set a histogram (20 bins on [0, 1] for gower, on
+    [0, max] otherwise) and a quantile summary, and the share of exact copies."""
+    gower = bool(arrays.get("gower", str(arrays.get("space", "")).startswith("gower")))
+    sets = {k: np.asarray(arrays[k], dtype=np.float64) for k in ("S", "H", "T") if arrays.get(k) is not None}
+    finite = [v[np.isfinite(v)] for v in sets.values()]
+    upper = 1.0 if gower else max([float(v.max()) for v in finite if v.size] + [1e-12])
+    ev: dict[str, Any] = {"space": str(arrays.get("space", "gower")), "gower": gower, "upper": upper}
+    for k, v in sets.items():
+        ev[k] = {"hist": stats.histogram(v, upper=upper), "quantiles": stats.quantile_summary(v)}
+    copies = arrays.get("copies")
+    if copies is not None and np.asarray(copies).size:
+        ev["copy_share"] = float(np.mean(np.asarray(copies, dtype=bool)))
+    return ev
 
 
 def _dcr_plan(ctx, params):
@@ -312,14 +346,12 @@ def _dcr_compute(ctx, params) -> MetricResult:
                                        "exact_copy_share": float(a["H_copies"].mean())}
         baseline = "holdout to train (H to T)"
         base_median = hs["median"]
-    t = thresholds("dcr", params.get("levels"))
     # both medians 0: S is exactly as close to T as the baseline is (ratio 1); only the baseline 0: safe side
     ratio = s["median"] / base_median if base_median > 0 else (1.0 if s["median"] == 0 else float("inf"))
     details["ratio_to_baseline"] = ratio
     details["baseline"] = baseline
-    level = grade(ratio, "higher_is_safer", medium=t["medium"], high=t["high"])
-    return MetricResult(name="dcr", value=s["median"], interval=s["median_ci"], level=level, details=details,
-                        space=a["space"], level_rule=level_rule("dcr", params.get("levels")))
+    return MetricResult(name="dcr", value=s["median"], interval=s["median_ci"], details=details,
+                        space=a["space"], evidence=dcr_evidence(a))
 
 
 def _copies_compute(ctx, params) -> MetricResult:
@@ -327,22 +359,26 @@ def _copies_compute(ctx, params) -> MetricResult:
     share, interval = exact_copy_share(copies)
     details: dict[str, Any] = {"n_copies": int(copies.sum()), "n": int(copies.size),
                                "distinct_real_records_copied": int(np.unique(ctx.record_ids(ctx.S)[copies]).size)}
-    rule = level_rule("exact_copies", params.get("levels"))
     if ctx.H is not None:
         h_copies = ctx.identical_in(ctx.H, ctx.T)
         base = float(h_copies.mean())
         details["holdout_copy_share"] = base
         details["holdout_copy_interval"] = stats.wilson(base, int(h_copies.size))
-        if interval[0] > base:
-            level = "high"
-        elif share > base:
-            level = "medium"
-        else:
-            level = "low"
-    else:
-        level = "high" if copies.any() else "low"
-    return MetricResult(name="exact_copies", value=share, interval=interval, level=level, details=details,
-                        level_rule=rule)
+    return MetricResult(name="exact_copies", value=share, interval=interval, details=details)
+
+
+def _copies_rule(r: MetricResult) -> str:
+    """High when even the Wilson lower bound of the copy share is above the holdout's own copy share (without a
+    holdout: any copy); medium when the share is above it. Compared beyond rounding (:func:`levels.beyond`)."""
+    base = r.details.get("holdout_copy_share")
+    if base is None:
+        return "high" if int(r.details.get("n_copies", 0)) > 0 else "low"
+    lo = r.interval[0] if r.interval is not None else r.value
+    if beyond(lo, base, "higher_is_riskier"):
+        return "high"
+    if beyond(float(r.value), base, "higher_is_riskier"):
+        return "medium"
+    return "low"
 
 
 def _share_plan(ctx, params):
@@ -357,14 +393,11 @@ def _share_compute(ctx, params) -> MetricResult:
     d_t = ctx.knn(sp, ctx.S, t_ref, 1).dist[:, 0]
     d_h = ctx.knn(sp, ctx.S, h_ref, 1).dist[:, 0]
     r = holdout_dcr_share(d_t, d_h)
-    t = thresholds("holdout_dcr_share", params.get("levels"))
-    level = grade(r["interval"][0], "higher_is_riskier", medium=t["medium"], high=t["high"])
     details = {k: r[k] for k in ("wins", "ties", "n", "k", "p_value")}
     details["real_sizes_used"] = {"T": ctx.size(t_ref), "H": ctx.size(h_ref)}
     details["subsampled"] = "T" if t_ref.rows is not None else ("H" if h_ref.rows is not None else None)
-    return MetricResult(name="holdout_dcr_share", value=r["share"], interval=r["interval"], level=level,
-                        details=details, space=sp.label, level_rule=level_rule("holdout_dcr_share",
-                                                                                params.get("levels")))
+    return MetricResult(name="holdout_dcr_share", value=r["share"], interval=r["interval"], details=details,
+                        space=sp.label)
 
 
 def _ps_plan(ctx, params):
@@ -373,20 +406,27 @@ def _ps_plan(ctx, params):
     return [ctx.request(sp, r1, r1, 1), ctx.request(sp, r1, r2, 1), ctx.request(sp, r1, s1, 1)]
 
 
+def privacy_score_evidence(arrays: dict[str, Any], *, alpha: float) -> dict[str, Any]:
+    """What the privacy-score figure needs: quantile summaries of TTPR and TSPR and the quantile q with f_TT and
+    f_TS at ``alpha``."""
+    r = proximity_ratio_score(arrays["ttpr"], arrays["tspr"], alpha=alpha)
+    return {"ttpr": stats.quantile_summary(arrays["ttpr"]), "tspr": stats.quantile_summary(arrays["tspr"]),
+            "alpha": alpha, "q": r["q"], "f_tt": r["f_tt"], "f_ts": r["f_ts"]}
+
+
 def _ps_compute(ctx, params) -> MetricResult:
     if ctx.size(ctx.T) < 4:
         return not_computed("privacy_score", "needs at least 4 real records (two halves with a neighbour each)")
     a = privacy_score_arrays(ctx)
-    r = proximity_ratio_score(a["ttpr"], a["tspr"], alpha=float(params["alpha"]))
-    t = thresholds("privacy_score", params.get("levels"))
-    level = grade(r["score"], "higher_is_safer", medium=t["medium"], high=t["high"])
-    details = {"alpha": float(params["alpha"]), "q": r["q"], "f_tt": r["f_tt"], "f_ts": r["f_ts"],
+    alpha = float(params["alpha"])
+    r = proximity_ratio_score(a["ttpr"], a["tspr"], alpha=alpha)
+    details = {"alpha": alpha, "q": r["q"], "f_tt": r["f_tt"], "f_ts": r["f_ts"],
                "f_ts_interval": r["f_ts_interval"], "sizes": a["sizes"],
-               "note": "even S = T cannot score 0: S' holds only about half of R1's copies (spec 2.3)",
-               "interval_method": "score at the Wilson interval of f_TS"}
-    return MetricResult(name="privacy_score", value=r["score"], interval=r["interval"], level=level,
-                        details=details, space=a["space"], level_rule=level_rule("privacy_score",
-                                                                                  params.get("levels")))
+               "note": "even a synthetic set equal to the training data cannot score 0: the synthetic half holds "
+                       "only about half of the first real half's copies",
+               "interval_method": "score at the ends of the Wilson 95% interval of f_TS"}
+    return MetricResult(name="privacy_score", value=r["score"], interval=r["interval"], details=details,
+                        space=a["space"], evidence=privacy_score_evidence(a, alpha=alpha))
 
 
 def _nndr_plan(ctx, params):
@@ -395,6 +435,19 @@ def _nndr_plan(ctx, params):
     if ctx.H is not None:
         reqs.append(ctx.request(sp, ctx.H, ctx.T, 1))
     return reqs
+
+
+def nndr_evidence(arrays: dict[str, Any], *, threshold: float) -> dict[str, Any]:
+    """What the NNDR figure needs: per set a 30-bin histogram on a common range and the share below the
+    threshold."""
+    sets = {k: np.asarray(arrays[k], dtype=np.float64) for k in ("S", "H") if arrays.get(k) is not None}
+    fin = {k: v[np.isfinite(v)] for k, v in sets.items()}
+    upper = max([float(np.quantile(v, 0.99)) for v in fin.values() if v.size] + [threshold * 1.5, 1e-9]) * 1.05
+    ev: dict[str, Any] = {"threshold": threshold, "upper": upper}
+    for k, v in fin.items():
+        ev[k] = {"hist": stats.histogram(v, upper=upper, bins=30), "n": int(v.size),
+                 "share_below": float(np.mean(v < threshold)) if v.size else 0.0}
+    return ev
 
 
 def _nndr_compute(ctx, params) -> MetricResult:
@@ -410,17 +463,13 @@ def _nndr_compute(ctx, params) -> MetricResult:
     details: dict[str, Any] = {"threshold": thr, "k": k, "mean": s["mean"], "median": s["median"], "p5": s["p5"],
                                "mean_ci": s["mean_ci"], "median_ci": s["median_ci"], "n_below": int(below.sum()),
                                "n": int(below.size)}
-    excess = share
     if "H" in a:
         h_share = float(stats.less(a["H"], thr).mean())
         details["holdout_share"] = h_share
         details["holdout_interval"] = stats.wilson(h_share, int(a["H"].size))
-        excess = share - h_share
-    details["excess_over_holdout"] = excess if "H" in a else None
-    t = thresholds("nndr", params.get("levels"))
-    level = grade(excess, "higher_is_riskier", medium=t["medium"], high=t["high"])
-    return MetricResult(name="nndr", value=share, interval=interval, level=level, details=details,
-                        space=a["space"], level_rule=level_rule("nndr", params.get("levels")))
+    details["excess_over_holdout"] = share - details["holdout_share"] if "H" in a else None
+    return MetricResult(name="nndr", value=share, interval=interval, details=details, space=a["space"],
+                        evidence=nndr_evidence(a, threshold=thr))
 
 
 def _test_plan(metric: str, k: int):
@@ -443,17 +492,14 @@ def _test_result(metric: str, ctx, params, ref_vals, syn_vals, sp: SpaceSpec, qu
     with np.errstate(divide="ignore", invalid="ignore"):
         rep_d = 100.0 * (rep_h - rep_s) / rep_h
     rep_score = np.maximum(0.0, 100.0 - np.maximum(rep_d, 0.0))
-    t = thresholds(metric, params.get("levels"))
-    d = r["D"]
-    level = "high" if d > t["high"] else ("medium" if d >= t["medium"] else "low")
     details = {"statistic": stat, "quantity": quantity, f"{quantity}_HT": r["stat_ht"],
-               f"{quantity}_ST": r["stat_st"], "D": d, "band": r["band"],
+               f"{quantity}_ST": r["stat_st"], "D": r["D"], "band": r["band"],
                f"{quantity}_HT_ci": stats.percentile_interval(rep_h),
                f"{quantity}_ST_ci": stats.percentile_interval(rep_s), "D_ci": stats.percentile_interval(rep_d),
                "n_holdout": int(np.size(ref_vals)), "n_synthetic": int(np.size(syn_vals)),
-               "interval_method": "percentile bootstrap, H and S resampled independently"}
-    return MetricResult(name=metric, value=r["score"], interval=stats.percentile_interval(rep_score), level=level,
-                        details=details, space=sp.label, level_rule=level_rule(metric, params.get("levels")))
+               "interval_method": "percentile bootstrap 95%, holdout and synthetic resampled independently"}
+    return MetricResult(name=metric, value=r["score"], interval=stats.percentile_interval(rep_score),
+                        details=details, space=sp.label)
 
 
 def _dcr_test_compute(ctx, params) -> MetricResult:
@@ -474,77 +520,346 @@ def _nndr_test_compute(ctx, params) -> MetricResult:
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# figures (drawn from a result's evidence; the arrays of the ``*_arrays`` helpers are accepted too)
+
+
+def _evidence(data: Any, build) -> dict[str, Any] | None:
+    if isinstance(data, MetricResult):
+        return dict(data.evidence) if data.computed and data.evidence else None
+    if isinstance(data, dict):
+        return build(data)
+    return None
+
+
+def plot_dcr(data: Any, *, ax: Any = None, kind: str = "hist") -> Any:
+    """Distances to the closest training record: synthetic against the holdout and within-real baselines.
+
+    Parameters
+    ----------
+    data : MetricResult or mapping
+        The ``dcr`` result (its evidence), or the arrays of :func:`dcr_arrays`.
+    ax : matplotlib Axes, optional
+    kind : {"hist", "ecdf"}
+        Histogram (shares per bin, so that sets of different sizes compare) or empirical CDF.
+
+    Returns
+    -------
+    matplotlib Axes
+        Exact copies are marked by a vertical line at 0 with their share in the legend. Lower is riskier.
+    """
+    ev = _evidence(data, dcr_evidence)
+    ax = plot.new_ax(ax)
+    if not ev:
+        return plot.empty(ax, "DCR evidence not available (the 'dcr' metric was not computed)")
+    hi = float(ev["upper"])
+    for key in ("S", "H", "T"):
+        if key not in ev:
+            continue
+        n = ev[key]["quantiles"]["n"]
+        label = f"{plot.SET_NAMES[key]} (n={n})"
+        if kind == "ecdf":
+            plot.ecdf(ax, ev[key]["quantiles"], color=plot.COLORS[key], label=label, lw=1.6)
+        else:
+            plot.hist(ax, ev[key]["hist"], filled=key == "S", color=plot.COLORS[key], label=label)
+    if "copy_share" in ev:
+        ax.axvline(0.0, color=plot.COLORS["line"], ls="--", lw=1.2,
+                   label=f"exact copies: {ev['copy_share']:.1%} of synthetic")
+    ax.set_xlabel(f"distance to closest training record ({ev['space']})")
+    ax.set_ylabel("cumulative share of records" if kind == "ecdf" else "share of records per bin")
+    ax.set_title("Distance to closest record (DCR)" + (": ECDF" if kind == "ecdf" else ""))
+    ax.set_xlim(0.0, hi)
+    ax.legend(fontsize=8, loc="lower right" if kind == "ecdf" else "upper right")
+    return ax
+
+
+def plot_privacy_score(data: Any, *, ax: Any = None, alpha: float | None = None) -> Any:
+    """TTPR against TSPR as empirical CDFs with the alpha-quantile line.
+
+    Parameters
+    ----------
+    data : MetricResult or mapping
+        The ``privacy_score`` result, or :func:`privacy_score_arrays` (``"ttpr"``, ``"tspr"``).
+    ax : matplotlib Axes, optional
+    alpha : float, optional
+        Quantile level when arrays are given (default 0.1); a result carries its own.
+
+    Returns
+    -------
+    matplotlib Axes
+        q = alpha-quantile of TTPR (vertical line), the horizontal line at alpha, and f_TS where the TSPR curve
+        crosses q. A TSPR curve above the TTPR curve at q is risky.
+    """
+    a = 0.1 if alpha is None else float(alpha)
+    ev = _evidence(data, lambda arr: privacy_score_evidence(arr, alpha=a))
+    ax = plot.new_ax(ax)
+    if not ev:
+        return plot.empty(ax, "privacy score evidence not available (the metric was not computed)")
+    a, q = float(ev["alpha"]), float(ev["q"])
+    plot.ecdf(ax, ev["ttpr"], color=plot.COLORS["T"], lw=1.6, label="TTPR: train half → other train half")
+    plot.ecdf(ax, ev["tspr"], color=plot.COLORS["S"], lw=1.6, label="TSPR: train half → synthetic")
+    ax.axvline(q, color=plot.COLORS["line"], ls="--", lw=1.2, label=f"q = {a:g}-quantile of TTPR = {q:.3g}")
+    ax.axhline(a, color=plot.COLORS["line"], ls=":", lw=1.0, label=f"α = {a:g}")
+    ax.plot([q], [ev["f_ts"]], "o", color=plot.COLORS["S"], ms=5,
+            label=f"f_TS = {ev['f_ts']:.1%} (f_TT = {ev['f_tt']:.1%})")
+    tops = [s["values"][98] for s in (ev["ttpr"], ev["tspr"]) if len(s.get("values", [])) > 98]
+    hi = max(tops) * 1.05 if tops else 1.0
+    ax.set_xlim(0.0, max(hi, q * 1.2, 1e-9))
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlabel("proximity ratio (distance / distance to own nearest real neighbour)")
+    ax.set_ylabel("cumulative share of train records")
+    ax.set_title("Proximity ratios: TTPR vs TSPR")
+    ax.legend(fontsize=8, loc="lower right")
+    return ax
+
+
+def plot_nndr(data: Any, *, ax: Any = None, threshold: float | None = None) -> Any:
+    """NNDR distributions of synthetic and holdout records, with the threshold line.
+
+    Parameters
+    ----------
+    data : MetricResult or mapping
+        The ``nndr`` result, or :func:`nndr_arrays` (``"S"``, optional ``"H"``).
+    ax : matplotlib Axes, optional
+    threshold : float, optional
+        Threshold when arrays are given (default 0.5); a result carries its own.
+
+    Returns
+    -------
+    matplotlib Axes
+        Records left of the line count as at risk (a low NNDR is riskier).
+    """
+    t = 0.5 if threshold is None else float(threshold)
+    ev = _evidence(data, lambda arr: nndr_evidence(arr, threshold=t))
+    ax = plot.new_ax(ax)
+    if not ev:
+        return plot.empty(ax, "NNDR evidence not available (the metric was not computed)")
+    for key, name in (("S", "synthetic"), ("H", "holdout")):
+        if key in ev:
+            plot.hist(ax, ev[key]["hist"], filled=key == "S", color=plot.COLORS[key],
+                      label=f"{name} (n={ev[key]['n']}; {ev[key]['share_below']:.1%} below)")
+    ax.axvline(ev["threshold"], color=plot.COLORS["line"], ls="--", lw=1.2, label=f"threshold = {ev['threshold']:g}")
+    ax.set_xlim(0.0, ev["upper"])
+    ax.set_xlabel("NNDR (distance / typical spacing of real records there)")
+    ax.set_ylabel("share of records per bin")
+    ax.set_title("Nearest-neighbour distance ratio")
+    ax.legend(fontsize=8, loc="upper right")
+    return ax
+
+
+def plot_holdout_share(result: Any, *, ax: Any = None) -> Any:
+    """The holdout DCR share with its Wilson interval, the 50% line and the level thresholds.
+
+    Parameters
+    ----------
+    result : MetricResult
+        The ``holdout_dcr_share`` result.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+        Above 50%: synthetic records sit closer to training records than to holdout records (riskier).
+    """
+    ax = plot.new_ax(ax)
+    if result is None or not result.computed:
+        why = result.reason_not_computed if result is not None else "no result"
+        return plot.empty(ax, f"holdout share not computed: {why}")
+    v = float(result.value)
+    refs = [(0.5, "50%: no closer to train than to holdout", "--")]
+    rule = result.level_rule
+    if rule is not None and rule.high is not None:
+        refs.append((float(rule.high), f"high-risk threshold ({rule.high:g}, on {rule.scale})", ":"))
+    label = f"share = {v:.1%}"
+    if result.interval is not None:
+        label += f" (Wilson 95% {result.interval[0]:.1%}–{result.interval[1]:.1%})"
+    plot.interval_strip(ax, v, result.interval, result.level, label=label, refs=refs)
+    if result.calibration is not None:
+        ax.plot([result.calibration], [0.0], "|", color=plot.COLORS["H"], ms=18, mew=2,
+                label=f"holdout as synthetic: {result.calibration:.1%}")
+    ax.set_xlabel("share of synthetic records closer to train than to holdout")
+    ax.set_title("Holdout DCR share")
+    ax.legend(fontsize=8, loc="upper left")
+    return ax
+
+
+def plot_exact_copies(result: Any, *, ax: Any = None) -> Any:
+    """The share of synthetic records that copy a training record, with its Wilson interval, against the share of
+    holdout records that coincide with a training record (the level's reference)."""
+    ax = plot.new_ax(ax)
+    if result is None or not result.computed:
+        return plot.empty(ax, "exact copies not computed")
+    v = float(result.value)
+    base = result.details.get("holdout_copy_share")
+    refs = [] if base is None else [(float(base), f"holdout records equal to a training record: {base:.1%}", "--")]
+    lo, hi = (result.interval if result.interval is not None else (v, v))
+    upper = min(1.0, max(0.05, hi * 1.2, (base or 0.0) * 1.2))
+    label = f"copies = {v:.1%} of synthetic (Wilson 95% {lo:.1%}–{hi:.1%})"
+    plot.interval_strip(ax, v, result.interval, result.level, label=label, refs=refs, xlim=(0.0, upper))
+    ax.set_xlabel("share of synthetic records identical to a training record")
+    ax.set_title("Exact copies")
+    ax.legend(fontsize=8, loc="upper right")
+    return ax
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # registration (report order)
+
+_SPACE_NOTE = "Choose another distance space with spaces={name: ...}."
 
 register(MetricSpec(
     name="dcr", title="Distance to closest record", section="2.1", group="closeness",
     direction="higher_is_safer", value_range=(0.0, float("inf")), compute=_dcr_compute, plan=_dcr_plan,
-    default_space="gower", space_choosable=True, params=("n_bootstrap",), calibratable=True,
+    default_space="gower", space_choosable=True, params=(N_BOOTSTRAP,), calibratable=True,
+    interval_kind="bootstrap 95% (percentile, records resampled)",
+    level=LevelSpec(
+        medium=0.9, high=0.5, direction="higher_is_safer", of=lambda r: r.details.get("ratio_to_baseline"),
+        scale="the median DCR divided by the baseline's median DCR (holdout to train; without a holdout, "
+              "within the real data)",
+        source="package default, after " + SOURCES["apx"],
+        description="high when synthetic records are typically less than {high} times as far from the training "
+                    "data as the baseline, medium when less than {medium} times"),
+    figures=(FigureSpec(lambda r, a, b: (plot_dcr(r, ax=a, kind="hist"), plot_dcr(r, ax=b, kind="ecdf")),
+                        "Distances from synthetic records to their closest training record, against the same "
+                        "distances for holdout records and within the real data", ncols=2, size=(5.0, 3.4)),),
     summary="Median distance from each synthetic record to its closest real training record; compare it with "
             "the same distance for fresh real (holdout) records.",
     definition="DCR(s, T) is the distance from a synthetic record to its nearest real training record. The "
                "distribution is compared with holdout-to-train and within-real distances; a synthetic set much "
                "closer to T than fresh real data is suspicious.",
+    words=Words(measures="how far each synthetic record is from the nearest real person in the training data",
+                high_means="a high value is safe: synthetic records are not near-copies of real people",
+                ideal="about the holdout's own median distance to the training data"),
 ))
 register(MetricSpec(
     name="exact_copies", title="Exact copies", section="2.1", group="closeness",
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_copies_compute, calibratable=True,
-    copy_sensitive=True,
+    copy_sensitive=True, interval_kind="Wilson 95%",
+    level=LevelSpec(
+        medium=None, high=None, rule=_copies_rule,
+        scale="the copy share and its Wilson lower bound, against the holdout's own share of records equal to a "
+              "training record",
+        source="package default, after " + SOURCES["apx"] + " (a distance of 0 leaks a real record)",
+        description="high when even the Wilson lower bound of the copy share is above the share of holdout records "
+                    "that equal a training record (without a holdout: when any copy exists); medium when the "
+                    "share itself is above it"),
+    figures=(FigureSpec(lambda r, a: plot_exact_copies(r, ax=a),
+                        "Share of synthetic records identical to a training record, against the holdout's own "
+                        "share", size=(6.0, 2.2), needs_evidence=False),),
     summary="Share of synthetic records that are identical to a real training record.",
     definition="The share of synthetic records with an identical record (every column equal) in the real "
                "training data. Its baseline is the share of holdout records that coincide with a training record.",
+    words=Words(measures="how many synthetic records are exact copies of a real person's record",
+                high_means="a high value is risky: real records were reproduced",
+                ideal="no more than the share of unseen real records that happen to equal a training record"),
 ))
 register(MetricSpec(
     name="holdout_dcr_share", title="Closer to train than to holdout", section="2.2", group="holdout",
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_share_compute, plan=_share_plan,
     needs=("holdout",), default_space="gower", space_choosable=True, copy_sensitive=True,
+    interval_kind="Wilson 95%",
+    level=LevelSpec(
+        medium=0.5, high=0.55, of=lambda r: r.interval[0] if r.interval is not None else r.value, same_scale=True,
+        scale="the Wilson lower bound of the share",
+        source="package default, after " + SOURCES["clearbox"],
+        description="high when the Wilson lower bound of the share is above {high}, medium when above {medium} "
+                    "(an honest generator gives about 0.5)"),
+    figures=(FigureSpec(lambda r, a: plot_holdout_share(r, ax=a),
+                        "Share of synthetic records closer to the training data than to the holdout, with its "
+                        "interval, the 50% line and the high-risk threshold", size=(6.0, 2.2),
+                        needs_evidence=False),),
     summary="Share of synthetic records closer to a training record than to any holdout record; 50% is ideal.",
     definition="For each synthetic record, is its nearest training record closer than its nearest holdout "
                "record (ties count one half)? A generator that learned the population and not the individuals "
                "gives about 50% on equal-sized real sets.",
+    words=Words(measures="whether synthetic records sit nearer the training records than real records the "
+                         "generator never saw",
+                high_means="a value well above 50% is risky: the generator memorised training records",
+                ideal="50%"),
 ))
 register(MetricSpec(
     name="privacy_score", title="Proximity-ratio privacy score", section="2.3", group="closeness",
     direction="higher_is_safer", value_range=(0.0, 100.0), compute=_ps_compute, plan=_ps_plan,
-    default_space="gower", space_choosable=True, params=("alpha",), calibratable=True,
+    default_space="gower", space_choosable=True, params=(ALPHA,), calibratable=True,
+    interval_kind="score at the ends of the Wilson 95% interval of f_TS",
+    level=LevelSpec(medium=90.0, high=50.0, source="package default, after " + SOURCES["aindo"],
+                    description="high below {high}, medium below {medium}"),
+    figures=(FigureSpec(lambda r, a: plot_privacy_score(r, ax=a),
+                        "Proximity ratios of real records to other real records (TTPR) and to synthetic records "
+                        "(TSPR), with the alpha-quantile"),),
     summary="Compares how often synthetic records fall unusually close to real records with how often real "
             "records do; 100 means no excess closeness.",
     definition="Real records are split into halves R1 and R2; for each r in R1 the distance to R2 and to the "
                "synthetic set are divided by its distance to its neighbour in R1 (TTPR, TSPR). The score is "
                "100 times the share of TTPR below their alpha-quantile divided by the share of TSPR below it, "
                "capped at 100.",
+    words=Words(measures="how often synthetic records fall unusually close to real people, compared with how "
+                         "often real people fall close to each other",
+                high_means="a high score is safe; 100 means no excess closeness",
+                ideal="100"),
 ))
 register(MetricSpec(
     name="nndr", title="Nearest-neighbour distance ratio", section="2.4", group="closeness",
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_nndr_compute, plan=_nndr_plan,
-    default_space="gower", space_choosable=True, params=("nndr_threshold", "n_bootstrap"), calibratable=True,
+    default_space="gower", space_choosable=True, params=(NNDR_THRESHOLD, N_BOOTSTRAP), calibratable=True,
+    interval_kind="Wilson 95%",
+    level=LevelSpec(
+        medium=0.05, high=0.2,
+        of=lambda r: r.details.get("excess_over_holdout") if r.details.get("excess_over_holdout") is not None
+        else r.value,
+        scale="the share below the threshold minus the holdout's share (without a holdout: the share)",
+        source="package default, after " + SOURCES["apx"],
+        description="high when the share exceeds the holdout's share by more than {high}, medium by more than "
+                    "{medium}"),
+    figures=(FigureSpec(lambda r, a: plot_nndr(r, ax=a),
+                        "Nearest-neighbour distance ratios of synthetic and holdout records, with the threshold"),),
     summary="Share of synthetic records much closer to their nearest real record than real records typically "
             "are to their own neighbours.",
     definition="NNDR(s) divides the distance from s to its nearest real record t* by the mean distance from t* "
                "to its k nearest real neighbours. A low ratio means s sits unusually close to one real person.",
+    words=Words(measures="how many synthetic records sit unusually close to one real person",
+                high_means="a high share is risky",
+                ideal="about the holdout's own share"),
 ))
+
+_D_LEVEL = LevelSpec(
+    medium=10.0, high=50.0, direction="higher_is_riskier", of=lambda r: r.details.get("D"), inclusive=(True, False),
+    scale="D, the drop in percent from the holdout's distance statistic to the synthetic data's",
+    source=SOURCES["betterdata"],
+    description="D above {high}: low privacy (high risk); D from {medium} to {high}: medium privacy; D below "
+                "{medium}: high privacy")
+
 register(MetricSpec(
     name="dcr_test", title="DCR holdout test (Diff-%)", section="2.5", group="holdout",
-    direction="higher_is_safer", value_range=(0.0, 100.0), compute=_dcr_test_compute, plan=_test_plan("dcr_test", 1),
-    needs=("holdout",), default_space="euclidean", space_choosable=True, params=("test_statistic",),
+    direction="higher_is_safer", value_range=(0.0, 100.0), compute=_dcr_test_compute,
+    plan=_test_plan("dcr_test", 1), needs=("holdout",), default_space="euclidean", space_choosable=True,
+    params=(TEST_STATISTIC, N_BOOTSTRAP), interval_kind="bootstrap 95% (percentile)", level=_D_LEVEL,
     summary="How much closer synthetic records are to the training data than holdout records are (100 = no "
             "closer).",
     definition="D is the relative drop from the holdout-to-train DCR statistic to the synthetic-to-train one, "
                "in percent; the privacy score is 100 - max(D, 0). Bands: D < 10 high privacy, 10-50 medium, "
                "above 50 low.",
+    words=Words(measures="whether synthetic records are closer to the training data than unseen real records are",
+                high_means="a high score is safe; 100 means synthetic records are no closer than unseen real ones",
+                ideal="100"),
 ))
 register(MetricSpec(
     name="nndr_test", title="NNDR holdout test (Diff-%)", section="2.5", group="holdout",
     direction="higher_is_safer", value_range=(0.0, 100.0), compute=_nndr_test_compute,
     plan=_test_plan("nndr_test", 2), needs=("holdout",), default_space="euclidean", space_choosable=True,
-    params=("test_statistic",),
+    params=(TEST_STATISTIC, N_BOOTSTRAP), interval_kind="bootstrap 95% (percentile)", level=_D_LEVEL,
     summary="Whether synthetic records are more distinctly close to a single training record than holdout "
             "records are (100 = no difference).",
     definition="ratio(x) = d1/d2, the distances to the nearest and second-nearest training records (0 for a "
                "copy). D compares the holdout and synthetic ratio statistics as in the DCR test.",
+    words=Words(measures="whether synthetic records sit distinctly close to one single training record more "
+                         "often than unseen real records do",
+                high_means="a high score is safe; 100 means no difference from unseen real records",
+                ideal="100"),
 ))
 
 __all__ = [
     "dcr_histogram", "exact_copy_share", "holdout_dcr_share", "proximity_ratio_score", "nndr_values",
     "holdout_test", "nn_ratio", "dcr_arrays", "privacy_score_arrays", "nndr_arrays", "SPACE_DESCRIPTIONS",
+    "plot_dcr", "plot_privacy_score", "plot_nndr", "plot_holdout_share", "plot_exact_copies", "ALPHA",
+    "NNDR_THRESHOLD", "TEST_STATISTIC",
 ]

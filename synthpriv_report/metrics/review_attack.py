@@ -25,9 +25,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import neighbors as nb
 from .. import stats
-from ..params import grade, thresholds
-from ..registry import MetricSpec, register
-from ..results import LevelRule, MetricResult, not_computed
+from ..applicability import continuous_keys
+from ..params import N_BOOTSTRAP, review_level
+from ..registry import MetricSpec, Param, Words, register
+from ..results import MetricResult, not_computed
 from ..spaces import SpaceSpec
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -422,23 +423,6 @@ def bootstrap_ratio(num: ArrayLike, den: ArrayLike, *, n_resamples: int = 1000,
 # adapters
 
 
-def _level(name: str, value: float, params: dict[str, Any]) -> tuple[str, LevelRule]:
-    """Grade on the ``review_absolute`` thresholds (``levels={"review_absolute": ...}`` or ``{name: ...}``
-    override them)."""
-    overrides = params.get("levels") or None
-    t = thresholds("review_absolute", overrides)
-    if overrides and name in overrides:
-        for key in ("medium", "high"):
-            if key in overrides[name]:
-                t[key] = overrides[name][key]
-        t["source"] = "user"
-    level = grade(value, "higher_is_riskier", medium=t["medium"], high=t["high"], inclusive=True)
-    rule = LevelRule(medium=t["medium"], high=t["high"], source=t["source"],
-                     description=f"on the value: high from {t['high']:g}, medium from {t['medium']:g} (the "
-                     "calibration beside it is the value an ideal generator reaches)")
-    return level, rule
-
-
 def _keys(ctx: Context) -> tuple[str, ...]:
     return tuple(ctx.settings["key_fields"])
 
@@ -506,7 +490,6 @@ def _zcap_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
     scores = per_attr.mean(axis=1)
     value = float(scores.mean())
     matches = np.bincount(gs, minlength=int(max(gt.max(), gs.max())) + 1)[gt]
-    level, rule = _level("zcap", value, params)
     details = {
         **_cap_details(ctx, cat, num, per_attr, gt),
         "share_real_with_match": float((matches > 0).mean()),
@@ -514,8 +497,8 @@ def _zcap_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
         "n_real": int(gt.shape[0]),
         "n_synthetic": int(gs.shape[0]),
     }
-    return MetricResult(name="zcap", value=value, interval=_interval(scores, None, ctx, params), level=level,
-                        level_rule=rule, details=details)
+    return MetricResult(name="zcap", value=value, interval=_interval(scores, None, ctx, params),
+                        details=details)
 
 
 def _cap_details(ctx: Context, cat: list[str], num: list[str], per_attr: NDArray[np.float64],
@@ -564,7 +547,6 @@ def _gcap_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
     scores = per_attr.mean(axis=1)
     value = float(scores.mean())
     gt, _, _ = _key_groups(ctx)
-    level, rule = _level("gcap", value, params)
     details = {
         **_cap_details(ctx, cat, num, per_attr, gt),
         "mean_min_distance": float(dmin.mean()),
@@ -573,8 +555,8 @@ def _gcap_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
         "max_matches_per_real": int(n_min.max()),
         "n_real": int(n_min.shape[0]),
     }
-    return MetricResult(name="gcap", value=value, interval=_interval(scores, None, ctx, params), level=level,
-                        level_rule=rule, details=details, space=_hamming_keys(ctx).label)
+    return MetricResult(name="gcap", value=value, interval=_interval(scores, None, ctx, params),
+                        details=details, space=_hamming_keys(ctx).label)
 
 
 # AIR -----------------------------------------------------------------------------------------------------------
@@ -643,7 +625,6 @@ def _air_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
         dataset[a] = {"TP": tp_sum, "FP": fp_sum, "FN": fn_sum, "precision": prec, "recall": rec, "f1": f1_d}
     gt, _, _ = _key_groups(ctx)
     dmin = ctx.knn(_euclid_keys(ctx), ctx.T, ctx.S, 1).dist[:, 0]
-    level, rule = _level("air", value, params)
     details = {
         "per_attribute": per_attr,
         "dataset_level": dataset,
@@ -658,7 +639,7 @@ def _air_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
         "n_real": int(n_min.shape[0]),
     }
     interval = _interval(w * scores, w, ctx, params)
-    return MetricResult(name="air", value=value, interval=interval, level=level, level_rule=rule,
+    return MetricResult(name="air", value=value, interval=interval, 
                         details=details, space=_euclid_keys(ctx).label)
 
 
@@ -672,7 +653,6 @@ def _crp_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
     value = crp_value(n_copies, n_t)
     ids_t = ctx.record_ids(ctx.T)
     copied_real = np.isin(ids_t, ctx.record_ids(ctx.S)[copies])
-    level, rule = _level("crp", value, params)
     details = {
         "n_copies": n_copies,
         "ratio_unclipped": n_copies / n_t,
@@ -681,8 +661,8 @@ def _crp_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
         "n_real": n_t,
         "n_synthetic": n_s,
     }
-    return MetricResult(name="crp", value=value, interval=stats.wilson(value, n_t), level=level,
-                        level_rule=rule, details=details)
+    return MetricResult(name="crp", value=value, interval=stats.wilson(value, n_t),
+                        details=details)
 
 
 # HitR ----------------------------------------------------------------------------------------------------------
@@ -719,7 +699,6 @@ def _hitr_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
     hit, n_pairs = _hits_from_index(index, h)
     n_t = int(hit.shape[0])
     value = float(hit.mean())
-    level, rule = _level("hitting_rate", value, params)
     details = {
         "n_real_hit": int(hit.sum()),
         "n_pairs": n_pairs,
@@ -729,17 +708,30 @@ def _hitr_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
         "n_real": n_t,
         "n_synthetic": int(index.g_s.shape[0]),
     }
-    return MetricResult(name="hitting_rate", value=value, interval=stats.wilson(value, n_t), level=level,
-                        level_rule=rule, details=details)
+    return MetricResult(name="hitting_rate", value=value, interval=stats.wilson(value, n_t),
+                        details=details)
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # registration
 
+HITR_DIVISOR = Param("hitr_divisor", 30.0, low=0.0, low_open=True, slider=(5.0, 100.0, 1.0),
+                     label="HitR tolerance divisor",
+                     doc="A numeric value matches when it is within the real column's range divided by this.")
+AIR_TOLERANCE = Param("air_tolerance", 0.1, low=0.0, slider=(0.0, 0.5, 0.01), label="AIR numeric tolerance",
+                      doc="A numeric sensitive value is guessed right when within this share of the true value.")
+
+_WORDS_ATTACK = Words(measures="how much an attacker who knows some of a person's values learns from the synthetic "
+                               "data, as defined in the review paper",
+                      high_means="a high value is risky (1 = the attack always succeeds)",
+                      ideal="the value the holdout reaches when it stands in for the synthetic data")
+_COMMON = {"level": review_level, "words": _WORDS_ATTACK}
+
 register(MetricSpec(
     name="zcap", title="Zero CAP (exact key match)", section="3", group="attack",
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_zcap_compute, plan=lambda ctx, p: [],
-    needs=("sensitive_fields",), params=(), calibratable=True, copy_sensitive=True,
+    needs=("sensitive_fields",), params=(N_BOOTSTRAP,), calibratable=True, copy_sensitive=True, checks=(continuous_keys,),
+    interval_kind="bootstrap 95% (percentile)", **_COMMON,
     summary="How often a synthetic record with a real person's exact key values also reveals their sensitive "
             "value.",
     definition="For each real record, the share of synthetic records with identical key attributes that also "
@@ -750,7 +742,8 @@ register(MetricSpec(
 register(MetricSpec(
     name="gcap", title="Generalised CAP (nearest keys)", section="3", group="attack",
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_gcap_compute, plan=_gcap_plan,
-    needs=("sensitive_fields",), default_space="hamming", params=(), calibratable=True,
+    needs=("sensitive_fields",), default_space="hamming", params=(N_BOOTSTRAP,), calibratable=True,
+    checks=(continuous_keys,), interval_kind="bootstrap 95% (percentile)", **_COMMON,
     summary="How often the synthetic records closest to a real person's key values reveal their sensitive "
             "value.",
     definition="For each real record, the synthetic records at the minimal Hamming distance on the key "
@@ -762,7 +755,8 @@ register(MetricSpec(
 register(MetricSpec(
     name="air", title="Attribute inference risk", section="3", group="attack",
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_air_compute, plan=_air_plan,
-    needs=("sensitive_fields",), default_space="euclidean", params=("air_tolerance",), calibratable=True,
+    needs=("sensitive_fields",), default_space="euclidean", params=(AIR_TOLERANCE, N_BOOTSTRAP), calibratable=True,
+    interval_kind="bootstrap 95% (percentile)", **_COMMON,
     summary="How well an attacker who knows a person's key values guesses their sensitive values from the "
             "nearest synthetic records.",
     definition="For each real record, the synthetic records at the minimal euclidean distance on the key "
@@ -775,7 +769,7 @@ register(MetricSpec(
 register(MetricSpec(
     name="crp", title="Common rows proportion", section="3", group="attack",
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_crp_compute, plan=lambda ctx, p: [],
-    params=(), calibratable=True, copy_sensitive=True,
+    calibratable=True, copy_sensitive=True, checks=(continuous_keys,), interval_kind="Wilson 95%", **_COMMON,
     summary="How many synthetic records are exact copies of real records, relative to the real data's size.",
     definition="The number of synthetic records identical to some real record, counted with multiplicity, "
                "divided by the number of real records and clipped to [0, 1]. Identical means every analysed "
@@ -785,7 +779,8 @@ register(MetricSpec(
 register(MetricSpec(
     name="hitting_rate", title="Hitting rate", section="3", group="attack",
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_hitr_compute, plan=lambda ctx, p: [],
-    params=("hitr_divisor",), calibratable=True, copy_sensitive=True,
+    params=(HITR_DIVISOR,), calibratable=True, copy_sensitive=True,
+    checks=(continuous_keys,), interval_kind="Wilson 95%", **_COMMON,
     summary="The share of real records that have a near-identical synthetic record.",
     definition="A real record is hit when some synthetic record has every categorical value equal and every "
                "numeric value within the real range divided by the divisor (30 by default). The hitting rate "

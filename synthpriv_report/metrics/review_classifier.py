@@ -39,9 +39,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..params import grade
-from ..registry import MetricSpec, register
-from ..results import LevelRule, MetricResult, not_computed
+from ..params import SOURCES
+from ..registry import LevelSpec, MetricSpec, Words, register
+from ..results import MetricResult, not_computed
 from ..stats import subsample, wilson
 
 #: Fewest records per class (after the ``max_rows`` cap) for either classifier metric to run.
@@ -58,21 +58,21 @@ LEVELS: dict[str, dict[str, Any]] = {
     "detection_mlp": {
         "medium": 0.6,
         "high": 0.8,
-        "source": "package default",
+        "source": "package default; the metric comes from " + SOURCES["review"],
         "description": "on the mean fold ROC AUC (0.5 = indistinguishable): high from 0.8, medium from 0.6 "
         "(advantage 2·AUC − 1 from 0.6 and 0.2)",
     },
     "mir_advantage": {
         "medium": 0.05,
         "high": 0.2,
-        "source": "package default",
+        "source": "package default; the metric comes from " + SOURCES["review"],
         "description": "on the membership advantage (recall on real test records minus the share of holdout "
         "records predicted real): high from 0.2, medium from 0.05",
     },
     "mir_recall": {
         "medium": 0.6,
         "high": 0.8,
-        "source": "package default",
+        "source": "package default; the metric comes from " + SOURCES["review"],
         "description": "on the recall of the real class (no holdout to compare with): high from 0.8, medium "
         "from 0.6; about 0.5 at indistinguishable, balanced classes",
     },
@@ -219,16 +219,22 @@ def mir_scores(y_test: ArrayLike, pred_test: ArrayLike, pred_holdout: ArrayLike 
 # adapters
 
 
-def _rule(key: str, metric: str, params: dict[str, Any]) -> LevelRule:
-    base = dict(LEVELS[key])
-    user = (params.get("levels") or {}).get(metric)
-    if user:
-        for t in ("medium", "high"):
-            if t in user:
-                base[t] = user[t]
-        base["source"] = "user"
-    return LevelRule(medium=base["medium"], high=base["high"], source=base["source"],
-                     description=base["description"])
+def _level_spec(key: str, **kw: Any) -> LevelSpec:
+    base = LEVELS[key]
+    return LevelSpec(medium=base["medium"], high=base["high"], source=base["source"],
+                     description=base["description"], inclusive=True, **kw)
+
+
+DMLP_LEVEL = _level_spec("detection_mlp")
+MIR_ADVANTAGE_LEVEL = _level_spec("mir_advantage", of=lambda r: r.details.get("membership_advantage"),
+                                  scale="the membership advantage (recall on real test records minus the share of "
+                                        "holdout records predicted real)")
+MIR_RECALL_LEVEL = _level_spec("mir_recall")
+
+
+def _mir_level(result: MetricResult) -> LevelSpec:
+    """With a holdout MIR is graded on the membership advantage, without one on the recall itself."""
+    return MIR_ADVANTAGE_LEVEL if "membership_advantage" in result.details else MIR_RECALL_LEVEL
 
 
 def _labelled(ctx: Any) -> dict[str, Any]:
@@ -275,12 +281,10 @@ def _compute_dmlp(ctx: Any, params: dict[str, Any]) -> MetricResult:
     key = ("review_classifier.dmlp", ctx.T, ctx.S, lab["max_rows"], ctx.random_state)
     aucs = ctx.memo(key, lambda: detection_auc(lab["X"], lab["y"], random_state=ctx.random_state))
     auc = float(aucs.mean())
-    rule = _rule("detection_mlp", "detection_mlp", params)
-    level = grade(auc, "higher_is_riskier", medium=rule.medium, high=rule.high, inclusive=True)
     details = {"advantage": max(0.0, 2.0 * auc - 1.0), "fold_aucs": aucs, "interval_kind":
                f"min-max of the {N_FOLDS} fold AUCs", **_sizes(lab), "note": _DMLP_NOTE}
     return MetricResult(name="detection_mlp", value=auc, interval=(float(aucs.min()), float(aucs.max())),
-                        level=level, details=details, space="euclidean", level_rule=rule)
+                        details=details, space="euclidean")
 
 
 def _compute_mir(ctx: Any, params: dict[str, Any]) -> MetricResult:
@@ -301,17 +305,12 @@ def _compute_mir(ctx: Any, params: dict[str, Any]) -> MetricResult:
         details["membership_advantage"] = adv
         details["holdout_predicted_real"] = sc["holdout_predicted_real"]
         details["n_holdout"] = sc["n_holdout"]
-        rule = _rule("mir_advantage", "mir", params)
-        level = grade(adv, "higher_is_riskier", medium=rule.medium, high=rule.high, inclusive=True)
-    else:
-        rule = _rule("mir_recall", "mir", params)
-        level = grade(recall, "higher_is_riskier", medium=rule.medium, high=rule.high, inclusive=True)
     n_real_test = int(sc["n_real_test"])
     details.update({"recall": recall, "n_real_test": n_real_test, "n_test": len(y_te),
                     "real_share_test": n_real_test / len(y_te), "interval_kind": "Wilson on the recall",
                     **_sizes(lab), "note": _MIR_NOTE})
-    return MetricResult(name="mir", value=recall, interval=wilson(recall, n_real_test), level=level,
-                        details=details, space="euclidean", level_rule=rule)
+    return MetricResult(name="mir", value=recall, interval=wilson(recall, n_real_test),
+                        details=details, space="euclidean")
 
 
 register(MetricSpec(
@@ -330,6 +329,12 @@ register(MetricSpec(
                "records 0 on the one-hot euclidean embedding. An exact copy of the real data scores about 0.5.",
     copy_sensitive=False,
     calibratable=False,
+    level=DMLP_LEVEL,
+    interval_kind="min-max over the 5 fold AUCs",
+    words=Words(measures="how easily a classifier tells synthetic records from real ones",
+                high_means="a high AUC means the synthetic data looks different from the real data; this is "
+                           "about fidelity, not leakage: a perfect copy of the real data scores 0.5",
+                ideal="0.5"),
 ))
 
 register(MetricSpec(
@@ -349,4 +354,12 @@ register(MetricSpec(
                "holdout records it labels real.",
     copy_sensitive=False,
     calibratable=False,
+    level=_mir_level,
+    interval_kind="Wilson 95% on the recall",
+    words=Words(measures="how often a classifier trained to tell real from synthetic records labels unseen "
+                         "training records as real",
+                high_means="a high value alone shows the synthetic data differs from the real data; with a "
+                           "holdout, the membership advantage (training records minus unseen real records labelled "
+                           "real) is the privacy signal",
+                ideal="a membership advantage of 0"),
 ))

@@ -30,8 +30,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import neighbors as nb
 from .. import stats
-from ..params import grade, level_rule, thresholds
-from ..registry import MetricSpec, register
+from ..params import N_BOOTSTRAP, review_level
+from ..registry import MetricSpec, Param, Words, register
 from ..results import MetricResult, not_computed
 from ..spaces import SpaceSpec
 
@@ -39,7 +39,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..evaluation import Context, SearchRequest, SetRef
 
 #: Level thresholds every metric of this module uses (the evaluation shows the calibration value beside it).
-LEVEL_NAME = "review_absolute"
 
 #: Number of subsample draws of NNAA' when |T| != |S| (spec 3, 2.2.10).
 NNAA_DRAWS = 5
@@ -298,18 +297,11 @@ def hidden_rate_counts(y_rows: ArrayLike, pair_dist: ArrayLike, dmin_y: ArrayLik
 # helpers shared by the adapters
 
 
-def _level(value: float, params: dict[str, Any]) -> tuple[str, Any]:
-    t = thresholds(LEVEL_NAME, params.get("levels"))
-    lv = grade(value, "higher_is_riskier", medium=t["medium"], high=t["high"], inclusive=True)
-    return lv, level_rule(LEVEL_NAME, params.get("levels"))
-
-
 def _share_result(name: str, value: float, n: int, params: dict[str, Any], space: SpaceSpec,
                   details: dict[str, Any], notes: tuple[str, ...] = ()) -> MetricResult:
     """A share of records: Wilson interval over ``n`` trials."""
-    lv, rule = _level(value, params)
-    return MetricResult(name=name, value=float(value), interval=stats.wilson(float(value), int(n)), level=lv,
-                        level_rule=rule, details=details, space=space.label, notes=notes)
+    return MetricResult(name=name, value=float(value), interval=stats.wilson(float(value), int(n)),
+                        details=details, space=space.label, notes=notes)
 
 
 def _mean_interval(x: NDArray[np.float64], ctx: Context, params: dict[str, Any]) -> tuple[float, float]:
@@ -405,8 +397,7 @@ def _compute_nsnd(ctx: Context, params: dict[str, Any]) -> MetricResult:
     value = nsnd_score(u)
     lo, hi = _mean_interval(u, ctx, params)
     details.update(nsnd_original=float(u.mean()), u_median=float(np.median(u)))
-    lv, rule = _level(value, params)
-    return MetricResult(name="nsnd", value=value, interval=(1.0 - hi, 1.0 - lo), level=lv, level_rule=rule,
+    return MetricResult(name="nsnd", value=value, interval=(1.0 - hi, 1.0 - lo),
                         details=details, space=sp.label, notes=(SATURATION_NOTE,))
 
 
@@ -505,12 +496,11 @@ def _compute_nndr_review(ctx: Context, params: dict[str, Any]) -> MetricResult:
     copy = ctx.identical_in(ctx.S, ctx.T)
     r, raw = nndr_review_scores(tab.dist[:, 0], tab.dist[:, 1], copy)
     value = float(r.mean())
-    lv, rule = _level(value, params)
     details = {**_sizes(ctx), **_space_details(ctx, sp), "nndr_original_mean": float(raw.mean()),
                "n_copies": int(copy.sum()), "ratio_median": float(np.median(1.0 - r[~copy])) if (~copy).any()
                else 0.0}
-    return MetricResult(name="nndr_review", value=value, interval=_mean_interval(r, ctx, params), level=lv,
-                        level_rule=rule, details=details, space=sp.label)
+    return MetricResult(name="nndr_review", value=value, interval=_mean_interval(r, ctx, params),
+                        details=details, space=sp.label)
 
 
 def _plan_dcr_review(ctx: Context, params: dict[str, Any]) -> list[SearchRequest]:
@@ -528,11 +518,10 @@ def _compute_dcr_review(ctx: Context, params: dict[str, Any]) -> MetricResult:
     mean = float(d.mean())
     value = dcr_review_score(mean)
     lo, hi = _mean_interval(d, ctx, params)
-    lv, rule = _level(value, params)
     details = {**_sizes(ctx), **_space_details(ctx, sp), "dcr_mean": mean, "dcr_median": float(np.median(d)),
                "dcr_mean_interval": (lo, hi)}
     return MetricResult(name="dcr_review", value=value, interval=(dcr_review_score(hi), dcr_review_score(lo)),
-                        level=lv, level_rule=rule, details=details, space=sp.label)
+                        details=details, space=sp.label)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -600,9 +589,8 @@ def _compute_mdcr(ctx: Context, params: dict[str, Any]) -> MetricResult:
     value = mdcr_score(num, den)
     details["ratio"] = num / den
     details["mdcr_original"] = float(1.0 / (1.0 + np.exp(-num / den)))
-    lv, rule = _level(value, params)
     ci = paired_median_bootstrap(d_s, d_t, n_resamples=int(params["n_bootstrap"]), random_state=ctx.random_state)
-    return MetricResult(name="mdcr", value=value, interval=ci, level=lv, level_rule=rule, details=details,
+    return MetricResult(name="mdcr", value=value, interval=ci, details=details,
                         space=sp.label)
 
 
@@ -694,31 +682,44 @@ def _compute_hidden_rate(ctx: Context, params: dict[str, Any]) -> MetricResult:
 # registration
 
 
+CVP_THRESHOLD = Param("cvp_threshold", 0.2, low=0.0, high=1.0, slider=(0.05, 0.5, 0.05), label="CVP threshold u ≤",
+                      doc="A real record counts for CVP when its rescaled distance to the synthetic data is at most "
+                          "this.")
+DVP_THRESHOLD = Param("dvp_threshold", 0.8, low=0.0, high=1.0, slider=(0.5, 0.95, 0.05), label="DVP threshold u ≥",
+                      doc="A real record counts as distant for DVP when its rescaled distance is at least this.")
+
+_WORDS_CLOSE = Words(measures="how close synthetic records come to real people, as defined in the review paper",
+                     high_means="a high value is risky (1 = no privacy)",
+                     ideal="the value the holdout reaches when it stands in for the synthetic data")
+
+
 def _spec(name: str, title: str, compute: Any, plan: Any, *, space: str | None, summary: str, definition: str,
-          params: tuple[str, ...] = (), copy_sensitive: bool = False, calibratable: bool = True,
-          choosable: bool = True, needs: tuple = ()) -> MetricSpec:
+          params: tuple[Param, ...] = (), copy_sensitive: bool = False, calibratable: bool = True,
+          choosable: bool = True, needs: tuple = (), interval_kind: str = "Wilson 95%") -> MetricSpec:
     return register(MetricSpec(
         name=name, title=title, section="3", group="closeness", direction="higher_is_riskier",
         value_range=(0.0, 1.0), compute=compute, plan=plan, needs=needs, default_space=space,
         space_choosable=choosable, params=params, summary=summary, definition=definition,
-        copy_sensitive=copy_sensitive, calibratable=calibratable,
+        copy_sensitive=copy_sensitive, calibratable=calibratable, level=review_level, words=_WORDS_CLOSE,
+        interval_kind=interval_kind,
     ))
 
 
 _spec("cvp", "Close value probability (CVP)", _compute_cvp, _plan_closeness("cvp"), space="euclidean",
-      params=("cvp_threshold",),
+      params=(CVP_THRESHOLD,),
       summary="Share of real records with a synthetic record unusually close, on a min-max rescaled distance.",
       definition="For each real record, the distance to its nearest synthetic record is rescaled to u in [0, 1] "
       "between the smallest and largest real-synthetic distances. CVP is the share of real records with u at "
       "most the threshold (0.2).")
 _spec("dvp", "Distant value probability (DVP')", _compute_dvp, _plan_closeness("dvp"), space="euclidean",
-      params=("dvp_threshold",),
+      params=(DVP_THRESHOLD,),
       summary="One minus the share of real records far from every synthetic record; near 1 on almost any data.",
       definition="With the same rescaled nearest-synthetic distance u as CVP, DVP is the share of real records "
       "with u at least the threshold (0.8). DVP' = 1 - DVP, so 1 means no real record is far from the "
       "synthetic data.")
 _spec("nsnd", "Nearest synthetic neighbour distance (NSND)", _compute_nsnd, _plan_closeness("nsnd"),
       space="euclidean",
+      params=(N_BOOTSTRAP,), interval_kind="bootstrap 95% (percentile)",
       summary="One minus the mean rescaled distance from each real record to its nearest synthetic record.",
       definition="With the same rescaled nearest-synthetic distance u as CVP, NSND = 1 - mean u over the real "
       "records. The paper's Eq. 24 (mean u) grows with distance, so it is turned around to keep 1 = no privacy.")
@@ -735,18 +736,21 @@ _spec("identifiability", "Identifiability (ID)", _compute_identifiability, _plan
       "closer than their nearest other real record in that weighted space, ties counted one half.")
 _spec("nndr_review", "Nearest neighbour distance ratio (review NNDR)", _compute_nndr_review, _plan_nndr_review,
       space="projected", copy_sensitive=True,
+      params=(N_BOOTSTRAP,), interval_kind="bootstrap 95% (percentile)",
       summary="Mean over synthetic records of 1 - d1/d2 to the real records (1 for copies), in PCA space.",
       definition="For each synthetic record, d1 and d2 are the distances to its two nearest real records in the "
       "projected (PCA) space; its score is 1 for an exact copy of a real record, else 1 - d1/d2 (1 when d2 = 0). "
       "The value is the mean score; the paper's Eq. 27 mean is in the details.")
 _spec("dcr_review", "Distance to closest record (DCR')", _compute_dcr_review, _plan_dcr_review,
       space="projected", copy_sensitive=True,
+      params=(N_BOOTSTRAP,), interval_kind="bootstrap 95% (percentile)",
       summary="1/(1 + mean distance from each real record to its nearest synthetic record) in PCA space.",
       definition="DCR is the mean over real records of the distance to the nearest synthetic record in the "
       "projected (PCA) space. DCR' = 1 - sigmoid(ln DCR) = 1/(1 + DCR), 1 when DCR = 0; its level depends on "
       "the space's scale.")
 _spec("mdcr", "Median distance to closest record (MDCR')", _compute_mdcr, _plan_mdcr, space="euclidean",
       copy_sensitive=True,
+      params=(N_BOOTSTRAP,), interval_kind="bootstrap 95% (percentile)",
       summary="Median real-to-synthetic nearest distance relative to the median real-to-real one, squashed.",
       definition="ratio = median over real records of DCR(y, S) / median of DCR(y, T without y). "
       "MDCR' = 1/(1 + ratio), 1 when the numerator is 0, so a synthetic set closer than real records are to "

@@ -1,0 +1,299 @@
+"""The search and cache engine behind an evaluation: encodings, trees, neighbour tables, memoised steps.
+
+Every (space, query set, reference set) is searched once per evaluation with the largest ``k`` any planned metric
+needs; metrics read the cached tables through a :class:`Context`. Nothing here knows about metrics, levels or
+presentation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from . import neighbors as nb
+from .data import PreparedData
+from .spaces import Encoding, Fitted, Projection, SpaceSpec, as_space, encode, fit, project
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# set references and search requests
+
+
+@dataclass(frozen=True, eq=False)
+class SetRef:
+    """A record set: a whole set (``rows is None``) or a subset of one, identified by a tag.
+
+    Neighbour positions returned for a subset are positions *within the subset*; ``rows`` maps them back to the
+    base set.
+    """
+
+    base: str
+    rows: NDArray[np.int64] | None = None
+    tag: str = ""
+
+    @property
+    def key(self) -> tuple:
+        if self.rows is None:
+            return (self.base, "", 0, "")
+        digest = hashlib.sha1(np.ascontiguousarray(self.rows, dtype=np.int64).tobytes()).hexdigest()[:16]
+        return (self.base, self.tag, int(self.rows.shape[0]), digest)
+
+    @property
+    def label(self) -> str:
+        return self.base if self.rows is None else f"{self.base}[{self.tag}]"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SetRef) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """A neighbour search a metric will ask for: ``k`` nearest records of ``ref`` for each record of ``query``."""
+
+    space: SpaceSpec
+    query: SetRef
+    ref: SetRef
+    k: int
+
+
+@dataclass
+class SearchRecord:
+    """One executed search (for the search counter and the benchmark)."""
+
+    space: str
+    query: str
+    ref: str
+    k: int
+    n_query: int
+    n_ref: int
+    seconds: float
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# engine: caches shared by every context of one evaluation
+
+
+class _Engine:
+    def __init__(self, data: PreparedData, *, progress: bool):
+        self.data = data
+        self.fitted: Fitted = fit(data)
+        self.progress = progress
+        self.encodings: dict[SpaceSpec, Encoding] = {}
+        self.projections: dict[SpaceSpec, Projection] = {}
+        self.trees: dict[tuple, nb.RefTree] = {}
+        self.tables: dict[tuple, nb.NeighborTable] = {}
+        self.planned_k: dict[tuple, int] = {}
+        self.searches: list[SearchRecord] = []
+        self.memo: dict[Any, Any] = {}
+        self._record_ids: dict[str, NDArray[np.int64]] | None = None
+
+    # encodings ----------------------------------------------------------------------------------------------
+    def encoding(self, spec: SpaceSpec) -> Encoding:
+        if spec not in self.encodings:
+            if spec.kind == "projected":
+                base = SpaceSpec("euclidean", columns=spec.columns, weights=spec.weights)
+                enc, proj = project(self.data, self.encoding(base), spec)
+                self.projections[spec] = proj
+            else:
+                enc = encode(self.data, self.fitted, spec)
+            self.encodings[spec] = enc
+        return self.encodings[spec]
+
+    def tree(self, spec: SpaceSpec, ref: SetRef) -> nb.RefTree:
+        key = (spec, ref.key)
+        if key not in self.trees:
+            self.trees[key] = nb.build_tree(self.encoding(spec), ref.base, ref.rows)
+        return self.trees[key]
+
+    # searches -----------------------------------------------------------------------------------------------
+    def plan(self, requests: Iterable[SearchRequest]) -> None:
+        for r in requests:
+            key = (r.space, r.query.key, r.ref.key)
+            self.planned_k[key] = max(self.planned_k.get(key, 0), r.k)
+
+    def knn(self, spec: SpaceSpec, query: SetRef, ref: SetRef, k: int) -> nb.NeighborTable:
+        key = (spec, query.key, ref.key)
+        table = self.tables.get(key)
+        if table is not None and table.k >= k:
+            return table.head(k)
+        k_search = max(k, self.planned_k.get(key, 0))
+        enc = self.encoding(spec)
+        tree = self.tree(spec, ref)
+        qn = enc.num[query.base] if query.rows is None else enc.num[query.base][query.rows]
+        qc = enc.cat[query.base] if query.rows is None else enc.cat[query.base][query.rows]
+        t0 = time.perf_counter()
+        dist, idx = nb.knn(tree, np.ascontiguousarray(qn), np.ascontiguousarray(qc), k=k_search,
+                           exclude_self=(query.key == ref.key), progress=self.progress,
+                           desc=f"{spec.label}: {query.label} -> {ref.label}")
+        self.searches.append(SearchRecord(spec.label, query.label, ref.label, k_search, len(qn), tree.size,
+                                          time.perf_counter() - t0))
+        table = nb.NeighborTable(dist, idx, spec.label, query.label, ref.label)
+        self.tables[key] = table
+        return table.head(k)
+
+    # identity of records --------------------------------------------------------------------------------------
+    def record_ids(self) -> dict[str, NDArray[np.int64]]:
+        """An id per record of every set; equal ids exactly when the records are identical (spec section 0)."""
+        if self._record_ids is None:
+            d = self.data
+            parts = []
+            for s in d.sets:
+                num = d.numeric[s] + 0.0  # -0.0 == 0.0
+                bits = num.view(np.int64).copy()
+                bits[np.isnan(num)] = np.int64(0x7FF8000000000000)
+                parts.append(np.concatenate([bits, self.fitted.codes[s]], axis=1))
+            allrows = np.concatenate(parts, axis=0)
+            if allrows.shape[1] == 0:
+                inv = np.zeros(allrows.shape[0], dtype=np.int64)
+            else:
+                _, inv = np.unique(allrows, axis=0, return_inverse=True)
+            inv = inv.reshape(-1).astype(np.int64)
+            ids, start = {}, 0
+            for s in d.sets:
+                ids[s] = inv[start:start + d.sizes[s]]
+                start += d.sizes[s]
+            self._record_ids = ids
+        return self._record_ids
+
+
+class Context:
+    """What a metric's ``compute`` and ``plan`` see: the data, cached spaces and searches, and the roles.
+
+    In the calibration context (spec section 4) the holdout plays the synthetic role: ``ctx.S == "H"`` and no
+    holdout is available.
+    """
+
+    def __init__(self, engine: _Engine, settings: Mapping[str, Any], *, syn: str = "S",
+                 holdout: str | None = "H", calibration: bool = False):
+        self._engine = engine
+        self.settings = dict(settings)
+        self.T = "T"
+        self.S = syn
+        self.H = holdout if holdout in engine.data.sizes else None
+        self.is_calibration = calibration
+
+    # data ---------------------------------------------------------------------------------------------------
+    @property
+    def data(self) -> PreparedData:
+        return self._engine.data
+
+    @property
+    def fitted(self) -> Fitted:
+        return self._engine.fitted
+
+    @property
+    def random_state(self) -> int | None:
+        return self.settings["random_state"]
+
+    def size(self, s: str | SetRef) -> int:
+        if isinstance(s, SetRef):
+            return self.data.sizes[s.base] if s.rows is None else int(s.rows.shape[0])
+        return self.data.sizes[s]
+
+    def full(self, base: str) -> SetRef:
+        return SetRef(base)
+
+    def subset(self, base: str, rows: NDArray[np.int64], tag: str) -> SetRef:
+        return SetRef(base, np.asarray(rows, dtype=np.int64), tag)
+
+    def calibration(self) -> "Context":
+        """The same caches with H in the role of S (only when a holdout exists)."""
+        return Context(self._engine, self.settings, syn="H", holdout=None, calibration=True)
+
+    # spaces -------------------------------------------------------------------------------------------------
+    def space(self, name: str | SpaceSpec) -> SpaceSpec:
+        spec = as_space(name)
+        if spec.kind == "projected" and spec.n_components is None:
+            spec = replace(spec, n_components=self.settings.get("n_components") or 0.95)
+        return spec
+
+    def metric_space(self, metric: str, default: str) -> SpaceSpec:
+        """The space a distance metric uses: the caller's choice (``spaces=``) or the metric's default."""
+        choice = self.settings.get("spaces") or {}
+        if isinstance(choice, str):
+            return self.space(choice)
+        return self.space(choice.get(metric, default))
+
+    def encoding(self, space: str | SpaceSpec) -> Encoding:
+        return self._engine.encoding(self.space(space))
+
+    def projection(self, space: str | SpaceSpec = "projected") -> Projection:
+        spec = self.space(space)
+        self._engine.encoding(spec)
+        return self._engine.projections[spec]
+
+    def embedding(self, set_name: str, space: str | SpaceSpec = "euclidean") -> NDArray[np.float64]:
+        """Dense one-hot euclidean embedding (classifier features), cached."""
+        from .spaces import embed
+
+        spec = self.space(space)
+        return self.memo(("embedding", spec, set_name), lambda: embed(self.encoding(spec), set_name))
+
+    # searches -----------------------------------------------------------------------------------------------
+    def _ref(self, s: str | SetRef) -> SetRef:
+        return s if isinstance(s, SetRef) else SetRef(s)
+
+    def request(self, space: str | SpaceSpec, query: str | SetRef, ref: str | SetRef, k: int) -> SearchRequest:
+        return SearchRequest(self.space(space), self._ref(query), self._ref(ref), int(k))
+
+    def knn(self, space: str | SpaceSpec, query: str | SetRef, ref: str | SetRef, k: int) -> nb.NeighborTable:
+        """k nearest records of ``ref`` for every record of ``query`` (cached; a within-set search excludes each
+        record itself by position)."""
+        return self._engine.knn(self.space(space), self._ref(query), self._ref(ref), int(k))
+
+    def cached_table(self, space: str | SpaceSpec, query: str | SetRef,
+                     ref: str | SetRef) -> nb.NeighborTable | None:
+        """The neighbour table of ``(space, query, ref)`` if a metric already searched it, else None.
+
+        Never searches: presentation code reads tables through this.
+        """
+        return self._engine.tables.get((self.space(space), self._ref(query).key, self._ref(ref).key))
+
+    def tree(self, space: str | SpaceSpec, ref: str | SetRef) -> nb.RefTree:
+        return self._engine.tree(self.space(space), self._ref(ref))
+
+    def query_arrays(self, space: str | SpaceSpec, query: str | SetRef):
+        enc = self.encoding(space)
+        q = self._ref(query)
+        qn = enc.num[q.base] if q.rows is None else enc.num[q.base][q.rows]
+        qc = enc.cat[q.base] if q.rows is None else enc.cat[q.base][q.rows]
+        return np.ascontiguousarray(qn), np.ascontiguousarray(qc)
+
+    def farthest(self, space: str | SpaceSpec, a: str, b: str) -> tuple[float, int, int]:
+        """Exact farthest pair between sets ``a`` and ``b`` (cached)."""
+        spec = self.space(space)
+        return self.memo(("farthest", spec, a, b),
+                         lambda: nb.farthest_pair(self.encoding(spec), self.tree(spec, a), self.tree(spec, b)))
+
+    # identity -----------------------------------------------------------------------------------------------
+    def record_ids(self, s: str | SetRef) -> NDArray[np.int64]:
+        ref = self._ref(s)
+        ids = self._engine.record_ids()[ref.base]
+        return ids if ref.rows is None else ids[ref.rows]
+
+    def identical_in(self, query: str | SetRef, ref: str | SetRef) -> NDArray[np.bool_]:
+        """For each query record: has ``ref`` an identical record (spec section 0)? Within one set the record
+        itself does not count, an exact duplicate elsewhere does."""
+        q, r = self._ref(query), self._ref(ref)
+        qi, ri = self.record_ids(q), self.record_ids(r)
+        if q.key == r.key:
+            counts = np.bincount(ri)
+            return counts[qi] >= 2
+        return np.isin(qi, ri)
+
+    # generic memo -------------------------------------------------------------------------------------------
+    def memo(self, key: Any, fn: Callable[[], Any]) -> Any:
+        """Cache the result of an expensive step (a fit, a subsample) on the evaluation."""
+        store = self._engine.memo
+        if key not in store:
+            store[key] = fn()
+        return store[key]

@@ -1,0 +1,206 @@
+"""The one level policy: every level shown anywhere comes from :func:`apply_level`.
+
+A metric's default rule is its declaration's :class:`~synthpriv_report.registry.LevelSpec` (thresholds on a
+stated scale, or a rule such as "copies beyond the holdout's own share"). ``levels={name: {"medium": m,
+"high": h}}`` replaces it for any metric that has a level, with thresholds on the metric's headline value in the
+metric's direction; ``levels={family: {...}}`` moves a shared rule (``review_absolute``, ``review_excess``).
+
+Comparisons use the tie tolerance of :func:`synthpriv_report.stats.ties`, so rounding can never move a value
+across a threshold, and a value that is not a finite number is never graded: the metric is reported as not
+computed, with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from . import stats
+from .registry import LevelSpec, MetricSpec, get_spec, level_families, metric_names, resolve_level
+from .results import Direction, Level, LevelRule, MetricResult, not_computed
+
+_KEYS = ("medium", "high")
+
+
+def beyond(value: float, threshold: float, direction: Direction, *, inclusive: bool = False) -> bool:
+    """Whether ``value`` is on the risky side of ``threshold``; a tie (within rounding) counts only when
+    ``inclusive``.
+
+    >>> beyond(0.55 + 1e-17, 0.55, "higher_is_riskier"), beyond(0.56, 0.55, "higher_is_riskier")
+    (False, True)
+    >>> beyond(50.0, 50.0, "higher_is_safer", inclusive=True)
+    True
+    """
+    v, t = float(value), float(threshold)
+    tie = bool(stats.ties([v], [t])[0])
+    if tie:
+        return inclusive
+    return v > t if direction == "higher_is_riskier" else v < t
+
+
+def grade(value: float, direction: Direction, *, medium: float | None, high: float | None,
+          inclusive: bool | tuple[bool, bool] = False) -> Level:
+    """Level of ``value`` against thresholds (with the tie tolerance).
+
+    For ``higher_is_riskier``: high above ``high``, medium above ``medium``; for ``higher_is_safer`` below them.
+
+    >>> grade(0.56, "higher_is_riskier", medium=0.5, high=0.55)
+    'high'
+    >>> grade(70.0, "higher_is_safer", medium=90, high=50)
+    'medium'
+    """
+    inc_m, inc_h = inclusive if isinstance(inclusive, tuple) else (inclusive, inclusive)
+    if high is not None and beyond(value, high, direction, inclusive=inc_h):
+        return "high"
+    if medium is not None and beyond(value, medium, direction, inclusive=inc_m):
+        return "medium"
+    return "low"
+
+
+def _number(metric: str, key: str, v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
+        raise ValueError(f"levels[{metric!r}][{key!r}] must be a number, got {v!r} ({type(v).__name__})")
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"levels[{metric!r}][{key!r}] must be a number, got {v!r}") from None
+    if not math.isfinite(f):
+        raise ValueError(f"levels[{metric!r}][{key!r}] must be a finite number, got {v!r}")
+    return f
+
+
+def _direction_of(name: str) -> Direction:
+    fam = level_families()
+    if name in fam:
+        return fam[name].direction or "higher_is_riskier"
+    return get_spec(name).direction
+
+
+def _defaults_on_headline(name: str) -> dict[str, float | None]:
+    """The default thresholds of ``name`` when they are on its headline value (else none)."""
+    fam = level_families()
+    if name in fam:
+        ls = fam[name]
+        return {"medium": ls.medium, "high": ls.high}
+    spec = get_spec(name)
+    if isinstance(spec.level, LevelSpec) and (spec.level.of is None or spec.level.same_scale) \
+            and spec.level.rule is None and spec.level.direction in (None, spec.direction):
+        return {"medium": spec.level.medium, "high": spec.level.high}
+    return {"medium": None, "high": None}
+
+
+def validate_levels(levels: Any) -> dict[str, dict[str, float]] | None:
+    """Checked ``levels=`` overrides: known metric (with a level) or rule family, numeric thresholds in the order
+    of the metric's direction. A ``ValueError`` naming the metric otherwise.
+
+    >>> validate_levels({"privacy_score": {"medium": 10, "high": 90}})
+    Traceback (most recent call last):
+    ...
+    ValueError: levels['privacy_score']: for a metric where higher is safer the high-risk threshold must not be above the medium one (got medium 10, high 90)
+    """
+    if levels is None:
+        return None
+    if not isinstance(levels, Mapping):
+        raise TypeError(f"levels= must be a dict {{metric: {{'medium': m, 'high': h}}}}, got {levels!r}")
+    names = metric_names()
+    fam = level_families()
+    out: dict[str, dict[str, float]] = {}
+    for name, rule in levels.items():
+        if name in fam:
+            pass
+        elif name in names:
+            if get_spec(name).level is None:
+                raise ValueError(f"levels[{name!r}]: metric {name!r} has no level to override")
+        else:
+            import difflib
+
+            close = difflib.get_close_matches(str(name), names + list(fam), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(f"levels= names an unknown metric {name!r}{hint}; known: "
+                             f"{', '.join(names + list(fam))}")
+        if not isinstance(rule, Mapping) or not rule or set(rule) - set(_KEYS):
+            raise ValueError(f"levels[{name!r}] must be a dict with keys 'medium' and/or 'high', got {rule!r}")
+        user = {k: _number(name, k, v) for k, v in rule.items()}
+        merged = {**_defaults_on_headline(name), **user}
+        m, h = merged.get("medium"), merged.get("high")
+        if m is not None and h is not None:
+            d = _direction_of(name)
+            if d == "higher_is_riskier" and h < m:
+                raise ValueError(f"levels[{name!r}]: for a metric where higher is riskier the high-risk threshold "
+                                 f"must not be below the medium one (got medium {m:g}, high {h:g})")
+            if d == "higher_is_safer" and h > m:
+                raise ValueError(f"levels[{name!r}]: for a metric where higher is safer the high-risk threshold "
+                                 f"must not be above the medium one (got medium {m:g}, high {h:g})")
+        out[str(name)] = user
+    return out
+
+
+def _fmt(v: float | None) -> str:
+    return "—" if v is None else f"{v:g}"
+
+
+def _rule_text(ls: LevelSpec, medium: float | None, high: float | None) -> str:
+    return ls.description.format(medium=_fmt(medium), high=_fmt(high))
+
+
+def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Mapping[str, float]] | None
+                ) -> MetricResult:
+    """``result`` with its level and the rule that produced it.
+
+    A result that was not computed gets no level; a computed value that is not a finite number turns the result
+    into "not computed" with the reason (it is never graded).
+    """
+    if not result.computed:
+        return replace(result, level=None, level_rule=None)
+    v = result.value
+    if v is None or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
+        return not_computed(result.name, f"the value came out as {v!r}, not a finite number, so it is not "
+                                         f"graded (extreme or degenerate input)",
+                            details=result.details, space=result.space)
+    if spec.level is None:
+        return replace(result, level=None, level_rule=None)
+    levels = levels or {}
+    user = levels.get(spec.name)
+    ls = resolve_level(spec, result)
+    if user:
+        headline = (ls is not None and ls.rule is None and (ls.of is None or ls.same_scale)
+                    and ls.direction in (None, spec.direction))
+        merged = {**({"medium": ls.medium, "high": ls.high} if headline else {}), **user}
+        m, h = merged.get("medium"), merged.get("high")
+        basis = ls.of(result) if headline and ls.of is not None else float(v)
+        if basis is None or math.isnan(float(basis)):
+            basis = float(v)
+        level = grade(float(basis), spec.direction, medium=m, high=h, inclusive=ls.inclusive if headline else False)
+        side = "above" if spec.direction == "higher_is_riskier" else "below"
+        parts = []
+        if h is not None:
+            parts.append(f"high when {side} {h:g}")
+        if m is not None:
+            parts.append(f"medium when {side} {m:g}")
+        scale = ls.scale if headline else "the value"
+        rule = LevelRule(medium=m, high=h, source="user",
+                         description=f"set by the user for this report, on {scale}: "
+                                     + ("; ".join(parts) or "no threshold"), scale=scale)
+        return replace(result, level=level, level_rule=rule)
+    if ls is None:
+        return replace(result, level=None, level_rule=None)
+    medium, high, source = ls.medium, ls.high, ls.source
+    if ls.family and ls.family in levels:
+        fam_user = levels[ls.family]
+        medium = fam_user.get("medium", medium)
+        high = fam_user.get("high", high)
+        source = "user"
+    if ls.rule is not None:
+        level: Level | None = ls.rule(result)
+    else:
+        basis = float(v) if ls.of is None else ls.of(result)
+        if basis is None or math.isnan(float(basis)):
+            level = None
+        else:
+            level = grade(float(basis), ls.direction or spec.direction, medium=medium, high=high,
+                          inclusive=ls.inclusive)
+    rule = LevelRule(medium=medium, high=high, source=source, description=_rule_text(ls, medium, high),
+                     scale=ls.scale)
+    return replace(result, level=level, level_rule=rule)

@@ -1,0 +1,83 @@
+"""Drawing helpers shared by the metrics' figure functions (matplotlib, imported lazily).
+
+A metric's figure is part of its declaration and draws from its result alone (``result.evidence``); these helpers
+hold the common style: set colours, level colours (the same as the tables), empirical CDFs from stored quantiles,
+histograms from stored counts, an interval strip with reference lines. Nothing here computes a metric.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+#: Colours of the three sets (colour-blind-safe: Okabe-Ito) and of the levels.
+COLORS = {"S": "#D55E00", "H": "#0072B2", "T": "#7f7f7f", "line": "#222222"}
+LEVEL_COLORS = {"low": "#009E73", "medium": "#E69F00", "high": "#CC3311", None: "#b0b0b0"}
+SET_NAMES = {"S": "synthetic → train", "H": "holdout → train", "T": "train → train (within real)"}
+
+
+def new_ax(ax: Any):
+    """``ax``, or a new Axes of a new pyplot figure when None."""
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=(6.0, 3.4))
+    return ax
+
+
+def empty(ax: Any, message: str) -> Any:
+    """An Axes that says why there is nothing to draw."""
+    ax.text(0.5, 0.5, message, ha="center", va="center", fontsize=9, wrap=True, transform=ax.transAxes)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    return ax
+
+
+def ecdf(ax: Any, summary: Mapping[str, Any] | None, **kw: Any) -> None:
+    """Empirical CDF from a quantile summary (:func:`synthpriv_report.stats.quantile_summary`)."""
+    if not summary or not summary.get("n"):
+        return
+    xs = np.asarray(summary["values"], dtype=np.float64)
+    ys = np.asarray(summary["probs"], dtype=np.float64)
+    ok = np.isfinite(xs)
+    xs, ys = xs[ok], ys[ok]
+    if xs.size == 0:
+        return
+    ax.step(np.concatenate([[xs[0]], xs]), np.concatenate([[0.0], ys]), where="post", **kw)
+
+
+def hist(ax: Any, h: Mapping[str, Any] | None, *, filled: bool, **kw: Any) -> None:
+    """A stored histogram (``{"edges", "counts"}``) drawn as shares of records per bin."""
+    if not h:
+        return
+    edges = np.asarray(h["edges"], dtype=np.float64)
+    counts = np.asarray(h["counts"], dtype=np.float64)
+    total = counts.sum()
+    if total <= 0:
+        return
+    ax.hist(edges[:-1], bins=edges, weights=counts / total, histtype="stepfilled" if filled else "step",
+            alpha=0.45 if filled else 1.0, lw=1.6, **kw)
+
+
+def interval_strip(ax: Any, value: float, interval: Sequence[float] | None, level: str | None, *, label: str,
+                   refs: Sequence[tuple[float, str, str]] = (), xlim: tuple[float, float] = (0.0, 1.0)) -> Any:
+    """One value with its interval on a horizontal strip, with reference lines ``(x, label, linestyle)``.
+
+    The error bar never gets a negative length, whatever rounding did to the interval's ends.
+    """
+    for x, text, ls in refs:
+        ax.axvline(x, color=COLORS["line"], ls=ls, lw=1.2, label=text)
+    colour = LEVEL_COLORS.get(level, LEVEL_COLORS[None])
+    if interval is not None and all(np.isfinite(interval)):
+        lo, hi = float(interval[0]), float(interval[1])
+        ax.errorbar([value], [0.0], xerr=[[max(0.0, value - lo)], [max(0.0, hi - value)]], fmt="o", color=colour,
+                    capsize=6, lw=2, ms=7, label=label)
+    else:
+        ax.plot([value], [0.0], "o", color=colour, label=label)
+    ax.set_xlim(*xlim)
+    ax.set_ylim(-1.0, 1.0)
+    ax.set_yticks([])
+    return ax
