@@ -29,7 +29,7 @@ import pandas as pd
 from synthpriv_report import Evaluation
 from synthpriv_report.registry import metric_names
 
-DATA = Path("/work/shared/data/adult")
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult"
 SYNTHETIC = ("gaussian_copula", "exact_copy", "noisy_copy", "independent_marginals")
 
 

@@ -1,5 +1,6 @@
 """synthpriv_report: does this synthetic dataset leak the real people it was trained on?"""
 
+from . import metrics  # noqa: F401  (the package's own metrics register on import)
 from .evaluation import Evaluation
 from .results import MetricResult, ResultSet, Verdict
 

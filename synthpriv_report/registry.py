@@ -14,12 +14,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from .results import Direction, Level, MetricResult
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Context
+#: What a metric's ``compute`` and ``plan`` receive (:class:`synthpriv_report.engine.Context`; typed loosely here
+#: so that the declarations sit below the engine in the layers).
+Context = Any
 
 Group = Literal["closeness", "holdout", "attack", "distinguishability"]
 Need = Literal["holdout", "sensitive_fields", "pairing"]
@@ -328,7 +329,7 @@ def register(spec: MetricSpec) -> MetricSpec:
         raise ValueError(f"metric {spec.name!r} is registered twice")
     if spec.group not in GROUP_TITLES:
         raise ValueError(f"metric {spec.name!r}: unknown group {spec.group!r}; known: {', '.join(GROUP_TITLES)}")
-    known = declared_params(load=False)
+    known = declared_params()
     for p in spec.params:
         if p.name in known and known[p.name] != p:
             raise ValueError(f"metric {spec.name!r} declares parameter {p.name!r} differently from another metric")
@@ -343,13 +344,11 @@ def unregister(name: str) -> None:
 
 def metric_names() -> list[str]:
     """Registered metric names in registration (report) order."""
-    _load_all()
     return list(REGISTRY)
 
 
 def get_spec(name: str) -> MetricSpec:
     """The declaration of ``name``; a clear error for an unknown name."""
-    _load_all()
     if not isinstance(name, str):
         raise TypeError(f"a metric name must be a string, got {name!r}")
     try:
@@ -358,10 +357,8 @@ def get_spec(name: str) -> MetricSpec:
         raise ValueError(f"unknown metric {name!r}; known metrics: {', '.join(REGISTRY)}") from None
 
 
-def declared_params(*, load: bool = True) -> dict[str, Param]:
+def declared_params() -> dict[str, Param]:
     """Every reduction parameter: the shared ones of :mod:`synthpriv_report.params` and each metric's own."""
-    if load:
-        _load_all()
     from .params import COMMON_PARAMS
 
     out = {p.name: p for p in COMMON_PARAMS}
@@ -373,15 +370,9 @@ def declared_params(*, load: bool = True) -> dict[str, Param]:
 
 def level_families() -> dict[str, LevelSpec]:
     """Shared level rules by family name (``levels={"review_absolute": ...}`` moves all of their members)."""
-    _load_all()
     from .params import LEVEL_FAMILIES
 
     return dict(LEVEL_FAMILIES)
-
-
-def _load_all() -> None:
-    """Import the metric modules so that their registrations run."""
-    from . import metrics  # noqa: F401  (registration side effect of the package's own modules)
 
 
 def resolve_level(spec: MetricSpec, result: MetricResult) -> LevelSpec | None:

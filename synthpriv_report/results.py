@@ -163,30 +163,6 @@ class MetricResult:
             }
         )
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "MetricResult":
-        """The result of :meth:`to_dict` (a validated document; see :mod:`synthpriv_report.export`)."""
-        rule = d.get("level_rule")
-        iv = d.get("interval")
-        vr = d.get("value_range") or (0.0, 1.0)
-        computed = d.get("computed", d.get("value") is not None)
-        return cls(
-            name=d["name"], value=None if not computed else d.get("value"),
-            interval=None if iv is None or None in iv else (float(iv[0]), float(iv[1])),
-            direction=d.get("direction", "higher_is_riskier"), level=d.get("level"),
-            details=dict(d.get("details") or {}),
-            reason_not_computed=None if computed else (d.get("reason_not_computed") or "not computed"),
-            section=d.get("section", ""), title=d.get("title", ""),
-            value_range=(float("-inf") if vr[0] is None else float(vr[0]),
-                         float("inf") if vr[1] is None else float(vr[1])),
-            space=d.get("space"),
-            level_rule=None if not rule else LevelRule(rule.get("medium"), rule.get("high"), rule.get("source", ""),
-                                                       rule.get("description", ""),
-                                                       rule.get("scale", "the value")),
-            calibration=d.get("calibration"), notes=tuple(d.get("notes") or ()),
-            evidence=dict(d.get("evidence") or {}),
-        )
-
 
 def not_computed(name: str, reason: str, **kwargs: Any) -> MetricResult:
     """A result for a metric that cannot be computed on the given data (spec section 0)."""
@@ -231,12 +207,6 @@ class Verdict:
                 "not_run": [{"metric": n, "reason": r} for n, r in self.not_run],
             }
         )
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Verdict":
-        return cls(level=d["level"], reasons=tuple(d.get("reasons") or ()),
-                   checks=tuple((c["metric"], c.get("level")) for c in d.get("checks") or ()),
-                   not_run=tuple((c["metric"], c.get("reason", "")) for c in d.get("not_run") or ()))
 
 
 def max_level(levels: list[Level | None]) -> Level:
@@ -329,15 +299,10 @@ class ResultSet(Mapping[str, MetricResult]):
         )
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "ResultSet":
-        """The result set of :meth:`to_dict` (fields are trusted: validate foreign documents first)."""
-        return cls({n: MetricResult.from_dict(m) for n, m in d["metrics"].items()},
-                   Verdict.from_dict(d["verdict"]), d.get("params") or {}, d.get("meta") or {})
-
-    @classmethod
-    def from_json(cls, path: Any) -> Any:
-        """Load a saved JSON report (validated field by field; a ``ValueError`` names what is wrong)."""
-        return _presentation().from_json(path)
+    def from_json(cls, path: Any) -> "ResultSet":
+        """Load a saved JSON report (validated field by field; a ``ValueError`` names what is wrong); its
+        ``to_html``/``to_pdf`` draw the same document, figures included, without the data."""
+        return _presentation().load_results(path)
 
     def to_html(self, path: Any, **kwargs: Any) -> Any:
         """Write the self-contained HTML report of these results (figures included, no data needed)."""

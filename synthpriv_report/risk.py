@@ -20,6 +20,19 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from . import stats
+from .data import MISSING
+
+
+def record_values(data: Any, set_name: str, row: int) -> dict[str, Any]:
+    """Values of one record by column (missing categorical values as None, numeric NaN as None)."""
+    out: dict[str, Any] = {}
+    for c in data.columns:
+        v = data.column_values(set_name, c)[row]
+        if data.kinds[c] == "numeric":
+            out[c] = None if np.isnan(v) else float(v)
+        else:
+            out[c] = None if v == MISSING else str(v)
+    return out
 
 
 def differing_matrix(data: Any, s_rows: NDArray[np.int64], t_rows: NDArray[np.int64]) -> NDArray[np.bool_]:
@@ -118,8 +131,6 @@ def records_at_risk(ev: Any, *, risk_percentile: float | None = None, nndr_thres
         "differing_columns": [", ".join(cols[row]) for row in diff],
     }, index=pd.Index(at_risk, name="synthetic_row"))
     if reveal:
-        from .display.record import record_values
-
         real_vals, syn_vals = [], []
         for k, i in enumerate(at_risk):
             names = list(cols[diff[k]])

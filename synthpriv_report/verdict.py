@@ -46,7 +46,7 @@ def compute_verdict(results: Mapping[str, MetricResult], driving: Sequence[str])
         checks.append((name, r.level))
         if r.level in ("medium", "high"):
             text = CHECK_TEXT.get(name, r.title or name)
-            reasons.append(f"{r.level} risk: {text} ({r.title or name}: {r.value:.3g})")
+            reasons.append(f"{r.level} risk: {text} ({r.title or name} [{name}]: {r.value:.3g})")
     ran = [lv for _, lv in checks if lv is not None]
     level = max_level(ran) if ran else "not_assessed"
     return Verdict(level=level, reasons=tuple(reasons), checks=tuple(checks), not_run=tuple(not_run))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,3 +17,15 @@ def tiny_mixed() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     H = pd.DataFrame({"age": [25.0, 35.0, np.nan, 55.0], "sex": ["M", "F", "F", "M"], "n": [2, 3, 4, 5]})
     S = pd.DataFrame({"age": [20.0, 31.0, 90.0, 50.0], "sex": ["F", "M", "X", None], "n": [1, 2, 9, 4]})
     return T, H, S
+
+
+#: The shared data folder beside the repository (``../shared/data``); tests that read it skip when it is absent.
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def shared_data(*parts: str) -> Path:
+    """A path under the shared data folder; the calling test skips with the reason when it does not exist."""
+    p = SHARED_DATA.joinpath(*parts)
+    if not p.exists():
+        pytest.skip(f"shared data not available: {p} (tests read ../shared/data beside the repository)")
+    return p

@@ -14,7 +14,7 @@ from synthpriv_report.datasets import DEMO_FILES, DemoData, load_demo
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(datasets.__file__).parent / "data"
-SOURCE = Path("/work/shared/data/adult/adult_train.csv")
+SOURCE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult" / "adult_train.csv"
 
 
 @pytest.fixture(scope="module")

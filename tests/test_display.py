@@ -143,7 +143,9 @@ def test_markdown_lists_groups_and_escapes_every_string(ev):
 
     md = render_markdown(ev)
     assert "**Verdict:" in md and "### Closeness to real records" in md and "| Metric |" in md
-    assert "<script>" not in md and "\\<script\\>" in md  # the column name is escaped, not markup
+    assert re.search(r"(?<!\\)[<\[]", md) is None  # every '<' and '[' is escaped: no markup, no link
+    hostile = render_markdown(MetricResult("mir", None, reason_not_computed="<script>x</script> [a](javascript:b)"))
+    assert "\\<script\\>x\\</script\\> \\[a\\]\\(javascript:b\\)" in hostile
 
 
 def test_explain_masks_real_values_by_default(ev):

@@ -16,7 +16,7 @@ import pytest
 
 from synthpriv_report import Evaluation
 
-ADULT = Path("/work/shared/data/adult")
+ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult"
 SECTION2 = ["dcr", "exact_copies", "holdout_dcr_share", "privacy_score", "nndr", "dcr_test", "nndr_test"]
 N = 3000
 

@@ -53,8 +53,8 @@ def test_registration():
         assert spec.calibratable == (name != "hidden_rate")
         assert spec.plan is not None and spec.summary and spec.definition
     assert get_spec("hidden_rate").needs == ("pairing",)
-    assert get_spec("cvp").params == ("cvp_threshold",)
-    assert get_spec("dvp").params == ("dvp_threshold",)
+    assert get_spec("cvp").param_names == ("cvp_threshold",)
+    assert get_spec("dvp").param_names == ("dvp_threshold",)
     assert get_spec("nndr_review").default_space == "projected"
     assert get_spec("mdcr").default_space == "euclidean"
 

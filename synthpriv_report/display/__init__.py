@@ -39,10 +39,10 @@ _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~&"})
 
 
 def markdown_escape(value: Any) -> str:
-    """Text with every Markdown (and inline HTML) control character backslash-escaped.
+    r"""Text with every Markdown (and inline HTML) control character backslash-escaped.
 
-    >>> markdown_escape("[x](javascript:alert(1))")
-    '\\[x\\]\\(javascript:alert\\(1\\)\\)'
+    >>> print(markdown_escape("[x](javascript:alert(1))"))
+    \[x\]\(javascript:alert\(1\)\)
     """
     return str(value).translate(_MD_SPECIAL)
 

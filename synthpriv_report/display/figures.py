@@ -21,7 +21,7 @@ import numpy as np
 from ..metrics.distance import plot_dcr, plot_exact_copies, plot_holdout_share, plot_nndr, plot_privacy_score
 from ..plotting import COLORS, LEVEL_COLORS, SET_NAMES, empty, new_ax
 from ..registry import REGISTRY, get_spec
-from ..results import MetricResult, ResultSet
+from ..results import MetricResult
 
 #: Resolution of every embedded PNG (fixed so that bytes are deterministic).
 DPI = 100

@@ -20,19 +20,8 @@ import numpy as np
 from .. import neighbors as nb
 from .. import stats
 from ..data import MISSING
+from ..risk import record_values
 from .views import fmt, new_id
-
-
-def record_values(data: Any, set_name: str, row: int) -> dict[str, Any]:
-    """Values of one record by column (missing categorical values as None, numeric NaN as None)."""
-    out: dict[str, Any] = {}
-    for c in data.columns:
-        v = data.column_values(set_name, c)[row]
-        if data.kinds[c] == "numeric":
-            out[c] = None if np.isnan(v) else float(v)
-        else:
-            out[c] = None if v == MISSING else str(v)
-    return out
 
 
 def differing_columns(data: Any, a: tuple[str, int], b: tuple[str, int]) -> list[str]:

@@ -32,7 +32,7 @@ from ..results import MetricResult, not_computed
 from ..spaces import SpaceSpec
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..evaluation import Context
+    from ..engine import Context
 
 __all__ = [
     "air_f1",
@@ -730,7 +730,8 @@ _COMMON = {"level": review_level, "words": _WORDS_ATTACK}
 register(MetricSpec(
     name="zcap", title="Zero CAP (exact key match)", section="3", group="attack",
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_zcap_compute, plan=lambda ctx, p: [],
-    needs=("sensitive_fields",), params=(N_BOOTSTRAP,), calibratable=True, copy_sensitive=True, checks=(continuous_keys,),
+    needs=("sensitive_fields",), params=(N_BOOTSTRAP,), calibratable=True, copy_sensitive=True,
+    checks=(continuous_keys,),
     interval_kind="bootstrap 95% (percentile)", **_COMMON,
     summary="How often a synthetic record with a real person's exact key values also reveals their sensitive "
             "value.",

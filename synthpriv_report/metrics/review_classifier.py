@@ -142,6 +142,7 @@ def detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | None = None
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
+    from threadpoolctl import threadpool_limits
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedKFold
     from sklearn.neural_network import MLPClassifier
@@ -152,11 +153,13 @@ def detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | None = None
     for train, test in StratifiedKFold(n_splits, shuffle=True, random_state=random_state).split(X, y):
         clf = MLPClassifier(hidden_layer_sizes=(100, 50), max_iter=300, early_stopping=True,
                             validation_fraction=0.1, random_state=random_state)
-        with warnings.catch_warnings():
+        # one BLAS thread: the MLP's small matrix products gain little from more, and BLAS threads competing with
+        # other busy threads (numba's, a loaded machine's) made it 16-20 times slower
+        with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
             warnings.simplefilter("ignore", ConvergenceWarning)
             clf.fit(X[train], y[train])
-        real_col = int(np.flatnonzero(clf.classes_ == 1)[0])
-        aucs.append(roc_auc_score(y[test], clf.predict_proba(X[test])[:, real_col]))
+            real_col = int(np.flatnonzero(clf.classes_ == 1)[0])
+            aucs.append(roc_auc_score(y[test], clf.predict_proba(X[test])[:, real_col]))
     return np.asarray(aucs, dtype=np.float64)
 
 

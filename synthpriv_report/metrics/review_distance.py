@@ -10,7 +10,7 @@ The module has two layers:
 - pure array functions (data positional, options keyword-only, numpy only) that turn per-record distances into
   the spec's numbers, tested on hand-computed examples;
 - adapters ``_plan_*`` / ``_compute_*`` that list and read the cached neighbour tables of the evaluation's
-  :class:`~synthpriv_report.evaluation.Context`. Searches are shared between metrics: euclidean T -> S with
+  :class:`~synthpriv_report.engine.Context`. Searches are shared between metrics: euclidean T -> S with
   k = 1 serves CVP, DVP', NSND, Authenticity' and MDCR'; euclidean T -> T with k = 1 serves Authenticity', MDCR'
   and NNAA'; projected S -> T with k = 2 serves NNDR; projected T -> S with k = 1 serves DCR' and HiddR.
 
@@ -25,7 +25,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from .. import neighbors as nb
@@ -36,7 +35,7 @@ from ..results import MetricResult, not_computed
 from ..spaces import SpaceSpec
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..evaluation import Context, SearchRequest, SetRef
+    from ..engine import Context, SearchRequest, SetRef
 
 #: Level thresholds every metric of this module uses (the evaluation shows the calibration value beside it).
 
