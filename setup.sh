@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs everything synthpriv_report needs on a fresh Debian machine: system packages for the PDF and
-# browser checks (Chromium, poppler, pango) and the package with all its extras. Safe to run twice.
+# browser checks (Chromium and its driver, poppler, pango) and the package with all its extras. Safe to run twice.
 set -euo pipefail
 cd "$(dirname "$0")"
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)  # Selenium checks in tests/hostile
 command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
 ldconfig -p 2>/dev/null | grep -q libpango-1.0 || need+=(libpango-1.0-0 libpangoft2-1.0-0)
 fc-list 2>/dev/null | grep -qi dejavu || need+=(fonts-dejavu-core)

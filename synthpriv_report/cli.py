@@ -8,14 +8,20 @@ Examples
         --key age,sex --sensitive income --html report.html --pdf report.pdf --json report.json
     synthpriv-report demo --out reports/      # embedded demo data -> reports/demo.html, demo.pdf, demo.json
 
-Inputs are CSV (any compression pandas infers from the extension, e.g. ``.csv.gz``) or Parquet
-(``.parquet``/``.pq``). A user error (missing file, mismatched columns, unknown metric or option) ends with a
-one-line message on stderr and exit status 2; success exits 0.
+Inputs are CSV (any compression pandas infers from the extension, e.g. ``.csv.gz``; text in ``--encoding``,
+UTF-8 by default) or Parquet (``.parquet``/``.pq``). A user error (missing file, mismatched columns, unknown
+metric or option, an output path that is also an input or another output, a file that does not decode) ends
+with a one-line message on stderr and exit status 2; success exits 0; an interruption (Ctrl-C) exits 130.
+
+Outputs are written whole or not at all: every document is rendered into a temporary file beside its target,
+and the files are moved into place only when all of them are complete, so an interrupted run leaves the
+previous reports as they were and nothing half-written behind.
 """
 
 from __future__ import annotations
 
 import argparse
+import codecs
 import sys
 import time
 from collections.abc import Sequence
@@ -25,6 +31,7 @@ from typing import Any
 import pandas as pd
 
 EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
 
 
 class _UserError(Exception):
@@ -43,18 +50,39 @@ def _split(text: str | None) -> list[str] | None:
     return items or None
 
 
-def read_table(path: str | Path, *, sep: str = ",") -> pd.DataFrame:
-    """Read a CSV or Parquet file chosen by its extension."""
+def read_table(path: str | Path, *, sep: str = ",", encoding: str = "utf-8") -> pd.DataFrame:
+    """Read a CSV or Parquet file chosen by its extension.
+
+    Parameters
+    ----------
+    path : path-like
+    sep : str
+        CSV field separator (``.tsv`` files default to a tab).
+    encoding : str
+        Text encoding of CSV files (default UTF-8). A file that does not decode is a ``ValueError`` naming the
+        file, the byte and its position, and suggesting ``--encoding latin-1``.
+    """
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"file not found: {p}")
     if p.is_dir():
         raise IsADirectoryError(f"expected a file, got a folder: {p}")
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise ValueError(f"unknown text encoding {encoding!r} (--encoding); e.g. utf-8, latin-1, cp1252") from None
     suffixes = [s.lower() for s in p.suffixes]
     if suffixes and suffixes[-1] in (".parquet", ".pq"):
         return pd.read_parquet(p)
     if any(s in (".csv", ".tsv", ".txt") for s in suffixes):
-        return pd.read_csv(p, sep="\t" if ".tsv" in suffixes and sep == "," else sep)
+        try:
+            return pd.read_csv(p, sep="\t" if ".tsv" in suffixes and sep == "," else sep, encoding=encoding)
+        except UnicodeDecodeError as exc:
+            byte = exc.object[exc.start:exc.start + 1].hex() if exc.object else "?"
+            hint = ("; if it was saved by a spreadsheet or an older tool, try --encoding latin-1 (or cp1252)"
+                    if codecs.lookup(encoding).name != "latin-1" else "")
+            raise ValueError(f"{p}: cannot decode the file as {encoding} (byte 0x{byte} at position {exc.start})"
+                             f"{hint}") from None
     raise ValueError(f"unsupported file type {p.name!r}: use .csv (optionally compressed, e.g. .csv.gz), .tsv or "
                      ".parquet")
 
@@ -78,6 +106,8 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--synthetic", required=True, help="synthetic data (CSV or Parquet)")
     ev.add_argument("--holdout", help="real holdout data the generator did not see (CSV or Parquet)")
     ev.add_argument("--sep", default=",", help="CSV field separator (default ',')")
+    ev.add_argument("--encoding", default="utf-8",
+                    help="text encoding of the CSV inputs (default utf-8; e.g. latin-1 for older files)")
     ev.add_argument("--key", help="comma-separated key attributes (quasi-identifiers)")
     ev.add_argument("--sensitive", help="comma-separated sensitive attributes")
     ev.add_argument("--exclude", help="comma-separated columns to leave out (identifiers)")
@@ -115,32 +145,26 @@ class _Stages:
 
 
 def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | None, *, key: Any, sensitive: Any,
-         exclude: Any, args: argparse.Namespace, html: str | None, pdf: str | None, js: str | None) -> None:
+         exclude: Any, args: argparse.Namespace, html: str | None, pdf: str | None, js: str | None,
+         inputs: dict[str, str]) -> None:
     from .evaluation import Evaluation
-    from .export import report_data, to_html, to_json, to_pdf
+    from .export import report_data, write_reports
 
     stages = ["evaluate"] + [n for n, p in (("html", html), ("pdf", pdf), ("json", js)) if p]
     bar = _Stages(stages, enabled=not args.no_progress)
+
+    def step(name: str, done: bool) -> None:
+        bar.done() if done else bar.start(name)
+
     try:
         bar.start("evaluate")
         ev = Evaluation(real, synthetic, holdout, key_fields=key, sensitive_fields=sensitive, exclude=exclude,
                         metrics=_split(args.metrics), random_state=args.random_state, progress=False,
                         reveal_real_values=args.reveal_real_values)
-        data = report_data(ev)
+        data = report_data(ev, inputs=inputs)
         bar.done()
-        written = []
-        if html:
-            bar.start("html")
-            written.append(to_html(data, html))
-            bar.done()
-        if pdf:
-            bar.start("pdf")
-            written.append(to_pdf(data, pdf, engine=args.pdf_engine))
-            bar.done()
-        if js:
-            bar.start("json")
-            written.append(to_json(data, js))
-            bar.done()
+        # every document is complete before any file is replaced
+        written = write_reports(data, html=html, pdf=pdf, json=js, engine=args.pdf_engine, on_stage=step)
     finally:
         bar.close()
     level = data.results.verdict.level
@@ -150,13 +174,20 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
 
 
 def _evaluate(args: argparse.Namespace) -> None:
+    from .export import check_distinct
+
     if not (args.html or args.pdf or args.json):
         raise _UserError("nothing to write: give at least one of --html, --pdf, --json")
-    real = read_table(args.real, sep=args.sep)
-    synthetic = read_table(args.synthetic, sep=args.sep)
-    holdout = read_table(args.holdout, sep=args.sep) if args.holdout else None
+    check_distinct({"--real": args.real, "--synthetic": args.synthetic, "--holdout": args.holdout},
+                   {"--html": args.html, "--pdf": args.pdf, "--json": args.json})
+    real = read_table(args.real, sep=args.sep, encoding=args.encoding)
+    synthetic = read_table(args.synthetic, sep=args.sep, encoding=args.encoding)
+    holdout = read_table(args.holdout, sep=args.sep, encoding=args.encoding) if args.holdout else None
+    inputs = {"real": Path(args.real).name, "synthetic": Path(args.synthetic).name}
+    if args.holdout:
+        inputs["holdout"] = Path(args.holdout).name
     _run(real, synthetic, holdout, key=_split(args.key), sensitive=_split(args.sensitive),
-         exclude=_split(args.exclude), args=args, html=args.html, pdf=args.pdf, js=args.json)
+         exclude=_split(args.exclude), args=args, html=args.html, pdf=args.pdf, js=args.json, inputs=inputs)
 
 
 def _demo(args: argparse.Namespace) -> None:
@@ -164,11 +195,15 @@ def _demo(args: argparse.Namespace) -> None:
 
     demo = load_demo()
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise _UserError(f"--out {out} is a file; give a folder")
     out.mkdir(parents=True, exist_ok=True)
     synthetic = demo.synthetic_leaky if args.leaky else demo.synthetic
     _run(demo.real, synthetic, demo.holdout, key=list(demo.key_fields), sensitive=list(demo.sensitive_fields),
          exclude=None, args=args, html=str(out / "demo.html"), pdf=None if args.no_pdf else str(out / "demo.pdf"),
-         js=str(out / "demo.json"))
+         js=str(out / "demo.json"),
+         inputs={"real": "demo (embedded)", "synthetic": "demo leaky (embedded)" if args.leaky else "demo (embedded)",
+                 "holdout": "demo (embedded)"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -182,6 +217,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             _demo(args)
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
+    except KeyboardInterrupt:
+        print("synthpriv-report: interrupted: no half-written or temporary file was left; earlier reports are whole", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except (_UserError, ValueError, TypeError, KeyError, FileNotFoundError, OSError) as exc:
         msg = " ".join(str(exc).split()) or type(exc).__name__
         print(f"synthpriv-report: error: {msg}", file=sys.stderr)

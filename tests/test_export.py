@@ -1,4 +1,4 @@
-"""Tests of the compliance export (synthpriv_report/export.py) and the synthpriv nbconvert template.
+"""Tests of the compliance export (synthpriv_report/export/) and the synthpriv nbconvert template.
 
 PDF checks use poppler (pdftotext, pdfinfo, pdftoppm) and skip with a message when a binary is missing. The
 template check runs ``jupyter nbconvert --template synthpriv`` with the checkout's ``templates/`` folder passed as
@@ -29,6 +29,7 @@ from synthpriv_report.export import (
     render_html,
     report_data,
     template_basedirs,
+    to_json,
 )
 from synthpriv_report.registry import metric_names
 
@@ -170,17 +171,54 @@ def test_no_real_value_leaks_into_html_pdf_json(ev: Evaluation, html_text: str, 
         assert str(SECRET_NUM) not in doc and f"{SECRET_NUM:,}" not in doc and "9.877e+08" not in doc
 
 
-def test_scrubber_withholds_real_only_levels_in_details(ev: Evaluation) -> None:
+def test_report_sentences_are_not_rewritten(tmp_path: Path) -> None:
+    """Regression: a real-only category "train" turned "holdout to train" into "holdout to [real value withheld]".
+
+    Masking happens where the metrics produce their results; the export never rewrites a finished sentence.
+    """
+    import pandas as pd
+
+    from synthpriv_report.results import ResultSet
+
+    real = pd.DataFrame({"split": ["train"] * 20 + ["a"] * 20, "x": np.arange(40.0)})
+    syn = pd.DataFrame({"split": ["a"] * 40, "x": np.arange(40.0) + 0.5})
+    e = Evaluation(real, syn, progress=False, metrics=["exact_copies", "dcr"], calibrate=False)
+    rs = e.results()
+    doc = report_data(e).document
+    assert doc["verdict"]["reasons"] == list(rs.verdict.reasons)
+    for name, r in rs.items():
+        assert doc["metrics"][name]["notes"] == list(r.notes)
     from dataclasses import replace
 
-    from synthpriv_report.export import WITHHELD, _real_only_levels, _scrub_result
+    sentence = "distances from holdout to train records"
+    edited = ResultSet({**dict(rs), "dcr": replace(rs["dcr"], notes=(sentence,))}, rs.verdict, rs.params)
+    assert to_json(edited)["metrics"]["dcr"]["notes"] == [sentence]
+    assert sentence in render_html(edited)
 
-    secrets = _real_only_levels(ev)
-    assert SECRET_CAT in secrets and "Male" not in secrets
-    r = replace(ev["exact_copies"], details={"example": f"value {SECRET_CAT}"}, notes=(SECRET_CAT,))
-    clean = _scrub_result(r, secrets)
-    assert clean.details["example"] == f"value {WITHHELD}" and clean.notes == (WITHHELD,)
-    assert _scrub_result(ev["exact_copies"], secrets) is ev["exact_copies"]  # untouched object kept
+
+def test_html_has_a_script_free_csp_and_no_markdown_cells(ev: Evaluation, html_text: str) -> None:
+    head = html_text[:html_text.index("</head>")]
+    assert "Content-Security-Policy" in head[:300] and "default-src 'none'" in head
+    assert "<script" not in html_text
+    nb = build_notebook(report_data(ev))
+    assert all(c.cell_type == "code" for c in nb.cells)
+
+
+def test_library_writers_are_atomic(ev: Evaluation, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from synthpriv_report.export import render
+
+    target = tmp_path / "r.html"
+    target.write_text("previous")
+
+    def boom(*a: object, **k: object) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(render, "render_html", boom)
+    with pytest.raises(KeyboardInterrupt):
+        render.to_html(ev, target)
+    with pytest.raises(KeyboardInterrupt):
+        render.to_pdf(ev, tmp_path / "r.pdf")
+    assert target.read_text() == "previous" and sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]
 
 
 def test_reveal_real_values_keeps_levels(ev: Evaluation) -> None:

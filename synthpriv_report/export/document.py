@@ -1,0 +1,500 @@
+"""The report document: one JSON-safe dict that every export is drawn from.
+
+:func:`build_document` is the one adapter from an :class:`~synthpriv_report.evaluation.Evaluation` (or a
+:class:`~synthpriv_report.results.ResultSet`) to the document; :func:`validate_document` checks a document field by
+field (a ``ValueError`` names the field); :func:`from_json` reads a JSON report and validates it. HTML and PDF are
+rendered from the validated document only, so a live evaluation and a JSON report take the same path.
+
+Masking of real values happens where the metrics produce their results; nothing here rewrites a sentence.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as _dt
+import json
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..results import LevelRule, MetricResult, ResultSet, Verdict, to_jsonable
+from .files import write_atomic
+from .schema import JSON_SCHEMA, SCHEMA, SCHEMA_VERSION, parse_schema_id
+from .templating import shorten_text
+
+__all__ = ["LoadedReport", "ReportData", "build_document", "from_json", "load_document", "report_data", "to_json",
+           "validate_document"]
+
+#: Deepest nesting accepted in a document (ours is at most 6 levels deep; details may nest a little more).
+MAX_NESTING = 64
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the adapter: Evaluation / ResultSet -> document
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def _tool_versions() -> dict[str, str]:
+    import importlib.metadata as md
+
+    out = {}
+    for name in ("nbconvert", "nbformat", "jinja2", "weasyprint"):
+        try:
+            out[name] = md.version(name)
+        except md.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def _core_versions() -> dict[str, str]:
+    from ..evaluation import _versions
+
+    return dict(_versions())
+
+
+def _is_evaluation(obj: Any) -> bool:
+    return hasattr(obj, "results") and hasattr(obj, "settings_dict")
+
+
+def build_document(source: Any, *, reveal_real_values: bool | None = None, inputs: Mapping[str, str] | None = None,
+                   **params: Any) -> tuple[dict[str, Any], ResultSet, Any]:
+    """The one adapter: an Evaluation or ResultSet -> ``(document, results, evaluation or None)``.
+
+    The document is JSON-safe and not yet validated (see :func:`report_data`, which validates it). Results are
+    computed by the evaluation when missing (once; later calls read its caches).
+
+    Parameters
+    ----------
+    source : Evaluation or ResultSet
+    reveal_real_values : bool, optional
+        Record that raw real values were allowed (default: the evaluation's own setting; an evaluation that
+        reveals them is always recorded as revealing).
+    inputs : dict, optional
+        Names of the analysed inputs (``{"real": "train.csv", ...}``), shown on the cover.
+    **params
+        Reduction parameters for :meth:`Evaluation.results`.
+    """
+    ev = source if _is_evaluation(source) else None
+    if ev is not None:
+        rs = ev.results(**params)
+    elif isinstance(source, ResultSet):
+        if params:
+            raise ValueError(f"a ResultSet is already reduced; parameters {', '.join(map(repr, params))} cannot be "
+                             "applied: call Evaluation.results(...) with them")
+        rs = source
+    else:
+        raise TypeError(f"cannot build a report from an object of type {type(source).__name__}; give an Evaluation, "
+                        "a ResultSet or a report loaded with from_json")
+    meta = dict(getattr(rs, "meta", None) or {})
+    settings = meta.get("settings") or (ev.settings_dict() if ev is not None else {})
+    fingerprints = meta.get("fingerprints") or (ev.fingerprints if ev is not None else {})
+    versions = {**(meta.get("versions") or _core_versions()), **_tool_versions()}
+    notes = meta.get("data_notes") or meta.get("notes") or (list(ev.data.notes) if ev is not None else [])
+    names = inputs if inputs is not None else (meta.get("names") or meta.get("inputs")
+                                                or getattr(ev, "names", None) or {})
+    own_reveal = bool((settings or {}).get("reveal_real_values", False))
+    revealed = own_reveal or bool(reveal_real_values)
+    body = rs.to_dict()
+    doc = to_jsonable({
+        "schema": SCHEMA,
+        "created": _now(),
+        "generator": {"package": "synthpriv_report", "version": str(versions.get("synthpriv_report", ""))},
+        "verdict": body["verdict"],
+        "params": body["params"],
+        "metrics": body["metrics"],
+        "settings": dict(settings),
+        "fingerprints": dict(fingerprints),
+        "versions": {str(k): str(v) for k, v in versions.items()},
+        "data_notes": [str(n) for n in notes],
+        "registered_metrics": _registered(),
+        "revealed_real_values": revealed,
+        "inputs": {str(k): str(v) for k, v in dict(names).items() if v is not None},
+    })
+    if body.get("meta"):
+        doc["meta"] = body["meta"]
+    return doc, rs, ev
+
+
+def _registered() -> list[str]:
+    from ..registry import metric_names
+
+    return list(metric_names())
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# validation
+
+
+def _path(parts: Any) -> str:
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        else:
+            key = shorten_text(p, 40)
+            out += ("." if out else "") + (key if key.replace("_", "").isalnum() else repr(key))
+    return out or "(top level)"
+
+
+_JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+               float: "a number", type(None): "null"}
+
+
+def _kind(v: Any) -> str:
+    return _JSON_TYPES.get(type(v), type(v).__name__)
+
+
+def _scan(doc: Any) -> None:
+    """Non-finite or out-of-range numbers, unpaired surrogates and runaway nesting, named by field."""
+    stack: list[tuple[Any, tuple, int]] = [(doc, (), 0)]
+    while stack:
+        v, where, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise ValueError(f"field {_path(where)}: nested more than {MAX_NESTING} levels deep; not a "
+                             "synthpriv_report document")
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError(f"field {_path(where)}: {v} is not a JSON number (a synthpriv_report document writes "
+                             "null for a missing or non-finite value)")
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10**308:
+            raise ValueError(f"field {_path(where)}: a number too large to represent")
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError(f"field {_path(where)}: the text holds an unpaired surrogate (\\ud800-\\udfff), "
+                                 "which is not valid Unicode") from None
+        elif isinstance(v, Mapping):
+            for k, x in v.items():
+                if not isinstance(k, str):
+                    raise ValueError(f"field {_path(where)}: key {k!r} is not a string")
+                stack.append((k, where + (k,), depth + 1))
+                stack.append((x, where + (k,), depth + 1))
+        elif isinstance(v, (list, tuple)):
+            for i, x in enumerate(v):
+                stack.append((x, where + (i,), depth + 1))
+
+
+def _schema_error(err: Any) -> str:
+    where = list(err.absolute_path)
+    inst = err.instance
+    if err.validator == "required":
+        missing = next((k for k in err.validator_value if isinstance(inst, Mapping) and k not in inst), "?")
+        return f"field {_path(where + [missing])} is missing"
+    if err.validator == "type":
+        want = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
+        names = " or ".join({"object": "an object", "array": "an array", "string": "a string", "number": "a number",
+                             "integer": "an integer", "boolean": "true or false", "null": "null"}.get(w, w)
+                            for w in want)
+        return f"field {_path(where)} must be {names}, found {_kind(inst)}"
+    if err.validator in ("enum", "const"):
+        allowed = err.validator_value if err.validator == "enum" else [err.validator_value]
+        return (f"field {_path(where)} must be one of {', '.join(json.dumps(a) for a in allowed)}, found "
+                f"{shorten_text(json.dumps(inst, ensure_ascii=False, default=str), 60)}")
+    if err.validator in ("minItems", "maxItems"):
+        return f"field {_path(where)} must hold exactly 2 numbers (or null), found {len(inst)} items"
+    if err.validator == "anyOf":
+        return f"field {_path(where)} must be a pair [low, high] of numbers or null, found {_kind(inst)}"
+    return f"field {_path(where)}: {shorten_text(err.message, 200)}"
+
+
+def _validator() -> Any:
+    import jsonschema
+
+    cls = jsonschema.validators.validator_for(JSON_SCHEMA)
+    return cls(JSON_SCHEMA)
+
+
+def validate_document(document: Any, *, source: str = "document") -> dict[str, Any]:
+    """Check that ``document`` is a ``synthpriv_report/1`` report; returns it as a dict.
+
+    Raises
+    ------
+    ValueError
+        Naming the field that is missing, of the wrong type or out of range; an unknown schema, or a future
+        version of ours, is refused on the field ``schema``.
+    """
+    if not isinstance(document, Mapping):
+        raise ValueError(f"{source}: a synthpriv_report JSON report is an object at top level, found "
+                         f"{_kind(document)}")
+    if "schema" not in document:
+        raise ValueError(f"{source}: field schema is missing: not a synthpriv_report JSON report")
+    schema_id = document["schema"]
+    major = parse_schema_id(schema_id)
+    shown = shorten_text(json.dumps(schema_id, ensure_ascii=False, default=str), 60)
+    if major is None:
+        raise ValueError(f"{source}: field schema is {shown}: not a synthpriv_report JSON report (expected "
+                         f"{SCHEMA!r})")
+    if major > SCHEMA_VERSION:
+        raise ValueError(f"{source}: field schema is {shown}, a newer version than this synthpriv_report reads "
+                         f"({SCHEMA!r}): upgrade synthpriv_report to draw it")
+    if schema_id != SCHEMA:
+        raise ValueError(f"{source}: field schema is {shown}: unsupported version (expected {SCHEMA!r})")
+    try:
+        _scan(document)
+    except ValueError as exc:
+        raise ValueError(f"{source}: {exc}") from None
+    errors = sorted(_validator().iter_errors(document), key=lambda e: (len(list(e.absolute_path)), str(e.path)))
+    if errors:
+        raise ValueError(f"{source}: {_schema_error(errors[0])}")
+    doc = dict(document)
+    for key, m in doc["metrics"].items():
+        where = ("metrics", key)
+        if m["name"] != key:
+            raise ValueError(f"{source}: field {_path(where + ('name',))} is "
+                             f"{shorten_text(repr(m['name']), 60)} but the metric is filed under "
+                             f"{shorten_text(repr(key), 60)}")
+        if m["computed"]:
+            if m["value"] is None:
+                raise ValueError(f"{source}: field {_path(where + ('value',))} is null but the metric is marked "
+                                 "computed")
+            if m["reason_not_computed"] is not None:
+                raise ValueError(f"{source}: field {_path(where + ('reason_not_computed',))} is set but the metric "
+                                 "is marked computed")
+        elif m["reason_not_computed"] is None:
+            raise ValueError(f"{source}: field {_path(where + ('reason_not_computed',))} is missing for a metric "
+                             "marked not computed")
+    return doc
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# document -> result objects
+
+
+def _result_from_dict(d: Mapping[str, Any]) -> MetricResult:
+    rule = d.get("level_rule")
+    lo, hi = d["value_range"]
+    iv = d.get("interval")
+    extra: dict[str, Any] = {}
+    if "evidence" in d and "evidence" in MetricResult.__dataclass_fields__:
+        extra["evidence"] = dict(d["evidence"]) if isinstance(d["evidence"], Mapping) else {}
+    if rule is not None and "scale" in LevelRule.__dataclass_fields__ and isinstance(rule.get("scale"), str):
+        level_rule = LevelRule(rule["medium"], rule["high"], rule["source"], rule["description"],
+                               rule["scale"])  # type: ignore[call-arg]
+    else:
+        level_rule = None if rule is None else LevelRule(rule["medium"], rule["high"], rule["source"],
+                                                         rule["description"])
+    return MetricResult(
+        name=d["name"],
+        value=float(d["value"]) if d["computed"] else None,
+        interval=None if iv is None else tuple(float("nan") if x is None else float(x) for x in iv),
+        direction=d["direction"],
+        level=d["level"],
+        details=dict(d["details"]),
+        reason_not_computed=None if d["computed"] else d["reason_not_computed"],
+        section=d["section"],
+        title=d["title"],
+        value_range=(float("-inf") if lo is None else float(lo), float("inf") if hi is None else float(hi)),
+        space=d["space"],
+        level_rule=level_rule,
+        calibration=None if d["calibration"] is None else float(d["calibration"]),
+        notes=tuple(d["notes"]),
+        **extra,
+    )
+
+
+def results_from_document(doc: Mapping[str, Any]) -> ResultSet:
+    """The :class:`ResultSet` of a validated document."""
+    v = doc["verdict"]
+    verdict = Verdict(level=v["level"], reasons=tuple(v["reasons"]),
+                      checks=tuple((c["metric"], c["level"]) for c in v["checks"]),
+                      not_run=tuple((c["metric"], c["reason"]) for c in v.get("not_run") or ()))
+    meta = dict(doc.get("meta") or {})
+    for key in ("settings", "fingerprints", "versions", "data_notes", "inputs", "registered_metrics"):
+        meta.setdefault(key, doc.get(key))
+    meta.setdefault("revealed_real_values", doc.get("revealed_real_values", False))
+    meta["created"] = doc.get("created")
+    return ResultSet({n: _result_from_dict(m) for n, m in doc["metrics"].items()}, verdict, doc["params"], meta)
+
+
+def load_results(path: str | os.PathLike[str]) -> ResultSet:
+    """A saved JSON report as a :class:`ResultSet` (validated field by field; draws the same documents)."""
+    return results_from_document(load_document(path))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the report content handed to the renderers
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """A validated report document, with the result objects it was made from.
+
+    Attributes
+    ----------
+    document : dict
+        The validated JSON-safe document (schema ``synthpriv_report/1``); every text of HTML and PDF comes from it.
+    results : ResultSet
+        The results the document was made from (the evaluation's own objects, or rebuilt from a JSON report).
+    evaluation : Evaluation or None
+        The live evaluation, when there is one (kept for callers; rendering reads the document only).
+    from_json : bool
+        True when the document was read back from a JSON report.
+    """
+
+    document: Mapping[str, Any]
+    results: ResultSet
+    evaluation: Any = field(default=None, repr=False, compare=False)
+    from_json: bool = False
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return dict(self.document["settings"])
+
+    @property
+    def fingerprints(self) -> dict[str, str]:
+        return dict(self.document["fingerprints"])
+
+    @property
+    def versions(self) -> dict[str, str]:
+        return dict(self.document["versions"])
+
+    @property
+    def data_notes(self) -> tuple[str, ...]:
+        return tuple(self.document.get("data_notes") or ())
+
+    @property
+    def created(self) -> str:
+        return str(self.document["created"])
+
+    @property
+    def registered(self) -> tuple[str, ...]:
+        return tuple(self.document["registered_metrics"])
+
+    @property
+    def revealed(self) -> bool:
+        return bool(self.document.get("revealed_real_values", False))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document (a deep copy)."""
+        return copy.deepcopy(dict(self.document))
+
+
+def report_data(source: Any, *, reveal_real_values: bool | None = None, inputs: Mapping[str, str] | None = None,
+                **params: Any) -> ReportData:
+    """The validated report content of an Evaluation, ResultSet or loaded report (see :func:`build_document`)."""
+    if isinstance(source, ReportData):
+        return source
+    if isinstance(source, LoadedReport):
+        return source.data
+    if isinstance(source, Mapping) and not isinstance(source, ResultSet):
+        doc = validate_document(source)
+        return ReportData(doc, results_from_document(doc), from_json=True)
+    doc, rs, ev = build_document(source, reveal_real_values=reveal_real_values, inputs=inputs, **params)
+    doc = validate_document(doc, source="report of this evaluation")
+    return ReportData(doc, rs, evaluation=ev)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# JSON in and out
+
+
+def to_json(source: Any, path: str | os.PathLike[str] | None = None, *, reveal_real_values: bool | None = None,
+            indent: int | None = 2, **params: Any) -> dict[str, Any] | Path:
+    """The versioned JSON report (schema ``synthpriv_report/1``).
+
+    Returns the document as a dict when ``path`` is None, else writes it whole (a temporary file beside it, then
+    ``os.replace``) and returns the path.
+    """
+    doc = report_data(source, reveal_real_values=reveal_real_values, **params).to_dict()
+    if path is None:
+        return doc
+    return write_atomic(path, dumps(doc, indent=indent))
+
+
+def dumps(document: Mapping[str, Any], *, indent: int | None = 2) -> str:
+    """The JSON text of a document (no NaN literals, UTF-8 text)."""
+    return json.dumps(document, indent=indent, allow_nan=False, ensure_ascii=False) + "\n"
+
+
+def load_document(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read and validate a JSON report; a ``ValueError`` names the file and the field."""
+    p = Path(path)
+    raw = p.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{p}: not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start}); a synthpriv_report "
+                         "JSON report is UTF-8") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{p}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); a "
+                         "synthpriv_report JSON report was expected") from None
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"{p}: not a readable JSON document ({shorten_text(str(exc), 120)})") from None
+    return validate_document(document, source=str(p))
+
+
+class LoadedReport:
+    """A report read back from JSON: re-renders the HTML/PDF/JSON documents without the data.
+
+    Attributes
+    ----------
+    results : ResultSet
+        Rebuilt :class:`MetricResult`, :class:`Verdict` and :class:`ResultSet`.
+    settings, fingerprints, versions : dict
+        As written by :func:`to_json`.
+    document : dict
+        The validated JSON document.
+
+    Figures that need per-record arrays (distance distributions) cannot be drawn and are omitted; the documents
+    say so in their methods section.
+    """
+
+    def __init__(self, document: Mapping[str, Any], *, source: str = "document"):
+        doc = validate_document(document, source=source)
+        self.document = doc
+        self.results = results_from_document(doc)
+        self.data = ReportData(doc, self.results, from_json=True)
+        self.settings = dict(doc["settings"])
+        self.fingerprints = dict(doc["fingerprints"])
+        self.versions = dict(doc["versions"])
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.results.verdict
+
+    def __getitem__(self, name: str) -> MetricResult:
+        return self.results[name]
+
+    def to_html(self, path: str | os.PathLike[str], **kw: Any) -> Path:
+        from .render import to_html
+
+        return to_html(self, path, **kw)
+
+    def to_pdf(self, path: str | os.PathLike[str], engine: str = "weasyprint", **kw: Any) -> Path:
+        from .render import to_pdf
+
+        return to_pdf(self, path, engine, **kw)  # type: ignore[arg-type]
+
+    def to_json(self, path: str | os.PathLike[str] | None = None, **kw: Any) -> dict[str, Any] | Path:
+        return to_json(self, path, **kw)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from ..display import bundle
+
+        return bundle(self.results, include=include, exclude=exclude)
+
+    def __repr__(self) -> str:
+        return (f"LoadedReport(verdict={self.verdict.level!r}, {len(self.results)} metrics, "
+                f"created={self.data.created!r})")
+
+
+def from_json(source: str | os.PathLike[str] | Mapping[str, Any]) -> LoadedReport:
+    """Read a JSON report written by :func:`to_json` (a path, or an already parsed document).
+
+    Raises
+    ------
+    ValueError
+        When the file is not JSON, not a synthpriv_report document, of another schema version, or a field is
+        missing or of the wrong type (the message names the file and the field).
+    """
+    if isinstance(source, Mapping):
+        return LoadedReport(source)
+    return LoadedReport(load_document(source), source=str(source))

@@ -1,0 +1,120 @@
+"""The JSON report's schema: its version string and a JSON Schema (draft 2020-12) of the document.
+
+A document names its schema in the field ``schema``: ``"synthpriv_report/<major>"``. Fields may be added within
+a major version, never removed or retyped, so objects allow extra properties; a reader refuses a document of
+another major version (an unknown future layout is never drawn as if it were ours).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["JSON_SCHEMA", "LEVELS", "VERDICT_LEVELS", "SCHEMA", "SCHEMA_NAME", "SCHEMA_VERSION", "parse_schema_id"]
+
+SCHEMA_NAME = "synthpriv_report"
+SCHEMA_VERSION = 1
+#: The schema identifier written into every document (``document["schema"]``).
+SCHEMA = f"{SCHEMA_NAME}/{SCHEMA_VERSION}"
+
+LEVELS = ("low", "medium", "high")
+#: Verdict levels: a level, or "not_assessed" when none of the driving checks ran.
+VERDICT_LEVELS = (*LEVELS, "not_assessed")
+DIRECTIONS = ("higher_is_riskier", "higher_is_safer")
+
+_SCHEMA_ID = re.compile(r"^synthpriv_report/(\d{1,6})(?:\.\d{1,6})?$")
+
+
+def parse_schema_id(value: Any) -> int | None:
+    """The major version of a schema identifier, or None when it is not a synthpriv_report identifier.
+
+    >>> parse_schema_id("synthpriv_report/1"), parse_schema_id("synthpriv_report/2.1"), parse_schema_id("x/1")
+    (1, 2, None)
+    """
+    if not isinstance(value, str):
+        return None
+    m = _SCHEMA_ID.match(value)
+    return int(m.group(1)) if m else None
+
+
+_NUM = {"type": "number"}
+_NUM_OR_NULL = {"type": ["number", "null"]}
+_STR = {"type": "string"}
+_STR_OR_NULL = {"type": ["string", "null"]}
+_LEVEL = {"enum": list(LEVELS)}
+_LEVEL_OR_NULL = {"enum": [*LEVELS, None]}
+_PAIR = {"type": "array", "minItems": 2, "maxItems": 2, "items": _NUM_OR_NULL}
+
+_LEVEL_RULE = {
+    "type": ["object", "null"],
+    "required": ["medium", "high", "source", "description"],
+    "properties": {"medium": _NUM_OR_NULL, "high": _NUM_OR_NULL, "source": _STR, "description": _STR},
+}
+
+_METRIC = {
+    "type": "object",
+    "required": ["name", "title", "section", "computed", "value", "interval", "direction", "level", "level_rule",
+                 "value_range", "space", "calibration", "notes", "reason_not_computed", "details"],
+    "properties": {
+        "name": {"type": "string", "minLength": 1},
+        "title": _STR,
+        "section": _STR,
+        "computed": {"type": "boolean"},
+        "value": _NUM_OR_NULL,
+        "interval": {"anyOf": [_PAIR, {"type": "null"}]},
+        "direction": {"enum": list(DIRECTIONS)},
+        "level": _LEVEL_OR_NULL,
+        "level_rule": _LEVEL_RULE,
+        "value_range": _PAIR,
+        "space": _STR_OR_NULL,
+        "calibration": _NUM_OR_NULL,
+        "notes": {"type": "array", "items": _STR},
+        "reason_not_computed": _STR_OR_NULL,
+        "details": {"type": "object"},
+    },
+}
+
+#: JSON Schema of a ``synthpriv_report/1`` document (extra properties allowed everywhere: fields may be added).
+JSON_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://synthpriv-report.invalid/schema/synthpriv_report-1.json",
+    "title": "synthpriv_report JSON report",
+    "type": "object",
+    "required": ["schema", "created", "generator", "verdict", "params", "metrics", "settings", "fingerprints",
+                 "versions", "registered_metrics"],
+    "properties": {
+        "schema": {"const": SCHEMA},
+        "created": _STR,
+        "generator": {"type": "object", "required": ["package", "version"],
+                      "properties": {"package": _STR, "version": _STR}},
+        "verdict": {
+            "type": "object",
+            "required": ["level", "reasons", "checks"],
+            "properties": {
+                "level": {"enum": list(VERDICT_LEVELS)},
+                "reasons": {"type": "array", "items": _STR},
+                "checks": {"type": "array", "items": {"type": "object", "required": ["metric", "level"],
+                                                      "properties": {"metric": _STR, "level": _LEVEL_OR_NULL}}},
+                "not_run": {"type": "array", "items": {"type": "object", "required": ["metric", "reason"],
+                                                       "properties": {"metric": _STR, "reason": _STR}}},
+            },
+        },
+        "params": {"type": "object"},
+        "metrics": {"type": "object", "additionalProperties": _METRIC},
+        "settings": {
+            "type": "object",
+            "properties": {
+                "sizes": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+                "key_fields": {"type": "array", "items": _STR},
+                "sensitive_fields": {"type": "array", "items": _STR},
+                "columns": {"type": "object", "additionalProperties": _STR},
+            },
+        },
+        "fingerprints": {"type": "object", "additionalProperties": _STR},
+        "versions": {"type": "object", "additionalProperties": _STR},
+        "data_notes": {"type": "array", "items": _STR},
+        "registered_metrics": {"type": "array", "items": _STR},
+        "revealed_real_values": {"type": "boolean"},
+        "inputs": {"type": "object", "additionalProperties": _STR},
+    },
+}

@@ -1,0 +1,147 @@
+"""Shared fixtures of the hostile-input tests: script payloads, one evaluation whose every string is a payload, and
+a headless Chromium driven by Selenium.
+
+The payload corpus is ``../shared/data/hostile/xss_payloads.txt`` beside the checkout when present, else the copy
+below. Each payload, if it ever runs in a page, sets ``document.body.dataset.pwned``.
+
+Chromium runs with ``--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+--disable-background-networking --disable-component-update --disable-sync`` and a fresh user-data-dir; the browser
+tests skip, with the reason, when chromium, chromedriver or selenium is missing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthpriv_report import Evaluation
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT.parent / "shared" / "data" / "hostile" / "xss_payloads.txt"
+_BUILTIN = r"""<img src="x" onerror="document.body.dataset.pwned=1">
+<img src=x onerror=document.body.dataset.pwned=1>
+"><img src="x" onerror="document.body.dataset.pwned=1">
+'><img src='x' onerror='document.body.dataset.pwned=1'>
+<svg onload="document.body.dataset.pwned=1"></svg>
+<svg><script>document.body.dataset.pwned=1</script></svg>
+<script>document.body.dataset.pwned=1</script>
+</script><script>document.body.dataset.pwned=1</script>
+<iframe srcdoc='<script>parent.document.body.dataset.pwned=1</script>'></iframe>
+<details open ontoggle="document.body.dataset.pwned=1"><summary>x</summary></details>
+<body onload="document.body.dataset.pwned=1">
+<style onload="document.body.dataset.pwned=1"></style>
+<a href="javascript:document.body.dataset.pwned=1">click</a>
+[click](javascript:document.body.dataset.pwned=1)
+![x](x"onerror="document.body.dataset.pwned=1)
+<math><mtext><img src="x" onerror="document.body.dataset.pwned=1"></mtext></math>
+<object data="javascript:document.body.dataset.pwned=1"></object>
+<input autofocus onfocus="document.body.dataset.pwned=1">
+<video><source onerror="document.body.dataset.pwned=1"></video>
+{{ 7*7 }}<img src="x" onerror="document.body.dataset.pwned=1">
+`<img src="x" onerror="document.body.dataset.pwned=1">`
+<!--<img src="--><img src="x" onerror="document.body.dataset.pwned=1">">"""
+
+
+def load_payloads() -> list[str]:
+    """The payload corpus (shared file when present, else the built-in copy), each once, in order."""
+    lines = _BUILTIN.splitlines()
+    if CORPUS.is_file():
+        lines = CORPUS.read_text(encoding="utf-8").splitlines() + lines
+    return list(dict.fromkeys(line for line in lines if line.strip()))
+
+
+PAYLOADS = load_payloads()
+#: Quick metrics of the hostile evaluation: distance, copies, holdout share, and a key/sensitive attack metric.
+METRICS = ["dcr", "exact_copies", "holdout_dcr_share", "gcap"]
+KEY_FIELDS = PAYLOADS[:3]
+SENSITIVE_FIELDS = [PAYLOADS[3]]
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+
+
+def hostile_frame(n: int, seed: int) -> pd.DataFrame:
+    """Every payload as a categorical column whose values are payloads too, and two numeric columns."""
+    rng = np.random.default_rng(seed)
+    k = len(PAYLOADS)
+    data: dict[str, object] = {p: rng.choice([PAYLOADS[(i + j + 1) % k] for j in range(3)], n)
+                               for i, p in enumerate(PAYLOADS)}
+    data["num_a"] = rng.normal(size=n)
+    data["num_b"] = rng.integers(0, 50, n)
+    return pd.DataFrame(data)
+
+
+@pytest.fixture(scope="session")
+def hostile_ev() -> Evaluation:
+    """A full copy of the real data (so the true verdict is HIGH RISK) with payloads for every string."""
+    real = hostile_frame(300, 1)
+    ev = Evaluation(real, real.copy(), hostile_frame(200, 2), key_fields=KEY_FIELDS,
+                    sensitive_fields=SENSITIVE_FIELDS, metrics=METRICS, random_state=0, progress=False)
+    ev.results()
+    return ev
+
+
+def _chrome() -> object:
+    for path, what in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromedriver (apt-get install chromium-driver)")):
+        if not Path(path).exists():
+            pytest.skip(f"{what} not installed at {path}: the browser checks need it")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium not installed (pip install selenium)")
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="spr-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--window-size=1200,900"):
+        options.add_argument(arg)
+    try:
+        driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    except Exception as exc:  # noqa: BLE001 - any start failure is a skip with its reason
+        shutil.rmtree(profile, ignore_errors=True)
+        pytest.skip(f"headless Chromium did not start: {exc}")
+    driver.set_page_load_timeout(60)
+    driver._spr_profile = profile  # type: ignore[attr-defined]
+    return driver
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """One headless Chromium per test module (Selenium WebDriver)."""
+    driver = _chrome()
+    try:
+        yield driver
+    finally:
+        driver.quit()  # type: ignore[attr-defined]
+        shutil.rmtree(driver._spr_profile, ignore_errors=True)  # type: ignore[attr-defined]
+
+
+def open_page(driver: object, path: Path) -> dict[str, object]:
+    """Load ``path`` and read back what the tests check: pwned flag, body text, CSP meta, script-ish elements."""
+    driver.get(path.resolve().as_uri())  # type: ignore[attr-defined]
+    return driver.execute_script(  # type: ignore[attr-defined]
+        """
+        const csp = document.querySelector('meta[http-equiv="Content-Security-Policy"]');
+        const handlers = [];
+        for (const el of document.body.querySelectorAll('*')) {
+          for (const a of el.attributes) {
+            if (a.name.startsWith('on')) handlers.push(el.tagName + ' ' + a.name);
+          }
+        }
+        const links = [...document.querySelectorAll('a[href], iframe, object, embed')].map(e => e.outerHTML.slice(0, 80));
+        return {pwned: document.body.dataset.pwned || '', text: document.body.innerText,
+                csp: csp ? csp.getAttribute('content') : null,
+                cspFirst: csp !== null && document.head.firstElementChild !== null &&
+                          [...document.head.children].indexOf(csp) <= 1,
+                scripts: document.querySelectorAll('body script').length, handlers: handlers, links: links};
+        """)
+
+
+def compact(text: str) -> str:
+    """Text without whitespace (PDF extraction and line wrapping move spaces and line breaks)."""
+    return "".join(text.split())
