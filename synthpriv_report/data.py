@@ -1,11 +1,15 @@
 """Validate and align the real training (T), holdout (H) and synthetic (S) sets once (spec section 0).
 
-The caller's DataFrames are never modified: every conversion works on copies.
+The caller's DataFrames are never modified: every conversion works on copies, and no row is ever dropped. Every
+bad input is a ``TypeError`` or ``ValueError`` naming the column, the set and, for a bad value, its 0-based row
+position; a value of the real or holdout data is quoted only with ``reveal_real_values=True`` (messages end up
+in logs). What is handled rather than refused is listed in :func:`prepare`'s notes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -111,26 +115,84 @@ def _is_datetime(series: pd.Series) -> bool:
     return pd.api.types.is_datetime64_any_dtype(series.dtype) or isinstance(series.dtype, pd.DatetimeTZDtype)
 
 
-def _to_numeric(series: pd.Series, column: str, set_name: str, *, datetime_like: bool = False
-                ) -> NDArray[np.float64]:
-    """Convert one column to float64, with errors that name the column and the set.
+#: Longest quoted value in an error message (longer values are cut, with an ellipsis).
+_QUOTE_CHARS = 40
+
+
+def _where(column: str, set_name: str, positions: NDArray[np.bool_] | NDArray[np.int64], values: pd.Series,
+           *, reveal: bool) -> str:
+    """Where a bad value sits: its row position and how many there are, plus the value itself only when it may
+    be shown (a synthetic value, or a real one with ``reveal_real_values=True``).
+
+    Row positions are 0-based positions in the set as given (never the index label, which may itself be data).
+    """
+    pos = np.flatnonzero(np.asarray(positions))
+    first = int(pos[0])
+    text = f"at row {first} (0-based position)"
+    if pos.size > 1:
+        text += f" and {pos.size - 1} other row(s)"
+    if set_name == "S" or reveal:
+        q = repr(values.iloc[first])
+        if len(q) > _QUOTE_CHARS:
+            q = q[:_QUOTE_CHARS] + "..."
+        text += f": {q}"
+    else:
+        text += " (value withheld; pass reveal_real_values=True to quote it)"
+    return text
+
+
+def _numbers_one_by_one(series: pd.Series, column: str, set_name: str, *, reveal: bool
+                        ) -> NDArray[np.float64]:
+    """Slow path of :func:`_to_numeric` for an object column that pandas cannot convert as a whole (integers
+    beyond the float range, complex numbers, unconvertible objects): convert value by value to name the first
+    value that fails."""
+    label = SET_LABELS[set_name]
+    vals = series.to_numpy(dtype=object)
+    out = np.full(len(vals), np.nan)
+    bad = np.zeros(len(vals), dtype=bool)
+    why = ""
+    for i, v in enumerate(vals):
+        if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and np.isnan(v)):
+            continue
+        try:
+            if isinstance(v, (complex, np.complexfloating)):
+                raise TypeError("complex")
+            if isinstance(v, str):
+                v = pd.to_numeric(v)
+            out[i] = float(v)
+        except OverflowError:
+            bad[i], why = True, why or "too large for a 64-bit float"
+        except (TypeError, ValueError):
+            bad[i], why = True, why or "not a real number"
+    if bad.any():
+        raise ValueError(
+            f"column {column!r} is numeric in the real data but has values that are {why} in the {label} data "
+            f"{_where(column, set_name, bad, series, reveal=reveal)}"
+        )
+    return out
+
+
+def _to_numeric(series: pd.Series, column: str, set_name: str, *, datetime_like: bool = False,
+                reveal: bool = False) -> NDArray[np.float64]:
+    """Convert one column to float64, with errors that name the column, the set and the row position.
 
     Datetimes become seconds since the epoch (UTC); when the real column is a datetime, text in another set is
-    parsed as a datetime.
+    parsed as a datetime. Text that reads as a missing number (``""``, ``"nan"``) is a missing value. A value is
+    quoted in an error only when it is synthetic or ``reveal`` is true.
     """
     label = SET_LABELS[set_name]
     if datetime_like and not _is_datetime(series) and not pd.api.types.is_numeric_dtype(series.dtype):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # "could not infer format": parsed element-wise
             parsed = pd.to_datetime(series, errors="coerce", utc=True)
-        bad = parsed.isna() & series.notna()
+        bad = (parsed.isna() & series.notna()).to_numpy()
         if bad.any():
             raise ValueError(
                 f"column {column!r} holds datetimes in the real data but has values that are not datetimes in "
-                f"the {label} data: {series[bad].iloc[0]!r} ({int(bad.sum())} value(s))"
+                f"the {label} data {_where(column, set_name, bad, series, reveal=reveal)}"
             )
         series = parsed
-    if pd.api.types.is_datetime64_any_dtype(series.dtype) or isinstance(series.dtype, pd.DatetimeTZDtype):
+    if _is_datetime(series):
         ts = pd.to_datetime(series)
         if getattr(ts.dt, "tz", None) is not None:
             ts = ts.dt.tz_convert("UTC").dt.tz_localize(None)
@@ -138,27 +200,44 @@ def _to_numeric(series: pd.Series, column: str, set_name: str, *, datetime_like:
         vals[ts.isna().to_numpy()] = np.nan
         return vals
     if pd.api.types.is_timedelta64_dtype(series.dtype):
-        vals = series.dt.total_seconds().to_numpy(dtype=np.float64, na_value=np.nan)
-        return vals
+        return series.dt.total_seconds().to_numpy(dtype=np.float64, na_value=np.nan)
     if pd.api.types.is_bool_dtype(series.dtype):
         return series.astype("float64").to_numpy()
+    if pd.api.types.is_complex_dtype(series.dtype):
+        raise ValueError(
+            f"column {column!r} holds complex numbers in the {label} data; a distance needs real numbers: "
+            "split it into a real and an imaginary column"
+        )
     if pd.api.types.is_numeric_dtype(series.dtype):
-        vals = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        with np.errstate(over="ignore"):  # a longdouble beyond the float64 range becomes inf, reported below
+            vals = series.to_numpy(dtype=np.float64, na_value=np.nan)
     else:
-        converted = pd.to_numeric(series, errors="coerce")
-        bad = converted.isna() & series.notna()
-        if bad.any():
-            example = series[bad].iloc[0]
-            raise ValueError(
-                f"column {column!r} is numeric in the real data but has non-numeric values in the {label} data: "
-                f"{example!r} ({int(bad.sum())} value(s))"
-            )
-        vals = converted.to_numpy(dtype=np.float64, na_value=np.nan)
+        try:
+            converted = pd.to_numeric(series, errors="coerce")
+        except (OverflowError, TypeError, ValueError):
+            converted = None
+        if converted is None or not (pd.api.types.is_float_dtype(converted.dtype)
+                                     or pd.api.types.is_integer_dtype(converted.dtype)
+                                     or pd.api.types.is_bool_dtype(converted.dtype)):
+            vals = _numbers_one_by_one(series, column, set_name, reveal=reveal)
+        else:
+            bad = np.array(converted.isna() & series.notna(), dtype=bool)  # a writable copy
+            if bad.any():  # text that reads as a missing number is a missing value
+                pos = np.flatnonzero(bad)
+                raw = series.to_numpy(dtype=object)[pos]
+                bad[pos] = [not (isinstance(v, str) and v.strip().lower() in ("", "nan")) for v in raw]
+            if bad.any():
+                raise ValueError(
+                    f"column {column!r} is numeric in the real data but has non-numeric values in the {label} "
+                    f"data {_where(column, set_name, bad, series, reveal=reveal)}"
+                )
+            vals = converted.to_numpy(dtype=np.float64, na_value=np.nan)
     inf = np.isinf(vals)
     if inf.any():
         raise ValueError(
-            f"column {column!r} has {int(inf.sum())} infinite value(s) in the {label} data; "
-            "replace them with a finite value or a missing value"
+            f"column {column!r} has infinite value(s) (or values beyond the 64-bit float range) in the {label} "
+            f"data {_where(column, set_name, inf, series, reveal=reveal)}; replace them with a finite value or "
+            "a missing value"
         )
     return vals
 
@@ -191,7 +270,9 @@ def _to_strings(series: pd.Series) -> NDArray[np.object_]:
     :data:`MISSING`."""
     missing = series.isna().to_numpy()
     out = np.empty(len(series), dtype=object)
-    if series.dtype != object:
+    if isinstance(series.dtype, pd.StringDtype):
+        out[:] = series.to_numpy(dtype=object, na_value=MISSING)  # already text (pandas' str dtype)
+    elif series.dtype != object:
         # one conversion per distinct value (a typed column holds no values that compare equal but print
         # differently, such as True and 1 in an object column)
         codes, uniques = pd.factorize(series)
@@ -236,6 +317,63 @@ def fingerprint(numeric: NDArray[np.float64], categorical: NDArray[np.object_], 
     return h.hexdigest()
 
 
+#: Spellings read as a boolean by :func:`prepare` (compared after stripping spaces and lower-casing).
+BOOL_TRUE = frozenset({"true", "t", "yes", "y", "1", "1.0"})
+BOOL_FALSE = frozenset({"false", "f", "no", "n", "0", "0.0"})
+_MAX_BOOL_SPELLINGS = 64
+
+
+def _unify_booleans(column: str, texts: dict[str, NDArray[np.object_]]) -> str | None:
+    """Map a boolean-like column to ``"True"``/``"False"`` in every set when its spellings differ.
+
+    The column is boolean-like when each of its non-missing values in every set is a spelling of a boolean
+    (:data:`BOOL_TRUE`, :data:`BOOL_FALSE`, any case); its spellings differ when one boolean is written in more
+    than one way (``True`` in the real data, ``yes`` in the synthetic data). Such a column is rewritten in place
+    (``texts`` holds this module's own arrays) and a note is returned; otherwise nothing changes.
+    """
+    uniques: dict[str, NDArray[np.object_]] = {}
+    for s, col in texts.items():
+        u = pd.unique(col)
+        uniques[s] = u[u != MISSING]
+    if any(len(u) > _MAX_BOOL_SPELLINGS for u in uniques.values()):
+        return None  # far too many distinct values to be a boolean: skip the per-value check
+    spellings = sorted(set().union(*(set(u.tolist()) for u in uniques.values())))
+    if len(spellings) < 2:
+        return None
+    norm = {v: v.strip().lower() for v in spellings}
+    if not all(n in BOOL_TRUE or n in BOOL_FALSE for n in norm.values()):
+        return None
+    n_true = sum(n in BOOL_TRUE for n in norm.values())
+    n_false = len(spellings) - n_true
+    if n_true <= 1 and n_false <= 1:
+        return None  # one spelling per value: nothing to unify
+    to_bool = {v: ("True" if n in BOOL_TRUE else "False") for v, n in norm.items()}
+    for s, col in texts.items():
+        codes, u = pd.factorize(col)
+        mapped = np.array([to_bool.get(v, MISSING) for v in u] + [MISSING], dtype=object)
+        col[:] = mapped[codes]
+    by_set = "; ".join(
+        f"{SET_LABELS[s]}: {', '.join(map(repr, sorted(set(u.tolist()))))}" for s, u in uniques.items() if len(u)
+    )
+    return (f"column {column!r} spells true/false differently across the sets ({by_set}): every spelling is "
+            "read as the boolean True or False (spec section 0)")
+
+
+def _near_miss(name: str, candidates: Sequence[str]) -> str:
+    """A hint naming a column that differs from ``name`` only in case, spaces or Unicode normalisation."""
+    def key(c: str) -> str:
+        return unicodedata.normalize("NFKC", c).strip().casefold()
+
+    k = key(name)
+    hits = [c for c in candidates if key(c) == k]
+    return f" (did you mean {hits[0]!r}?)" if hits else ""
+
+
+#: A categorical column with at least this many records, all of whose real values are distinct, is noted as
+#: identifier-like.
+IDENTIFIER_MIN_RECORDS = 20
+
+
 def prepare(
     real: pd.DataFrame,
     synthetic: pd.DataFrame,
@@ -244,6 +382,7 @@ def prepare(
     numeric: Sequence[str] | None = None,
     categorical: Sequence[str] | None = None,
     exclude: Sequence[str] | None = None,
+    reveal_real_values: bool = False,
 ) -> PreparedData:
     """Validate and align T, H and S (spec section 0).
 
@@ -257,6 +396,9 @@ def prepare(
         Columns whose kind overrides the one inferred from T's dtype.
     exclude : sequence of str, optional
         Columns left out of every metric (identifiers).
+    reveal_real_values : bool, default False
+        Quote the offending value of the real or holdout data in an error message. By default an error names
+        the column, the set and the row position only; synthetic values are always quoted.
 
     Returns
     -------
@@ -268,14 +410,35 @@ def prepare(
         A set is not a DataFrame, or has non-string column names.
     ValueError
         An empty set, fewer than 2 real records, duplicate column names, a column missing from a set, a numeric
-        column holding text, infinities, a column entirely missing in the real data. Each message names the
-        column and the set.
+        column holding text, complex numbers, numbers beyond the 64-bit float range or infinities, a categorical
+        value equal to the internal missing marker, a column entirely missing in the real data. Each message
+        names the column, the set and (for a bad value) its 0-based row position.
+
+    Notes
+    -----
+    Handled without an error, and documented here: the caller's DataFrames are never modified and no row is
+    ever dropped; the index is ignored (rows are matched by position); the other sets' column order may differ;
+    a missing categorical value is its own category and a missing number is NaN; text ``""`` or ``"nan"`` in a
+    numeric column is a missing value; categories absent from the real data are ordinary categories; a column
+    constant in the real data, a column entirely missing in S or H, and an identifier-like categorical column
+    (all real values distinct) are kept, with a note in :attr:`PreparedData.notes`; column names and values
+    may hold any Unicode, control characters included (messages quote names with ``repr``).
+
+    Boolean spellings: a categorical column whose non-missing values in every set are spellings of booleans
+    (true/false, t/f, yes/no, y/n, 1/0, any case) and that writes one boolean in more than one way (real
+    ``True``/``False`` against synthetic ``yes``/``no``) is read as the booleans ``"True"``/``"False"`` in
+    every set, with a note; otherwise the spellings would be disjoint categories and every synthetic record
+    would differ from every real one. A column with one spelling per value is left as it is.
 
     >>> T = pd.DataFrame({"age": [30, 40], "sex": ["F", "M"]})
     >>> d = prepare(T, T.copy())
     >>> d.kinds
     {'age': 'numeric', 'sex': 'categorical'}
+    >>> d = prepare(T.assign(ok=[True, False]), T.assign(ok=["yes", "no"]))
+    >>> d.column_values("S", "ok").tolist()
+    ['True', 'False']
     """
+    reveal = bool(reveal_real_values)
     frames: dict[str, pd.DataFrame] = {"T": _check_frame(real, "T"), "S": _check_frame(synthetic, "S")}
     if holdout is not None:
         frames["H"] = _check_frame(holdout, "H")
@@ -291,13 +454,16 @@ def prepare(
         if missing:
             raise ValueError(
                 f"column(s) {', '.join(map(repr, missing))} of the real data are missing from the "
-                f"{SET_LABELS[s]} data"
+                f"{SET_LABELS[s]} data{_near_miss(missing[0], extra)}"
             )
         if extra:
             raise ValueError(
                 f"column(s) {', '.join(map(repr, extra))} of the {SET_LABELS[s]} data are not in the real data"
             )
 
+    for arg_name, cols in (("exclude", exclude), ("numeric", numeric), ("categorical", categorical)):
+        if isinstance(cols, str):
+            raise TypeError(f"{arg_name}= must be a list of column names, not the string {cols!r}")
     exclude = list(exclude or [])
     numeric = list(numeric or [])
     categorical = list(categorical or [])
@@ -338,28 +504,55 @@ def prepare(
         n = len(df)
         num = np.empty((n, len(num_cols)), dtype=np.float64)
         for j, c in enumerate(num_cols):
-            num[:, j] = _to_numeric(df[c], c, s, datetime_like=_is_datetime(frames["T"][c]))
+            num[:, j] = _to_numeric(df[c], c, s, datetime_like=_is_datetime(frames["T"][c]), reveal=reveal)
         cat = np.empty((n, len(cat_cols)), dtype=object)
         for j, c in enumerate(cat_cols):
             col = df[c]
             if s != "T" and pd.api.types.is_bool_dtype(frames["T"][c].dtype):
                 col = _as_bool_text(col)
-            cat[:, j] = _to_strings(col)
+            texts = _to_strings(col)
+            clash = (texts == MISSING) & ~col.isna().to_numpy()
+            if clash.any():
+                raise ValueError(
+                    f"column {c!r} holds the text reserved for missing values ({MISSING!r}) in the "
+                    f"{SET_LABELS[s]} data {_where(c, s, clash, col, reveal=False)}; rename that value"
+                )
+            cat[:, j] = texts
         num_arrays[s] = num
         cat_arrays[s] = cat
 
+    notes = []
+    for j, c in enumerate(cat_cols):
+        note = _unify_booleans(c, {s: cat_arrays[s][:, j] for s in frames})
+        if note is not None:
+            notes.append(note)
+        # (a column slice of a C-ordered object array is a view: _unify_booleans rewrote cat_arrays in place)
+
     ordered = num_cols + cat_cols
     prints = {s: fingerprint(num_arrays[s], cat_arrays[s], ordered, kinds) for s in frames}
-    notes = []
-    for c in num_cols:
-        real_vals = np.concatenate([num_arrays[s][:, num_cols.index(c)] for s in ("T", "H") if s in frames])
+    real_sets = [s for s in ("T", "H") if s in frames]
+    for j, c in enumerate(num_cols):
+        real_vals = np.concatenate([num_arrays[s][:, j] for s in real_sets])
         finite = real_vals[~np.isnan(real_vals)]
         if finite.size and finite.min() == finite.max():
             notes.append(f"column {c!r} is constant in the real data: its range is treated as 1 (spec section 1)")
-    for c in cat_cols:
-        real_vals = np.concatenate([cat_arrays[s][:, cat_cols.index(c)] for s in ("T", "H") if s in frames])
-        if len(set(real_vals.tolist())) == 1:
+    for j, c in enumerate(cat_cols):
+        real_vals = np.concatenate([cat_arrays[s][:, j] for s in real_sets])
+        n_distinct = len(pd.unique(real_vals))
+        if n_distinct == 1:
             notes.append(f"column {c!r} is constant in the real data: it only separates records of S that differ")
+        elif n_distinct == len(real_vals) >= IDENTIFIER_MIN_RECORDS:
+            notes.append(f"column {c!r} has a different value in every real record: it looks like an identifier, "
+                         f"which sets every record apart; consider exclude=[{c!r}]")
+    for s in frames:
+        if s == "T":
+            continue
+        for j, c in enumerate(num_cols):
+            if num_arrays[s].shape[0] and np.isnan(num_arrays[s][:, j]).all():
+                notes.append(f"column {c!r} is entirely missing in the {SET_LABELS[s]} data")
+        for j, c in enumerate(cat_cols):
+            if cat_arrays[s].shape[0] and (cat_arrays[s][:, j] == MISSING).all():
+                notes.append(f"column {c!r} is entirely missing in the {SET_LABELS[s]} data")
     return PreparedData(
         columns=columns,
         kinds=kinds,

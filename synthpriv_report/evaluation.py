@@ -159,7 +159,8 @@ class Evaluation:
         elif spaces is not None:
             as_space(spaces)
 
-        self.data = prepare(real, synthetic, holdout, numeric=numeric, categorical=categorical, exclude=exclude)
+        self.data = prepare(real, synthetic, holdout, numeric=numeric, categorical=categorical, exclude=exclude,
+                            reveal_real_values=reveal_real_values)
         cols = list(self.data.columns)
         sensitive = check_names("sensitive_fields", sensitive_fields, cols, what="analysed column")
         keys_given = check_names("key_fields", key_fields, cols, what="analysed column")
@@ -266,9 +267,15 @@ class Evaluation:
         if reason is not None:
             res = not_computed(spec.name, reason)
         else:
-            res = spec.compute(self._ctx, params)
+            try:
+                res = spec.compute(self._ctx, params)
+            except ValueError as exc:  # the data do not allow this metric (e.g. an encoding too large to build)
+                res = not_computed(spec.name, f"cannot be computed on these data: {exc}")
             if calib is not None and spec.calibratable and res.computed:
-                cres = spec.compute(calib, params)
+                try:
+                    cres = spec.compute(calib, params)
+                except ValueError as exc:
+                    cres = not_computed(spec.name, str(exc))
                 if cres.computed and cres.value is not None and np.isfinite(cres.value):
                     res = replace(res, calibration=float(cres.value))
                     if res.value is not None:

@@ -95,10 +95,10 @@ def validate_levels(levels: Any) -> dict[str, dict[str, float]] | None:
     """Checked ``levels=`` overrides: known metric (with a level) or rule family, numeric thresholds in the order
     of the metric's direction. A ``ValueError`` naming the metric otherwise.
 
-    >>> validate_levels({"privacy_score": {"medium": 10, "high": 90}})
+    >>> validate_levels({"privacy_score": {"medium": 10, "high": 90}})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: levels['privacy_score']: for a metric where higher is safer the high-risk threshold must not be above the medium one (got medium 10, high 90)
+    ValueError: levels['privacy_score']: for a metric where higher is safer the high-risk threshold ...
     """
     if levels is None:
         return None

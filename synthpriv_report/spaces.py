@@ -15,13 +15,16 @@ Modes of the compact encoding (used by :mod:`synthpriv_report.neighbors`):
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 
+from .data import SET_LABELS as SET_NAMES
 from .data import PreparedData
 
 SpaceKind = Literal["gower", "euclidean", "projected", "hamming"]
@@ -103,6 +106,10 @@ class Encoding:
         Gower: 1/p; otherwise 1.
     n_codes : ndarray
         ``(c,)`` number of distinct codes per categorical column.
+    integer_valued : bool
+        Every distance is an integer (hamming).
+    cat_columns : tuple of str
+        Names of the categorical columns, in code order (for messages).
     """
 
     spec: SpaceSpec
@@ -114,28 +121,99 @@ class Encoding:
     scale: float
     n_codes: NDArray[np.int64]
     integer_valued: bool = False
+    cat_columns: tuple[str, ...] = ()
+
+
+#: Range-scaled numeric coordinates are clipped to this magnitude (a trillion real ranges away from the real
+#: minimum): beyond it every distance is already "far" (gower caps at 1), and squared distances of a few hundred
+#: such coordinates stay finite even in single precision (the dense projected search filters in float32).
+SCALED_LIMIT = 1e12
+
+#: Largest dense one-hot embedding (rows x coordinates) :func:`embed` builds: 2**28 float64 values, 2 GiB.
+MAX_EMBEDDING_VALUES = 2 ** 28
 
 
 @dataclass(frozen=True)
 class Fitted:
-    """Quantities fitted once per evaluation on the real data (T ∪ H when H is given)."""
+    """Quantities fitted once per evaluation on the real data (T ∪ H when H is given).
+
+    Attributes
+    ----------
+    num_min : ndarray
+        ``(q,)`` smallest real value of each numeric column (NaN when a column has no real value).
+    num_range : ndarray
+        ``(q,)`` real range ``max - min`` (1 for a constant column); ``inf`` when it exceeds the float64 range
+        (values near ``±1.8e308``). Scaling uses :attr:`num_half_range`, which is always finite.
+    levels : tuple of ndarray
+        Per categorical column, its levels over every set, sorted by code point.
+    codes : dict
+        Set name -> int64 ``(n, c)`` level codes.
+    has_missing : ndarray
+        ``(q,)`` whether a numeric column has a missing value in some set.
+    num_half_range : ndarray
+        ``(q,)`` ``max/2 - min/2`` (0.5 for a constant column): finite for every finite input.
+    """
 
     num_min: NDArray[np.float64]
     num_range: NDArray[np.float64]
     levels: tuple[NDArray[np.object_], ...]
     codes: dict[str, NDArray[np.int64]]
     has_missing: NDArray[np.bool_]
+    num_half_range: NDArray[np.float64] | None = None
+
+    def rescale(self, values: NDArray[np.float64], columns: Sequence[int] | NDArray[np.int64] | slice = slice(None)
+                ) -> NDArray[np.float64]:
+        """Range-scaled values ``(x - min) / range`` of the numeric columns ``columns`` (NaN stays NaN).
+
+        Computed so that it cannot overflow: where ``x - min`` or the range exceeds the float64 range, as
+        ``(x/2 - min/2) / (max/2 - min/2)``, which is the same number; then clipped to
+        ``±``:data:`SCALED_LIMIT`. Finite input always gives finite output.
+
+        >>> f = Fitted(np.array([-1e308]), np.array([np.inf]), (), {}, np.zeros(1, bool), np.array([1e308]))
+        >>> f.rescale(np.array([[-1e308], [1e308], [0.0]])).ravel().tolist()
+        [0.0, 1.0, 0.5]
+        """
+        lo = self.num_min[columns]
+        rng = self.num_range[columns]
+        half = self.num_half_range[columns] if self.num_half_range is not None else rng / 2.0
+        x = np.asarray(values, dtype=np.float64)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            out = (x - lo) / rng
+            unsafe = (~np.isfinite(out) | ~np.isfinite(rng)) & ~np.isnan(x)
+            if unsafe.any():
+                safe = (x / 2.0 - lo / 2.0) / half
+                out = np.where(unsafe, safe, out)
+        return np.clip(out, -SCALED_LIMIT, SCALED_LIMIT)
+
+
+def _levels_and_codes(stacked: NDArray[np.object_]) -> tuple[NDArray[np.object_], NDArray[np.int64]]:
+    """Sorted distinct strings of ``stacked`` and each value's position among them, in linear time plus a sort of
+    the distinct values (hash-based factorisation; strings compare by code point, NUL characters included)."""
+    codes, uniques = pd.factorize(stacked, sort=False)
+    uniques = np.asarray(uniques, dtype=object)
+    order = np.argsort(uniques, kind="stable") if len(uniques) > 1 else np.zeros(len(uniques), dtype=np.int64)
+    rank = np.empty(len(uniques), dtype=np.int64)
+    rank[order] = np.arange(len(uniques), dtype=np.int64)
+    return uniques[order], rank[codes]
 
 
 def fit(data: PreparedData) -> Fitted:
-    """Numeric ranges from the real data, category levels from the union of all sets (spec section 0)."""
+    """Numeric ranges from the real data, category levels from the union of all sets (spec section 0).
+
+    Ranges never overflow: see :meth:`Fitted.rescale`. Levels are found by hashing (``pandas.factorize``), so a
+    column with one distinct value per record (an identifier) costs about as much as a binary one.
+    """
     real_sets = [s for s in ("T", "H") if s in data.sizes]
     real_num = np.concatenate([data.numeric[s] for s in real_sets], axis=0)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slice: a column with no real value
         lo = np.nanmin(real_num, axis=0) if real_num.shape[1] else np.zeros(0)
         hi = np.nanmax(real_num, axis=0) if real_num.shape[1] else np.zeros(0)
-    rng = hi - lo
-    rng = np.where(rng == 0, 1.0, rng)
+        rng = hi - lo
+        half = hi / 2.0 - lo / 2.0
+    const = (rng == 0) | (half == 0)
+    rng = np.where(const, 1.0, rng)
+    half = np.where(const, 0.5, half)
     all_sets = data.sets
     has_missing = np.zeros(real_num.shape[1], dtype=bool)
     for s in all_sets:
@@ -145,14 +223,15 @@ def fit(data: PreparedData) -> Fitted:
     codes = {s: np.empty((data.sizes[s], len(data.categorical_columns)), dtype=np.int64) for s in all_sets}
     for j in range(len(data.categorical_columns)):
         stacked = np.concatenate([data.categorical[s][:, j] for s in all_sets])
-        lv, inv = np.unique(stacked.astype(str), return_inverse=True)
-        levels.append(lv.astype(object))
+        lv, inv = _levels_and_codes(stacked)
+        levels.append(lv)
         start = 0
         for s in all_sets:
             n = data.sizes[s]
             codes[s][:, j] = inv[start:start + n]
             start += n
-    return Fitted(num_min=lo, num_range=rng, levels=tuple(levels), codes=codes, has_missing=has_missing)
+    return Fitted(num_min=lo, num_range=rng, levels=tuple(levels), codes=codes, has_missing=has_missing,
+                  num_half_range=half)
 
 
 def _column_weights(spec: SpaceSpec, columns: Sequence[str]) -> dict[str, float]:
@@ -209,23 +288,23 @@ def encode(data: PreparedData, fitted: Fitted, spec: SpaceSpec) -> Encoding:
             num={s: np.zeros((data.sizes[s], 0)) for s in data.sets}, cat=cat,
             num_weight=np.zeros(0), cat_cost=np.ones(len(ci) + len(num_cols)), scale=1.0,
             n_codes=np.concatenate([n_codes, np.array(extra_codes, dtype=np.int64)]),
-            integer_valued=True,
+            integer_valued=True, cat_columns=tuple(cat_cols) + tuple(num_cols),
         )
 
-    lo, rng = fitted.num_min[ni], fitted.num_range[ni]
     cat = {s: np.ascontiguousarray(fitted.codes[s][:, ci]) for s in data.sets}
     if spec.kind == "gower":
-        num = {s: np.ascontiguousarray((data.numeric[s][:, ni] - lo) / rng) for s in data.sets}
+        num = {s: np.ascontiguousarray(fitted.rescale(data.numeric[s][:, ni], ni)) for s in data.sets}
         p = len(cols)
         return Encoding(
             spec=spec, mode=MODE_GOWER, num=num, cat=cat,
             num_weight=np.ones(len(ni)), cat_cost=np.ones(len(ci)), scale=1.0 / p, n_codes=n_codes,
+            cat_columns=tuple(cat_cols),
         )
     if spec.kind in ("euclidean", "projected"):
         miss = [j for j, jj in zip(range(len(ni)), ni) if fitted.has_missing[jj]]
         num, w_num = {}, []
         for s in data.sets:
-            scaled = (data.numeric[s][:, ni] - lo) / rng
+            scaled = fitted.rescale(data.numeric[s][:, ni], ni)
             isnan = np.isnan(scaled)
             scaled = np.where(isnan, 0.0, scaled)
             ind = isnan[:, miss].astype(np.float64)
@@ -235,7 +314,7 @@ def encode(data: PreparedData, fitted: Fitted, spec: SpaceSpec) -> Encoding:
             spec=spec, mode=MODE_L2, num=num, cat=cat,
             num_weight=np.array(w_num, dtype=np.float64),
             cat_cost=np.array([2.0 * weights[c] ** 2 for c in cat_cols], dtype=np.float64),
-            scale=1.0, n_codes=n_codes,
+            scale=1.0, n_codes=n_codes, cat_columns=tuple(cat_cols),
         )
         return enc
     raise ValueError(f"unknown space kind {spec.kind!r}")
@@ -249,6 +328,18 @@ def embed(enc: Encoding, set_name: str) -> NDArray[np.float64]:
     """
     if enc.mode != MODE_L2:
         raise ValueError("only euclidean-type spaces have a one-hot embedding")
+    width = enc.num[set_name].shape[1] + int(enc.n_codes[:enc.cat[set_name].shape[1]].sum())
+    if enc.num[set_name].shape[0] * width > MAX_EMBEDDING_VALUES:
+        j = int(np.argmax(enc.n_codes)) if len(enc.n_codes) else -1
+        worst = ""
+        if j >= 0:
+            name = f" {enc.cat_columns[j]!r}" if j < len(enc.cat_columns) else ""
+            worst = f"; its widest categorical column{name} has {int(enc.n_codes[j])} categories"
+        raise ValueError(
+            f"the one-hot embedding of the {SET_NAMES.get(set_name, set_name)} records in the space "
+            f"{enc.spec.label} would hold {enc.num[set_name].shape[0]} x {width} values (more than "
+            f"{MAX_EMBEDDING_VALUES}){worst}; exclude identifier-like columns with exclude=[...]"
+        )
     num = enc.num[set_name] * np.sqrt(enc.num_weight)
     blocks = [num]
     codes = enc.cat[set_name]

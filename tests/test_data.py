@@ -181,8 +181,9 @@ def _T():
         ({"holdout": np.zeros((2, 2))}, TypeError, ["holdout", "DataFrame"]),
         ({"synthetic": pd.DataFrame({"age": ["30", "forty"], "sex": ["F", "M"]})}, ValueError,
          ["'age'", "synthetic", "'forty'"]),
+        # a holdout value is real: the message names the row, not the value (reveal_real_values=True quotes it)
         ({"holdout": pd.DataFrame({"age": ["30", "forty"], "sex": ["F", "M"]})}, ValueError,
-         ["'age'", "holdout", "'forty'"]),
+         ["'age'", "holdout", "row 1", "withheld"]),
         ({"synthetic": pd.DataFrame({"age": [30.0, np.inf], "sex": ["F", "M"]})}, ValueError,
          ["'age'", "synthetic", "infinite"]),
         ({"holdout": pd.DataFrame({"age": [-np.inf, 1.0], "sex": ["F", "M"]})}, ValueError,
@@ -305,3 +306,20 @@ def test_category_text_conversion_is_per_value_for_every_column_type() -> None:
         assert _to_strings(series).tolist() == expected, series.tolist()
     assert _to_strings(pd.Series([True, 1, "1"], dtype=object)).tolist() == ["True", "1", "1"]
     assert _to_strings(pd.Series([13.0, 2.5, np.nan])).tolist() == ["13", "2.5", MISSING]
+
+
+def test_reveal_real_values_quotes_a_real_value_in_errors() -> None:
+    """Errors name the column, the set and the row; a real (or holdout) value is quoted only when revealed."""
+    T = _T().assign(age=["30", "x-secret", "50"])
+    with pytest.raises(ValueError) as info:
+        prepare(T, _T(), numeric=["age"])
+    assert "row 1" in str(info.value) and "secret" not in str(info.value)
+    with pytest.raises(ValueError, match="x-secret"):
+        prepare(T, _T(), numeric=["age"], reveal_real_values=True)
+
+
+def test_boolean_spellings_are_unified_across_sets() -> None:
+    T = pd.DataFrame({"b": [True, False, True]})
+    d = prepare(T, pd.DataFrame({"b": ["yes", "no", None]}))
+    assert d.column_values("S", "b").tolist() == ["True", "False", MISSING]
+    assert any("'b'" in n for n in d.notes)

@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 
 from synthpriv_report.display.figures import (  # noqa: E402
     plot_dcr, plot_holdout_share, plot_nndr, plot_privacy_score, plot_risk_overview, render_png, risk_position)
-from synthpriv_report.results import LevelRule, MetricResult, ResultSet, Verdict  # noqa: E402
+from synthpriv_report.results import MetricResult, ResultSet, Verdict  # noqa: E402
 
 DCR = {"S": np.array([0.0, 0.0, 0.1, 0.2]), "H": np.array([0.1, 0.3, 0.5]), "T": np.array([0.05, 0.2, 0.4]),
        "copies": np.array([True, True, False, False]), "space": "gower"}

@@ -212,3 +212,31 @@ def test_as_space_names() -> None:
     with pytest.raises(ValueError, match="unknown space 'manhattan'"):
         as_space("manhattan")
     assert SpaceSpec("euclidean", columns=("a", "b")).label == "euclidean[a,b]"
+
+
+def test_rescale_is_the_plain_formula_where_it_is_finite_and_never_overflows() -> None:
+    """(x - min) / range for ordinary values; the halved form (same number) where x - min or the range exceed the
+    float64 range; clipped to SCALED_LIMIT; NaN stays NaN."""
+    from synthpriv_report.spaces import SCALED_LIMIT
+
+    d = prepare(T, S, H)
+    f = fit(d)
+    x = np.array([[0.0], [2.5], [10.0], [np.nan], [1e300], [-1e300]])
+    out = f.rescale(x)
+    assert out[:3, 0].tolist() == [0.0, 0.25, 1.0] and np.isnan(out[3, 0])
+    assert out[4:, 0].tolist() == [SCALED_LIMIT, -SCALED_LIMIT]
+    big = np.finfo(np.float64).max
+    d = prepare(pd.DataFrame({"x": [-big, big]}), pd.DataFrame({"x": [0.0, big / 2]}))
+    f = fit(d)
+    assert np.isinf(f.num_range[0]) and f.num_half_range[0] == big
+    assert f.rescale(d.numeric["S"]).ravel().tolist() == [0.5, 0.75]
+
+
+def test_levels_equal_numpy_unique_order_for_ordinary_strings() -> None:
+    rng = np.random.default_rng(0)
+    vals = rng.choice(["b", "a", "Z", "é", "a b", "10", "9", "\x01"], 200)
+    d = prepare(pd.DataFrame({"c": vals}), pd.DataFrame({"c": vals[::-1].copy()}))
+    f = fit(d)
+    lv, inv = np.unique(np.concatenate([vals, vals[::-1]]), return_inverse=True)
+    assert f.levels[0].tolist() == lv.tolist()
+    assert f.codes["T"][:, 0].tolist() == inv[:200].tolist()
