@@ -75,6 +75,14 @@ class SynthprivHTMLExporter(HTMLExporter):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **_exporter_kwargs(kwargs))
 
+    def from_notebook_node(self, nb: Any, resources: dict | None = None, **kw: Any) -> tuple[str, dict]:
+        html, resources = super().from_notebook_node(nb, resources=resources, **kw)
+        # nbconvert re-serialises the page with BeautifulSoup, which sorts attributes; put the policy's own
+        # http-equiv first again, so that the first thing a reader (or a checker) meets in <head> is the policy
+        html = html.replace(f'<meta content="{CSP}" http-equiv="Content-Security-Policy"/>',
+                            f'<meta http-equiv="Content-Security-Policy" content="{CSP}"/>', 1)
+        return html, resources
+
 
 class SynthprivPDFExporter(SynthprivHTMLExporter):
     """nbconvert exporter ``synthpriv_pdf``: the synthpriv HTML printed to an A4 PDF by WeasyPrint.

@@ -87,3 +87,39 @@ def test_generator_random_state_is_reproducible(frames):
     b = Evaluation(T, S, H, progress=False, metrics=["privacy_score"], random_state=np.random.default_rng(5))
     assert a.results()["privacy_score"].value == b.results()["privacy_score"].value
     assert isinstance(a.settings["random_state"], int)
+
+
+def test_edge_intervals_never_break_a_figure():
+    """Regression: at k = n the Wilson upper bound came out below 1 for 932 sizes and the holdout-share figure
+    failed ("'xerr' must not contain negative values"), so a full copy could not be exported."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from synthpriv_report.metrics.distance import plot_exact_copies, plot_holdout_share
+    from synthpriv_report.results import MetricResult
+    from synthpriv_report.stats import wilson
+
+    ax = Figure().subplots()
+    for n in range(2, 3001):
+        for value in (0.0, 1.0):
+            iv = wilson(value, n)
+            ax.cla()
+            plot_holdout_share(MetricResult("holdout_dcr_share", value, interval=iv, level="high"), ax=ax)
+            ax.cla()
+            plot_exact_copies(MetricResult("exact_copies", value, interval=iv, level="high",
+                                           details={"holdout_copy_share": 0.0}), ax=ax)
+
+
+@pytest.mark.parametrize("n", [2, 69, 200])
+def test_full_copy_exports_as_high_risk(n, tmp_path):
+    rng = np.random.default_rng(n)
+    T = pd.DataFrame({"a": rng.normal(size=n), "c": rng.choice(list("xyz"), n)})
+    H = pd.DataFrame({"a": rng.normal(size=n), "c": rng.choice(list("xyz"), n)})
+    ev = Evaluation(T, T.copy(), H, progress=False, n_bootstrap=20,
+                    metrics=["exact_copies", "holdout_dcr_share", "dcr"])
+    assert ev.results()["exact_copies"].level == "high" and ev.results().verdict.level == "high"
+    out = tmp_path / "copy.html"
+    ev.to_html(out)
+    assert "HIGH RISK" in out.read_text(encoding="utf-8").upper()
