@@ -6,7 +6,8 @@ counts, set sizes, distinct-value counts cached per evaluation); none searches.
 
 Rules (package defaults):
 
-- exact-match metrics (``zcap``, ``gcap``, ``crp``, ``hitting_rate`` declare :func:`continuous_keys`) on a numeric key column with many distinct
+- exact-match metrics (``zcap``, ``gcap``, ``crp``, ``hitting_rate`` declare :func:`continuous_keys`) on a
+  numeric key column with many distinct
   values (more than :data:`CONTINUOUS_DISTINCT` distinct values and more than :data:`CONTINUOUS_SHARE` of the real
   records): exact matches on a continuous value are rare by construction, so the metric says little;
 - distance metrics with more than :data:`MANY_COLUMNS` analysed columns: nearest and farthest distances lose

@@ -19,7 +19,6 @@ import numpy as np
 
 from .. import neighbors as nb
 from .. import stats
-from ..data import MISSING
 from ..risk import record_values
 from .views import fmt, new_id
 

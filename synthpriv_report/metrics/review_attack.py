@@ -20,16 +20,17 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numba import njit, prange
 from numpy.typing import ArrayLike, NDArray
 
 from .. import neighbors as nb
 from .. import stats
 from ..applicability import continuous_keys
+from ..joins import _hits_from_index, _HitrIndex, group_ids, hitting_matches
 from ..params import N_BOOTSTRAP, review_level
 from ..registry import MetricSpec, Param, Words, register
 from ..results import MetricResult, not_computed
 from ..spaces import SpaceSpec
+from ..stats import bootstrap_ratio
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine import Context
@@ -52,48 +53,6 @@ ABS_TOL = stats.ABS_TOL
 
 # ---------------------------------------------------------------------------------------------------------------
 # pure array functions
-
-
-def group_ids(a: ArrayLike, b: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
-    """Shared integer ids of the rows of two integer arrays: equal rows get equal ids.
-
-    Parameters
-    ----------
-    a : array-like of int, shape (n, c)
-    b : array-like of int, shape (m, c)
-
-    Returns
-    -------
-    ids_a : ndarray, shape (n,)
-    ids_b : ndarray, shape (m,)
-    n_groups : int
-        Number of distinct rows over both arrays.
-
-    Examples
-    --------
-    >>> ia, ib, g = group_ids([[0, 1], [1, 1], [0, 1]], [[1, 1], [2, 0]])
-    >>> ia.tolist(), ib.tolist(), g
-    ([0, 1, 0], [1, 2], 3)
-    """
-    a = np.asarray(a, dtype=np.int64)
-    b = np.asarray(b, dtype=np.int64)
-    n = a.shape[0]
-    if a.ndim == 1:
-        a = a[:, None]
-        b = b[:, None]
-    both = np.concatenate([a, b], axis=0)
-    ids = np.zeros(both.shape[0], dtype=np.int64)
-    n_groups = 1
-    for j in range(both.shape[1]):
-        # mixed-radix combination, re-densified after every column so that it never overflows
-        _, col = np.unique(both[:, j], return_inverse=True)
-        col = col.reshape(-1).astype(np.int64)
-        _, ids = np.unique(ids * (int(col.max()) + 1) + col, return_inverse=True)
-        ids = ids.reshape(-1).astype(np.int64)
-        n_groups = int(ids.max()) + 1
-    if both.shape[0] == 0:
-        n_groups = 0
-    return ids[:n], ids[n:], n_groups
 
 
 def zcap_scores(keys_t: ArrayLike, keys_s: ArrayLike, sens_t: ArrayLike, sens_s: ArrayLike) -> NDArray[np.float64]:
@@ -267,156 +226,6 @@ def crp_value(n_copies: int, n_real: int) -> float:
     (0.75, 1.0)
     """
     return float(min(1.0, max(0.0, n_copies / n_real)))
-
-
-@njit(cache=True, parallel=True)
-def _hitr_kernel(a, b, order, num_t, num_s, h):  # pragma: no cover - compiled
-    n = a.shape[0]
-    q = num_t.shape[1]
-    pairs = np.zeros(n, dtype=np.int64)
-    for i in prange(n):
-        cnt = 0
-        for t in range(a[i], b[i]):
-            s = order[t]
-            ok = True
-            for j in range(q):
-                y = num_t[i, j]
-                z = num_s[s, j]
-                y_nan, z_nan = np.isnan(y), np.isnan(z)
-                if y_nan or z_nan:
-                    ok = y_nan and z_nan
-                else:
-                    d = abs(y - z)
-                    if h[j] == 0.0:
-                        ok = d == 0.0
-                    else:
-                        ok = d <= h[j] or abs(d - h[j]) <= REL_TOL * max(d, h[j]) + ABS_TOL
-                if not ok:
-                    break
-            if ok:
-                cnt += 1
-        pairs[i] = cnt
-    return pairs
-
-
-class _HitrIndex:
-    """Divisor-independent part of the HitR join: groups on the categorical signature and, per numeric column,
-    S sorted by (group, rank of the value)."""
-
-    def __init__(self, cat_t, num_t, cat_s, num_s):
-        sig_t = np.concatenate([cat_t, np.isnan(num_t).astype(np.int64)], axis=1)
-        sig_s = np.concatenate([cat_s, np.isnan(num_s).astype(np.int64)], axis=1)
-        self.g_t, self.g_s, _ = group_ids(sig_t, sig_s)
-        self.num_t = np.ascontiguousarray(num_t, dtype=np.float64)
-        self.num_s = np.ascontiguousarray(num_s, dtype=np.float64)
-        self.columns = []
-        for j in range(num_t.shape[1]):
-            xt = np.where(np.isnan(num_t[:, j]), 0.0, num_t[:, j])
-            xs = np.where(np.isnan(num_s[:, j]), 0.0, num_s[:, j])
-            uniq = np.unique(np.concatenate([xt, xs]))
-            width = np.int64(uniq.shape[0] + 1)
-            key_s = self.g_s * width + np.searchsorted(uniq, xs)
-            order = np.argsort(key_s, kind="stable")
-            self.columns.append((xt, uniq, width, key_s[order], order))
-        self.order_g = np.argsort(self.g_s, kind="stable")
-        self.sorted_g = self.g_s[self.order_g]
-
-    def windows(self, h: NDArray[np.float64]):
-        """Candidate windows for the tolerances ``h``: the column whose windows hold the fewest candidates."""
-        if not self.columns:
-            a = np.searchsorted(self.sorted_g, self.g_t, side="left")
-            b = np.searchsorted(self.sorted_g, self.g_t, side="right")
-            return a, b, self.order_g, -1
-        best = None
-        for j, (xt, uniq, width, key_sorted, order) in enumerate(self.columns):
-            hw = h[j] * (1.0 + 4 * REL_TOL) + 2 * ABS_TOL if h[j] > 0 else 0.0
-            lo_rank = np.searchsorted(uniq, xt - hw, side="left")
-            hi_rank = np.searchsorted(uniq, xt + hw, side="right")
-            base = self.g_t * width
-            a = np.searchsorted(key_sorted, base + lo_rank, side="left")
-            b = np.searchsorted(key_sorted, base + hi_rank, side="left")
-            size = int((b - a).sum())
-            if best is None or size < best[0]:
-                best = (size, a, b, order, j)
-        return best[1], best[2], best[3], best[4]
-
-
-def hitting_matches(cat_t: ArrayLike, num_t: ArrayLike, cat_s: ArrayLike, num_s: ArrayLike,
-                    h: ArrayLike) -> tuple[NDArray[np.bool_], int]:
-    """Which real records are "hit" by some synthetic record (HitR, spec section 3, paper Eq. 32-33).
-
-    y is hit when some s has every categorical value equal (missing equals missing) and every numeric value
-    within ``h[j]`` (inclusive, with the tie tolerance of spec section 0; ``h[j] = 0`` means exact equality;
-    both missing match, one missing does not). Records are grouped on their categorical signature (codes plus
-    numeric missing flags); within a group, S is sorted on one numeric column and each real record scans only
-    the window ``[y - h, y + h]`` of that column, checking the others exactly. The column with the smallest
-    total window is used. Cost O((n + m) log m + candidates); no n x m matrix.
-
-    Parameters
-    ----------
-    cat_t, cat_s : array-like of int, shape (n, c) and (m, c)
-        Category codes of every categorical column.
-    num_t, num_s : array-like of float, shape (n, q) and (m, q)
-        Numeric values (NaN = missing).
-    h : array-like of float, shape (q,)
-        Tolerance per numeric column.
-
-    Returns
-    -------
-    hit : ndarray of bool, shape (n,)
-    n_pairs : int
-        Number of matching (y, s) pairs.
-
-    Examples
-    --------
-    >>> hit, pairs = hitting_matches([[0], [0], [1]], [[1.0], [5.0], [1.0]], [[0], [0]], [[1.5], [2.0]], [1.0])
-    >>> hit.tolist(), pairs
-    ([True, False, False], 2)
-    """
-    ct, cs = np.asarray(cat_t, np.int64), np.asarray(cat_s, np.int64)
-    nt, ns = np.asarray(num_t, np.float64), np.asarray(num_s, np.float64)
-    index = _HitrIndex(ct.reshape(ct.shape[0], -1), nt.reshape(nt.shape[0], -1),
-                       cs.reshape(cs.shape[0], -1), ns.reshape(ns.shape[0], -1))
-    return _hits_from_index(index, h)
-
-
-def _hits_from_index(index: _HitrIndex, h: ArrayLike) -> tuple[NDArray[np.bool_], int]:
-    hh = np.ascontiguousarray(h, dtype=np.float64).reshape(-1)
-    a, b, order, _ = index.windows(hh)
-    pairs = _hitr_kernel(a.astype(np.int64), b.astype(np.int64), order.astype(np.int64), index.num_t,
-                         index.num_s, hh)
-    return pairs > 0, int(pairs.sum())
-
-
-def bootstrap_ratio(num: ArrayLike, den: ArrayLike, *, n_resamples: int = 1000,
-                    random_state: int | None = None, confidence: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval over records of ``sum(num) / sum(den)`` (spec section 4).
-
-    Each resample draws ``n`` record positions with replacement from ``default_rng(random_state)``, in chunks
-    of at most two million draws. With ``den`` all ones this is the bootstrap of the mean of ``num``; with
-    entropy weights it is AIR's weighted mean. Resamples whose denominator is 0 are dropped.
-
-    >>> lo, hi = bootstrap_ratio([1.0, 0.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0], n_resamples=200, random_state=0)
-    >>> 0.0 <= lo <= 0.5 <= hi <= 1.0
-    True
-    """
-    nv = np.asarray(num, dtype=np.float64)
-    dv = np.asarray(den, dtype=np.float64)
-    n = nv.shape[0]
-    if n == 0 or n_resamples < 1:
-        return (float("nan"), float("nan"))
-    rng = np.random.default_rng(random_state)
-    out = np.empty(n_resamples)
-    chunk = max(1, min(n_resamples, 2_000_000 // n))
-    done = 0
-    while done < n_resamples:
-        bsz = min(chunk, n_resamples - done)
-        draws = rng.integers(0, n, size=(bsz, n))
-        nn = nv[draws].sum(axis=1)
-        dd = dv[draws].sum(axis=1)
-        out[done:done + bsz] = np.where(dd > 0, nn / np.where(dd > 0, dd, 1.0), np.nan)
-        done += bsz
-    return stats.percentile_interval(out, confidence)
 
 
 # ---------------------------------------------------------------------------------------------------------------

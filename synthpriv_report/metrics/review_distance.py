@@ -527,40 +527,6 @@ def _compute_dcr_review(ctx: Context, params: dict[str, Any]) -> MetricResult:
 # MDCR' (2.2.9)
 
 
-def paired_median_bootstrap(num: ArrayLike, den: ArrayLike, *, n_resamples: int = 1000,
-                            random_state: int | None = None, confidence: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval of MDCR' = mdcr_score(median(num), median(den)) over records.
-
-    Each resample draws record positions with replacement (``default_rng(random_state)``) and takes both
-    medians over the same records. Records are first sorted by (num, den), so the interval does not depend on
-    the row order.
-
-    >>> lo, hi = paired_median_bootstrap([1.0, 2.0, 3.0, 4.0], [2.0, 2.0, 2.0, 2.0], n_resamples=200,
-    ...                                  random_state=0)
-    >>> lo <= mdcr_score(2.5, 2.0) <= hi
-    True
-    """
-    a = np.asarray(num, dtype=np.float64)
-    b = np.asarray(den, dtype=np.float64)
-    order = np.lexsort((b, a))
-    a, b = a[order], b[order]
-    n = a.shape[0]
-    rng = np.random.default_rng(random_state)
-    out = np.empty(n_resamples)
-    chunk = max(1, min(n_resamples, 2_000_000 // max(n, 1)))
-    done = 0
-    while done < n_resamples:
-        m = min(chunk, n_resamples - done)
-        draws = rng.integers(0, n, size=(m, n))
-        ma = np.median(a[draws], axis=1)
-        mb = np.median(b[draws], axis=1)
-        out[done:done + m] = [mdcr_score(x, y) for x, y in zip(ma, mb)]
-        done += m
-    q = (1.0 - confidence) / 2.0
-    lo, hi = np.quantile(out, [q, 1.0 - q])
-    return float(lo), float(hi)
-
-
 def _plan_mdcr(ctx: Context, params: dict[str, Any]) -> list[SearchRequest]:
     sp = ctx.metric_space("mdcr", "euclidean")
     return [ctx.request(sp, ctx.T, ctx.S, 1), ctx.request(sp, ctx.T, ctx.T, 1)]
@@ -588,7 +554,8 @@ def _compute_mdcr(ctx: Context, params: dict[str, Any]) -> MetricResult:
     value = mdcr_score(num, den)
     details["ratio"] = num / den
     details["mdcr_original"] = float(1.0 / (1.0 + np.exp(-num / den)))
-    ci = paired_median_bootstrap(d_s, d_t, n_resamples=int(params["n_bootstrap"]), random_state=ctx.random_state)
+    ci = stats.paired_median_bootstrap(d_s, d_t, statistic=mdcr_score, n_resamples=int(params["n_bootstrap"]),
+                                       random_state=ctx.random_state)
     return MetricResult(name="mdcr", value=value, interval=ci, details=details,
                         space=sp.label)
 
