@@ -87,8 +87,9 @@ def metric_view(r: MetricResult, *, figures: bool = False, params: Mapping[str, 
     try:
         spec = get_spec(r.name)
         summary, definition, group = spec.summary, spec.definition, spec.group
+        words, interval_kind = spec.words, spec.interval_kind
     except ValueError:
-        summary, definition, group = "", "", "closeness"
+        summary, definition, group, words, interval_kind = "", "", "closeness", None, ""
     figs: list[dict[str, str]] = []
     if figures and r.computed:
         from .figures import figures_for
@@ -113,6 +114,10 @@ def metric_view(r: MetricResult, *, figures: bool = False, params: Mapping[str, 
         "calibration": None if r.calibration is None else fmt(float(r.calibration)),
         "summary": summary,
         "definition": definition,
+        "measures": words.measures if words else "",
+        "high_means": words.high_means if words else "",
+        "ideal": words.ideal if words else "",
+        "interval_kind": interval_kind or "95% interval",
         "notes": list(r.notes),
         "reason": r.reason_not_computed,
         "space": r.space,
@@ -221,7 +226,8 @@ def text_metric(m: dict) -> str:
     if not m["computed"]:
         lines.append(f"not computed: {m['reason']}")
         return "\n".join(lines)
-    lines.append(f"value {m['value']}  95% interval {m['interval']}  ({m['direction']}; range {m['range']})")
+    lines.append(f"value {m['value']}  interval {m['interval']} ({m['interval_kind']})  ({m['direction']}; "
+                 f"range {m['range']})")
     lines.append(f"level: {m['level_text']} — {m['rule']} [{m['rule_source']}]")
     if m["calibration"] is not None:
         lines.append(f"holdout as synthetic (best case): {m['calibration']}")

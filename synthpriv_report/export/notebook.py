@@ -136,6 +136,7 @@ def _metric(results: ResultSet, m: Mapping[str, Any], group_title: str | None) -
     html = render(
         "metric.html.j2", m=m, group_title=group_title,
         definition=getattr(spec, "definition", "") or "", summary=getattr(spec, "summary", "") or "",
+        words=getattr(spec, "words", None), interval_kind=getattr(spec, "interval_kind", "") or "95% interval",
         direction=DIRECTION_HINTS.get(m["direction"], m["direction"]),
         figures=figures, figure_errors=errors,
         details=details[:MAX_DETAILS], more_details=max(len(details) - MAX_DETAILS, 0),
