@@ -76,6 +76,8 @@ class SearchRecord:
     n_query: int
     n_ref: int
     seconds: float
+    engine: str = ""
+    reason: str = ""
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -83,10 +85,12 @@ class SearchRecord:
 
 
 class _Engine:
-    def __init__(self, data: PreparedData, *, progress: bool):
+    def __init__(self, data: PreparedData, *, progress: bool, search_engine: str = "auto", device: str = "cpu"):
         self.data = data
         self.fitted: Fitted = fit(data)
         self.progress = progress
+        self.search_engine = search_engine
+        self.device = device
         self.encodings: dict[SpaceSpec, Encoding] = {}
         self.projections: dict[SpaceSpec, Projection] = {}
         self.trees: dict[tuple, nb.RefTree] = {}
@@ -131,12 +135,16 @@ class _Engine:
         qn = enc.num[query.base] if query.rows is None else enc.num[query.base][query.rows]
         qc = enc.cat[query.base] if query.rows is None else enc.cat[query.base][query.rows]
         t0 = time.perf_counter()
+        info: dict[str, Any] = {}
         dist, idx = nb.knn(tree, np.ascontiguousarray(qn), np.ascontiguousarray(qc), k=k_search,
                            exclude_self=(query.key == ref.key), progress=self.progress,
-                           desc=f"{spec.label}: {query.label} -> {ref.label}")
+                           desc=f"{spec.label}: {query.label} -> {ref.label}", engine=self.search_engine,
+                           device=self.device, info=info)
+        choice = info.get("choice")
         self.searches.append(SearchRecord(spec.label, query.label, ref.label, k_search, len(qn), tree.size,
-                                          time.perf_counter() - t0))
-        table = nb.NeighborTable(dist, idx, spec.label, query.label, ref.label)
+                                          time.perf_counter() - t0, engine=getattr(choice, "engine", ""),
+                                          reason=getattr(choice, "reason", "")))
+        table = nb.NeighborTable(dist, idx, spec.label, query.label, ref.label, choice=choice)
         self.tables[key] = table
         return table.head(k)
 

@@ -87,6 +87,12 @@ class Evaluation:
     names : dict, optional
         What the sets are called in reports: ``{"real": ..., "synthetic": ..., "holdout": ...}`` (file or frame
         names).
+    engine : {"auto", "tree", "tiled"}, default "auto"
+        Exact neighbour search engine: the pruning tree, the tiled brute-force kernel, or a per-search choice
+        from a sample of queries (the search log, :attr:`searches`, says which ran and why). Same numbers.
+    device : {"cpu", "cuda", "auto"}, default "cpu"
+        Where the tiled kernel runs; "cuda" needs CuPy and a CUDA device (``pip install
+        "synthpriv_report[gpu]"``), "auto" uses one when found. Same numbers.
     **params
         Default reduction parameters (``alpha``, ``nndr_threshold``, ...; every metric declares its own).
 
@@ -122,6 +128,8 @@ class Evaluation:
         progress: bool = True,
         reveal_real_values: bool = False,
         names: Mapping[str, str] | None = None,
+        engine: str = "auto",
+        device: str = "cpu",
         **params: Any,
     ):
         # settings first (cheap), data second: a bad setting is refused before any work
@@ -132,6 +140,10 @@ class Evaluation:
         calibrate = check_bool("calibrate", calibrate)
         progress = check_bool("progress", progress)
         reveal_real_values = check_bool("reveal_real_values", reveal_real_values)
+        if engine not in ("auto", "tree", "tiled"):
+            raise ValueError(f"engine must be one of 'auto', 'tree', 'tiled', got {engine!r}")
+        if device not in ("cpu", "cuda", "auto"):
+            raise ValueError(f"device must be one of 'cpu', 'cuda', 'auto', got {device!r}")
         known = metric_names()
         chosen = check_names("metrics", metrics, known, what="metric") if metrics is not None else list(known)
         if metrics is not None and not chosen:
@@ -196,8 +208,10 @@ class Evaluation:
             "random_state": random_state,
             "calibrate": calibrate,
             "reveal_real_values": reveal_real_values,
+            "engine": engine,
+            "device": device,
         }
-        self._engine = _Engine(self.data, progress=progress)
+        self._engine = _Engine(self.data, progress=progress, search_engine=engine, device=device)
         self._ctx = Context(self._engine, self.settings)
         self._raw: dict[tuple, MetricResult] = {}
         self._graded: dict[tuple, MetricResult] = {}

@@ -212,3 +212,17 @@ def test_presentation_accessors_read_caches_without_searching() -> None:
     np.testing.assert_array_equal(table.dist, ctx.knn("gower", "S", "T", 1).dist)
     assert ctx.cached_table("euclidean", "S", "T") is None  # another space was never searched
     assert ev.search_count == before
+
+
+def test_engine_choice_is_logged_and_gives_the_same_numbers() -> None:
+    T, H, S = _frames(seed=8)
+    res = {}
+    for engine in ("tree", "tiled", "auto"):
+        ev = Evaluation(T, S, H, progress=False, metrics=["dcr", "nndr"], n_bootstrap=50, engine=engine)
+        res[engine] = ev.results().to_dict()["metrics"]
+        assert all(s.engine in ("tree", "tiled", "dense") and s.reason for s in ev.searches)
+        if engine != "auto":
+            assert {s.engine for s in ev.searches} == {engine}
+    assert res["tree"] == res["tiled"] == res["auto"]
+    with pytest.raises(ValueError, match="engine must be one of"):
+        Evaluation(T, S, H, progress=False, engine="fast")

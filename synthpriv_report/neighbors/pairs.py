@@ -1,0 +1,267 @@
+"""Searches over pairs: all references at the minimal distance (GCAP, AIR), distances of given pairs, and the
+exact farthest pair of two sets by a dual-tree search."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+from numpy.typing import NDArray
+
+from ..spaces import MODE_GOWER, MODE_L2, Encoding
+from .kernels import ABS_TOL, REL_TOL, _acc, _equal, _query_arrays, _slack, _to_dist
+from .search import _lower_bound, _query_bits
+from .tree import RefTree
+
+
+@njit(cache=True, parallel=True)
+def _ties_batch(qnum, qcat, dmin, qlab, rlab, lab_kind, lab_tol, tr):
+    mode, rnum, rcat, perm, w, cost, scale, exact = tr.mode, tr.num, tr.cat, tr.perm, tr.w, tr.cost, tr.scale, tr.exact
+    start, end, left, right, mask = tr.start, tr.end, tr.left, tr.right, tr.mask
+    n = qnum.shape[0]
+    a = qlab.shape[1]
+    n_min = np.zeros(n, dtype=np.int64)
+    n_ok = np.zeros((n, a), dtype=np.int64)
+    n_nodes = start.shape[0]
+    for qi in prange(n):
+        stack = np.empty(n_nodes + 2, dtype=np.int64)
+        qword = np.empty(qcat.shape[1], dtype=np.int64)
+        qbit = np.empty(qcat.shape[1], dtype=np.uint64)
+        qn = qnum[qi]
+        qc = qcat[qi]
+        beyond = _query_bits(qc, mask.shape[1] - 2, qword, qbit)
+        bound = _slack(mode, dmin[qi], scale, exact)
+        sp = 1
+        stack[0] = 0
+        while sp > 0:
+            sp -= 1
+            node = stack[sp]
+            if _lower_bound(tr, node, qn, qc, qword, qbit, beyond, bound) > bound:
+                continue
+            if left[node] >= 0:
+                stack[sp] = left[node]
+                stack[sp + 1] = right[node]
+                sp += 2
+                continue
+            for t in range(start[node], end[node]):
+                acc = _acc(mode, qn, qc, rnum, rcat, t, w, cost)
+                if acc > bound:
+                    continue
+                d = _to_dist(mode, acc, scale)
+                if not _equal(d, dmin[qi], exact):
+                    continue
+                n_min[qi] += 1
+                ridx = perm[t]
+                for j in range(a):
+                    y = qlab[qi, j]
+                    z = rlab[ridx, j]
+                    if lab_kind[j] == 0:  # categorical code
+                        ok = y == z
+                    else:  # numeric, relative tolerance
+                        if y != y or z != z:
+                            ok = (y != y) and (z != z)
+                        else:
+                            lhs = abs(y - z)
+                            rhs = lab_tol[j] * abs(z)
+                            ok = lhs <= rhs or abs(lhs - rhs) <= REL_TOL * max(lhs, rhs) + ABS_TOL
+                    if ok:
+                        n_ok[qi, j] += 1
+    return n_min, n_ok
+
+
+def ties_at_min(
+    tree: RefTree,
+    qnum: NDArray[np.float64],
+    qcat: NDArray[np.int64],
+    dmin: NDArray[np.float64],
+    qlab: NDArray[np.float64],
+    rlab: NDArray[np.float64],
+    lab_kind: NDArray[np.int64],
+    lab_tol: NDArray[np.float64],
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Count, per query, the references at its minimal distance and how many of them are "correct".
+
+    Parameters
+    ----------
+    dmin : ndarray, shape (n_query,)
+        The minimal distance of each query (from :func:`knn` with k=1).
+    qlab, rlab : ndarray, shape (n, a)
+        Label values per attribute (categorical: codes as float; numeric: values, NaN = missing). ``rlab`` is
+        indexed by reference position.
+    lab_kind : ndarray, shape (a,)
+        0: correct when codes are equal; 1: numeric, correct when |y - z| <= tol * |z| (both missing correct,
+        one missing wrong).
+    lab_tol : ndarray, shape (a,)
+        Relative tolerance per numeric attribute.
+
+    Returns
+    -------
+    n_min : ndarray, shape (n_query,)
+        References at the minimal distance (ties by the rule of spec section 0).
+    n_correct : ndarray, shape (n_query, a)
+        Of those, the correct ones per attribute.
+    """
+    return _ties_batch(qnum, qcat, np.asarray(dmin, dtype=np.float64), np.ascontiguousarray(qlab, np.float64),
+                       np.ascontiguousarray(rlab, np.float64), np.asarray(lab_kind, np.int64),
+                       np.asarray(lab_tol, np.float64), tree)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# pairs and farthest pair
+
+
+@njit(cache=True, parallel=True)
+def _pair_dist(mode, an, ac, bn, bc, w, cost, scale):
+    n = an.shape[0]
+    out = np.empty(n)
+    for i in prange(n):
+        out[i] = _to_dist(mode, _acc(mode, an[i], ac[i], bn, bc, i, w, cost), scale)
+    return out
+
+
+def pair_distances(enc: Encoding, a_set: str, a_rows: NDArray[np.int64], b_set: str,
+                   b_rows: NDArray[np.int64]) -> NDArray[np.float64]:
+    """Distances between paired rows ``a_set[a_rows[i]]`` and ``b_set[b_rows[i]]``."""
+    an, ac = _query_arrays(enc, a_set, np.asarray(a_rows, dtype=np.int64))
+    bn, bc = _query_arrays(enc, b_set, np.asarray(b_rows, dtype=np.int64))
+    return _pair_dist(enc.mode, an, ac, bn, bc, enc.num_weight, enc.cat_cost, enc.scale)
+
+
+# exact farthest pair by a dual-tree search
+
+
+@njit(cache=True, inline="always")
+def _pair_upper(ta, tb, a, b):
+    """Upper bound of the distance accumulator between any record of node ``a`` of tree ``ta`` and any record of
+    node ``b`` of tree ``tb``."""
+    mode, w, cost = ta.mode, ta.w, ta.cost
+    anmin, anmax, annan, amask = ta.nmin, ta.nmax, ta.nnan, ta.mask
+    bnmin, bnmax, bnnan, bmask = tb.nmin, tb.nmax, tb.nnan, tb.mask
+    acc = 0.0
+    for j in range(w.shape[0]):
+        alo, ahi, blo, bhi = anmin[a, j], anmax[a, j], bnmin[b, j], bnmax[b, j]
+        a_vals = ahi >= alo
+        b_vals = bhi >= blo
+        g = 0.0
+        if a_vals and b_vals:
+            g = max(ahi - blo, bhi - alo)
+        if mode == 0:
+            if (annan[a, j] and b_vals) or (bnnan[b, j] and a_vals):
+                g = 1.0
+            acc += g if g < 1.0 else 1.0
+        else:
+            acc += w[j] * g * g
+    for j in range(cost.shape[0]):
+        # no mismatch is possible only when both nodes hold one and the same code (the last two words: range)
+        ra = amask.shape[1] - 2
+        rb = bmask.shape[1] - 2
+        pure_same = (amask[a, ra, j] == amask[a, ra + 1, j] and bmask[b, rb, j] == bmask[b, rb + 1, j]
+                     and amask[a, ra, j] == bmask[b, rb, j])
+        if not pure_same:
+            acc += cost[j]
+    return acc
+
+
+@njit(cache=True)
+def _farthest_dual(ta, tb, best, bi, bj):
+    mode, w, cost = ta.mode, ta.w, ta.cost
+    anum, acat, aperm, astart, aend, aleft, aright = ta.num, ta.cat, ta.perm, ta.start, ta.end, ta.left, ta.right
+    bnum, bcat, bperm, bstart, bend, bleft, bright = tb.num, tb.cat, tb.perm, tb.start, tb.end, tb.left, tb.right
+    n_stack = 4 * (astart.shape[0] + bstart.shape[0]) + 16
+    sa = np.empty(n_stack, dtype=np.int64)
+    sb = np.empty(n_stack, dtype=np.int64)
+    sa[0] = 0
+    sb[0] = 0
+    sp = 1
+    ca = np.empty(2, dtype=np.int64)
+    cb = np.empty(2, dtype=np.int64)
+    ub = np.empty(4)
+    pa = np.empty(4, dtype=np.int64)
+    pb = np.empty(4, dtype=np.int64)
+    while sp > 0:
+        sp -= 1
+        a = sa[sp]
+        b = sb[sp]
+        if _pair_upper(ta, tb, a, b) <= best:
+            continue
+        a_leaf = aleft[a] < 0
+        b_leaf = bleft[b] < 0
+        if a_leaf and b_leaf:
+            for s in range(astart[a], aend[a]):
+                sn = anum[s]
+                sc = acat[s]
+                for t in range(bstart[b], bend[b]):
+                    acc = _acc(mode, sn, sc, bnum, bcat, t, w, cost)
+                    if acc > best:
+                        best = acc
+                        bi = aperm[s]
+                        bj = bperm[t]
+            continue
+        # split both non-leaf nodes; visit the child pair with the largest bound first (pushed last)
+        na = 1
+        ca[0] = a
+        if not a_leaf:
+            ca[0] = aleft[a]
+            ca[1] = aright[a]
+            na = 2
+        nb_ = 1
+        cb[0] = b
+        if not b_leaf:
+            cb[0] = bleft[b]
+            cb[1] = bright[b]
+            nb_ = 2
+        m = 0
+        for x in range(na):
+            for y in range(nb_):
+                u = _pair_upper(ta, tb, ca[x], cb[y])
+                if u > best:
+                    ub[m] = u
+                    pa[m] = ca[x]
+                    pb[m] = cb[y]
+                    m += 1
+        # insertion sort ascending by bound so that the largest bound is on top of the stack
+        for x in range(1, m):
+            u, p, q = ub[x], pa[x], pb[x]
+            y = x - 1
+            while y >= 0 and ub[y] > u:
+                ub[y + 1] = ub[y]
+                pa[y + 1] = pa[y]
+                pb[y + 1] = pb[y]
+                y -= 1
+            ub[y + 1] = u
+            pa[y + 1] = p
+            pb[y + 1] = q
+        for x in range(m):
+            sa[sp] = pa[x]
+            sb[sp] = pb[x]
+            sp += 1
+    return best, bi, bj
+
+
+def farthest_pair(enc: Encoding, ta: RefTree, tb: RefTree) -> tuple[float, int, int]:
+    """Exact largest distance between a record of tree ``ta``'s set and one of ``tb``'s (spec 3, Eq. 14).
+
+    A dual-tree search over the two reference trees: node pairs are visited largest upper bound first and
+    skipped once their bound cannot beat the best pair found, so no n x m matrix is built and only a small
+    fraction of pairs is visited. The starting pair comes from one double sweep (the farthest record of b from
+    a's first record, then the farthest record of a from that one). Returns ``(d_max, i, j)`` with positions in
+    the two sets.
+    """
+    n_a, n_b = ta.size, tb.size
+    inv_a = np.empty(n_a, dtype=np.int64)
+    inv_a[ta.perm] = np.arange(n_a)
+    inv_b = np.empty(n_b, dtype=np.int64)
+    inv_b[tb.perm] = np.arange(n_b)
+    a0 = inv_a[0]
+    d_b = _pair_dist(enc.mode, np.repeat(ta.num[a0:a0 + 1], n_b, 0), np.repeat(ta.cat[a0:a0 + 1], n_b, 0),
+                     tb.num[inv_b], tb.cat[inv_b], enc.num_weight, enc.cat_cost, enc.scale)
+    j0 = int(np.argmax(d_b))
+    b0 = inv_b[j0]
+    d_a = _pair_dist(enc.mode, ta.num[inv_a], ta.cat[inv_a], np.repeat(tb.num[b0:b0 + 1], n_a, 0),
+                     np.repeat(tb.cat[b0:b0 + 1], n_a, 0), enc.num_weight, enc.cat_cost, enc.scale)
+    i0 = int(np.argmax(d_a))
+    best = float(d_a[i0])
+    acc0 = best * best if enc.mode == MODE_L2 else (best / enc.scale if enc.mode == MODE_GOWER else best)
+    acc, i, j = _farthest_dual(ta, tb, acc0, i0, j0)
+    d = float(_to_dist(enc.mode, acc, enc.scale))
+    return max(d, best), int(i), int(j)
+

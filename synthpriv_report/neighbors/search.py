@@ -1,0 +1,426 @@
+"""Exact k-nearest-neighbour search: the tree walk, and :func:`knn`, which picks the engine (tree, dense filter and
+refine, tiled kernel, GPU) and records which ran and why.
+
+A query walks the tree nearest box first and skips every box whose lower bound exceeds its current k-th distance
+(with the tie tolerance of spec section 0 added, so no record at a tied distance is skipped); bounds and leaf
+distances stop early once the category mismatches alone exceed it. Queries are visited in the leaf order of a
+tree built on the queries, each starting from the previous query's neighbours (warm start); the result of a query
+does not depend on either.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numba import njit, prange
+from numpy.typing import NDArray
+
+from ..spaces import MODE_L2
+from .dense import _knn_dense
+from .kernels import _CHUNK, _acc, _acc_within, _offer, _progress
+from .tiled import knn_tiled
+from .tree import RefTree, query_order
+
+Engine = Literal["auto", "tree", "tiled"]
+Device = Literal["cpu", "cuda", "auto"]
+
+#: Dense numeric spaces with at least this many coordinates and no categorical column (the projected space) are
+#: searched by blocked matrix products followed by an exact re-check (trees lose their pruning in many dense
+#: dimensions).
+DENSE_MIN_DIMS = 12
+#: Automatic choice: below this many query x reference pairs the tree runs without sampling.
+AUTO_MIN_PAIRS = 4_000_000
+#: Queries the automatic choice runs through the tree.
+AUTO_SAMPLE = 64
+#: Cost of the tiled kernel per reference and column relative to the tree's per unit of work (a reference
+#: scored or a node bounded) and column: the tiled kernel is chosen when the tree's sampled work exceeds this
+#: share of the reference set. Measured on 2 cores (benchmarks/bench_engine.py): the tree costs 2 to 6.5 ns per
+#: unit and column, the tiled kernel 0.1 to 0.13 ns per reference and column; the break-even shares on Adult
+#: (gower, euclidean, hamming; S -> T k=1, T -> T k=5) and on wide unstructured data lie between 0.02 and 0.045.
+TILED_RELATIVE_COST = 0.025
+
+
+@dataclass(frozen=True)
+class SearchChoice:
+    """Which engine ran a search and why.
+
+    Attributes
+    ----------
+    engine : {"tree", "dense", "tiled"}
+        ``tree``: the tree walk; ``dense``: the projected space's matrix-product filter and refine; ``tiled``:
+        the tiled brute-force kernel.
+    device : {"cpu", "cuda"}
+    reason : str
+        One sentence: forced by the caller, or the estimate that decided.
+    visited_share : float or None
+        The tree's sampled work per query as a share of the reference set (a reference scored or a node bounded
+        counts one), when it was estimated.
+    """
+
+    engine: str
+    device: str
+    reason: str
+    visited_share: float | None = None
+
+    def to_dict(self) -> dict:
+        return {"engine": self.engine, "device": self.device, "reason": self.reason,
+                "visited_share": self.visited_share}
+
+
+@dataclass(frozen=True)
+class NeighborTable:
+    """k nearest reference records of every query record.
+
+    Attributes
+    ----------
+    dist : ndarray, shape (n_query, k)
+        Distances, ascending (ties by lowest reference position). ``inf`` where fewer than k references exist.
+    idx : ndarray, shape (n_query, k)
+        Reference positions (within the reference set), ``-1`` where fewer than k references exist.
+    space : str
+        Label of the space.
+    query, ref : str
+        Labels of the query and reference sets.
+    choice : SearchChoice, optional
+        The engine that computed the table (``knn(..., info=...)`` fills one).
+    """
+
+    dist: NDArray[np.float64]
+    idx: NDArray[np.int64]
+    space: str
+    query: str
+    ref: str
+    choice: SearchChoice | None = field(default=None, compare=False)
+
+    @property
+    def k(self) -> int:
+        return int(self.dist.shape[1])
+
+    def head(self, k: int) -> "NeighborTable":
+        """The first ``k`` neighbours; asking for more than were searched is an error, not a silent recompute."""
+        if k > self.k:
+            raise ValueError(f"{k} neighbours requested but only {self.k} were searched")
+        return NeighborTable(self.dist[:, :k], self.idx[:, :k], self.space, self.query, self.ref, self.choice)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# lower bounds of a node
+
+
+@njit(cache=True, inline="always")
+def _query_bits(qc, n_words, qword, qbit):
+    """The bitmask word and bit of each query code (``qbit`` 0 for a code beyond the bitmasks); returns whether
+    any code lies beyond them (those columns are bounded by the node's code range instead)."""
+    beyond = False
+    for j in range(qc.shape[0]):
+        wi = qc[j] >> 6
+        if wi < n_words:
+            qword[j] = wi
+            qbit[j] = np.uint64(1) << np.uint64(qc[j] & 63)
+        else:
+            qword[j] = 0
+            qbit[j] = np.uint64(0)
+            beyond = True
+    return beyond
+
+
+@njit(cache=True, inline="always")
+def _cat_lower_bound(node, qc, qword, qbit, beyond, mask, cost):
+    """Category part of :func:`_lower_bound`: the costs of the query codes absent from the node (``qbit`` not
+    in the node's bitmask, or for codes beyond the bitmasks outside its code range)."""
+    acc = 0.0
+    for j in range(cost.shape[0]):
+        absent = (qbit[j] & ~mask[node, qword[j], j]) != np.uint64(0)
+        acc += cost[j] if absent else 0.0
+    if beyond:
+        n_words = mask.shape[1] - 2
+        for j in range(cost.shape[0]):
+            ucode = np.uint64(qc[j])
+            if (qc[j] >> 6) >= n_words and (ucode < mask[node, n_words, j] or ucode > mask[node, n_words + 1, j]):
+                acc += cost[j]
+    return acc
+
+
+@njit(cache=True, inline="always")
+def _num_lower_bound(mode, node, qn, nmin, nmax, nnan, w):
+    """Numeric part of :func:`_lower_bound`: the accumulator from the query to the node's numeric box."""
+    acc = 0.0
+    if mode == 0:
+        for j in range(w.shape[0]):
+            a = qn[j]
+            lo = nmin[node, j]
+            hi = nmax[node, j]
+            if a != a:
+                if not nnan[node, j]:
+                    acc += 1.0
+            elif hi < lo:  # every member missing
+                acc += 1.0
+            else:
+                g = max(lo - a, a - hi, 0.0)
+                acc += g if g < 1.0 else 1.0
+    elif mode == 1:
+        for j in range(w.shape[0]):
+            a = qn[j]
+            g = max(nmin[node, j] - a, a - nmax[node, j], 0.0)
+            acc += w[j] * g * g
+    return acc
+
+
+@njit(cache=True, inline="always")
+def _lower_bound(tr, node, qn, qc, qword, qbit, beyond, bound):
+    """Lower bound of the accumulator between the query and any record of ``node`` of tree ``tr``.
+
+    The category part comes first; once it exceeds ``bound`` it is returned alone, since the node is pruned
+    whatever its numeric part (every use compares with ``bound``). The two parts are computed by separate
+    loops and added once (an accumulator carried across the mode branch ran three times slower).
+    """
+    c = _cat_lower_bound(node, qc, qword, qbit, beyond, tr.mask, tr.cost)
+    if c > bound:
+        return c
+    return c + _num_lower_bound(tr.mode, node, qn, tr.nmin, tr.nmax, tr.nnan, tr.w)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# tree walk
+
+
+@njit(cache=True, inline="always")
+def _knn_one(qi, qn, qc, self_pos, k, tr, out_d, out_i, stack_n, stack_lb, warm, out_t, qword, qbit):
+    """k nearest references of query ``qi`` by a walk of tree ``tr``; returns the work done (references scored
+    plus nodes bounded), the cost measure of the automatic engine choice."""
+    mode, rnum, rcat, perm, w, cost, scale, exact = tr.mode, tr.num, tr.cat, tr.perm, tr.w, tr.cost, tr.scale, tr.exact
+    start, end, left, right = tr.start, tr.end, tr.left, tr.right
+    count = 0
+    bound = np.inf
+    work = 0
+    beyond = _query_bits(qc, tr.mask.shape[1] - 2, qword, qbit)
+    # warm start: the neighbours of the previous (similar) query give a tight bound at once
+    for c in range(warm.shape[0]):
+        t = warm[c]
+        if t >= 0 and perm[t] != self_pos:
+            acc = _acc(mode, qn, qc, rnum, rcat, t, w, cost)
+            count, bound = _offer(qi, t, perm[t], acc, count, k, bound, mode, scale, exact, out_d, out_i, out_t)
+    stack_n[0] = 0
+    stack_lb[0] = 0.0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        node = stack_n[sp]
+        if count == k and stack_lb[sp] > bound:
+            continue
+        if left[node] < 0:
+            work += end[node] - start[node]
+            for t in range(start[node], end[node]):
+                ridx = perm[t]
+                if ridx == self_pos:
+                    continue
+                acc = _acc_within(mode, qn, qc, rnum, rcat, t, w, cost, bound)
+                count, bound = _offer(qi, t, ridx, acc, count, k, bound, mode, scale, exact, out_d, out_i, out_t)
+        else:
+            work += 2
+            l = left[node]
+            r = right[node]
+            lbl = _lower_bound(tr, l, qn, qc, qword, qbit, beyond, bound)
+            lbr = _lower_bound(tr, r, qn, qc, qword, qbit, beyond, bound)
+            near, far, lbn, lbf = (l, r, lbl, lbr) if lbl <= lbr else (r, l, lbr, lbl)
+            full = count == k
+            if not (full and lbf > bound):  # children beyond the bound are never pushed
+                stack_n[sp] = far
+                stack_lb[sp] = lbf
+                sp += 1
+            if not (full and lbn > bound):
+                stack_n[sp] = near
+                stack_lb[sp] = lbn
+                sp += 1
+    return work
+
+
+@njit(cache=True, parallel=True)
+def _knn_batch(qnum, qcat, order, self_pos, k, tr, work):
+    """Tree search of the queries ``order`` (positions in qnum), 64 consecutive ones per task, each warm-started
+    from the previous one's neighbours; ``work[qq]`` receives the work of query ``order[qq]``.
+
+    :func:`_knn_one` is inlined into the parallel loop: 20% faster than base on Adult (gower, 1 thread: 0.52 s
+    instead of 0.66 s) where a call per query, or inlining into a per-block function, ran 10% slower than
+    base; it costs about 15 s more compile time once (numba caches the result on disk).
+    """
+    n = qnum.shape[0]
+    out_d = np.full((n, k), np.inf)
+    out_i = np.full((n, k), -1, dtype=np.int64)
+    n_nodes = tr.start.shape[0]
+    n_q = order.shape[0]
+    n_blocks = (n_q + 63) // 64
+    for b in prange(n_blocks):
+        stack_n = np.empty(n_nodes + 2, dtype=np.int64)
+        stack_lb = np.empty(n_nodes + 2, dtype=np.float64)
+        warm = np.full(k, -1, dtype=np.int64)
+        out_t = np.full(k, -1, dtype=np.int64)
+        qword = np.empty(qcat.shape[1], dtype=np.int64)
+        qbit = np.empty(qcat.shape[1], dtype=np.uint64)
+        for qq in range(b * 64, min(n_q, (b + 1) * 64)):
+            qi = order[qq]
+            for c in range(k):
+                out_t[c] = -1
+            work[qq] = _knn_one(qi, qnum[qi], qcat[qi], self_pos[qi], k, tr, out_d, out_i, stack_n, stack_lb,
+                                warm, out_t, qword, qbit)
+            for c in range(k):
+                warm[c] = out_t[c]
+    return out_d, out_i
+
+
+def _knn_tree(tree: RefTree, qnum, qcat, self_pos, k, order, *, progress: bool, desc: str):
+    n = qnum.shape[0]
+    out_d = np.empty((n, k))
+    out_i = np.empty((n, k), dtype=np.int64)
+    bar = _progress(n, desc, progress)
+    qnum, qcat, self_pos = qnum[order], qcat[order], self_pos[order]
+    local = np.arange(_CHUNK, dtype=np.int64)
+    work = np.empty(_CHUNK, dtype=np.int64)
+    for s in range(0, n, _CHUNK):
+        e = min(n, s + _CHUNK)
+        d, i = _knn_batch(qnum[s:e], qcat[s:e], local[:e - s], self_pos[s:e], k, tree, work)
+        out_d[order[s:e]] = d
+        out_i[order[s:e]] = i
+        if bar is not None:
+            bar.update(e - s)
+    if bar is not None:
+        bar.close()
+    return out_d, out_i
+
+
+def tree_work_share(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
+                    self_pos: NDArray[np.int64], k: int, n_sample: int = AUTO_SAMPLE) -> float:
+    """The tree's work per query (references scored plus nodes bounded) as a share of the reference set, from
+    ``n_sample`` queries evenly spaced over the query set (deterministic). Without the warm starts of similar
+    neighbouring queries the sample's work is not lower than the full search's (measured on Adult: 0.4% to 10%
+    with or without them)."""
+    n = qnum.shape[0]
+    seq = np.unique(np.linspace(0, n - 1, min(n, n_sample)).astype(np.int64))
+    work = np.zeros(seq.shape[0], dtype=np.int64)
+    _knn_batch(qnum, qcat, seq, self_pos, k, tree, work)
+    return float(work.mean()) / max(1, tree.size)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the entry point
+
+
+def _cuda_available() -> bool:
+    from . import gpu
+
+    return gpu.available()
+
+
+def knn(
+    tree: RefTree,
+    qnum: NDArray[np.float64],
+    qcat: NDArray[np.int64],
+    *,
+    k: int,
+    exclude_self: bool = False,
+    progress: bool = False,
+    desc: str = "neighbours",
+    engine: Engine = "auto",
+    device: Device = "cpu",
+    info: dict | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """k nearest references of each query row.
+
+    Every engine gives the same numbers: distances bit-identical, ties by the lowest reference position.
+
+    Parameters
+    ----------
+    tree : RefTree
+        The reference set (:func:`build_tree`).
+    qnum, qcat : ndarray
+        Query rows in the same encoding.
+    k : int
+        Number of neighbours.
+    exclude_self : bool
+        Query row i is reference row i (a within-set search): it is skipped by position.
+    progress : bool
+        Show a progress bar for long searches.
+    engine : {"auto", "tree", "tiled"}
+        ``tree``: the tree walk (the projected space's matrix-product filter and refine where the space is
+        dense); ``tiled``: the tiled brute-force kernel (:mod:`.tiled`); ``auto`` (default): the tree's pruning
+        is estimated on a sample of queries and the cheaper engine runs.
+    device : {"cpu", "cuda", "auto"}
+        ``cuda``: the tiled kernel on a CUDA device (needs CuPy, the ``gpu`` extra; an error without one);
+        ``auto``: the GPU when one is found, else the CPU; ``cpu`` (default).
+    info : dict, optional
+        Filled with ``info["choice"]``: a :class:`SearchChoice` (engine, device, reason, visited share).
+
+    Returns
+    -------
+    dist, idx : ndarray, shape (n_query, k)
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from synthpriv_report.data import prepare
+    >>> from synthpriv_report.neighbors import build_tree
+    >>> from synthpriv_report.spaces import SpaceSpec, encode, fit
+    >>> d = prepare(pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]}), pd.DataFrame({"x": [0.9, 2.0]}))
+    >>> enc = encode(d, fit(d), SpaceSpec("gower"))
+    >>> info = {}
+    >>> dist, idx = knn(build_tree(enc, "T"), enc.num["S"], enc.cat["S"], k=2, engine="tiled", info=info)
+    >>> idx.tolist(), info["choice"].engine  # 2.0: T1 and T3 tie at 1/3, the lower position first
+    ([[1, 0], [2, 1]], 'tiled')
+    """
+    if engine not in ("auto", "tree", "tiled"):
+        raise ValueError(f"engine={engine!r}: choose 'auto', 'tree' or 'tiled'")
+    if device not in ("cpu", "cuda", "auto"):
+        raise ValueError(f"device={device!r}: choose 'cpu', 'cuda' or 'auto'")
+    qnum = np.ascontiguousarray(qnum, dtype=np.float64)
+    qcat = np.ascontiguousarray(qcat, dtype=np.int64)
+    n = qnum.shape[0]
+    m = tree.size
+    self_pos = np.arange(n, dtype=np.int64) if exclude_self else np.full(n, -1, dtype=np.int64)
+
+    use_gpu = device == "cuda" or (device == "auto" and _cuda_available())
+    if use_gpu:
+        from .gpu import MAX_K, knn_cuda
+
+        if k <= MAX_K:
+            if info is not None:
+                info["choice"] = SearchChoice("tiled", "cuda", f"device={device!r}: the tiled kernel on the GPU")
+            return knn_cuda(tree, qnum, qcat, self_pos, k)
+        engine = "tiled"
+        gpu_note = f"k={k} exceeds the GPU's k-best lists ({MAX_K}): the tiled kernel on the CPU"
+    else:
+        gpu_note = None
+
+    dense = tree.mode == MODE_L2 and tree.cat.shape[1] == 0 and tree.num.shape[1] >= DENSE_MIN_DIMS
+    share = None
+    if gpu_note is not None:
+        chosen, reason = "tiled", gpu_note
+    elif engine == "tiled":
+        chosen, reason = "tiled", "engine='tiled' requested"
+    elif engine == "tree":
+        chosen, reason = ("dense" if dense else "tree"), "engine='tree' requested"
+    elif dense:
+        chosen, reason = "dense", "dense numeric space: matrix-product filter and exact refine"
+    elif n * m < AUTO_MIN_PAIRS or k >= m:
+        chosen, reason = "tree", f"small search ({n} x {m} pairs)"
+    else:
+        share = tree_work_share(tree, qnum, qcat, self_pos, k)
+        if share > TILED_RELATIVE_COST:
+            chosen = "tiled"
+            reason = (f"the tree visits {share:.0%} of the references per sampled query (more than "
+                      f"{TILED_RELATIVE_COST:.1%}, where the tiled kernel costs less)")
+        else:
+            chosen = "tree"
+            reason = (f"the tree visits {share:.1%} of the references per sampled query (at most "
+                      f"{TILED_RELATIVE_COST:.1%}, where it costs less than the tiled kernel)")
+    if info is not None:
+        info["choice"] = SearchChoice(chosen, "cpu", reason, share)
+    if chosen == "dense":
+        return _knn_dense(tree, qnum, self_pos, k, progress=progress, desc=desc)
+    if chosen == "tiled":
+        return knn_tiled(tree, qnum, qcat, self_pos, k, progress=progress, desc=desc)
+    # visit queries in an order that keeps similar queries together (warm starts, cache locality); the result
+    # of each query does not depend on the order
+    order = query_order(tree, qnum, qcat)
+    return _knn_tree(tree, qnum, qcat, self_pos, k, order, progress=progress, desc=desc)
