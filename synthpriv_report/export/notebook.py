@@ -84,10 +84,12 @@ def _cover(data: ReportData, title: str) -> tuple[str, str]:
     sizes = settings.pop("sizes", None)
     sizes = sizes if isinstance(sizes, Mapping) else {}
     settings.pop("default_params", None)
+    settings.pop("metrics", None)  # listed in the summary and the appendix
     word = LEVEL_WORDS.get(v["level"], str(v["level"]).upper())
     html = render(
         "cover.html.j2", title=title,
-        verdict={"level": v["level"], "word": word, "reasons": v["reasons"], "not_run": v.get("not_run") or []},
+        verdict={"level": v["level"], "word": word, "reasons": v["reasons"], "not_run": v.get("not_run") or [],
+                 "checks": v.get("checks") or []},
         created=doc["created"], version=doc["generator"]["version"],
         source="re-rendered from a JSON report (no data)" if data.from_json else "computed evaluation",
         revealed=data.revealed,
