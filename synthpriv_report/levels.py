@@ -78,6 +78,13 @@ def _direction_of(name: str) -> Direction:
     return get_spec(name).direction
 
 
+def _on_headline(ls: LevelSpec | None, spec: MetricSpec) -> bool:
+    """Whether a rule's thresholds are numbers on the metric's headline scale (the value itself, or a bound of
+    it), in the metric's direction; user thresholds are then merged with them and compared the same way."""
+    return (ls is not None and ls.rule is None and (ls.of is None or ls.same_scale)
+            and ls.direction in (None, spec.direction))
+
+
 def _defaults_on_headline(name: str) -> dict[str, float | None]:
     """The default thresholds of ``name`` when they are on its headline value (else none)."""
     fam = level_families()
@@ -85,8 +92,7 @@ def _defaults_on_headline(name: str) -> dict[str, float | None]:
         ls = fam[name]
         return {"medium": ls.medium, "high": ls.high}
     spec = get_spec(name)
-    if isinstance(spec.level, LevelSpec) and (spec.level.of is None or spec.level.same_scale) \
-            and spec.level.rule is None and spec.level.direction in (None, spec.direction):
+    if isinstance(spec.level, LevelSpec) and _on_headline(spec.level, spec):
         return {"medium": spec.level.medium, "high": spec.level.high}
     return {"medium": None, "high": None}
 
@@ -165,8 +171,7 @@ def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Map
     user = levels.get(spec.name)
     ls = resolve_level(spec, result)
     if user:
-        headline = (ls is not None and ls.rule is None and (ls.of is None or ls.same_scale)
-                    and ls.direction in (None, spec.direction))
+        headline = _on_headline(ls, spec)
         merged = {**({"medium": ls.medium, "high": ls.high} if headline else {}), **user}
         m, h = merged.get("medium"), merged.get("high")
         basis = ls.of(result) if headline and ls.of is not None else float(v)

@@ -12,7 +12,7 @@ declarations; adding a metric is one module plus one :func:`register` call.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -384,14 +384,7 @@ def resolve_level(spec: MetricSpec, result: MetricResult) -> LevelSpec | None:
     return spec.level(result)
 
 
-def described_params(params: Mapping[str, Any]) -> dict[str, Any]:
-    """Parameters as shown to a reader: only declared names, in declaration order."""
-    decl = declared_params()
-    return {k: params[k] for k in decl if k in params}
-
-
 __all__ = [
     "GROUP_TITLES", "Param", "LevelSpec", "FigureSpec", "Words", "MetricSpec", "REGISTRY", "register",
     "unregister", "metric_names", "get_spec", "declared_params", "level_families", "resolve_level",
-    "described_params",
 ]

@@ -184,11 +184,6 @@ def data_view(meta: Mapping[str, Any]) -> dict | None:
     }
 
 
-def evaluation_view(ev: Any, *, figures: bool = True) -> dict:
-    """The view of ``ev.results()`` (computed first, once; the rendering that follows only reads)."""
-    return resultset_view(ev.results(), figures=figures, per_metric_figures=figures)
-
-
 def text_summary(view: dict, *, header: str = "") -> str:
     """The text/plain rendering of a result-set view (what a terminal shows)."""
     v = view["verdict"]

@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
 
-from .kernels import _CHUNK, _acc, _offer, _progress
+from .kernels import _acc, _offer, query_chunks
 from .tree import RefTree
 
 _DENSE_TASK = 64  # queries per product in the dense path: 64 x m single-precision values per thread
@@ -150,16 +150,10 @@ def _knn_dense(tree: RefTree, qnum: NDArray[np.float64], self_pos: NDArray[np.in
     # plus the rounding of single-precision ranking values (|r|^2 and the difference, on both sides)
     margin = 4.0 * err + 3e-9 * bound_d2 + 2.0 ** -20 * (bound_d2 + rnorm_max ** 2) + 1e-20
     qnum = np.ascontiguousarray(qnum, dtype=np.float64)
-    bar = _progress(n, desc, progress)
     with threadpool_limits(limits=1, user_api="blas"):
-        for s in range(0, n, _CHUNK):
-            e = min(n, s + _CHUNK)
+        for s, e in query_chunks(n, desc, progress):
             d, i = _dense_batch(qnum[s:e], Q32[s:e], RT, r2_32, self_pos[s:e], self_col[s:e], k, kk, margin[s:e],
                                 tree)
             out_d[s:e] = d
             out_i[s:e] = i
-            if bar is not None:
-                bar.update(e - s)
-    if bar is not None:
-        bar.close()
     return out_d, out_i

@@ -156,6 +156,22 @@ def _query_arrays(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None):
     return np.ascontiguousarray(num, dtype=np.float64), np.ascontiguousarray(cat, dtype=np.int64)
 
 
+def query_chunks(n: int, desc: str, progress: bool, chunk: int | None = None):
+    """``(start, end)`` of consecutive query chunks, advancing one progress bar (shown from 20,000 queries) after
+    each chunk is done; the bar is closed whatever happens."""
+    size = _CHUNK if chunk is None else chunk
+    bar = _progress(n, desc, progress)
+    try:
+        for s in range(0, n, size):
+            e = min(n, s + size)
+            yield s, e
+            if bar is not None:
+                bar.update(e - s)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
 def _progress(total: int, desc: str, enabled: bool):
     if not enabled or total < 20_000:
         return None

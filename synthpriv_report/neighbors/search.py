@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from ..spaces import MODE_L2
 from .dense import _knn_dense
-from .kernels import _CHUNK, _acc, _acc_within, _offer, _progress
+from .kernels import _CHUNK, _acc, _acc_within, _offer, query_chunks
 from .tiled import knn_tiled
 from .tree import RefTree, query_order
 
@@ -274,19 +274,13 @@ def _knn_tree(tree: RefTree, qnum, qcat, self_pos, k, order, *, progress: bool, 
     n = qnum.shape[0]
     out_d = np.empty((n, k))
     out_i = np.empty((n, k), dtype=np.int64)
-    bar = _progress(n, desc, progress)
     qnum, qcat, self_pos = qnum[order], qcat[order], self_pos[order]
     local = np.arange(_CHUNK, dtype=np.int64)
     work = np.empty(_CHUNK, dtype=np.int64)
-    for s in range(0, n, _CHUNK):
-        e = min(n, s + _CHUNK)
+    for s, e in query_chunks(n, desc, progress):
         d, i = _knn_batch(qnum[s:e], qcat[s:e], local[:e - s], self_pos[s:e], k, tree, work)
         out_d[order[s:e]] = d
         out_i[order[s:e]] = i
-        if bar is not None:
-            bar.update(e - s)
-    if bar is not None:
-        bar.close()
     return out_d, out_i
 
 

@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
 
-from .kernels import _CHUNK, _acc, _offer, _progress
+from .kernels import _acc, _offer, query_chunks
 from .tree import RefTree
 
 #: Queries per parallel task (they share the pass over the reference tiles).
@@ -230,9 +230,7 @@ def knn_tiled(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
         return out_d, out_i
     Rt, Rct, cost32, absmax = _prepare_refs(tree)
     sentinel_ok = absmax <= _SENTINEL_SAFE
-    bar = _progress(n, desc, progress)
-    for s in range(0, n, _CHUNK):
-        e = min(n, s + _CHUNK)
+    for s, e in query_chunks(n, desc, progress):
         Q, Qc, absq = _prepare_queries(tree, qnum[s:e], qcat[s:e])
         if tree.mode == 0:
             sentinel_ok_q = sentinel_ok & (absq <= _SENTINEL_SAFE)
@@ -242,8 +240,4 @@ def knn_tiled(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
         d, i = _tiled_batch(qnum[s:e], qcat[s:e], Q, Qc, self_pos[s:e], margin, k, tree, Rt, Rct, cost32)
         out_d[s:e] = d
         out_i[s:e] = i
-        if bar is not None:
-            bar.update(e - s)
-    if bar is not None:
-        bar.close()
     return out_d, out_i
