@@ -187,7 +187,7 @@ def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Map
         scale = ls.scale if headline else "the value"
         rule = LevelRule(medium=m, high=h, source="user",
                          description=f"set by the user for this report, on {scale}: "
-                                     + ("; ".join(parts) or "no threshold"), scale=scale)
+                                     + ("; ".join(parts) or "no threshold"), scale=scale, graded=float(basis))
         return replace(result, level=level, level_rule=rule)
     if ls is None:
         return replace(result, level=None, level_rule=None)
@@ -197,6 +197,7 @@ def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Map
         medium = fam_user.get("medium", medium)
         high = fam_user.get("high", high)
         source = "user"
+    basis = None
     if ls.rule is not None:
         level: Level | None = ls.rule(result)
     else:
@@ -206,6 +207,7 @@ def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Map
         else:
             level = grade(float(basis), ls.direction or spec.direction, medium=medium, high=high,
                           inclusive=ls.inclusive)
+    graded = None if basis is None or math.isnan(float(basis)) else float(basis)
     rule = LevelRule(medium=medium, high=high, source=source, description=_rule_text(ls, medium, high),
-                     scale=ls.scale)
+                     scale=ls.scale, graded=graded)
     return replace(result, level=level, level_rule=rule)

@@ -62,6 +62,10 @@ class LevelRule:
         Human-readable rule, shown beside the badge.
     scale : str
         What the thresholds are compared with ("the value", "the Wilson lower bound of the share", ...).
+    graded : float or None
+        The number that was compared with the thresholds (on ``scale``); ``None`` for a rule that is not a pair
+        of thresholds. Shown beside the level when it is not the value itself, so that a level never seems to
+        contradict its value.
     """
 
     medium: float | None
@@ -69,11 +73,12 @@ class LevelRule:
     source: str
     description: str
     scale: str = "the value"
+    graded: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return to_jsonable(
             {"medium": self.medium, "high": self.high, "source": self.source, "description": self.description,
-             "scale": self.scale}
+             "scale": self.scale, "graded": self.graded}
         )
 
 

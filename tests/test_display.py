@@ -13,6 +13,7 @@ from synthpriv_report.applicability import notes_for
 from synthpriv_report.display import bundle, environment
 from synthpriv_report.registry import GROUP_TITLES, get_spec
 from synthpriv_report.results import MetricResult
+from synthpriv_report.wording import fmt_value
 
 EVIL_COL = "<script>alert(1)</script>"
 EVIL_VAL = "<img src=x onerror=alert(2)>"
@@ -97,8 +98,10 @@ def test_unique_ids_per_render(ev, b):
 def test_summary_layout_for_non_specialist(ev, b):
     rs = ev.results()
     html = b["text/html"]
-    # verdict first, then groups in GROUP_TITLES order
-    pos = [html.index(t) for t in GROUP_TITLES.values() if t in html]
+    # verdict first, then the checks behind it, then the other sections in order
+    titles = ["The checks behind the verdict", "How distinguishable is the synthetic data?",
+              "Other measures (not behind the verdict)"]
+    pos = [html.index(t) for t in titles if t in html]
     assert html.index("Verdict") < pos[0] and pos == sorted(pos)
     for reason in rs.verdict.reasons:
         assert environment().from_string("{{ r }}").render(r=reason) in html
@@ -126,7 +129,7 @@ def test_metric_result_view_has_definition_value_figure_details(ev):
     assert get_spec("privacy_score").definition.split(".")[0] in html
     assert "data:image/png;base64," in html
     assert "f_ts" in html and "Details" in html
-    assert f"{r.value:.4g}" in b["text/plain"]
+    assert fmt_value(r.value, "score") in b["text/plain"]
 
 
 def test_standalone_result_renders_without_figure():

@@ -52,7 +52,7 @@ def test_leaky_set_is_high_risk(adult) -> None:
     assert res["dcr_test"].level == "high" and res["nndr_test"].level == "high"
     reasons = " ".join(res.verdict.reasons)
     for m in ("exact_copies", "holdout_dcr_share", "privacy_score"):
-        assert m in reasons
+        assert res[m].title in reasons
     keys = [(s.space, s.query, s.ref) for s in ev.searches]
     assert len(keys) == len(set(keys))
     assert seconds < 30

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import base64
 import itertools
-import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..registry import GROUP_TITLES, get_spec
+from .. import wording
+from ..registry import get_spec
 from ..results import MetricResult, ResultSet, to_jsonable
 
 DIRECTION_HINTS = {"higher_is_riskier": "higher is riskier", "higher_is_safer": "higher is safer"}
@@ -33,21 +33,13 @@ def new_id(prefix: str = "spr") -> str:
 
 
 def fmt(v: Any) -> str:
-    """Short human text for a number (4 significant digits), or the value as text.
+    """Short human text for a number (3 significant digits, thousands separated), or the value as text.
 
-    >>> fmt(0.123456), fmt(87.5), fmt(None), fmt(3)
-    ('0.1235', '87.5', '—', '3')
+    >>> fmt(0.123456), fmt(87.5), fmt(None), fmt(3000), fmt(True)
+    ('0.123', '87.5', '—', '3,000', 'yes')
     """
-    if v is None:
-        return "—"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if not math.isfinite(v):
-            return str(v)
-        return f"{v:.4g}"
+    if v is None or isinstance(v, (bool, int, float)):
+        return wording.fmt_number(v)
     return str(v)
 
 
@@ -82,63 +74,89 @@ def png_data_uri(png: bytes) -> str:
 # view models
 
 
-def metric_view(r: MetricResult, *, figures: bool = False, params: Mapping[str, Any] | None = None) -> dict:
-    """The view of one metric: value, interval, direction hint, level with its rule, calibration, notes."""
+def metric_view(r: MetricResult, *, figures: bool = False, params: Mapping[str, Any] | None = None,
+                driving: Sequence[str] = ()) -> dict:
+    """The view of one metric: value, interval, direction hint, level with its rule, calibration, notes.
+
+    Numbers are formatted by kind (shares as percentages, 3 significant digits), the interval is labelled by how
+    it was made, and a level graded on another quantity than the value shows that quantity beside it.
+    """
     try:
         spec = get_spec(r.name)
         summary, definition, group = spec.summary, spec.definition, spec.group
-        words, interval_kind = spec.words, spec.interval_kind
+        words = spec.words
     except ValueError:
-        summary, definition, group, words, interval_kind = "", "", "closeness", None, ""
+        summary, definition, group, words = "", "", "closeness", None
     figs: list[dict[str, str]] = []
     if figures and r.computed:
         from .figures import figures_for
 
         figs = [{"caption": c, "src": png_data_uri(p)} for c, p in figures_for(r, params)]
     rule = r.level_rule
+    row = wording.metric_row(r.to_dict(), driving)
     return {
         "id": new_id("spr-m"),
         "name": r.name,
         "title": r.title or r.name,
-        "section": r.section,
         "group": group,
         "computed": r.computed,
-        "value": fmt(None if r.value is None else float(r.value)),
-        "interval": fmt_interval(r.interval),
-        "direction": DIRECTION_HINTS.get(r.direction, r.direction),
-        "range": fmt_interval(r.value_range),
+        "value": row["value"],
+        "interval": row["interval"],
+        "direction": row["direction"],
+        "range": row["range"],
         "level": r.level,
         "level_text": LEVEL_WORDS.get(r.level, str(r.level)),
         "rule": rule.description if rule else "",
         "rule_source": rule.source if rule else "",
-        "calibration": None if r.calibration is None else fmt(float(r.calibration)),
+        "graded": row["graded"],
+        "drives": row["drives"],
+        "calibration": None if r.calibration is None else row["calibration"],
         "summary": summary,
         "definition": definition,
         "measures": words.measures if words else "",
         "high_means": words.high_means if words else "",
         "ideal": words.ideal if words else "",
-        "interval_kind": interval_kind or "95% interval",
+        "interval_kind": row["interval_label"],
         "notes": list(r.notes),
         "reason": r.reason_not_computed,
         "space": r.space,
-        "details": _detail_rows(r.details),
+        "details": _detail_rows({k: v for k, v in r.details.items()
+                                 if k not in ("interval_kind", "interval_method")}),
         "figures": figs,
     }
 
 
+SECTION_INTROS = {
+    "checks": ("These checks compare the synthetic data with the real records the generator learned from and with "
+               "real records it never saw (the holdout); the verdict is the highest level among those that ran."),
+    "distinguishability": wording.DISTINGUISHABILITY_INTRO,
+    "others": "Shown for context; these measures do not drive the verdict.",
+}
+
+
 def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = True,
                    per_metric_figures: bool | None = None) -> dict:
-    """Verdict first, then the groups in :data:`GROUP_TITLES` order, each metric with its view."""
+    """Verdict first, then three sections: the checks behind the verdict, how distinguishable the synthetic data
+    is, and the other measures (each metric with its view)."""
     per_metric = figures if per_metric_figures is None else per_metric_figures
-    metrics = [metric_view(r, params=rs.params, figures=per_metric) for r in rs.values()]
+    v = rs.verdict
+    driving = [n for n, _ in v.checks]
+    metrics = [metric_view(r, params=rs.params, figures=per_metric, driving=driving) for r in rs.values()]
+    by_name = {m["name"]: m for m in metrics}
+    parts = {
+        "checks": [by_name[n] for n in driving if n in by_name],
+        "distinguishability": [m for m in metrics if m["name"] not in driving
+                               and m["group"] == "distinguishability"],
+        "others": [m for m in metrics if m["name"] not in driving and m["group"] != "distinguishability"],
+    }
+    titles = {"checks": "The checks behind the verdict", "distinguishability": wording.DISTINGUISHABILITY_TITLE,
+              "others": "Other measures (not behind the verdict)"}
     groups = []
-    for key, title in GROUP_TITLES.items():
-        members = [m for m in metrics if m["group"] == key]
+    for key, members in parts.items():
         if members:
-            groups.append({"key": key, "title": title,
+            groups.append({"key": key, "title": titles[key], "intro": SECTION_INTROS[key],
                            "computed": [m for m in members if m["computed"]],
                            "not_computed": [m for m in members if not m["computed"]]})
-    v = rs.verdict
     overview_src = None
     if figures and overview:
         from .figures import plot_risk_overview, render_png
@@ -147,22 +165,28 @@ def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = Tru
         if n:
             overview_src = png_data_uri(render_png(lambda a: plot_risk_overview(rs, ax=a),
                                                    size=(7.0, 0.9 + 0.32 * n), margins=(1.3, 0.0)))
+    titles_of = {n: (rs[n].title if n in rs else n) or n for n in driving}
+    n_ran = v.n_ran
     return {
         "id": new_id("spr-r"),
         "verdict": {
             "level": v.level,
             "level_text": LEVEL_WORDS[v.level],
             "reasons": list(v.reasons),
-            "checks": [{"name": n, "level": lv, "level_text": LEVEL_WORDS.get(lv, "not run")} for n, lv in v.checks],
-            "not_run": [{"name": n, "reason": why} for n, why in v.not_run],
+            "n_ran": n_ran,
+            "n_checks": len(v.checks),
+            "checks": [{"name": n, "title": titles_of[n], "level": lv,
+                        "level_text": LEVEL_WORDS.get(lv, "did not run") if lv is not None else "did not run",
+                        "sentence": wording.check_sentence(rs[n].to_dict()) if lv is not None and n in rs else ""}
+                       for n, lv in v.checks],
+            "not_run": [{"name": n, "title": titles_of.get(n, n), "reason": why} for n, why in v.not_run],
         },
         "groups": groups,
         "n_computed": sum(1 for m in metrics if m["computed"]),
         "n_metrics": len(metrics),
         "overview": overview_src,
         "data": data_view(rs.meta),
-        "params": [(k, fmt(v)) for k, v in rs.params.items() if k != "levels"]
-        + [("levels", fmt(rs.params.get("levels")))],
+        "params": [(r["words"], r["code"], r["value"]) for r in wording.setting_rows({}, rs.params)],
     }
 
 
@@ -172,15 +196,21 @@ def data_view(meta: Mapping[str, Any]) -> dict | None:
         return None
     settings = meta.get("settings") or {}
     return {
-        "sizes": [(f"{s.get('name')} ({s.get('role')})", s.get("rows")) for s in meta.get("sets") or []],
+        "sets": wording.set_rows(meta, meta.get("fingerprints"), settings.get("sizes")),
+        "sizes": [(f"{s.get('name')} ({s.get('role')})", wording.fmt_count(s.get("rows")))
+                  for s in meta.get("sets") or []],
+        "fingerprint_algorithm": str(meta.get("fingerprint_algorithm") or ""),
         "n_columns": len(meta.get("columns") or []),
         "columns": [(c.get("name"), c.get("kind")) for c in meta.get("columns") or []],
         "excluded": list(meta.get("excluded") or []),
         "notes": list(meta.get("data_notes") or []),
         "key_fields": list(meta.get("key_fields") or []),
+        "key_fields_chosen": wording.chosen_text(meta.get("key_fields_chosen")),
         "sensitive_fields": list(meta.get("sensitive_fields") or []),
         "reveal": bool(settings.get("reveal_real_values", meta.get("revealed_real_values", False))),
         "searches": meta.get("searches", 0),
+        "settings": [(r["words"], r["code"], r["value"]) for r in wording.setting_rows(
+            {k: x for k, x in settings.items() if k not in ("key_fields", "sensitive_fields", "excluded")})],
     }
 
 
@@ -191,21 +221,25 @@ def text_summary(view: dict, *, header: str = "") -> str:
     if header:
         lines.append(header)
     lines.append(f"Verdict: {v['level_text'].upper()}")
-    for reason in v["reasons"]:
-        lines.append(f"  - {reason}")
-    if not v["reasons"] and v["level"] != "not_assessed":
-        lines.append("  - none of the checks behind the verdict found a risk")
     if v["level"] == "not_assessed":
-        lines.append("  - none of the checks behind the verdict could run")
+        lines.append("  none of the checks behind the verdict could run, so the data were not assessed")
+    else:
+        lines.append(f"  resting on {v['n_ran']} of the {v['n_checks']} checks behind the verdict:")
+    for c in v["checks"]:
+        if c["level"] is not None:
+            lines.append(f"  - {c['title']} [{c['level_text']}]: {c['sentence']}")
     for nr in v["not_run"]:
-        lines.append(f"  - could not run {nr['name']}: {nr['reason']}")
+        lines.append(f"  - did not run: {nr['title']}: {nr['reason']}")
     for g in view["groups"]:
         lines.append("")
         lines.append(g["title"])
         for m in g["computed"]:
-            cal = f"; holdout as synthetic {m['calibration']}" if m["calibration"] is not None else ""
+            cal = f"; with the holdout in place of the synthetic data {m['calibration']}" \
+                if m["calibration"] is not None else ""
             lines.append(f"  {m['name']:<20} {m['value']:>9} {m['interval']:<22} [{m['level_text']}] "
                          f"({m['direction']}{cal})")
+            if m["graded"]:
+                lines.append(f"      {m['graded']}")
             for note in m["notes"]:
                 lines.append(f"      note: {note}")
         for m in g["not_computed"]:
@@ -215,7 +249,7 @@ def text_summary(view: dict, *, header: str = "") -> str:
 
 def text_metric(m: dict) -> str:
     """The text/plain rendering of one metric view."""
-    lines = [f"{m['title']} ({m['name']}, spec {m['section']})"]
+    lines = [f"{m['title']} ({m['name']})"]
     if m["definition"]:
         lines.append(m["definition"])
     if not m["computed"]:
@@ -224,8 +258,11 @@ def text_metric(m: dict) -> str:
     lines.append(f"value {m['value']}  interval {m['interval']} ({m['interval_kind']})  ({m['direction']}; "
                  f"range {m['range']})")
     lines.append(f"level: {m['level_text']} — {m['rule']} [{m['rule_source']}]")
+    if m["graded"]:
+        lines.append(m["graded"])
+    lines.append(m["drives"])
     if m["calibration"] is not None:
-        lines.append(f"holdout as synthetic (best case): {m['calibration']}")
+        lines.append(f"with the holdout in place of the synthetic data (best case): {m['calibration']}")
     if m["space"]:
         lines.append(f"space: {m['space']}")
     for note in m["notes"]:

@@ -273,12 +273,14 @@ def _result_from_dict(d: Mapping[str, Any]) -> MetricResult:
     extra: dict[str, Any] = {}
     if "evidence" in d and "evidence" in MetricResult.__dataclass_fields__:
         extra["evidence"] = dict(d["evidence"]) if isinstance(d["evidence"], Mapping) else {}
-    if rule is not None and "scale" in LevelRule.__dataclass_fields__ and isinstance(rule.get("scale"), str):
-        level_rule = LevelRule(rule["medium"], rule["high"], rule["source"], rule["description"],
-                               rule["scale"])  # type: ignore[call-arg]
+    if rule is None:
+        level_rule = None
     else:
-        level_rule = None if rule is None else LevelRule(rule["medium"], rule["high"], rule["source"],
-                                                         rule["description"])
+        graded = rule.get("graded")
+        level_rule = LevelRule(rule["medium"], rule["high"], rule["source"], rule["description"],
+                               rule["scale"] if isinstance(rule.get("scale"), str) else "the value",
+                               float(graded) if isinstance(graded, (int, float)) and not isinstance(graded, bool)
+                               else None)
     return MetricResult(
         name=d["name"],
         value=float(d["value"]) if d["computed"] else None,

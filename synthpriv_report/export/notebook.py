@@ -19,14 +19,13 @@ from ..registry import GROUP_TITLES, get_spec
 from ..results import ResultSet
 from .document import ReportData, results_from_document
 from .schema import SCHEMA
-from .templating import fmt_number, render, shorten_text, value_text
+from .. import wording
+from .templating import render, shorten_text
 
-__all__ = ["DEFAULT_TITLE", "LEVEL_WORDS", "build_notebook"]
+__all__ = ["DEFAULT_TITLE", "LEVEL_WORDS", "build_notebook", "cover_context"]
 
 DEFAULT_TITLE = "Synthetic data privacy report"
 LEVEL_WORDS = {"low": "LOW RISK", "medium": "MEDIUM RISK", "high": "HIGH RISK", "not_assessed": "NOT ASSESSED"}
-DIRECTION_HINTS = {"higher_is_riskier": "higher is riskier", "higher_is_safer": "higher is safer"}
-SET_NAMES = {"T": "real training (T)", "H": "holdout (H)", "S": "synthetic (S)"}
 #: Details shown per metric (the JSON report keeps them all).
 MAX_DETAILS = 40
 
@@ -53,10 +52,6 @@ def _group_of(name: str) -> str:
     return spec.group if spec is not None and spec.group in GROUP_TITLES else "closeness"
 
 
-def _section_key(s: str) -> list[int]:
-    return [int(p) for p in s.split(".") if p.isdigit() and len(p) < 6] or [99]
-
-
 def _figures(results: ResultSet, name: str) -> tuple[list[dict[str, str]], list[str]]:
     """Figures of one metric as ``[{"caption", "src"}]``, and why a figure could not be drawn.
 
@@ -77,91 +72,188 @@ def _figures(results: ResultSet, name: str) -> tuple[list[dict[str, str]], list[
             for c, p in figs], []
 
 
-def _cover(data: ReportData, title: str) -> tuple[str, str]:
+def _driving(doc: Mapping[str, Any]) -> list[str]:
+    return [str(c["metric"]) for c in doc["verdict"].get("checks") or []]
+
+
+def _title(doc: Mapping[str, Any], name: str) -> str:
+    m = doc["metrics"].get(name)
+    if m is not None and m.get("title"):
+        return str(m["title"])
+    spec = _spec(name)
+    return spec.title if spec is not None else name
+
+
+def _verdict_lead(level: str, n_ran: int, n_checks: int, n_fired: int) -> str:
+    if level == "not_assessed":
+        if n_checks == 0:
+            return ("No check behind the verdict was chosen, so the data were not assessed: this is not a "
+                    "finding of low risk.")
+        return (f"None of the {n_checks} checks behind the verdict could run, so the data were not assessed: "
+                "this is not a finding of low risk.")
+    rests = (f"The verdict rests on all {n_checks} checks behind it" if n_ran == n_checks
+             else f"The verdict rests on {n_ran} of the {n_checks} checks behind it (the others did not run)")
+    if n_fired == 0:
+        found = "none of them found more than a low risk"
+    else:
+        found = f"{n_fired} of them found a medium or high risk, and the verdict takes the highest level found"
+    return f"{rests}; {found}. Each check compares the synthetic data with the real records the generator learned from."
+
+
+def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any]:
+    """Everything the first page shows, in plain words and formatted numbers (also read by the tests)."""
     doc = data.document
     v = doc["verdict"]
+    meta = dict(doc.get("meta") or {})
     settings = dict(doc["settings"])
-    sizes = settings.pop("sizes", None)
-    sizes = sizes if isinstance(sizes, Mapping) else {}
-    settings.pop("default_params", None)
-    settings.pop("metrics", None)  # listed in the summary and the appendix
-    word = LEVEL_WORDS.get(v["level"], str(v["level"]).upper())
-    html = render(
-        "cover.html.j2", title=title,
-        verdict={"level": v["level"], "word": word, "reasons": v["reasons"], "not_run": v.get("not_run") or [],
-                 "checks": v.get("checks") or []},
-        created=doc["created"], version=doc["generator"]["version"],
-        source="re-rendered from a JSON report (no data)" if data.from_json else "computed evaluation",
-        revealed=data.revealed,
-        inputs=list((doc.get("inputs") or {}).items()),
-        sizes=[(SET_NAMES.get(k, k), n) for k, n in sizes.items()],
-        fingerprints=[(SET_NAMES.get(k, k), fp) for k, fp in doc["fingerprints"].items()],
-        settings=list(settings.items()),
-        data_notes=list(doc.get("data_notes") or []),
-    )
-    text = "\n".join([shorten_text(title, 200), f"Verdict: {word}"]
-                     + [f"- {shorten_text(r, 600)}" for r in v["reasons"]])
+    driving = _driving(doc)
+    checks = []
+    for name in driving:
+        m = doc["metrics"].get(name)
+        lv = next((c["level"] for c in v["checks"] if c["metric"] == name), None)
+        if m is None or not m["computed"] or lv is None:
+            continue
+        row = wording.metric_row(m, driving)
+        checks.append({"name": name, "title": row["title"], "sentence": row["sentence"], "level": lv,
+                       "level_text": wording.LEVEL_WORDS.get(lv, str(lv))})
+    not_run = [{"name": c["metric"], "title": _title(doc, c["metric"]), "reason": c["reason"]}
+               for c in v.get("not_run") or []]
+    n_checks = len(v.get("checks") or [])
+    n_fired = sum(1 for c in checks if c["level"] in ("medium", "high"))
+    level = str(v["level"])
+    keys = meta.get("key_fields", settings.get("key_fields")) or []
+    sensitive = meta.get("sensitive_fields", settings.get("sensitive_fields")) or []
+    columns = meta.get("columns")
+    if columns:
+        col_text = (f"{wording.fmt_count(len(columns))}: "
+                    + ", ".join(f"{c.get('name')} ({c.get('kind')})" for c in columns))
+    elif isinstance(settings.get("columns"), Mapping):
+        col_text = (f"{wording.fmt_count(len(settings['columns']))}: "
+                    + ", ".join(f"{c} ({k})" for c, k in settings["columns"].items()))
+    else:
+        col_text = "not recorded"
+    excluded = meta.get("excluded", settings.get("excluded")) or []
+    setting_src = {k: x for k, x in settings.items() if k not in ("key_fields", "sensitive_fields", "excluded")}
+    return {
+        "title": title,
+        "verdict": {
+            "level": level, "word": LEVEL_WORDS.get(level, level.upper()),
+            "lead": _verdict_lead(level, len(checks), n_checks, n_fired),
+            "checks": checks, "not_run": not_run,
+            "not_run_lead": ("Checks behind the verdict that did not run, so the verdict does not rest on them:"
+                             if level != "not_assessed" else "Why the checks did not run:"),
+        },
+        "levels_note": ("Levels: low, medium or high risk, each given by a rule with a public source (see the "
+                        "appendix). The holdout is a set of real records the generator never saw: what it reaches "
+                        "is the yardstick of an honest generator."),
+        "sets": wording.set_rows(meta, doc.get("fingerprints"), settings.get("sizes")),
+        "fingerprint_algorithm": str(meta.get("fingerprint_algorithm")
+                                     or "SHA-256 of the analysed columns in a canonical text form"),
+        "key_fields": ", ".join(map(str, keys)) or "none",
+        "key_fields_chosen": wording.chosen_text(meta.get("key_fields_chosen", settings.get("key_fields_chosen"))),
+        "sensitive_fields": ", ".join(map(str, sensitive)) or "none given (the attacks that need one did not run)",
+        "columns": col_text,
+        "excluded": ", ".join(map(str, excluded)) or "none",
+        "revealed": data.revealed,
+        "version": doc["generator"]["version"],
+        "created": doc["created"],
+        "source": "drawn again from a saved JSON report, without the data" if data.from_json
+        else "computed from the data",
+        "settings": wording.setting_rows(setting_src, doc["params"]),
+        "data_notes": list(doc.get("data_notes") or []),
+    }
+
+
+def _cover(data: ReportData, title: str) -> tuple[str, str]:
+    ctx = cover_context(data, title)
+    html = render("cover.html.j2", **ctx)
+    v = ctx["verdict"]
+    text = "\n".join([shorten_text(title, 200), f"Verdict: {v['word']}", v["lead"]]
+                     + [f"- {c['title']}: {c['sentence']} ({c['level_text']})" for c in v["checks"]]
+                     + [f"- did not run: {n['title']}: {shorten_text(n['reason'], 600)}" for n in v["not_run"]])
     return html, text
 
 
-def _summary(metrics: list[Mapping[str, Any]]) -> tuple[str, str]:
-    text = "\n".join(f"{shorten_text(m['name']):<20} "
-                     f"{fmt_number(m['value']) if m['computed'] else 'not computed':>12} {m['level'] or '—'}"
-                     for m in metrics)
-    return render("summary.html.j2", metrics=metrics), text
+CHECKS_INTRO = ("These checks compare the synthetic data with the real records the generator learned from and with "
+                "real records it never saw (the holdout). The verdict is the highest level among those that ran.")
+OTHERS_INTRO = ("These measures come from published reviews of privacy metrics. They are shown for context and do "
+                "not drive the verdict; their levels compare each value with what the holdout reaches in place of "
+                "the synthetic data.")
+
+
+def _summary(data: ReportData) -> tuple[str, str]:
+    doc = data.document
+    checks, dist, others = wording.split_metrics(list(doc["metrics"].values()), _driving(doc))
+    html = render("summary.html.j2", checks=checks, distinguishability=dist, others=others,
+                  checks_intro=CHECKS_INTRO, others_intro=OTHERS_INTRO,
+                  dist_title=wording.DISTINGUISHABILITY_TITLE, dist_intro=wording.DISTINGUISHABILITY_INTRO)
+    lines = ["The checks behind the verdict"]
+    lines += [f"  {shorten_text(r['title']):<40} {r['value']:>14} {r['level_text']}" for r in checks]
+    if dist:
+        lines += ["", wording.DISTINGUISHABILITY_TITLE]
+        lines += [f"  {shorten_text(r['title']):<40} {r['value']:>14} {r['level_text']} ({r['drives']})"
+                  for r in dist]
+    if others:
+        lines += ["", "Other measures (not behind the verdict)"]
+        lines += [f"  {shorten_text(r['title']):<40} {r['value']:>14} {r['level_text']}" for r in others]
+    return html, "\n".join(lines)
 
 
 def _methods(data: ReportData) -> tuple[str, str]:
     doc = data.document
     metrics = list(doc["metrics"].values())
     params = doc["params"]
-    rules = [{"name": m["name"], **m["level_rule"]} for m in metrics if m["level_rule"] is not None]
     html = render(
         "methods.html.j2",
-        sections=sorted({m["section"] for m in metrics if m["section"]}, key=_section_key)[:60],
-        spaces=sorted({m["space"] for m in metrics if m["computed"] and m["space"]})[:20],
-        n_bootstrap=params.get("n_bootstrap"),
+        spaces=sorted({str(m["space"]).split("(")[0] for m in metrics if m["computed"] and m["space"]})[:20],
+        n_bootstrap=wording.fmt_count(params.get("n_bootstrap")),
         calibrated=any(m["calibration"] is not None for m in metrics),
-        checks=[c["metric"] for c in doc["verdict"]["checks"]],
-        rules=rules,
-        params=[(k, v) for k, v in params.items()],
+        checks=[_title(doc, n) for n in _driving(doc)],
         from_json=data.from_json,
     )
-    text = "Methods\n" + "\n".join(f"{shorten_text(k)} = {value_text(v)}" for k, v in params.items())
-    return html, text
+    return html, "Methods: exact nearest-neighbour searches; intervals labelled by kind; levels by one rule each."
 
 
-def _metric(results: ResultSet, m: Mapping[str, Any], group_title: str | None) -> tuple[str, str]:
+def _metric(results: ResultSet, m: Mapping[str, Any], group_title: str | None, driving: list[str],
+            group_intro: str = "") -> tuple[str, str]:
     spec = _spec(m["name"])
     figures, errors = _figures(results, m["name"])
-    details = list(m["details"].items())
+    details = [(k, v) for k, v in m["details"].items() if k not in ("interval_kind", "interval_method")]
+    row = wording.metric_row(m, driving)
     html = render(
-        "metric.html.j2", m=m, group_title=group_title,
+        "metric.html.j2", m=m, r=row, group_title=group_title, group_intro=group_intro,
         definition=getattr(spec, "definition", "") or "", summary=getattr(spec, "summary", "") or "",
-        words=getattr(spec, "words", None), interval_kind=getattr(spec, "interval_kind", "") or "95% interval",
-        direction=DIRECTION_HINTS.get(m["direction"], m["direction"]),
+        words=getattr(spec, "words", None),
         figures=figures, figure_errors=errors,
         details=details[:MAX_DETAILS], more_details=max(len(details) - MAX_DETAILS, 0),
     )
-    head = f"{shorten_text(m['title'] or m['name'])} ({shorten_text(m['name'])}, spec {shorten_text(m['section'], 20)})"
+    head = f"{shorten_text(row['title'])} ({shorten_text(m['name'])})"
     if m["computed"]:
-        body = f"value {fmt_number(m['value'])}  level {m['level'] or '—'}"
+        body = f"value {row['value']}  level {row['level_text']}"
+        if row["graded"]:
+            body += f"  ({row['graded']})"
     else:
         body = f"not computed: {shorten_text(m['reason_not_computed'], 600)}"
     return html, f"{head}\n{body}"
 
 
 def _appendix(data: ReportData) -> tuple[str, str]:
+    from ..params import SOURCES
+
     doc = data.document
     not_computed = [m for m in doc["metrics"].values() if not m["computed"]]
     not_selected = []
     for name in doc["registered_metrics"]:
         if name not in doc["metrics"]:
             spec = _spec(name)
-            not_selected.append((name, getattr(spec, "title", "") or ""))
-    html = render("appendix.html.j2", not_computed=not_computed, not_selected=not_selected)
+            not_selected.append((name, getattr(spec, "title", "") or name))
+    rules = [{"name": m["name"], "title": m["title"] or m["name"], "description": m["level_rule"]["description"],
+              "scale": m["level_rule"].get("scale") or "the value", "source": m["level_rule"]["source"]}
+             for m in doc["metrics"].values() if m["level_rule"] is not None]
+    html = render("appendix.html.j2", rules=rules, sources=list(SOURCES.values()), not_computed=not_computed,
+                  not_selected=not_selected)
     text = "\n".join(f"{shorten_text(m['name'])}: {shorten_text(m['reason_not_computed'], 600)}"
-                     for m in not_computed) or "every selected metric computed"
+                     for m in not_computed) or "every selected measure computed"
     return html, text
 
 
@@ -179,16 +271,21 @@ def build_notebook(data: ReportData, *, title: str = DEFAULT_TITLE) -> Any:
     metrics = list(doc["metrics"].values())
     drawn = results_from_document(doc)  # figures come from the document too, like every text
     cover = _cover(data, title)
+    driving = _driving(doc)
     cells = [
         _code("report.cover()", *cover, "spr-cover"),
-        _code("report.summary()", *_summary(metrics), "spr-page-break"),
+        _code("report.summary()", *_summary(data), "spr-page-break"),
         _code("report.methods()", *_methods(data)),
     ]
     for key, group_title in GROUP_TITLES.items():
         members = [m for m in metrics if _group_of(m["name"]) == key]
+        intro = ""
+        if key == "distinguishability":
+            group_title, intro = wording.DISTINGUISHABILITY_TITLE, wording.DISTINGUISHABILITY_INTRO
         for i, m in enumerate(members):
             tags = ("spr-page-break",) if i == 0 else ()
-            cells.append(_code(f"report.metric({len(cells) - 3})", *_metric(drawn, m, group_title if i == 0 else None),
+            cells.append(_code(f"report.metric({len(cells) - 3})",
+                               *_metric(drawn, m, group_title if i == 0 else None, driving, intro if i == 0 else ""),
                                *tags))
     cells.append(_code("report.appendix()", *_appendix(data), "spr-page-break"))
     nb = nbformat.v4.new_notebook(cells=cells)

@@ -48,7 +48,8 @@ _PAIR = {"type": "array", "minItems": 2, "maxItems": 2, "items": _NUM_OR_NULL}
 _LEVEL_RULE = {
     "type": ["object", "null"],
     "required": ["medium", "high", "source", "description"],
-    "properties": {"medium": _NUM_OR_NULL, "high": _NUM_OR_NULL, "source": _STR, "description": _STR},
+    "properties": {"medium": _NUM_OR_NULL, "high": _NUM_OR_NULL, "source": _STR, "description": _STR,
+                   "scale": _STR, "graded": _NUM_OR_NULL},
 }
 
 _METRIC = {

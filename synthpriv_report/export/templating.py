@@ -7,7 +7,7 @@ strings never pass through a Markdown renderer. Long strings are shortened for d
 Filters
 -------
 ``num``
-    A number in 4 significant digits (``—`` for missing), anything else as shortened text.
+    A number in 3 significant digits (thousands separated) (``—`` for missing), anything else as shortened text.
 ``shorten(width=80)``
     A string cut to ``width`` characters with an ellipsis; any run of more than 80 characters without a space is
     cut too. When cut, the result is ``<span class="spr-short" title="full text">cut text…</span>``.
@@ -18,7 +18,6 @@ Filters
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from functools import lru_cache
@@ -26,6 +25,8 @@ from typing import Any
 
 import jinja2
 from markupsafe import Markup, escape
+
+from ..wording import fmt_number as _wording_number
 
 __all__ = ["MAX_DEPTH", "MAX_ITEMS", "NAME_WIDTH", "TEXT_WIDTH", "environment", "fmt_number", "render",
            "shorten", "shorten_text", "value_html", "value_text"]
@@ -77,19 +78,13 @@ def shorten(text: Any, width: int = NAME_WIDTH) -> Markup:
 
 
 def fmt_number(v: Any) -> str:
-    """A number in 4 significant digits; ``—`` for None; booleans as yes/no.
+    """A number in 3 significant digits with thousands separators; ``—`` for None; booleans as yes/no.
 
-    >>> fmt_number(0.123456), fmt_number(3), fmt_number(None), fmt_number(True)
-    ('0.1235', '3', '—', 'yes')
+    >>> fmt_number(0.123456), fmt_number(3000), fmt_number(None), fmt_number(True), fmt_number(0.15000000000000002)
+    ('0.123', '3,000', '—', 'yes', '0.15')
     """
-    if v is None:
-        return "—"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, int):
-        return str(v) if abs(v) < 10**15 else f"{float(v):.4g}" if abs(v) < 1e308 else "a huge number"
-    if isinstance(v, float):
-        return f"{v:.4g}" if math.isfinite(v) else str(v)
+    if v is None or isinstance(v, (bool, int, float)):
+        return _wording_number(v)
     return shorten_text(v)
 
 

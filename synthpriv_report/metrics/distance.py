@@ -780,7 +780,7 @@ register(MetricSpec(
     name="privacy_score", title="Proximity-ratio privacy score", section="2.3", group="closeness",
     direction="higher_is_safer", value_range=(0.0, 100.0), compute=_ps_compute, plan=_ps_plan,
     default_space="gower", space_choosable=True, params=(ALPHA,), calibratable=True,
-    interval_kind="score at the ends of the Wilson 95% interval of f_TS",
+    interval_kind="Wilson 95% (the score at the two ends of the Wilson interval of the share of real records with a synthetic record unusually close)",
     level=LevelSpec(medium=90.0, high=50.0, source="package default, after " + SOURCES["aindo"],
                     description="high below {high}, medium below {medium}"),
     figures=(FigureSpec(lambda r, a: plot_privacy_score(r, ax=a),

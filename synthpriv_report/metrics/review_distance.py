@@ -661,12 +661,13 @@ _WORDS_CLOSE = Words(measures="how close synthetic records come to real people, 
 
 def _spec(name: str, title: str, compute: Any, plan: Any, *, space: str | None, summary: str, definition: str,
           params: tuple[Param, ...] = (), copy_sensitive: bool = False, calibratable: bool = True,
-          choosable: bool = True, needs: tuple = (), interval_kind: str = "Wilson 95%") -> MetricSpec:
+          choosable: bool = True, needs: tuple = (), interval_kind: str = "Wilson 95%",
+          group: str = "closeness", words: Words = _WORDS_CLOSE) -> MetricSpec:
     return register(MetricSpec(
-        name=name, title=title, section="3", group="closeness", direction="higher_is_riskier",
+        name=name, title=title, section="3", group=group, direction="higher_is_riskier",
         value_range=(0.0, 1.0), compute=compute, plan=plan, needs=needs, default_space=space,
         space_choosable=choosable, params=params, summary=summary, definition=definition,
-        copy_sensitive=copy_sensitive, calibratable=calibratable, level=review_level, words=_WORDS_CLOSE,
+        copy_sensitive=copy_sensitive, calibratable=calibratable, level=review_level, words=words,
         interval_kind=interval_kind,
     ))
 
@@ -678,7 +679,12 @@ _spec("cvp", "Close value probability (CVP)", _compute_cvp, _plan_closeness("cvp
       "between the smallest and largest real-synthetic distances. CVP is the share of real records with u at "
       "most the threshold (0.2).")
 _spec("dvp", "Distant value probability (DVP')", _compute_dvp, _plan_closeness("dvp"), space="euclidean",
-      params=(DVP_THRESHOLD,),
+      params=(DVP_THRESHOLD,), group="distinguishability",
+      words=Words(measures="how many real records have some synthetic record near them, i.e. how well the "
+                           "synthetic data covers the real data",
+                  high_means="a value near 1 means no real record is far from every synthetic record, which "
+                             "almost any faithful synthetic data reaches; it describes coverage, not leakage",
+                  ideal="the value the holdout reaches in place of the synthetic data"),
       summary="One minus the share of real records far from every synthetic record; near 1 on almost any data.",
       definition="With the same rescaled nearest-synthetic distance u as CVP, DVP is the share of real records "
       "with u at least the threshold (0.8). DVP' = 1 - DVP, so 1 means no real record is far from the "

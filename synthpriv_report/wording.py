@@ -1,0 +1,491 @@
+"""The reader's words: number formats by kind, one plain sentence per check, settings in words.
+
+Every document (the notebook view, the HTML and PDF exports, a report re-drawn from JSON) takes its reader-facing
+words from here, and reads only finished results: the JSON form of a metric (:meth:`MetricResult.to_dict`) and
+of the evaluation's context (``ResultSet.meta``). Nothing here computes a metric.
+
+Number formats
+--------------
+* plain numbers: 3 significant digits (``0.136``, ``1,650``), thousands separated;
+* counts: whole numbers with thousands separators (``3,000``);
+* shares (proportions in [0, 1]): percentages with 3 significant digits (``9.5%``, ``0.333%``);
+* scores out of 100: 3 significant digits followed by "out of 100" where a sentence needs it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+__all__ = ["DISTINGUISHABILITY_INTRO", "DISTINGUISHABILITY_TITLE", "LEVEL_WORDS", "NOT_LEAKAGE", "ROLE_WORDS",
+           "ValueKind", "check_sentence", "chosen_text", "drives_text", "fmt_count", "fmt_interval",
+           "fmt_number", "fmt_share", "fmt_value", "graded_text", "interval_label", "is_distinguishability", "metric_row", "split_metrics",
+           "range_text", "setting_rows", "set_rows", "value_kind"]
+
+ValueKind = Literal["share", "score", "auc", "distance", "number"]
+
+LEVEL_WORDS = {"low": "low risk", "medium": "medium risk", "high": "high risk", "not_assessed": "not assessed",
+               None: "no level"}
+
+#: The three data sets, as a reader knows them.
+ROLE_WORDS = {
+    "real": "Real training data (the records the generator learned from)",
+    "synthetic": "Synthetic data (the data set evaluated)",
+    "holdout": "Holdout (real records of the same population the generator never saw)",
+}
+_ROLE_OF_SET = {"T": "real", "S": "synthetic", "H": "holdout"}
+
+DISTINGUISHABILITY_TITLE = "How distinguishable is the synthetic data?"
+NOT_LEAKAGE = ("Distinguishability is not leakage: a generator that copied its training records exactly would be "
+               "indistinguishable from the real data, and a generator that leaks nothing can still be easy to tell "
+               "apart from it.")
+DISTINGUISHABILITY_INTRO = ("These measures say how easily real and synthetic records can be told apart. They "
+                            "describe how faithful the synthetic data is, not whether it reveals real people. "
+                            + NOT_LEAKAGE)
+
+#: Value kinds of the registered metrics whose kind is not plain from their declaration.
+_KINDS: dict[str, ValueKind] = {
+    "exact_copies": "share", "holdout_dcr_share": "share", "nndr": "share", "mir": "share",
+    "privacy_score": "score", "dcr_test": "score", "nndr_test": "score",
+    "detection_mlp": "auc", "dcr": "distance",
+}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# numbers
+
+
+def _finite(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(float(v))
+
+
+def fmt_number(v: Any, digits: int = 3) -> str:
+    """A number in ``digits`` significant digits with thousands separators; ``—`` for missing.
+
+    >>> fmt_number(0.15000000000000002), fmt_number(1650.2), fmt_number(3), fmt_number(None)
+    ('0.15', '1,650', '3', '—')
+    >>> fmt_number(float("inf")), fmt_number(True), fmt_number(2.5e-7)
+    ('∞', 'yes', '2.5e-07')
+    """
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return f"{v:,}" if abs(v) < 10**15 else f"{float(v):.{digits}g}"
+    if not isinstance(v, float):
+        try:
+            v = float(v)
+        except (TypeError, ValueError):
+            return str(v)
+    if math.isnan(v):
+        return "—"
+    if math.isinf(v):
+        return "∞" if v > 0 else "−∞"
+    if v == 0:
+        return "0"
+    mag = math.floor(math.log10(abs(v)))
+    if mag >= digits - 1:
+        if abs(v) >= 1e15:
+            return f"{v:.{digits}g}"
+        return f"{round(v, digits - 1 - mag):,.0f}"
+    if mag < -4:
+        return f"{v:.{digits - 1}g}" if digits > 1 else f"{v:.0e}"
+    return f"{round(v, digits - 1 - mag):.{max(digits - 1 - mag, 0)}f}".rstrip("0").rstrip(".")
+
+
+def fmt_count(n: Any) -> str:
+    """A count with thousands separators.
+
+    >>> fmt_count(3000), fmt_count(12.0), fmt_count(None)
+    ('3,000', '12', '—')
+    """
+    if not _finite(n):
+        return "—"
+    return f"{int(round(float(n))):,}"
+
+
+def fmt_share(p: Any) -> str:
+    """A proportion in [0, 1] as a percentage with 3 significant digits.
+
+    >>> fmt_share(0.095), fmt_share(0.5133333), fmt_share(0.0), fmt_share(1.0), fmt_share(0.0033333)
+    ('9.5%', '51.3%', '0%', '100%', '0.333%')
+    """
+    if not _finite(p):
+        return "—"
+    return fmt_number(float(p) * 100.0) + "%"
+
+
+def value_kind(m: Mapping[str, Any]) -> ValueKind:
+    """What kind of number a metric's headline value is (from its JSON form): share, score, AUC, distance, number.
+
+    >>> value_kind({"name": "exact_copies"}), value_kind({"name": "x", "value_range": [0, 100]})
+    ('share', 'score')
+    """
+    name = str(m.get("name", ""))
+    if name in _KINDS:
+        return _KINDS[name]
+    rng = m.get("value_range") or (None, None)
+    if list(rng) == [0, 100]:
+        return "score"
+    kind = _interval_kind_of(name)
+    if kind.lower().startswith("wilson") and list(rng) == [0, 1]:
+        return "share"
+    return "number"
+
+
+def fmt_value(v: Any, kind: ValueKind) -> str:
+    """``v`` formatted by its kind (shares as percentages, everything else with 3 significant digits).
+
+    >>> fmt_value(0.095, "share"), fmt_value(47.619, "score"), fmt_value(0.7906, "auc")
+    ('9.5%', '47.6', '0.791')
+    """
+    return fmt_share(v) if kind == "share" else fmt_number(v)
+
+
+def _interval_kind_of(name: str) -> str:
+    try:
+        from .registry import get_spec
+
+        return get_spec(name).interval_kind or ""
+    except (ValueError, TypeError):
+        return ""
+
+
+def interval_label(m: Mapping[str, Any]) -> str:
+    """How the interval of a metric was made, in words ("Wilson 95%", "min-max over the 5 fold AUCs", ...).
+
+    >>> interval_label({"name": "exact_copies"})
+    'Wilson 95%'
+    """
+    kind = _interval_kind_of(str(m.get("name", "")))
+    if not kind:
+        details = m.get("details") or {}
+        kind = str(details.get("interval_kind") or details.get("interval_method") or "")
+    return kind or "95% interval (method not stated by the metric)"
+
+
+def fmt_interval(iv: Any, kind: ValueKind) -> str:
+    """An interval ``[low, high]`` formatted by the value's kind; ``—`` when there is none.
+
+    >>> fmt_interval([0.074, 0.121], "share"), fmt_interval(None, "share")
+    ('7.4% to 12.1%', '—')
+    """
+    if iv is None:
+        return "—"
+    lo, hi = iv
+    return f"{fmt_value(lo, kind)} to {fmt_value(hi, kind)}"
+
+
+def range_text(m: Mapping[str, Any]) -> str:
+    """The range of a metric's value in words; distances in the gower space are in [0, 1].
+
+    >>> range_text({"name": "dcr", "value_range": [0, None], "space": "gower"})
+    'from 0 to 1 (gower distances average per-column differences, each between 0 and 1)'
+    >>> range_text({"name": "dcr", "value_range": [0, None], "space": "euclidean"})
+    '0 or more'
+    >>> range_text({"name": "exact_copies", "value_range": [0, 1]})
+    'from 0% to 100%'
+    """
+    lo, hi = (list(m.get("value_range") or [None, None]) + [None, None])[:2]
+    if m.get("name") == "dcr" and str(m.get("space") or "").startswith("gower"):
+        return "from 0 to 1 (gower distances average per-column differences, each between 0 and 1)"
+    kind = value_kind(m)
+    if hi is None or (isinstance(hi, float) and math.isinf(hi)):
+        return f"{fmt_number(lo)} or more"
+    return f"from {fmt_value(lo, kind)} to {fmt_value(hi, kind)}"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# levels: what was graded, whether it drives the verdict
+
+
+def graded_text(m: Mapping[str, Any]) -> str:
+    """When a level is graded on another quantity than the value shown, that quantity and its number.
+
+    Empty when the level is graded on the value itself (then level and value agree by construction).
+
+    >>> graded_text({"name": "mir", "value": 0.99, "level": "low", "level_rule": {"scale": "the membership "
+    ...     "advantage", "graded": 0.003}, "details": {"holdout_predicted_real": 0.987}})
+    'Graded on the membership advantage: 0.003, not on the value shown (99% of real test records were labelled real, and 98.7% of the holdout records too).'
+    """
+    rule = m.get("level_rule") or {}
+    scale = str(rule.get("scale") or "the value")
+    if not m.get("level") or scale == "the value":
+        return ""
+    graded = rule.get("graded")
+    name = m.get("name")
+    details = m.get("details") or {}
+    if name == "mir" and _finite(graded) and _finite(details.get("holdout_predicted_real")):
+        return (f"Graded on {scale}: {fmt_number(graded)}, not on the value shown "
+                f"({fmt_share(m.get('value'))} of real test records were labelled real, and "
+                f"{fmt_share(details['holdout_predicted_real'])} of the holdout records too).")
+    if name in ("dcr_test", "nndr_test") and _finite(graded):
+        return f"Graded on D, the drop from the holdout's distance statistic to the synthetic data's: " \
+               f"{fmt_number(graded)}% (negative: the synthetic records are farther than the holdout's)."
+    if _finite(graded):
+        # on the scale of the rule's thresholds (a share as a fraction), so that the number and the rule compare
+        return f"Graded on {scale}: {fmt_number(graded)}."
+    return f"Graded on {scale}."
+
+
+def is_distinguishability(m: Mapping[str, Any]) -> bool:
+    """Whether a metric (JSON form) measures distinguishability (its declared report group)."""
+    try:
+        from .registry import get_spec
+
+        return get_spec(str(m.get("name"))).group == "distinguishability"
+    except (ValueError, TypeError):
+        return False
+
+
+def drives_text(m: Mapping[str, Any], driving: Sequence[str]) -> str:
+    """Whether a metric drives the verdict and, if not, why not (one sentence)."""
+    if m.get("name") in driving:
+        return "Drives the verdict."
+    if is_distinguishability(m):
+        return ("Does not drive the verdict: it measures how easily real and synthetic records are told apart, "
+                "which is not leakage.")
+    return ("Does not drive the verdict: the verdict rests on the checks listed on the first page; this measure "
+            "is shown for context.")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# one plain sentence per check
+
+
+def _d_sentence(m: Mapping[str, Any], what: str, closer: str) -> str:
+    details = m.get("details") or {}
+    d = details.get("D")
+    score = fmt_number(m.get("value"))
+    stat = str(details.get("statistic") or "mean")
+    if not _finite(d):
+        return f"The score is {score} out of 100 (100: {closer})."
+    if d > 0:
+        return (f"The {stat} {what} of synthetic records is {fmt_number(d)}% lower than that of real records "
+                f"the generator never saw, giving a score of {score} out of 100 (100: {closer}).")
+    return (f"The {stat} {what} of synthetic records is not lower than that of real records the generator never "
+            f"saw ({fmt_number(-d)}% higher), giving a score of {score} out of 100 (100: {closer}).")
+
+
+def check_sentence(m: Mapping[str, Any]) -> str:
+    """One plain sentence saying what a check found, with its number formatted (JSON form of the metric).
+
+    >>> check_sentence({"name": "exact_copies", "computed": True, "value": 0.095,
+    ...     "details": {"n_copies": 57, "n": 600, "holdout_copy_share": 0.0}})
+    '9.5% of the synthetic records (57 of 600) are exact copies of a real training record; among real records the generator never saw, 0% equal a training record.'
+    """
+    name = m.get("name")
+    v = m.get("value")
+    details = m.get("details") or {}
+    title = m.get("title") or name
+    if not m.get("computed", v is not None):
+        return f"{title} could not be computed: {m.get('reason_not_computed')}"
+    if name == "exact_copies":
+        n_copies, n = details.get("n_copies"), details.get("n")
+        counts = f" ({fmt_count(n_copies)} of {fmt_count(n)})" if _finite(n_copies) and _finite(n) else ""
+        base = details.get("holdout_copy_share")
+        tail = (f"; among real records the generator never saw, {fmt_share(base)} equal a training record."
+                if _finite(base) else " (no holdout to compare with).")
+        return f"{fmt_share(v)} of the synthetic records{counts} are exact copies of a real training record{tail}"
+    if name == "holdout_dcr_share":
+        return (f"{fmt_share(v)} of the synthetic records are closer to a training record than to any real record "
+                f"the generator never saw; about 50% is expected when the generator did not memorise its training "
+                f"records.")
+    if name == "privacy_score":
+        f_ts, f_tt = details.get("f_ts"), details.get("f_tt")
+        if _finite(f_ts) and _finite(f_tt):
+            return (f"The privacy score is {fmt_number(v)} out of 100: {fmt_share(f_ts)} of the real records have "
+                    f"a synthetic record unusually close to them, against {fmt_share(f_tt)} with another real "
+                    f"record that close (100: no excess closeness).")
+        return f"The privacy score is {fmt_number(v)} out of 100 (100: no excess closeness)."
+    if name == "dcr_test":
+        return _d_sentence(m, "distance to the closest training record",
+                           "synthetic records are no closer to the training records than unseen real ones")
+    if name == "nndr_test":
+        return _d_sentence(m, "ratio of the distances to the nearest and second-nearest training records",
+                           "synthetic records sit no more distinctly close to one training record than unseen "
+                           "real ones")
+    kind = value_kind(m)
+    try:
+        from .registry import get_spec
+
+        words = get_spec(str(name)).words
+    except (ValueError, TypeError):
+        words = None
+    what = f" It measures {words.measures}." if words is not None else ""
+    return f"{title}: {fmt_value(v, kind)}.{what}"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the inputs and the settings
+
+
+def chosen_text(how: Any) -> str:
+    """How the key fields were chosen, in words."""
+    known = {"given": "given for this evaluation",
+             "every analysed column not sensitive": "not given, so every analysed column that is not sensitive"}
+    if how is None:
+        return "not recorded"
+    return known.get(str(how), str(how))
+
+
+def set_rows(meta: Mapping[str, Any], fingerprints: Mapping[str, Any] | None = None,
+             sizes: Mapping[str, Any] | None = None) -> list[dict[str, str]]:
+    """One row per data set: what it is, its name, rows, columns, fingerprint (from ``meta["sets"]``, or from
+    the older ``sizes``/``fingerprints`` fields of a document)."""
+    rows = []
+    sets = meta.get("sets") or []
+    if sets:
+        for s in sets:
+            role = str(s.get("role"))
+            rows.append({"role": ROLE_WORDS.get(role, role), "name": str(s.get("name") or role),
+                         "rows": fmt_count(s.get("rows")), "columns": fmt_count(s.get("columns")),
+                         "fingerprint": str(s.get("fingerprint") or "—")})
+        return rows
+    for key, n in (sizes or {}).items():
+        role = _ROLE_OF_SET.get(key, key)
+        rows.append({"role": ROLE_WORDS.get(role, role), "name": role, "rows": fmt_count(n), "columns": "—",
+                     "fingerprint": str((fingerprints or {}).get(key) or "—")})
+    return rows
+
+
+#: Settings of the evaluation in words (the identifier is shown beside them in a code font).
+SETTING_WORDS: dict[str, str] = {
+    "key_fields": "Key fields (what an attacker is assumed to know about a person)",
+    "key_fields_chosen": "How the key fields were chosen",
+    "sensitive_fields": "Sensitive fields (what an attacker wants to learn)",
+    "excluded": "Columns left out of the analysis",
+    "pairing": "Pairing of real and synthetic records given by the generator",
+    "spaces": "Distance space chosen per measure",
+    "nndr_k": "Neighbours averaged in the nearest-neighbour distance ratio",
+    "n_components": "Dimensions kept in the projected (principal-component) space",
+    "max_rows": "Most records per set given to the classifiers",
+    "random_state": "Random state (makes every random step repeatable)",
+    "calibrate": "Each measure also computed with the holdout in place of the synthetic data",
+    "reveal_real_values": "Real record values shown in this report",
+    "engine": "Nearest-neighbour search method",
+    "device": "Processor of the neighbour searches",
+    "verdict_metrics": "Checks behind the verdict",
+    "levels": "Level thresholds set for this report",
+}
+_NONE_WORDS = {"spaces": "the default of each measure", "n_components": "automatic (95% of the variance)",
+               "pairing": "none given", "random_state": "not fixed (numbers may change between runs)",
+               "levels": "none: the package defaults"}
+_VALUE_WORDS = {"engine": {"auto": "chosen per search (auto)", "tree": "tree search", "tiled": "tiled exact scan"},
+                "device": {"cpu": "CPU", "cuda": "GPU (CUDA)", "auto": "GPU when available, else CPU"}}
+_SKIP = {"columns", "sizes", "metrics", "default_params", "key_fields_chosen"}
+
+
+def _plain(v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (int, float)):
+        return fmt_number(v)
+    if v is None:
+        return "—"
+    if isinstance(v, Mapping):
+        return "; ".join(f"{k}: {_plain(x)}" for k, x in v.items()) or "—"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_plain(x) for x in v) or "none"
+    return str(v)
+
+
+def setting_rows(settings: Mapping[str, Any], params: Mapping[str, Any] | None = None) -> list[dict[str, str]]:
+    """Every setting and reduction parameter as ``{"words", "code", "value"}`` rows, in plain words.
+
+    >>> [r["value"] for r in setting_rows({"calibrate": True, "max_rows": 20000, "spaces": None})]
+    ['yes', '20,000', 'the default of each measure']
+    """
+    rows = []
+    for key, v in settings.items():
+        if key in _SKIP:
+            continue
+        if key == "verdict_metrics" and isinstance(v, (list, tuple)):
+            value = ", ".join(_title_of(x) for x in v) or "none"
+        elif v is None or (key in ("levels", "excluded") and not v):
+            value = _NONE_WORDS.get(key, "none")
+        elif key in _VALUE_WORDS and isinstance(v, str):
+            value = _VALUE_WORDS[key].get(v, v)
+        else:
+            value = _plain(v)
+        rows.append({"words": SETTING_WORDS.get(key, key.replace("_", " ").capitalize()), "code": key,
+                     "value": value})
+    if params:
+        from .registry import declared_params
+
+        decl = declared_params()
+        for key, v in params.items():
+            if key == "levels":
+                value = _NONE_WORDS["levels"] if not v else _plain(v)
+                rows.append({"words": SETTING_WORDS["levels"], "code": key, "value": value})
+                continue
+            p = decl.get(key)
+            words = (p.doc or p.label) if p is not None else key.replace("_", " ").capitalize()
+            rows.append({"words": words, "code": key, "value": _plain(v)})
+    return rows
+
+
+def _title_of(name: Any) -> str:
+    try:
+        from .registry import get_spec
+
+        return get_spec(str(name)).title
+    except (ValueError, TypeError):
+        return str(name)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the rows of a report's tables
+
+
+def metric_row(m: Mapping[str, Any], driving: Sequence[str] = ()) -> dict[str, Any]:
+    """Everything a table row shows of one metric (its JSON form), formatted for a reader."""
+    kind = value_kind(m)
+    computed = bool(m.get("computed", m.get("value") is not None))
+    try:
+        from .registry import get_spec
+
+        words = get_spec(str(m.get("name"))).words
+    except (ValueError, TypeError):
+        words = None
+    cal = m.get("calibration")
+    return {
+        "name": str(m.get("name")),
+        "title": str(m.get("title") or m.get("name")),
+        "computed": computed,
+        "value": fmt_value(m.get("value"), kind) if computed else "not computed",
+        "interval": fmt_interval(m.get("interval"), kind) if computed else "—",
+        "interval_label": interval_label(m) if computed and m.get("interval") is not None else "",
+        "level": m.get("level"),
+        "level_text": LEVEL_WORDS.get(m.get("level"), str(m.get("level"))),
+        "graded": graded_text(m) if computed else "",
+        "calibration": fmt_value(cal, kind) if _finite(cal) else "—",
+        "drives": drives_text(m, driving),
+        "driving": m.get("name") in driving,
+        "sentence": check_sentence(m) if computed else "",
+        "measures": words.measures if words is not None else "",
+        "ideal": words.ideal if words is not None else "",
+        "direction": {"higher_is_riskier": "higher is riskier",
+                      "higher_is_safer": "higher is safer"}.get(str(m.get("direction")), ""),
+        "range": range_text(m),
+        "reason": m.get("reason_not_computed") or "",
+    }
+
+
+def split_metrics(metrics: Sequence[Mapping[str, Any]], driving: Sequence[str]
+                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """Rows of (the checks behind the verdict, the distinguishability measures, the other measures).
+
+    A driving check is always in the first list (even a distinguishability metric chosen to drive the verdict);
+    the checks keep the verdict's order.
+    """
+    by_name = {str(m.get("name")): m for m in metrics}
+    checks = [metric_row(by_name[n], driving) for n in driving if n in by_name]
+    dist, other = [], []
+    for m in metrics:
+        if m.get("name") in driving:
+            continue
+        (dist if is_distinguishability(m) else other).append(metric_row(m, driving))
+    return checks, dist, other
