@@ -13,7 +13,7 @@ from synthpriv_report.applicability import notes_for
 from synthpriv_report.display import bundle, environment
 from synthpriv_report.registry import GROUP_TITLES, get_spec
 from synthpriv_report.results import MetricResult
-from synthpriv_report.wording import fmt_value
+from synthpriv_report.wording import check_sentence, fmt_value
 
 EVIL_COL = "<script>alert(1)</script>"
 EVIL_VAL = "<img src=x onerror=alert(2)>"
@@ -103,15 +103,16 @@ def test_summary_layout_for_non_specialist(ev, b):
               "Other measures (not behind the verdict)"]
     pos = [html.index(t) for t in titles if t in html]
     assert html.index("Verdict") < pos[0] and pos == sorted(pos)
-    for reason in rs.verdict.reasons:
-        assert environment().from_string("{{ r }}").render(r=reason) in html
+    for name, level in rs.verdict.checks:  # one plain sentence per check that ran, with its number
+        if level is not None:
+            assert environment().from_string("{{ r }}").render(r=check_sentence(rs[name].to_dict())) in html
     assert "higher is riskier" in html and "higher is safer" in html
     r = rs["privacy_score"]
     import html as _html
 
     assert r.level_rule.description in _html.unescape(html) and r.level_rule.source in _html.unescape(html)
     assert get_spec("privacy_score").summary.split(";")[0] in html
-    assert "Holdout as synthetic" in html
+    assert "With the holdout in place of the synthetic data" in html
 
 
 def test_not_computed_listed_with_reason():
@@ -145,7 +146,7 @@ def test_markdown_lists_groups_and_escapes_every_string(ev):
     from synthpriv_report.display import render_markdown
 
     md = render_markdown(ev)
-    assert "**Verdict:" in md and "### Closeness to real records" in md and "| Metric |" in md
+    assert "**Verdict:" in md and "### The checks behind the verdict" in md and "| Measure |" in md
     assert re.search(r"(?<!\\)[<\[]", md) is None  # every '<' and '[' is escaped: no markup, no link
     hostile = render_markdown(MetricResult("mir", None, reason_not_computed="<script>x</script> [a](javascript:b)"))
     assert "\\<script\\>x\\</script\\> \\[a\\]\\(javascript:b\\)" in hostile

@@ -148,7 +148,7 @@ def test_pdf_no_page_holds_only_a_heading(pdf_path: Path) -> None:
         body = [line for line in page.splitlines() if line.strip() and "privacy report" not in line]
         assert len(body) >= 3, f"page {i} holds only {body!r}"
     summary = next(p for p in pages if " Summary" in p or p.lstrip().startswith("Summary"))
-    assert "95% interval" in summary and "dcr" in summary
+    assert "Wilson 95%" in summary and "dcr" in summary
 
 
 def test_pdf_page_is_not_blank(pdf_path: Path, tmp_path: Path) -> None:
@@ -257,7 +257,7 @@ def test_loaded_report_rerenders_without_data(ev: Evaluation, tmp_path: Path) ->
     loaded = from_json(ev.to_json(tmp_path / "r.json"))
     html_path = loaded.to_html(tmp_path / "again.html")
     text = Path(html_path).read_text(encoding="utf-8")
-    assert "re-rendered from a JSON report" in text
+    assert "drawn again from a saved JSON report" in text
     for name in metric_names():
         assert name in text
     assert SECRET_CAT not in text
