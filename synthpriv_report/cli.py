@@ -61,6 +61,9 @@ _ORDER = {"low": 0, "medium": 1, "high": 2}
 
 #: Separators looked for in the header of a file that reads as one column, and how to write them on a command line.
 _SEPARATORS = {";": "';'", ",": "','", "\t": "tab", "|": "'|'"}
+#: What each separator is called in a message (plural, adjective).
+_SEPARATOR_WORDS = {";": ("semicolons", "semicolon"), ",": ("commas", "comma"), "\t": ("tabs", "tab"),
+                    "|": ("vertical bars", "bar")}
 #: Spellings of the tab accepted by ``--sep``.
 _TAB_SPELLINGS = ("tab", "\\t", "\t")
 
@@ -168,8 +171,8 @@ def _check_separator(df: pd.DataFrame, path: Path, sep: str) -> None:
         return
     raise _InputError(
         f"{path}: the file reads as a single column with the separator {_shown_sep(sep)}, but its header line "
-        f"holds {counts[best]} {_shown_sep(best)}: it looks {_shown_sep(best)}-separated; run again with "
-        f"--sep {_shown_sep(best)}")
+        f"holds {counts[best]} {_SEPARATOR_WORDS[best][0]}: it looks {_SEPARATOR_WORDS[best][1]}-separated; run "
+        f"again with --sep {_shown_sep(best)}")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -182,7 +185,8 @@ def _parser() -> argparse.ArgumentParser:
                             "130 interrupted")
     parser.add_argument("--version", action="version", version=f"synthpriv-report {__version__}",
                         help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="{evaluate,demo}")
+    sub = parser.add_subparsers(dest="command", metavar="{evaluate,demo}",
+                                help="evaluate: your files; demo: the embedded demo data")
     sub.required = True
 
     def common(p: argparse.ArgumentParser) -> None:
@@ -288,6 +292,14 @@ def _key_fields_notice(ev: Any, key_given: bool) -> None:
          f"sensitive ({keys}); give --key to choose what an attacker knows")
 
 
+def _not_run_text(not_run: Sequence[tuple[str, str]]) -> str:
+    """The checks that did not run, grouped by reason: ``"a, b: reason; c: other reason"``."""
+    by_reason: dict[str, list[str]] = {}
+    for name, reason in not_run:
+        by_reason.setdefault(reason, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {reason}" for reason, names in by_reason.items())
+
+
 def verdict_line(verdict: Any) -> str:
     """The verdict in plain words, one line (what the command prints on stdout).
 
@@ -295,12 +307,16 @@ def verdict_line(verdict: Any) -> str:
     >>> verdict_line(Verdict("low", (), (("exact_copies", "low"), ("dcr_test", None)),
     ...                      (("dcr_test", "needs a holdout set"),)))
     'verdict: low risk (based on 1 of the 2 checks behind the verdict; not run: dcr_test: needs a holdout set)'
+    >>> verdict_line(Verdict("not_assessed", (), (("exact_copies", None),),
+    ...                      (("exact_copies", "not requested in this evaluation"),)))
+    'verdict: not assessed: none of the checks behind the verdict ran (exact_copies: not requested in this evaluation; name them in --metrics, or leave --metrics out)'
     """
     checks = list(verdict.checks)
-    not_run = "; ".join(f"{name}: {reason}" for name, reason in verdict.not_run)
+    not_run = _not_run_text(verdict.not_run)
+    if any(reason == "not requested in this evaluation" for _, reason in verdict.not_run):
+        not_run += "; name them in --metrics, or leave --metrics out"
     if verdict.level == "not_assessed":
-        return (f"verdict: not assessed: none of the {len(checks)} checks behind the verdict ran, so these data were "
-                f"not assessed ({not_run})")
+        return f"verdict: not assessed: none of the checks behind the verdict ran ({not_run})"
     ran = sum(1 for _, lv in checks if lv is not None)
     found = sum(1 for _, lv in checks if lv in ("medium", "high"))
     text = f"verdict: {verdict.level} risk (based on {ran} of the {len(checks)} checks behind the verdict"
@@ -353,6 +369,8 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
         bar.close()
     verdict = data.results.verdict
     print(verdict_line(verdict))
+    for reason in verdict.reasons:
+        print(f"  - {reason}")
     for path in written:
         print(f"wrote {path}")
     if _fails(verdict.level, args.fail_on):
