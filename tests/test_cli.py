@@ -160,6 +160,16 @@ def test_a_file_read_with_the_wrong_separator_is_refused(sep_written: str, sep_g
     assert read_table(path, sep=right).shape == (50, 15)
 
 
+def test_the_semicolon_separated_uci_bank_file_is_refused_with_the_right_hint() -> None:
+    """The original UCI Bank Marketing file is ;-separated: read with the default it would be one column."""
+    from conftest import shared_data
+
+    path = shared_data("bank", "bank_full.csv")
+    with pytest.raises(ValueError, match=r"holds 16 semicolons.*--sep ';'"):
+        read_table(path)
+    assert read_table(path, sep=";").shape == (45_211, 17)
+
+
 def test_a_genuine_one_column_file_is_read(tmp_path: Path) -> None:
     path = tmp_path / "one.csv"
     path.write_text("age\n30\n40\n")
