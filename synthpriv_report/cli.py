@@ -215,7 +215,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="text encoding of the CSV inputs (default utf-8; e.g. latin-1 for older files)")
     ev.add_argument("--key", help="comma-separated key attributes: what an attacker knows about a person "
                                   "(quasi-identifiers such as age,sex,zip); default: every analysed column that is "
-                                  "not sensitive (the strongest attacker), printed on stderr")
+                                  "not sensitive (an attacker who knows everything else), printed on stderr")
     ev.add_argument("--sensitive", help="comma-separated sensitive attributes: what an attacker wants to learn; "
                                         "without it the attack metrics do not run")
     ev.add_argument("--exclude", help="comma-separated columns to leave out of every metric")

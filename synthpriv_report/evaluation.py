@@ -60,16 +60,15 @@ def _identifiers(real: Any, *, exclude: Any, include: Any, named: tuple[Any, ...
         if isinstance(cols, (str, bytes)):
             raise TypeError(f"{arg_name}= must be a list of column names, not the string {cols!r} "
                             f"(write [{cols!r}])")
+    if not isinstance(real, pd.DataFrame) or real.columns.duplicated().any() \
+            or not all(isinstance(c, str) for c in real.columns) or len(real) == 0:
+        return exclude, {}, {}
     excl = list(exclude or [])
-    incl = check_names("include", include, [str(c) for c in getattr(real, "columns", [])], what="column") \
-        if include is not None and isinstance(real, pd.DataFrame) else list(include or [])
+    incl = check_names("include", include, list(real.columns), what="column")
     both = [c for c in incl if c in excl]
     if both:
         raise ValueError(f"column(s) {', '.join(map(repr, both))} are named by both exclude= and include=; "
                          "a column is either left out or kept")
-    if not isinstance(real, pd.DataFrame) or real.columns.duplicated().any() \
-            or not all(isinstance(c, str) for c in real.columns) or len(real) == 0:
-        return excl, {}, {}
     requested = {c for group in named if group is not None and not isinstance(group, (str, bytes))
                  for c in group if isinstance(c, str)}
     candidates = [c for c in real.columns if c not in excl and c not in requested]
@@ -114,8 +113,8 @@ class Evaluation:
     key_fields, sensitive_fields : sequence of str, optional
         Key attributes (what an attacker knows) and sensitive attributes (what they want to learn) of the attack
         metrics (the CAP family and their kin), which run only when sensitive fields are given. A column cannot
-        be both. Without ``key_fields`` the attack metrics assume the strongest attacker: one who knows every
-        analysed column that is not sensitive; ``meta()["key_fields_chosen"]`` and the report say so in words,
+        be both. Without ``key_fields`` the attack metrics assume an attacker who knows every analysed column
+        that is not sensitive; ``meta()["key_fields_chosen"]`` and the report say so in words,
         and the command line prints the columns. Give ``key_fields`` for a realistic attacker (e.g. age, sex,
         postcode: what could be looked up about a person).
     pairing : array-like of shape (n_pairs, 2), optional
@@ -276,13 +275,14 @@ class Evaluation:
             chosen = "given by the user"
         elif sensitive:
             chosen = ("not given, so every analysed column that is not sensitive: the attack metrics assume an "
-                      "attacker who knows all of a person's other values (the strongest assumption)")
+                      "attacker who knows all of a person's other values")
         else:
             chosen = ("not given, and no sensitive fields were given either: the attack metrics that use key "
                       "fields did not run")
         self.settings: dict[str, Any] = {
             "key_fields": tuple(keys),
             "key_fields_chosen": chosen,
+            "include": tuple(include or ()),
             "sensitive_fields": tuple(sensitive),
             "pairing": pairs,
             "spaces": dict(spaces) if isinstance(spaces, Mapping) else spaces,
