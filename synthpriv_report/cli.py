@@ -9,9 +9,27 @@ Examples
     synthpriv-report demo --out reports/      # embedded demo data -> reports/demo.html, demo.pdf, demo.json
 
 Inputs are CSV (any compression pandas infers from the extension, e.g. ``.csv.gz``; text in ``--encoding``,
-UTF-8 by default) or Parquet (``.parquet``/``.pq``). A user error (missing file, mismatched columns, unknown
-metric or option, an output path that is also an input or another output, a file that does not decode) ends
-with a one-line message on stderr and exit status 2; success exits 0; an interruption (Ctrl-C) exits 130.
+UTF-8 by default) or Parquet (``.parquet``/``.pq``). A CSV file that reads as one column while its header holds
+another separator (``;``, ``,``, tab or ``|``) is refused with the ``--sep`` to use.
+
+Columns that look like identifiers (a running record number, codes such as ``ID-000123``, UUIDs) are left out
+with a warning on stderr and a note in the report; ``--include`` keeps them, ``--exclude`` leaves out more.
+Without ``--key`` the attack metrics assume an attacker who knows every analysed column that is not sensitive;
+the command prints those columns. Without ``--sensitive`` the attack metrics do not run (they need the attribute
+an attacker wants to learn) and the command says so.
+
+The verdict is printed in words on stdout (``verdict: low risk (...)``), then each written file.
+
+Exit status:
+
+===  ===========================================================================================================
+0    success (the reports were written)
+1    internal error: a bug in synthpriv-report (a short message; ``--debug`` shows the traceback)
+2    usage or input error: a bad option, a missing or unreadable file, mismatched columns, an output path that
+     is also an input or another output, a file that does not decode or reads as one column (one line on stderr)
+3    ``--fail-on`` was given and the verdict reached that level or is "not assessed" (the reports are written)
+130  interrupted (Ctrl-C): no half-written or temporary file is left
+===  ===========================================================================================================
 
 Outputs are written whole or not at all: every document is rendered into a temporary file beside its target,
 and the files are moved into place only when all of them are complete, so an interrupted run leaves the
@@ -24,18 +42,38 @@ import argparse
 import codecs
 import sys
 import time
+import traceback
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+EXIT_OK = 0
+EXIT_INTERNAL_ERROR = 1
 EXIT_USER_ERROR = 2
+EXIT_FAIL_ON = 3
 EXIT_INTERRUPTED = 130
+
+#: Verdict levels in order; ``--fail-on LEVEL`` fails on LEVEL and above, and on "not_assessed".
+_ORDER = {"low": 0, "medium": 1, "high": 2}
+
+#: Separators looked for in the header of a file that reads as one column, and how to write them on a command line.
+_SEPARATORS = {";": "';'", ",": "','", "\t": "tab", "|": "'|'"}
+#: What each separator is called in a message (plural, adjective).
+_SEPARATOR_WORDS = {";": ("semicolons", "semicolon"), ",": ("commas", "comma"), "\t": ("tabs", "tab"),
+                    "|": ("vertical bars", "bar")}
+#: Spellings of the tab accepted by ``--sep``.
+_TAB_SPELLINGS = ("tab", "\\t", "\t")
 
 
 class _UserError(Exception):
     """An error caused by the command line or the input files (reported in one line, no traceback)."""
+
+
+class _InputError(ValueError):
+    """A file that cannot be read as a table (raised by :func:`read_table`; a user error on the command line)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,10 +95,23 @@ def read_table(path: str | Path, *, sep: str = ",", encoding: str = "utf-8") -> 
     ----------
     path : path-like
     sep : str
-        CSV field separator (``.tsv`` files default to a tab).
+        CSV field separator (``.tsv`` files default to a tab; ``"tab"`` and ``"\\t"`` mean a tab).
     encoding : str
         Text encoding of CSV files (default UTF-8). A file that does not decode is a ``ValueError`` naming the
         file, the byte and its position, and suggesting ``--encoding latin-1``.
+
+    Returns
+    -------
+    DataFrame
+
+    Raises
+    ------
+    FileNotFoundError, IsADirectoryError
+        The path does not exist or is a folder.
+    ValueError
+        An unsupported extension, an unknown encoding, a file that does not decode or parse, or a CSV file that
+        reads as one column while its header line holds another separator (``;``, ``,``, tab or ``|``): the
+        message names the file and the ``--sep`` to use.
     """
     p = Path(path)
     if not p.exists():
@@ -74,43 +125,102 @@ def read_table(path: str | Path, *, sep: str = ",", encoding: str = "utf-8") -> 
     suffixes = [s.lower() for s in p.suffixes]
     if suffixes and suffixes[-1] in (".parquet", ".pq"):
         return pd.read_parquet(p)
+    if suffixes and suffixes[-1] in (".xlsx", ".xls", ".ods"):
+        raise _InputError(f"unsupported file type {p.name!r}: save the sheet as .csv (or .parquet) first")
     if any(s in (".csv", ".tsv", ".txt") for s in suffixes):
+        if sep.lower() in _TAB_SPELLINGS:
+            sep = "\t"
+        if sep == "":
+            raise _InputError("the separator is empty (--sep); give one character, e.g. --sep ';'")
+        sep = "\t" if ".tsv" in suffixes and sep == "," else sep
         try:
-            return pd.read_csv(p, sep="\t" if ".tsv" in suffixes and sep == "," else sep, encoding=encoding)
+            df = pd.read_csv(p, sep=sep, encoding=encoding)
         except UnicodeDecodeError as exc:
             byte = exc.object[exc.start:exc.start + 1].hex() if exc.object else "?"
             hint = ("; if it was saved by a spreadsheet or an older tool, try --encoding latin-1 (or cp1252)"
                     if codecs.lookup(encoding).name != "latin-1" else "")
-            raise ValueError(f"{p}: cannot decode the file as {encoding} (byte 0x{byte} at position {exc.start})"
-                             f"{hint}") from None
-    raise ValueError(f"unsupported file type {p.name!r}: use .csv (optionally compressed, e.g. .csv.gz), .tsv or "
-                     ".parquet")
+            raise _InputError(f"{p}: cannot decode the file as {encoding} (byte 0x{byte} at position {exc.start})"
+                              f"{hint}") from None
+        except pd.errors.EmptyDataError:
+            raise _InputError(f"{p}: the file is empty (no header line)") from None
+        except pd.errors.ParserError as exc:
+            raise _InputError(f"{p}: not a readable CSV table with the separator {_shown_sep(sep)} "
+                              f"({' '.join(str(exc).split())[:200]}); check --sep") from None
+        _check_separator(df, p, sep)
+        return df
+    raise _InputError(f"unsupported file type {p.name!r}: use .csv (optionally compressed, e.g. .csv.gz), .tsv or "
+                      ".parquet")
+
+
+def _shown_sep(sep: str) -> str:
+    return _SEPARATORS.get(sep, repr(sep))
+
+
+def _check_separator(df: pd.DataFrame, path: Path, sep: str) -> None:
+    """Refuse a table that reads as one column while its header holds another separator.
+
+    The header (the one column's name) is searched for ``;``, ``,``, tab and ``|`` other than ``sep``; the one
+    found most often is suggested. A genuine one-column file (a header without any of them) passes.
+    """
+    if df.shape[1] != 1:
+        return
+    header = str(df.columns[0])
+    counts = {c: header.count(c) for c in _SEPARATORS if c != sep}
+    best = max(counts, key=lambda c: counts[c])
+    if counts[best] == 0:
+        return
+    raise _InputError(
+        f"{path}: the file reads as a single column with the separator {_shown_sep(sep)}, but its header line "
+        f"holds {counts[best]} {_SEPARATOR_WORDS[best][0]}: it looks {_SEPARATOR_WORDS[best][1]}-separated; run "
+        f"again with --sep {_shown_sep(best)}")
 
 
 def _parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     parser = _Parser(prog="synthpriv-report",
-                     description="Does this synthetic dataset leak the real records it was trained on?")
-    sub = parser.add_subparsers(dest="command", metavar="{evaluate,demo}")
+                     description="Does this synthetic dataset leak the real records it was trained on?",
+                     epilog="exit status: 0 success; 1 internal error (a bug: run with --debug and report it); "
+                            "2 usage or input error; 3 the verdict reached --fail-on (or is not assessed); "
+                            "130 interrupted")
+    parser.add_argument("--version", action="version", version=f"synthpriv-report {__version__}",
+                        help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="{evaluate,demo}",
+                                help="evaluate: your files; demo: the embedded demo data")
     sub.required = True
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--metrics", help="comma-separated metric names (default: all registered)")
+        p.add_argument("--metrics", help="comma-separated metric names (default: all registered); the verdict rests "
+                                         "on the checks among them (exact_copies, holdout_dcr_share, privacy_score, "
+                                         "dcr_test, nndr_test) and is 'not assessed' when none of these ran")
         p.add_argument("--random-state", type=int, default=0, help="seed of every random step (default 0)")
-        p.add_argument("--pdf-engine", choices=("weasyprint", "chromium"), default="weasyprint")
+        p.add_argument("--pdf-engine", choices=("weasyprint", "chromium"), default="weasyprint",
+                       help="program that prints the PDF: weasyprint (default, pure Python) or chromium (the "
+                            "system Chromium browser through playwright, JavaScript disabled)")
         p.add_argument("--reveal-real-values", action="store_true",
                        help="allow raw real record values in the reports (default: withheld)")
         p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+        p.add_argument("--fail-on", choices=("medium", "high"),
+                       help="exit with status 3 when the verdict is this level or higher, or 'not assessed' "
+                            "(for CI pipelines; the reports are still written)")
+        p.add_argument("--debug", action="store_true", help="show the full traceback of an error")
 
     ev = sub.add_parser("evaluate", help="evaluate a synthetic data file against the real data")
     ev.add_argument("--real", required=True, help="real training data (CSV or Parquet)")
     ev.add_argument("--synthetic", required=True, help="synthetic data (CSV or Parquet)")
     ev.add_argument("--holdout", help="real holdout data the generator did not see (CSV or Parquet)")
-    ev.add_argument("--sep", default=",", help="CSV field separator (default ',')")
+    ev.add_argument("--sep", default=",", help="CSV field separator (default ','; e.g. ';', '|', or tab for a "
+                                               "tab); a file that reads as one column is refused with a hint")
     ev.add_argument("--encoding", default="utf-8",
                     help="text encoding of the CSV inputs (default utf-8; e.g. latin-1 for older files)")
-    ev.add_argument("--key", help="comma-separated key attributes (quasi-identifiers)")
-    ev.add_argument("--sensitive", help="comma-separated sensitive attributes")
-    ev.add_argument("--exclude", help="comma-separated columns to leave out (identifiers)")
+    ev.add_argument("--key", help="comma-separated key attributes: what an attacker knows about a person "
+                                  "(quasi-identifiers such as age,sex,zip); default: every analysed column that is "
+                                  "not sensitive (an attacker who knows everything else), printed on stderr")
+    ev.add_argument("--sensitive", help="comma-separated sensitive attributes: what an attacker wants to learn; "
+                                        "without it the attack metrics do not run")
+    ev.add_argument("--exclude", help="comma-separated columns to leave out of every metric")
+    ev.add_argument("--include", help="comma-separated columns to keep even though they look like identifiers "
+                                      "(by default such columns are left out, with a warning)")
     ev.add_argument("--html", help="write the HTML report here")
     ev.add_argument("--pdf", help="write the PDF report here")
     ev.add_argument("--json", help="write the JSON report here")
@@ -144,10 +254,93 @@ class _Stages:
         self._bar.close()
 
 
+def _say(message: str) -> None:
+    """A note or warning for the person running the command (stderr, one line)."""
+    print(f"synthpriv-report: {message}", file=sys.stderr)
+
+
+def _build(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | None, **kwargs: Any) -> Any:
+    """The Evaluation, with its validation errors as user errors and its identifier warnings on stderr."""
+    from .evaluation import Evaluation
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        try:
+            ev = Evaluation(real, synthetic, holdout, **kwargs)
+        except (ValueError, TypeError) as exc:  # the data or a setting was refused at the boundary
+            raise _UserError(str(exc)) from exc
+    for c, why in ev.excluded_reasons.items():
+        if why.startswith("looks like an identifier"):
+            _say(f"warning: column {c!r} {why}: it is left out of every metric (keep it with --include {c})")
+    for w in caught:  # any other warning raised while the data were read
+        if not str(w.message).startswith("column ") or "looks like an identifier" not in str(w.message):
+            _say(f"warning: {w.message}")
+    return ev
+
+
+def _key_fields_notice(ev: Any, key_given: bool) -> None:
+    """Say how the key fields were chosen when ``--key`` was not given (never "all columns" silently)."""
+    if key_given:
+        return
+    sensitive = list(ev.settings["sensitive_fields"])
+    if not sensitive:
+        _say("note: no --sensitive given: the attack metrics, which need the attribute an attacker wants to learn, "
+             "are not run")
+        return
+    keys = ", ".join(ev.settings["key_fields"])
+    _say(f"note: no --key given: the attack metrics assume an attacker who knows every analysed column that is not "
+         f"sensitive ({keys}); give --key to choose what an attacker knows")
+
+
+def _not_run_text(not_run: Sequence[tuple[str, str]]) -> str:
+    """The checks that did not run, grouped by reason: ``"a, b: reason; c: other reason"``."""
+    by_reason: dict[str, list[str]] = {}
+    for name, reason in not_run:
+        by_reason.setdefault(reason, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {reason}" for reason, names in by_reason.items())
+
+
+def verdict_line(verdict: Any) -> str:
+    """The verdict in plain words, one line (what the command prints on stdout).
+
+    >>> from synthpriv_report.results import Verdict
+    >>> verdict_line(Verdict("low", (), (("exact_copies", "low"), ("dcr_test", None)),
+    ...                      (("dcr_test", "needs a holdout set"),)))
+    'verdict: low risk (based on 1 of the 2 checks behind the verdict; not run: dcr_test: needs a holdout set)'
+    >>> verdict_line(Verdict("not_assessed", (), (("exact_copies", None),),
+    ...                      (("exact_copies", "not requested in this evaluation"),)))
+    'verdict: not assessed: none of the checks behind the verdict ran (exact_copies: not requested in this evaluation; name them in --metrics, or leave --metrics out)'
+    """
+    checks = list(verdict.checks)
+    not_run = _not_run_text(verdict.not_run)
+    if any(reason == "not requested in this evaluation" for _, reason in verdict.not_run):
+        not_run += "; name them in --metrics, or leave --metrics out"
+    if verdict.level == "not_assessed":
+        return f"verdict: not assessed: none of the checks behind the verdict ran ({not_run})"
+    ran = sum(1 for _, lv in checks if lv is not None)
+    found = sum(1 for _, lv in checks if lv in ("medium", "high"))
+    text = f"verdict: {verdict.level} risk (based on {ran} of the {len(checks)} checks behind the verdict"
+    if found:
+        text += f"; {found} found a risk"
+    if not_run:
+        text += f"; not run: {not_run}"
+    return text + ")"
+
+
+def _fails(level: str, fail_on: str | None) -> bool:
+    """Whether ``--fail-on`` turns this verdict into exit status 3 (its level or higher, or not assessed).
+
+    >>> _fails("medium", "medium"), _fails("medium", "high"), _fails("not_assessed", "high"), _fails("high", None)
+    (True, False, True, False)
+    """
+    if fail_on is None:
+        return False
+    return level == "not_assessed" or _ORDER.get(level, 0) >= _ORDER[fail_on]
+
+
 def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | None, *, key: Any, sensitive: Any,
          exclude: Any, args: argparse.Namespace, html: str | None, pdf: str | None, js: str | None,
-         inputs: dict[str, str]) -> None:
-    from .evaluation import Evaluation
+         inputs: dict[str, str], include: Any = None) -> int:
     from .export import report_data, write_reports
 
     stages = ["evaluate"] + [n for n, p in (("html", html), ("pdf", pdf), ("json", js)) if p]
@@ -158,74 +351,111 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
 
     try:
         bar.start("evaluate")
-        ev = Evaluation(real, synthetic, holdout, key_fields=key, sensitive_fields=sensitive, exclude=exclude,
-                        metrics=_split(args.metrics), random_state=args.random_state, progress=False,
-                        reveal_real_values=args.reveal_real_values)
+        ev = _build(real, synthetic, holdout, key_fields=key, sensitive_fields=sensitive, exclude=exclude,
+                    include=include, metrics=_split(args.metrics), random_state=args.random_state, progress=False,
+                    reveal_real_values=args.reveal_real_values, names=inputs)
+        _key_fields_notice(ev, key is not None)
         data = report_data(ev, inputs=inputs)
         bar.done()
         # every document is complete before any file is replaced
-        written = write_reports(data, html=html, pdf=pdf, json=js, engine=args.pdf_engine, on_stage=step)
+        try:
+            written = write_reports(data, html=html, pdf=pdf, json=js, engine=args.pdf_engine, on_stage=step)
+        except OSError as exc:  # an output that cannot be written, or a PDF program not found
+            raise _UserError(f"cannot write the reports: {exc}") from exc
+        except ImportError as exc:
+            raise _UserError(f"the PDF engine {args.pdf_engine!r} is not installed ({exc}); install the package "
+                             "with its extras (pip install \"synthpriv_report[all]\") or leave out the PDF") from exc
     finally:
         bar.close()
-    level = data.results.verdict.level
-    print(f"verdict: {level} risk")
+    verdict = data.results.verdict
+    print(verdict_line(verdict))
+    for reason in verdict.reasons:
+        print(f"  - {reason}")
     for path in written:
         print(f"wrote {path}")
+    if _fails(verdict.level, args.fail_on):
+        shown = "not assessed" if verdict.level == "not_assessed" else f"{verdict.level} risk"
+        _say(f"the verdict ({shown}) reaches --fail-on {args.fail_on}: exit status {EXIT_FAIL_ON}")
+        return EXIT_FAIL_ON
+    return EXIT_OK
 
 
-def _evaluate(args: argparse.Namespace) -> None:
+def _evaluate(args: argparse.Namespace) -> int:
     from .export import check_distinct
 
     if not (args.html or args.pdf or args.json):
         raise _UserError("nothing to write: give at least one of --html, --pdf, --json")
-    check_distinct({"--real": args.real, "--synthetic": args.synthetic, "--holdout": args.holdout},
-                   {"--html": args.html, "--pdf": args.pdf, "--json": args.json})
-    real = read_table(args.real, sep=args.sep, encoding=args.encoding)
-    synthetic = read_table(args.synthetic, sep=args.sep, encoding=args.encoding)
-    holdout = read_table(args.holdout, sep=args.sep, encoding=args.encoding) if args.holdout else None
+    try:
+        check_distinct({"--real": args.real, "--synthetic": args.synthetic, "--holdout": args.holdout},
+                       {"--html": args.html, "--pdf": args.pdf, "--json": args.json})
+        real = read_table(args.real, sep=args.sep, encoding=args.encoding)
+        synthetic = read_table(args.synthetic, sep=args.sep, encoding=args.encoding)
+        holdout = read_table(args.holdout, sep=args.sep, encoding=args.encoding) if args.holdout else None
+    except (ValueError, OSError) as exc:  # a missing, unreadable or malformed input file
+        raise _UserError(str(exc)) from exc
     inputs = {"real": Path(args.real).name, "synthetic": Path(args.synthetic).name}
     if args.holdout:
         inputs["holdout"] = Path(args.holdout).name
-    _run(real, synthetic, holdout, key=_split(args.key), sensitive=_split(args.sensitive),
-         exclude=_split(args.exclude), args=args, html=args.html, pdf=args.pdf, js=args.json, inputs=inputs)
+    return _run(real, synthetic, holdout, key=_split(args.key), sensitive=_split(args.sensitive),
+                exclude=_split(args.exclude), include=_split(args.include), args=args, html=args.html, pdf=args.pdf,
+                js=args.json, inputs=inputs)
 
 
-def _demo(args: argparse.Namespace) -> None:
+def _demo(args: argparse.Namespace) -> int:
     from .datasets import load_demo
 
     demo = load_demo()
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise _UserError(f"--out {out} is a file; give a folder")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _UserError(f"cannot create the output folder --out {out}: {exc}") from exc
     synthetic = demo.synthetic_leaky if args.leaky else demo.synthetic
-    _run(demo.real, synthetic, demo.holdout, key=list(demo.key_fields), sensitive=list(demo.sensitive_fields),
-         exclude=None, args=args, html=str(out / "demo.html"), pdf=None if args.no_pdf else str(out / "demo.pdf"),
-         js=str(out / "demo.json"),
-         inputs={"real": "demo (embedded)", "synthetic": "demo leaky (embedded)" if args.leaky else "demo (embedded)",
-                 "holdout": "demo (embedded)"})
+    return _run(demo.real, synthetic, demo.holdout, key=list(demo.key_fields),
+                sensitive=list(demo.sensitive_fields), exclude=None, args=args, html=str(out / "demo.html"),
+                pdf=None if args.no_pdf else str(out / "demo.pdf"), js=str(out / "demo.json"),
+                inputs={"real": "demo real training data (embedded)",
+                        "synthetic": "demo leaky synthetic data (embedded)" if args.leaky
+                        else "demo synthetic data (embedded)",
+                        "holdout": "demo holdout data (embedded)"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 success, 2 user error)."""
+    """Run the command line and return its exit status.
+
+    0 success; 1 internal error (a bug: a short message and a hint, the traceback with ``--debug``); 2 usage or
+    input error (one line on stderr); 3 the verdict reached ``--fail-on`` (or is not assessed); 130 interrupted.
+    """
     t0 = time.perf_counter()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
     try:
-        args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-        if args.command == "evaluate":
-            _evaluate(args)
-        else:
-            _demo(args)
-    except SystemExit as exc:  # --help
+        args = _parser().parse_args(argv)
+        code = _evaluate(args) if args.command == "evaluate" else _demo(args)
+    except SystemExit as exc:  # --help, --version
         return int(exc.code or 0)
     except KeyboardInterrupt:
         print("synthpriv-report: interrupted: no half-written or temporary file was left; earlier reports are whole", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (_UserError, ValueError, TypeError, KeyError, FileNotFoundError, OSError) as exc:
+    except _UserError as exc:
+        if debug:
+            traceback.print_exc()
         msg = " ".join(str(exc).split()) or type(exc).__name__
         print(f"synthpriv-report: error: {msg}", file=sys.stderr)
         return EXIT_USER_ERROR
+    except Exception as exc:  # anything else is a bug, not the user's mistake
+        if debug:
+            traceback.print_exc()
+        msg = " ".join(str(exc).split())[:300]
+        print(f"synthpriv-report: internal error: {type(exc).__name__}{': ' + msg if msg else ''}", file=sys.stderr)
+        if not debug:
+            print("synthpriv-report: this is a bug in synthpriv-report, not a problem with your input: run again with "
+                  "--debug for the traceback and please report it", file=sys.stderr)
+        return EXIT_INTERNAL_ERROR
     print(f"done in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    return 0
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

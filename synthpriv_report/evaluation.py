@@ -8,6 +8,7 @@ parameters never searches again, and a level override only re-grades (levels are
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -16,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import applicability
-from .data import prepare
+from .data import identifier_columns, prepare
 from .engine import Context, SearchRecord, SearchRequest, _Engine
 from .levels import apply_level
 from .params import (DEFAULT_VERDICT_METRICS, check_bool, check_int, check_n_components, check_names,
@@ -45,6 +46,59 @@ def _versions() -> dict[str, str]:
     return out
 
 
+def _identifiers(real: Any, *, exclude: Any, include: Any, named: tuple[Any, ...]
+                 ) -> tuple[list[str], dict[str, str], dict[str, str]]:
+    """Columns of ``real`` left out because they look like identifiers, with the reason, and those kept by
+    ``include=`` although they look like ones.
+
+    Returns ``(exclude, auto_excluded, kept)``: the caller's exclusions as a list, ``{column: reason}`` for the
+    columns left out here (each announced with a ``UserWarning``), ``{column: reason}`` for identifier-like columns
+    kept by ``include=``. Columns named in ``key_fields`` or ``sensitive_fields`` (``named``) are never left out. A
+    frame that :func:`~synthpriv_report.data.prepare` will refuse is not examined here (it gives the error).
+    """
+    for arg_name, cols in (("exclude", exclude), ("include", include)):
+        if isinstance(cols, (str, bytes)):
+            raise TypeError(f"{arg_name}= must be a list of column names, not the string {cols!r} "
+                            f"(write [{cols!r}])")
+    if not isinstance(real, pd.DataFrame) or real.columns.duplicated().any() \
+            or not all(isinstance(c, str) for c in real.columns) or len(real) == 0:
+        return exclude, {}, {}
+    excl = list(exclude or [])
+    incl = check_names("include", include, list(real.columns), what="column")
+    both = [c for c in incl if c in excl]
+    if both:
+        raise ValueError(f"column(s) {', '.join(map(repr, both))} are named by both exclude= and include=; "
+                         "a column is either left out or kept")
+    requested = {c for group in named if group is not None and not isinstance(group, (str, bytes))
+                 for c in group if isinstance(c, str)}
+    candidates = [c for c in real.columns if c not in excl and c not in requested]
+    found = identifier_columns(real, candidates)
+    kept = {c: r for c, r in found.items() if c in incl}
+    auto = {c: r for c, r in found.items() if c not in incl}
+    if auto and len(auto) == len(candidates) and not requested:
+        raise ValueError(f"every column looks like an identifier ({', '.join(map(repr, auto))}); keep the ones "
+                         f"to analyse with include=[...]")
+    for c, reason in auto.items():
+        warnings.warn(f"column {c!r} looks like an identifier ({reason}) and is left out of every metric; keep it "
+                      f"with include=[{c!r}]", UserWarning, stacklevel=3)
+    return excl, auto, kept
+
+
+def _with_identifier_notes(data: Any, auto: Mapping[str, str], kept: Mapping[str, str]) -> Any:
+    """The prepared data with a note per identifier-like column (left out, or kept by ``include=``)."""
+    if not auto and not kept:
+        return data
+    notes = [f"column {c!r} was left out of every metric because it looks like an identifier ({r}); an "
+             "identifier sets every record apart from every other and would hide copied records (keep it with "
+             f"include=[{c!r}], on the command line --include {c})" for c, r in auto.items()]
+    notes += [f"column {c!r} looks like an identifier ({r}) but was kept because include= names it" for c, r
+              in kept.items()]
+    # the data layer's own hint ("consider exclude=") does not apply to a column kept on purpose
+    own = tuple(n for n in data.notes if not any(n.startswith(f"column {c!r} has a different value in every real")
+                                                   for c in kept))
+    return replace(data, notes=tuple(notes) + own)
+
+
 class Evaluation:
     """Privacy evaluation of a synthetic dataset against the real data it was trained on.
 
@@ -58,11 +112,25 @@ class Evaluation:
         Real records the generator did not see (H); enables holdout comparisons and calibration.
     key_fields, sensitive_fields : sequence of str, optional
         Key attributes (what an attacker knows) and sensitive attributes (what they want to learn) of the attack
-        metrics; default key fields: every column not sensitive. A column cannot be both.
+        metrics (the CAP family and their kin), which run only when sensitive fields are given. A column cannot
+        be both. Without ``key_fields`` the attack metrics assume an attacker who knows every analysed column
+        that is not sensitive; ``meta()["key_fields_chosen"]`` and the report say so in words,
+        and the command line prints the columns. Give ``key_fields`` for a realistic attacker (e.g. age, sex,
+        postcode: what could be looked up about a person).
     pairing : array-like of shape (n_pairs, 2), optional
         The generator's (real position, synthetic position) pairs, for ``hidden_rate``.
-    numeric, categorical, exclude : sequence of str, optional
-        Column kind overrides and columns left out.
+    numeric, categorical : sequence of str, optional
+        Column kind overrides.
+    exclude : sequence of str, optional
+        Columns left out of every metric.
+    include : sequence of str, optional
+        Columns kept even though they look like identifiers. By default a column of the real training data
+        that looks like an identifier (nearly all values distinct, and whole numbers numbered like a record
+        count or named like an id, or code-like text such as ``ID-000123`` or UUIDs; the rule is
+        :func:`synthpriv_report.data.identifier_reason`) is left out of every metric with a ``UserWarning``
+        naming it and a note in the report: an identifier sets every record apart from every other and would
+        hide copies. Columns named in ``key_fields`` or ``sensitive_fields`` are never left out this way.
+        No row is ever dropped and the caller's frames are not modified.
     spaces : str or dict, optional
         Distance space for the distance-based metrics: one name for all, or ``{metric: space}``.
     nndr_k : int, default 5
@@ -117,6 +185,7 @@ class Evaluation:
         numeric: Sequence[str] | None = None,
         categorical: Sequence[str] | None = None,
         exclude: Sequence[str] | None = None,
+        include: Sequence[str] | None = None,
         spaces: str | Mapping[str, str] | None = None,
         nndr_k: int = 5,
         n_components: int | float | None = None,
@@ -171,8 +240,14 @@ class Evaluation:
         elif spaces is not None:
             as_space(spaces)
 
-        self.data = prepare(real, synthetic, holdout, numeric=numeric, categorical=categorical, exclude=exclude,
-                            reveal_real_values=reveal_real_values)
+        exclude, auto_excluded, kept = _identifiers(real, exclude=exclude, include=include,
+                                                    named=(key_fields, sensitive_fields))
+        data = prepare(real, synthetic, holdout, numeric=numeric, categorical=categorical,
+                       exclude=list(exclude or []) + list(auto_excluded), reveal_real_values=reveal_real_values)
+        self.data = _with_identifier_notes(data, auto_excluded, kept)
+        self.excluded_reasons: dict[str, str] = {
+            c: (f"looks like an identifier ({auto_excluded[c]})" if c in auto_excluded
+                else "left out on request (exclude=)") for c in self.data.excluded}
         cols = list(self.data.columns)
         sensitive = check_names("sensitive_fields", sensitive_fields, cols, what="analysed column")
         keys_given = check_names("key_fields", key_fields, cols, what="analysed column")
@@ -196,9 +271,18 @@ class Evaluation:
         self.verdict_metrics = driving
         self.default_params = default_params
         self.names = set_names
+        if keys_given:
+            chosen = "given by the user"
+        elif sensitive:
+            chosen = ("not given, so every analysed column that is not sensitive: the attack metrics assume an "
+                      "attacker who knows all of a person's other values")
+        else:
+            chosen = ("not given, and no sensitive fields were given either: the attack metrics that use key "
+                      "fields did not run")
         self.settings: dict[str, Any] = {
             "key_fields": tuple(keys),
-            "key_fields_chosen": "given" if keys_given else "every analysed column not sensitive",
+            "key_fields_chosen": chosen,
+            "include": tuple(include or ()),
             "sensitive_fields": tuple(sensitive),
             "pairing": pairs,
             "spaces": dict(spaces) if isinstance(spaces, Mapping) else spaces,
@@ -242,9 +326,11 @@ class Evaluation:
 
     def _missing_needs(self, spec: MetricSpec) -> str | None:
         if "holdout" in spec.needs and not self.data.has_holdout:
-            return "needs a holdout set (holdout=): real records the generator did not see"
+            return ("needs a holdout set (holdout=, on the command line --holdout): real records the generator did "
+                    "not see")
         if "sensitive_fields" in spec.needs and not self.settings["sensitive_fields"]:
-            return "needs sensitive attributes (sensitive_fields=)"
+            return ("needs sensitive attributes, what an attacker wants to learn (sensitive_fields=, on the command "
+                    "line --sensitive)")
         if "pairing" in spec.needs and self.settings["pairing"] is None:
             return "needs the generator's pairing of real and synthetic records (pairing=)"
         return None
@@ -367,7 +453,8 @@ class Evaluation:
             "sets": sets,
             "fingerprint_algorithm": "SHA-256 of the analysed columns in a canonical text form",
             "columns": [{"name": c, "kind": d.kinds[c]} for c in d.columns],
-            "excluded": list(d.excluded),
+            "excluded": [f"{c}: {self.excluded_reasons[c]}" for c in d.excluded],
+            "excluded_columns": list(d.excluded),
             "key_fields": list(self.settings["key_fields"]),
             "key_fields_chosen": self.settings["key_fields_chosen"],
             "sensitive_fields": list(self.settings["sensitive_fields"]),

@@ -323,3 +323,139 @@ def test_boolean_spellings_are_unified_across_sets() -> None:
     d = prepare(T, pd.DataFrame({"b": ["yes", "no", None]}))
     assert d.column_values("S", "b").tolist() == ["True", "False", MISSING]
     assert any("'b'" in n for n in d.notes)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# identifier-like columns (left out by Evaluation by default; the rule is data.identifier_reason)
+
+
+def _people(n: int) -> pd.DataFrame:
+    """n records with an age and a sex that repeat (never identifier-like) and a float measurement."""
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"age": rng.integers(20, 60, n), "sex": rng.choice(["F", "M"], n),
+                         "weight": np.round(rng.normal(70, 10, n), 1)})
+
+
+@pytest.mark.parametrize("values, name, expected", [
+    (list(range(1, 101)), "n", "running count"),                        # 1..100, a record count
+    (list(range(5000, 5100))[::-1], "rank", "running count"),           # dense, in any order
+    ([3 * i * i + 7 for i in range(100)], "seq", "in order down the file"),  # sparse but increasing
+    ([(i * 7919) % 100_003 * 11 for i in range(100)], "patient_id", "name that reads like an identifier"),
+    ([(i * 7919) % 100_003 * 11 for i in range(100)], "recordNo", "name that reads like an identifier"),
+    ([float(i) for i in range(1, 31)] + [np.nan] * 5, "n", "running count"),  # whole numbers as floats with NaN
+    ([f"ID-{i:06d}" for i in range(40)], "ref", "code"),
+    ([f"{i:08x}-1234-5678-9abc-{i:012x}" for i in range(40)], "u", "code"),  # UUIDs
+    ([f"{i:06d}" for i in range(40)], "zip", "code"),                   # digits as text (leading zeros)
+])
+def test_identifier_like_columns_are_recognised(values: list, name: str, expected: str) -> None:
+    from synthpriv_report.data import identifier_reason
+
+    reason = identifier_reason(pd.Series(values), name)
+    assert reason is not None and expected in reason
+
+
+@pytest.mark.parametrize("values, name", [
+    (list(range(1, 20)), "n"),                                            # 19 values: too few to tell
+    (list(range(1, 99)) + [5, 6], "n"),                                   # 100 values, 2 repeats: too many
+    ([round(0.37 * i * i, 3) + 0.5 for i in range(100)], "id"),           # fractions: a measurement
+    ([(i * 7919) % 100_003 * 11 for i in range(100)], "fnlwgt"),          # sparse, unordered, plain name
+    ([f"Person {i}" for i in range(40)], "name"),                         # text with spaces: not code-like
+    ([f"{0.5 + i:.2f}" for i in range(40)], "x"),                         # decimals written as text
+    ([f"2020-01-{1 + i % 28:02d}T{i % 24:02d}:00" for i in range(40)], "when"),  # dates written as text
+    (pd.date_range("2020-01-01", periods=40), "day"),                     # datetimes
+    ([True, False] * 20, "flag"),
+])
+def test_measurements_and_short_columns_are_not_identifiers(values: object, name: str) -> None:
+    from synthpriv_report.data import identifier_reason
+
+    assert identifier_reason(pd.Series(values), name) is None
+
+
+def test_one_repeat_in_a_hundred_is_nearly_all_distinct() -> None:
+    """The documented rule counted by hand: 100 values with one repeat pass, with two repeats fail."""
+    from synthpriv_report.data import identifier_reason
+
+    one = list(range(1, 100)) + [5]  # 99 distinct of 100: 1 repeat <= 100 // 100
+    assert identifier_reason(pd.Series(one), "record") is not None
+    assert identifier_reason(pd.Series(list(range(1, 99)) + [5, 6]), "record") is None
+
+
+def test_no_column_of_the_real_adult_data_or_the_demo_is_taken_for_an_identifier() -> None:
+    """fnlwgt (a sampling weight: whole numbers, 66% distinct in Adult, all distinct in small samples) and the
+    other columns are measurements or categories, at every size."""
+    from conftest import shared_data
+
+    from synthpriv_report.data import identifier_columns
+    from synthpriv_report.datasets import load_demo
+
+    adult = pd.read_csv(shared_data("adult", "adult_train.csv"))
+    demo = load_demo().real
+    assert demo["fnlwgt"].iloc[:200].nunique() == 200  # all distinct in a small sample: the trap
+    for frame in (adult, demo, demo.iloc[:200], demo.iloc[:50], adult.sample(500, random_state=1)):
+        assert identifier_columns(frame, list(frame.columns)) == {}
+
+
+def test_evaluation_leaves_an_identifier_out_with_a_warning_and_a_note() -> None:
+    T, S, H = _people(60), _people(60).iloc[::-1].reset_index(drop=True), _people(40)
+    T = T.assign(record=np.arange(1000, 1060))
+    S = S.assign(record=np.arange(5000, 5060))
+    H = H.assign(record=np.arange(2000, 2040))
+    before = T.copy(deep=True)
+    with pytest.warns(UserWarning, match=r"'record' looks like an identifier.*include=\['record'\]"):
+        ev = Evaluation(T, S, H, progress=False, metrics=["exact_copies"])
+    pd.testing.assert_frame_equal(T, before)  # the caller's frame is untouched
+    assert "record" not in ev.data.columns and ev.data.excluded == ("record",)
+    assert ev.data.sizes == {"T": 60, "H": 40, "S": 60}  # no row dropped
+    meta = ev.meta()
+    assert meta["excluded_columns"] == ["record"]
+    assert meta["excluded"][0].startswith("record: looks like an identifier (")
+    assert any("'record' was left out" in n and "identifier" in n for n in meta["data_notes"])
+    assert ev.settings_dict()["excluded"] == ["record"]
+    # with the identifier left out, S holds the records of T (reversed): every synthetic record is a copy
+    assert ev.results()["exact_copies"].value == 1.0
+
+
+def test_include_keeps_an_identifier_like_column_and_exclude_still_wins_for_others() -> None:
+    import warnings
+
+    T = _people(60).assign(record=np.arange(60), code=[f"C{i:04d}" for i in range(60)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing left out: no warning
+        ev = Evaluation(T, T.copy(), progress=False, include=["record"], exclude=["code"])
+    assert "record" in ev.data.columns and ev.data.excluded == ("code",)
+    assert ev.meta()["excluded"] == ["code: left out on request (exclude=)"]
+    assert any("'record' looks like an identifier" in n and "kept because include=" in n for n in ev.data.notes)
+
+
+def test_columns_named_as_key_or_sensitive_fields_are_never_left_out() -> None:
+    T = _people(60).assign(record=np.arange(60))
+    ev = Evaluation(T, T.copy(), progress=False, key_fields=["record"], sensitive_fields=["sex"])
+    assert "record" in ev.data.columns and ev.data.excluded == ()
+
+
+@pytest.mark.parametrize("kwargs, error, fragment", [
+    ({"include": "record"}, TypeError, "include="),
+    ({"include": ["nope"]}, ValueError, "nope"),
+    ({"include": ["record"], "exclude": ["record"]}, ValueError, "both exclude= and include="),
+])
+def test_bad_include_is_refused_naming_it(kwargs: dict, error: type, fragment: str) -> None:
+    T = _people(30).assign(record=np.arange(30))
+    with pytest.raises(error, match=fragment):
+        Evaluation(T, T.copy(), progress=False, **kwargs)
+
+
+def test_a_frame_of_identifiers_only_is_refused_with_a_hint() -> None:
+    T = pd.DataFrame({"id": np.arange(30), "code": [f"X{i}" for i in range(30)]})
+    with pytest.raises(ValueError, match="include="):
+        Evaluation(T, T.copy(), progress=False)
+
+
+def test_key_fields_chosen_says_how_in_plain_words() -> None:
+    T = _people(30)
+    given = Evaluation(T, T.copy(), progress=False, key_fields=["age"], sensitive_fields=["sex"]).meta()
+    assert given["key_fields_chosen"] == "given by the user" and given["key_fields"] == ["age"]
+    default = Evaluation(T, T.copy(), progress=False, sensitive_fields=["sex"]).meta()
+    assert default["key_fields"] == ["age", "weight"]
+    assert "every analysed column that is not sensitive" in default["key_fields_chosen"]
+    none = Evaluation(T, T.copy(), progress=False).meta()
+    assert "did not run" in none["key_fields_chosen"]
