@@ -21,8 +21,8 @@ N_BOOTSTRAP = Param("n_bootstrap", 1000, kind="int", low=10, high=100_000, label
                     doc="Resamples of the percentile bootstrap behind the intervals of means and medians.")
 RISK_PERCENTILE = Param("risk_percentile", 1.0, low=0.0, high=100.0, low_open=True, high_open=True,
                         label="per-record risk percentile",
-                        doc="A real record is flagged when a synthetic record is closer to it than this percentile "
-                            "of the holdout-to-train distances.")
+                        doc="Share (in percent) of the holdout records that the per-record risk rule may flag: its "
+                            "cut-offs are set on the holdout, so an honest generator has about this share flagged.")
 COMMON_PARAMS: tuple[Param, ...] = (N_BOOTSTRAP, RISK_PERCENTILE)
 
 #: The public documents the metrics and their rules come from (cited in reports).

@@ -1,11 +1,35 @@
-"""Per-record risk table of spec section 4: the synthetic records at risk, by row position.
+"""Per-record risk table of spec section 4: the synthetic records at risk, by row position, calibrated by the holdout.
 
-A synthetic record is at risk when it is an exact copy of a real training record, when its DCR to the training
-data is below the ``risk_percentile``-th percentile of the holdout's DCR (strictly below, with the tie rule of
-spec section 0), or when its NNDR is below the NNDR threshold. The table reads the per-record arrays the
-distance metrics cached (:func:`~synthpriv_report.metrics.distance.dcr_arrays`,
-:func:`~synthpriv_report.metrics.distance.nndr_arrays`) and the cached S→T table for the nearest real record;
-after the metrics ran it starts no neighbour search.
+The rule. A synthetic record is *at risk* when it is an exact copy of a real training record, or when its DCR
+(distance to the closest training record) is below a DCR cut-off, or when its NNDR (that distance relative to the
+spacing of the real records around its closest one) is below an NNDR cut-off. The cut-offs are set on the
+holdout, real records the generator never saw: they are as close to the training data as the records of a
+generator that does not copy its training data would be. The same rule is applied to the holdout records (each
+one's exact-copy flag, DCR and NNDR measured against the training data, as for a synthetic record), and the two
+cut-offs are the largest order statistics of the holdout's DCR and NNDR, the k-th smallest of each for one k,
+under which at most ``risk_percentile`` % of the holdout records are flagged. So an honest generator has about
+that share of its records flagged, and the table says how many holdout records the same rule flags, so that a
+reader can compare the two shares.
+
+Choices where the spec is silent or its rules conflict (spec section 4 names the three rules: exact copies, DCR
+below the 1st percentile of the holdout's DCR, NNDR below a threshold):
+
+* The fixed NNDR threshold (the ``nndr`` metric's 0.5) is not calibrated: on the bundled Adult demo, 37% of the
+  holdout records have an NNDR below 0.5, so an honest generator had 6% of its records flagged. Both cut-offs
+  are therefore set on the holdout, and together rather than each at the percentile, since the union of two
+  rules at p % each would flag up to 2p % of the holdout. The DCR cut-off is thus at or below the holdout's
+  ``risk_percentile``-th percentile of DCR.
+* "Below" is strict with the tie tolerance of spec section 0, so a cut-off equal to a record's value does not
+  flag it. An exact copy is always flagged: when more than ``risk_percentile`` % of the holdout records are
+  themselves copies of training records (duplicated rows), the holdout's own count says so and is above the
+  nominal share.
+* Without a holdout the training records take its place, each one measured against the other training records
+  (its DCR to T without itself, its NNDR from the same tables, a duplicate elsewhere in T counting as a copy);
+  the attrs say ``reference = "training records (each against the others)"``.
+
+The table reads the per-record arrays the distance metrics cached (:func:`~synthpriv_report.metrics.distance.
+dcr_arrays`, :func:`~synthpriv_report.metrics.distance.nndr_arrays`), in the DCR and NNDR metrics' spaces; after
+those metrics ran it starts no neighbour search.
 
 Real values are masked: the table lists *which* columns differ from the nearest real record, never the real
 values, unless ``reveal_real_values=True`` (or the evaluation was created with it).
@@ -13,11 +37,12 @@ values, unless ``reveal_real_values=True`` (or the evaluation was created with i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from . import stats
 from .data import MISSING
@@ -61,19 +86,143 @@ def differing_matrix(data: Any, s_rows: NDArray[np.int64], t_rows: NDArray[np.in
     return out
 
 
-def records_at_risk(ev: Any, *, risk_percentile: float | None = None, nndr_threshold: float | None = None,
+@dataclass(frozen=True)
+class RiskCutoffs:
+    """The calibrated per-record rule and what it flags among the reference (holdout) records.
+
+    Attributes
+    ----------
+    dcr_cut, nndr_cut : float
+        A record is flagged when its DCR (or NNDR) is below the cut-off (strictly, with the tie tolerance);
+        ``-inf`` when no cut-off flags anything beyond the exact copies.
+    k : int
+        The cut-offs are the k-th smallest reference DCR and NNDR (1-based; 0 when only copies are flagged).
+    n_reference : int
+        Number of reference records.
+    n_reference_flagged : int
+        Reference records the rule flags (copies included).
+    target : int
+        The most the calibration allows: ``floor(percentile / 100 * n_reference)``.
+    """
+
+    dcr_cut: float
+    nndr_cut: float
+    k: int
+    n_reference: int
+    n_reference_flagged: int
+    target: int
+
+
+def flag_records(dcr: ArrayLike, nndr: ArrayLike, copy: ArrayLike, dcr_cut: float, nndr_cut: float
+                 ) -> NDArray[np.bool_]:
+    """Records flagged by the rule: an exact copy, or DCR below ``dcr_cut``, or NNDR below ``nndr_cut``.
+
+    "Below" is strict with the tie tolerance of spec section 0.
+
+    >>> flag_records([0.0, 0.1, 0.5], [0.0, 0.9, 0.2], [True, False, False], 0.2, 0.1).tolist()
+    [True, True, False]
+    """
+    d = np.asarray(dcr, dtype=np.float64)
+    r = np.asarray(nndr, dtype=np.float64)
+    return (np.asarray(copy, dtype=bool) | stats.less(d, np.full_like(d, dcr_cut))
+            | stats.less(r, np.full_like(r, nndr_cut)))
+
+
+def calibrate_cutoffs(ref_dcr: ArrayLike, ref_nndr: ArrayLike, ref_copy: ArrayLike, *, percentile: float
+                      ) -> RiskCutoffs:
+    """Cut-offs under which the reference (holdout) records themselves are flagged at most ``percentile`` %.
+
+    With the reference DCRs and NNDRs sorted ascending, candidate cut-offs for k = 1..n are the k-th smallest of
+    each; the rule of :func:`flag_records` flags a non-decreasing number of reference records as k grows, and the
+    largest k that flags at most ``floor(percentile / 100 * n)`` of them is kept (a binary search). When even
+    k = 1 flags more (the copies alone exceed the share), k = 0 and only exact copies are flagged.
+
+    Parameters
+    ----------
+    ref_dcr, ref_nndr : arrays of shape (n,)
+        DCR and NNDR of each reference record to the training data (non-finite values never count as below).
+    ref_copy : bool array of shape (n,)
+        Whether each reference record is identical to a training record.
+    percentile : float
+        Nominal share in percent, within (0, 100).
+
+    Returns
+    -------
+    RiskCutoffs
+
+    Examples
+    --------
+    Ten holdout records, 20%: at most 2 may be flagged. k = 2 gives cut-offs 0.2 (DCR) and 0.15 (NNDR), which
+    flag the records with DCR 0.1 and NNDR 0.05 (records 0 and 9): 2 records.
+
+    >>> dcr = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+    >>> nndr = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.15, 0.05]
+    >>> c = calibrate_cutoffs(dcr, nndr, [False] * 10, percentile=20)
+    >>> c.k, c.dcr_cut, c.nndr_cut, c.n_reference_flagged
+    (2, 0.2, 0.15, 2)
+    """
+    d = np.asarray(ref_dcr, dtype=np.float64)
+    r = np.asarray(ref_nndr, dtype=np.float64)
+    cp = np.asarray(ref_copy, dtype=bool)
+    n = int(d.size)
+    if not (r.size == n and cp.size == n):
+        raise ValueError(f"reference arrays differ in length: dcr {n}, nndr {r.size}, copies {cp.size}")
+    if n == 0:
+        raise ValueError("the per-record rule needs at least one reference (holdout) record")
+    if not 0.0 < float(percentile) < 100.0:
+        raise ValueError(f"risk_percentile must be within (0, 100), got {percentile}")
+    target = int(np.floor(float(percentile) / 100.0 * n + 1e-9))
+    sd, sr = np.sort(d), np.sort(r)  # non-finite values sort last and are never "below"
+
+    def cuts(k: int) -> tuple[float, float]:
+        return (-np.inf, -np.inf) if k == 0 else (float(sd[k - 1]), float(sr[k - 1]))
+
+    def count(k: int) -> int:
+        return int(flag_records(d, r, cp, *cuts(k)).sum())
+
+    lo, hi = 0, n
+    if count(1) <= target:  # else k = 0: only exact copies are flagged
+        lo = 1  # invariant: count(lo) <= target
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if count(mid) <= target:
+                lo = mid
+            else:
+                hi = mid - 1
+    dc, nc = cuts(lo)
+    return RiskCutoffs(dcr_cut=dc, nndr_cut=nc, k=lo, n_reference=n, n_reference_flagged=count(lo),
+                       target=target)
+
+
+def _reference(ctx: Any, dcr: dict[str, Any], nn: dict[str, Any]) -> tuple[str, NDArray, NDArray, NDArray]:
+    """Reference records for the calibration: the holdout, else the training records against each other."""
+    if dcr.get("H") is not None:
+        return ("holdout", np.asarray(dcr["H"], dtype=np.float64), np.asarray(nn["H"], dtype=np.float64),
+                np.asarray(dcr["H_copies"], dtype=bool))
+    from .metrics.distance import nndr_values
+
+    sp = ctx.metric_space("nndr", "gower")
+    real = ctx.knn(sp, ctx.T, ctx.T, int(nn["k"]))
+    d_t = real.dist[:, 0]
+    nndr_t = nndr_values(d_t, real.idx[:, 0], real.dist)
+    return ("training records (each against the others)", np.asarray(dcr["T"], dtype=np.float64),
+            np.asarray(nndr_t, dtype=np.float64), np.asarray(ctx.identical_in(ctx.T, ctx.T), dtype=bool))
+
+
+def records_at_risk(ev: Any, *, risk_percentile: float | None = None,
                     reveal_real_values: bool | None = None) -> pd.DataFrame:
     """The synthetic records at risk (spec section 4), one row each, sorted by synthetic row position.
+
+    The rule and its calibration on the holdout are described in the module docstring: the cut-offs are set so
+    that the same rule flags at most ``risk_percentile`` % of the holdout records, and the table's ``attrs`` say
+    how many it flags, beside the synthetic count.
 
     Parameters
     ----------
     ev : Evaluation
     risk_percentile : float, optional
-        Percentile (0-100) of the holdout's DCR(h, T) below which a synthetic DCR counts as at risk; default the
-        evaluation's ``risk_percentile`` parameter (1). Without a holdout the within-real DCR(t, T∖t) is the
-        reference (the only fresh-record baseline available), and the ``reference`` column says so.
-    nndr_threshold : float, optional
-        NNDR below this is at risk; default the evaluation's ``nndr_threshold`` (0.5).
+        Nominal share in percent (0 < p < 100) of holdout records the rule may flag; default the evaluation's
+        ``risk_percentile`` parameter (1).
     reveal_real_values : bool, optional
         Show the differing columns' real and synthetic values; default ``ev.settings["reveal_real_values"]``.
 
@@ -81,31 +230,32 @@ def records_at_risk(ev: Any, *, risk_percentile: float | None = None, nndr_thres
     -------
     DataFrame
         Index ``synthetic_row`` (position in S). Columns: ``nearest_real_row``, ``dcr``, ``nndr``,
-        ``exact_copy``, ``dcr_below_reference``, ``nndr_below_threshold``, ``reasons`` (text),
-        ``n_differing``, ``differing_columns`` (comma-separated names); with revealed values also
-        ``real_values`` and ``synthetic_values`` (dicts over the differing columns). Empty (same columns) when
-        no record is at risk. Lower DCR and NNDR are riskier.
+        ``exact_copy``, ``dcr_below_cutoff``, ``nndr_below_cutoff``, ``reasons`` (text), ``n_differing``,
+        ``differing_columns`` (comma-separated names); with revealed values also ``real_values`` and
+        ``synthetic_values`` (dicts over the differing columns). Empty (same columns) when no record is at risk.
+        Lower DCR and NNDR are riskier. ``attrs``: ``n_synthetic``, ``n_flagged``, ``flagged_share``,
+        ``reference`` ("holdout" or the training records), ``n_reference``, ``n_reference_flagged``,
+        ``reference_flagged_share``, ``risk_percentile``, ``dcr_cutoff``, ``nndr_cutoff``, ``cutoff_rank`` (k),
+        ``dcr_space``, ``nndr_space``, ``revealed`` and ``summary`` (one plain sentence comparing the counts).
     """
     from .metrics.distance import dcr_arrays, nndr_arrays
 
     params = ev.default_params
     pct = float(params["risk_percentile"] if risk_percentile is None else risk_percentile)
-    thr = float(params["nndr_threshold"] if nndr_threshold is None else nndr_threshold)
-    if not 0.0 <= pct <= 100.0:
-        raise ValueError(f"risk_percentile must be within [0, 100], got {pct}")
+    if not 0.0 < pct < 100.0:
+        raise ValueError(f"risk_percentile must be within (0, 100) (a percentage of the holdout), got {pct}")
     reveal = bool(ev.settings["reveal_real_values"] if reveal_real_values is None else reveal_real_values)
     ctx = ev.context
     dcr = dcr_arrays(ctx)
     nn = nndr_arrays(ctx)
     d_s = np.asarray(dcr["S"], dtype=np.float64)
     nearest = np.asarray(dcr["nearest"], dtype=np.int64)
-    ref_name = "holdout DCR(h, T)" if dcr.get("H") is not None else "within-real DCR(t, T\\t)"
-    ref = np.asarray(dcr["H"] if dcr.get("H") is not None else dcr["T"], dtype=np.float64)
-    cut = float(np.percentile(ref[np.isfinite(ref)], pct))
     copy = np.asarray(dcr["copies"], dtype=bool)
-    low_dcr = stats.less(d_s, np.full_like(d_s, cut))
     nndr = np.asarray(nn["S"], dtype=np.float64)
-    low_nndr = stats.less(nndr, np.full_like(nndr, thr))
+    ref_name, ref_d, ref_r, ref_c = _reference(ctx, dcr, nn)
+    cut = calibrate_cutoffs(ref_d, ref_r, ref_c, percentile=pct)
+    low_dcr = stats.less(d_s, np.full_like(d_s, cut.dcr_cut))
+    low_nndr = stats.less(nndr, np.full_like(nndr, cut.nndr_cut))
     at_risk = np.flatnonzero(copy | low_dcr | low_nndr)
     diff = differing_matrix(ev.data, at_risk, nearest[at_risk])
     cols = np.asarray(ev.data.columns, dtype=object)
@@ -113,19 +263,19 @@ def records_at_risk(ev: Any, *, risk_percentile: float | None = None, nndr_thres
     for i in at_risk:
         r = []
         if copy[i]:
-            r.append("exact copy")
+            r.append("exact copy of a real training record")
         if low_dcr[i]:
-            r.append(f"DCR below percentile {pct:g} of the {ref_name} ({cut:.4g})")
+            r.append(f"distance to the closest real record below {cut.dcr_cut:.3g}")
         if low_nndr[i]:
-            r.append(f"NNDR below {thr:g}")
+            r.append(f"distance ratio (NNDR) below {cut.nndr_cut:.3g}")
         reasons.append("; ".join(r))
     frame = pd.DataFrame({
         "nearest_real_row": nearest[at_risk],
         "dcr": d_s[at_risk],
         "nndr": nndr[at_risk],
         "exact_copy": copy[at_risk],
-        "dcr_below_reference": low_dcr[at_risk],
-        "nndr_below_threshold": low_nndr[at_risk],
+        "dcr_below_cutoff": low_dcr[at_risk],
+        "nndr_below_cutoff": low_nndr[at_risk],
         "reasons": reasons,
         "n_differing": diff.sum(axis=1).astype(np.int64),
         "differing_columns": [", ".join(cols[row]) for row in diff],
@@ -140,6 +290,39 @@ def records_at_risk(ev: Any, *, risk_percentile: float | None = None, nndr_thres
             syn_vals.append({c: sv[c] for c in names})
         frame["real_values"] = real_vals
         frame["synthetic_values"] = syn_vals
-    frame.attrs.update({"reference": ref_name, "reference_cut": cut, "risk_percentile": pct,
-                        "nndr_threshold": thr, "space": dcr["space"], "revealed": reveal})
+    n_s = int(d_s.size)
+    frame.attrs.update({
+        "n_synthetic": n_s, "n_flagged": int(at_risk.size), "flagged_share": at_risk.size / n_s if n_s else 0.0,
+        "reference": ref_name, "n_reference": cut.n_reference, "n_reference_flagged": cut.n_reference_flagged,
+        "reference_flagged_share": cut.n_reference_flagged / cut.n_reference, "risk_percentile": pct,
+        "dcr_cutoff": cut.dcr_cut, "nndr_cutoff": cut.nndr_cut, "cutoff_rank": cut.k, "dcr_space": dcr["space"],
+        "nndr_space": nn["space"], "revealed": reveal,
+        "summary": risk_summary(at_risk.size, n_s, cut.n_reference_flagged, cut.n_reference, pct, ref_name),
+    })
     return frame
+
+
+def risk_summary(n_flagged: int, n_synthetic: int, n_ref_flagged: int, n_ref: int, percentile: float,
+                 reference: str = "holdout") -> str:
+    """One plain sentence comparing the synthetic records flagged with the reference records the rule flags.
+
+    >>> print(risk_summary(3, 3000, 15, 1500, 1.0))  # doctest: +NORMALIZE_WHITESPACE
+    3 of 3,000 synthetic records (0.1%) are flagged as at risk. The rule is set so that it flags at most 1% of
+    the holdout records, real records the generator never saw: it flags 15 of 1,500 (1.0%). A share well above
+    the holdout's means synthetic records sit closer to the training data than new real records do.
+    """
+    def share(a: int, b: int) -> str:
+        return f"{100.0 * a / b:.1f}%" if b else "0%"
+
+    if reference == "holdout":
+        who = "the holdout records, real records the generator never saw"
+        whose = "the holdout's"
+        fresh = "new real records do"
+    else:
+        who = "the training records, each measured against the others (no holdout was given)"
+        whose = "theirs"
+        fresh = "the training records sit to each other"
+    return (f"{n_flagged:,} of {n_synthetic:,} synthetic records ({share(n_flagged, n_synthetic)}) are flagged as "
+            f"at risk. The rule is set so that it flags at most {percentile:g}% of {who}: it flags "
+            f"{n_ref_flagged:,} of {n_ref:,} ({share(n_ref_flagged, n_ref)}). A share well above {whose} means "
+            f"synthetic records sit closer to the training data than {fresh}.")
