@@ -159,7 +159,8 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
     try:
         bar.start("evaluate")
         ev = Evaluation(real, synthetic, holdout, key_fields=key, sensitive_fields=sensitive, exclude=exclude,
-                        metrics=_split(args.metrics), random_state=args.random_state, progress=False,
+                        metrics=_split(args.metrics), random_state=args.random_state,
+                        progress=not args.no_progress,
                         reveal_real_values=args.reveal_real_values)
         data = report_data(ev, inputs=inputs)
         bar.done()

@@ -8,6 +8,7 @@ parameters never searches again, and a level override only re-grades (levels are
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import applicability
+from . import progress as pg
 from .data import prepare
 from .engine import Context, SearchRecord, SearchRequest, _Engine
 from .levels import apply_level
@@ -171,8 +173,9 @@ class Evaluation:
         elif spaces is not None:
             as_space(spaces)
 
-        self.data = prepare(real, synthetic, holdout, numeric=numeric, categorical=categorical, exclude=exclude,
-                            reveal_real_values=reveal_real_values)
+        with pg.stage("preparing the data", enabled=progress):
+            self.data = prepare(real, synthetic, holdout, numeric=numeric, categorical=categorical,
+                                exclude=exclude, reveal_real_values=reveal_real_values)
         cols = list(self.data.columns)
         sensitive = check_names("sensitive_fields", sensitive_fields, cols, what="analysed column")
         keys_given = check_names("key_fields", key_fields, cols, what="analysed column")
@@ -216,6 +219,7 @@ class Evaluation:
         self._raw: dict[tuple, MetricResult] = {}
         self._graded: dict[tuple, MetricResult] = {}
         self._planned: set[str] = set()
+        self._metric_seconds: dict[str, float] = {}
 
     # ---------------------------------------------------------------------------------------------------------
     @property
@@ -227,6 +231,17 @@ class Evaluation:
     def searches(self) -> list[SearchRecord]:
         """Every neighbour search executed so far (each (space, query, reference) at most once)."""
         return list(self._engine.searches)
+
+    @property
+    def timings(self) -> dict[str, dict[str, float]]:
+        """Seconds spent so far: ``{"stages": {...}, "metrics": {...}}``.
+
+        ``stages`` holds the engine's stages (fitting the encoders, each encoding and search tree, identical
+        records); ``metrics`` each metric's first computation, its searches and the stages it started included
+        (a search or tree shared by several metrics counts for the first that needed it). Each search's seconds
+        are in :attr:`searches`.
+        """
+        return {"stages": dict(self._engine.stage_seconds), "metrics": dict(self._metric_seconds)}
 
     @property
     def search_count(self) -> int:
@@ -340,7 +355,18 @@ class Evaluation:
         calib = self._ctx.calibration() if (self.settings["calibrate"] and self.data.has_holdout) else None
         self._plan(names, merged, calib)
         levels = merged.get("levels")
-        out = {s.name: self._graded_result(s, merged, calib, levels) for s in specs}
+        out = {}
+        todo = [s for s in specs if self._cache_key(s, merged) not in self._raw]
+        with pg.bar(len(todo), "metrics", enabled=self._engine.progress, unit="metric") as bar:
+            for s in specs:
+                fresh = self._cache_key(s, merged) not in self._raw
+                if fresh:
+                    bar.note(s.name)
+                t0 = time.perf_counter()
+                out[s.name] = self._graded_result(s, merged, calib, levels)
+                if fresh:
+                    self._metric_seconds[s.name] = time.perf_counter() - t0
+                    bar.update(1)
         verdict = compute_verdict(out, self.verdict_metrics)
         return ResultSet(out, verdict, merged, self.meta())
 
