@@ -271,8 +271,15 @@ def _to_strings(series: pd.Series) -> NDArray[np.object_]:
     :data:`MISSING`."""
     missing = series.isna().to_numpy()
     out = np.empty(len(series), dtype=object)
-    if isinstance(series.dtype, pd.StringDtype):
-        out[:] = series.to_numpy(dtype=object, na_value=MISSING)  # already text (pandas' str dtype)
+    if isinstance(series.dtype, pd.StringDtype) or (
+            series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) == "string"):
+        # already text: one Python string per distinct value, shared by every cell that holds it (a million
+        # cells of a column then cost 8 bytes each, not a string object each)
+        codes, uniques = pd.factorize(series)
+        texts = np.empty(len(uniques) + 1, dtype=object)
+        texts[:-1] = list(uniques)
+        texts[-1] = MISSING
+        out[:] = texts[codes]  # code -1 (missing) takes the last entry
     elif series.dtype != object:
         # one conversion per distinct value (a typed column holds no values that compare equal but print
         # differently, such as True and 1 in an object column)
@@ -281,8 +288,6 @@ def _to_strings(series: pd.Series) -> NDArray[np.object_]:
         texts[:-1] = [_as_text(u) for u in uniques]
         texts[-1] = MISSING
         out[:] = texts[codes]  # code -1 (missing) takes the last entry
-    elif pd.api.types.infer_dtype(series, skipna=True) == "string":
-        out[:] = series.to_numpy(dtype=object)  # already text
     else:
         vals = series.to_numpy(dtype=object)
         out[:] = [_as_text(v) for v in vals] if len(vals) else []
@@ -313,7 +318,9 @@ def fingerprint(numeric: NDArray[np.float64], categorical: NDArray[np.object_], 
         for i, v in enumerate(uniques):
             b = v.encode("utf-8", "surrogatepass")
             blobs[i] = len(b).to_bytes(8, "little") + b
-        h.update(b"".join(blobs[codes].tolist()))
+        step = 1 << 20  # a million values at a time: the same bytes, in bounded memory
+        for start in range(0, codes.shape[0], step):
+            h.update(b"".join(blobs[codes[start:start + step]].tolist()))
     h.update(str(numeric.shape[0]).encode())
     return h.hexdigest()
 

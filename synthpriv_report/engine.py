@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import neighbors as nb
+from . import progress as pg
 from .data import PreparedData
 from .spaces import Encoding, Fitted, Projection, SpaceSpec, as_space, encode, fit, project
 
@@ -87,8 +88,10 @@ class SearchRecord:
 class _Engine:
     def __init__(self, data: PreparedData, *, progress: bool, search_engine: str = "auto", device: str = "cpu"):
         self.data = data
-        self.fitted: Fitted = fit(data)
         self.progress = progress
+        self.stage_seconds: dict[str, float] = {}
+        with self.stage("fitting the encoders"):
+            self.fitted: Fitted = fit(data)
         self.search_engine = search_engine
         self.device = device
         self.encodings: dict[SpaceSpec, Encoding] = {}
@@ -100,22 +103,33 @@ class _Engine:
         self.memo: dict[Any, Any] = {}
         self._record_ids: dict[str, NDArray[np.int64]] | None = None
 
+    # stages -------------------------------------------------------------------------------------------------
+    def stage(self, name: str):
+        """A timed stage: its seconds are added to :attr:`stage_seconds` and a progress bar names it when it runs
+        longer than :data:`synthpriv_report.progress.DELAY`."""
+        return _TimedStage(self, name)
+
     # encodings ----------------------------------------------------------------------------------------------
     def encoding(self, spec: SpaceSpec) -> Encoding:
         if spec not in self.encodings:
             if spec.kind == "projected":
                 base = SpaceSpec("euclidean", columns=spec.columns, weights=spec.weights)
-                enc, proj = project(self.data, self.encoding(base), spec)
+                base_enc = self.encoding(base)
+                with self.stage(f"encoding: {spec.label}"):
+                    enc, proj = project(self.data, base_enc, spec)
                 self.projections[spec] = proj
             else:
-                enc = encode(self.data, self.fitted, spec)
+                with self.stage(f"encoding: {spec.label}"):
+                    enc = encode(self.data, self.fitted, spec)
             self.encodings[spec] = enc
         return self.encodings[spec]
 
     def tree(self, spec: SpaceSpec, ref: SetRef) -> nb.RefTree:
         key = (spec, ref.key)
         if key not in self.trees:
-            self.trees[key] = nb.build_tree(self.encoding(spec), ref.base, ref.rows)
+            enc = self.encoding(spec)
+            with self.stage(f"search tree: {spec.label} {ref.label}"):
+                self.trees[key] = nb.build_tree(enc, ref.base, ref.rows)
         return self.trees[key]
 
     # searches -----------------------------------------------------------------------------------------------
@@ -152,25 +166,53 @@ class _Engine:
     def record_ids(self) -> dict[str, NDArray[np.int64]]:
         """An id per record of every set; equal ids exactly when the records are identical (spec section 0)."""
         if self._record_ids is None:
-            d = self.data
-            parts = []
-            for s in d.sets:
-                num = d.numeric[s] + 0.0  # -0.0 == 0.0
-                bits = num.view(np.int64).copy()
-                bits[np.isnan(num)] = np.int64(0x7FF8000000000000)
-                parts.append(np.concatenate([bits, self.fitted.codes[s]], axis=1))
-            allrows = np.concatenate(parts, axis=0)
-            if allrows.shape[1] == 0:
-                inv = np.zeros(allrows.shape[0], dtype=np.int64)
-            else:
-                _, inv = np.unique(allrows, axis=0, return_inverse=True)
-            inv = inv.reshape(-1).astype(np.int64)
-            ids, start = {}, 0
-            for s in d.sets:
-                ids[s] = inv[start:start + d.sizes[s]]
-                start += d.sizes[s]
-            self._record_ids = ids
+            with self.stage("identical records"):
+                self._record_ids = self._compute_record_ids()
         return self._record_ids
+
+    def _compute_record_ids(self) -> dict[str, NDArray[np.int64]]:
+        # column by column: each column's values (bit patterns of the numbers, -0.0 as 0.0 and every NaN as one
+        # NaN; category codes) are factorized by hashing, and the running row id is combined with them and
+        # factorized again, so ids stay below the number of records and the work is linear in the records
+        import pandas as pd
+
+        d = self.data
+        total = sum(d.sizes[s] for s in d.sets)
+        ids_all = np.zeros(total, dtype=np.int64)
+        n_num = d.numeric[d.sets[0]].shape[1]
+
+        def column(j: int) -> NDArray[np.int64]:  # one column at a time: memory stays at a few vectors
+            if j < n_num:
+                col = np.concatenate([d.numeric[s][:, j] + 0.0 for s in d.sets])  # -0.0 == 0.0
+                bits = col.view(np.int64).copy()
+                bits[np.isnan(col)] = np.int64(0x7FF8000000000000)
+                return bits
+            return np.concatenate([self.fitted.codes[s][:, j - n_num] for s in d.sets]).astype(np.int64)
+
+        for j in range(n_num + self.fitted.codes[d.sets[0]].shape[1]):
+            codes, uniques = pd.factorize(column(j))
+            ids_all, _ = pd.factorize(ids_all * np.int64(len(uniques)) + codes.astype(np.int64))
+            ids_all = ids_all.astype(np.int64)
+        ids, start = {}, 0
+        for s in d.sets:
+            ids[s] = ids_all[start:start + d.sizes[s]]
+            start += d.sizes[s]
+        return ids
+
+
+class _TimedStage:
+    def __init__(self, engine: _Engine, name: str):
+        self._engine, self._name = engine, name
+
+    def __enter__(self) -> None:
+        self._t0 = time.perf_counter()
+        self._cm = pg.stage(self._name, enabled=self._engine.progress)
+        self._cm.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._cm.__exit__(*exc)
+        secs = self._engine.stage_seconds
+        secs[self._name] = secs.get(self._name, 0.0) + time.perf_counter() - self._t0
 
 
 class Context:

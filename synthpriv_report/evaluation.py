@@ -8,7 +8,11 @@ parameters never searches again, and a level override only re-grades (levels are
 
 from __future__ import annotations
 
+<<<<<<< HEAD
 import warnings
+=======
+import time
+>>>>>>> wt-scale
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -17,7 +21,12 @@ import numpy as np
 import pandas as pd
 
 from . import applicability
+<<<<<<< HEAD
 from .data import identifier_columns, prepare
+=======
+from . import progress as pg
+from .data import prepare
+>>>>>>> wt-scale
 from .engine import Context, SearchRecord, SearchRequest, _Engine
 from .levels import apply_level
 from .params import (DEFAULT_VERDICT_METRICS, check_bool, check_int, check_n_components, check_names,
@@ -240,6 +249,7 @@ class Evaluation:
         elif spaces is not None:
             as_space(spaces)
 
+<<<<<<< HEAD
         exclude, auto_excluded, kept = _identifiers(real, exclude=exclude, include=include,
                                                     named=(key_fields, sensitive_fields))
         data = prepare(real, synthetic, holdout, numeric=numeric, categorical=categorical,
@@ -248,6 +258,11 @@ class Evaluation:
         self.excluded_reasons: dict[str, str] = {
             c: (f"looks like an identifier ({auto_excluded[c]})" if c in auto_excluded
                 else "left out on request (exclude=)") for c in self.data.excluded}
+=======
+        with pg.stage("preparing the data", enabled=progress):
+            self.data = prepare(real, synthetic, holdout, numeric=numeric, categorical=categorical,
+                                exclude=exclude, reveal_real_values=reveal_real_values)
+>>>>>>> wt-scale
         cols = list(self.data.columns)
         sensitive = check_names("sensitive_fields", sensitive_fields, cols, what="analysed column")
         keys_given = check_names("key_fields", key_fields, cols, what="analysed column")
@@ -300,6 +315,7 @@ class Evaluation:
         self._raw: dict[tuple, MetricResult] = {}
         self._graded: dict[tuple, MetricResult] = {}
         self._planned: set[str] = set()
+        self._metric_seconds: dict[str, float] = {}
 
     # ---------------------------------------------------------------------------------------------------------
     @property
@@ -311,6 +327,17 @@ class Evaluation:
     def searches(self) -> list[SearchRecord]:
         """Every neighbour search executed so far (each (space, query, reference) at most once)."""
         return list(self._engine.searches)
+
+    @property
+    def timings(self) -> dict[str, dict[str, float]]:
+        """Seconds spent so far: ``{"stages": {...}, "metrics": {...}}``.
+
+        ``stages`` holds the engine's stages (fitting the encoders, each encoding and search tree, identical
+        records); ``metrics`` each metric's first computation, its searches and the stages it started included
+        (a search or tree shared by several metrics counts for the first that needed it). Each search's seconds
+        are in :attr:`searches`.
+        """
+        return {"stages": dict(self._engine.stage_seconds), "metrics": dict(self._metric_seconds)}
 
     @property
     def search_count(self) -> int:
@@ -426,7 +453,18 @@ class Evaluation:
         calib = self._ctx.calibration() if (self.settings["calibrate"] and self.data.has_holdout) else None
         self._plan(names, merged, calib)
         levels = merged.get("levels")
-        out = {s.name: self._graded_result(s, merged, calib, levels) for s in specs}
+        out = {}
+        todo = [s for s in specs if self._cache_key(s, merged) not in self._raw]
+        with pg.bar(len(todo), "metrics", enabled=self._engine.progress, unit="metric") as bar:
+            for s in specs:
+                fresh = self._cache_key(s, merged) not in self._raw
+                if fresh:
+                    bar.note(s.name)
+                t0 = time.perf_counter()
+                out[s.name] = self._graded_result(s, merged, calib, levels)
+                if fresh:
+                    self._metric_seconds[s.name] = time.perf_counter() - t0
+                    bar.update(1)
         verdict = compute_verdict(out, self.verdict_metrics)
         return ResultSet(out, verdict, merged, self.meta())
 

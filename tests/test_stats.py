@@ -138,3 +138,112 @@ def test_wilson_holds_its_point_and_is_exact_at_the_ends():
             p = k / n
             lo, hi = wilson(p, n)
             assert 0.0 <= lo <= p <= hi <= 1.0, (k, n)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the grouped bootstrap scheme (large n)
+
+
+def _endpoint_and_se(rep: np.ndarray, p: float) -> tuple[float, float]:
+    """The p-quantile of bootstrap replicates and its Monte-Carlo standard error, from the order statistics:
+    the rank of the sample p-quantile among B replicates has binomial sd sqrt(B p (1 - p)), so the replicates
+    that far either side of it span about two standard errors of the endpoint."""
+    r = np.sort(rep)
+    B = r.size
+    k = p * (B - 1)
+    d = math.sqrt(B * p * (1 - p))
+    lo, hi = r[int(math.floor(k - d))], r[int(math.ceil(k + d))]
+    return float(np.quantile(rep, p)), float(hi - lo) / 2.0
+
+
+def test_grouped_intervals_match_plain_bootstrap_at_10k() -> None:
+    """At n = 10,000 the grouped scheme's interval ends agree with the plain bootstrap's within the two runs'
+    own Monte-Carlo error: |difference| <= 4 sd of the difference (each end's sd from its order statistics; a
+    4-sd miss has probability 6e-5 when both estimate the same end)."""
+    x = np.random.default_rng(5).exponential(size=10_000) ** 1.5  # skewed, like distances
+    B = 2000
+    m_rec, q_rec = stats.resample_stats(x, (0.5, 0.05), n_resamples=B, random_state=1, method="records")
+    m_grp, q_grp = stats.resample_stats(x, (0.5, 0.05), n_resamples=B, random_state=2, method="grouped")
+    for a, b in ((m_rec, m_grp), (q_rec[:, 0], q_grp[:, 0]), (q_rec[:, 1], q_grp[:, 1])):
+        for p in (0.025, 0.975):
+            ea, sa = _endpoint_and_se(a, p)
+            eb, sb = _endpoint_and_se(b, p)
+            assert abs(ea - eb) <= 4.0 * math.hypot(sa, sb), (p, ea, eb, sa, sb)
+        # and the replicates' spread (the interval width's scale) agrees: sd of a sd estimate ~ sd / sqrt(2B)
+        assert abs(a.std() - b.std()) <= 4.0 * math.hypot(a.std(), b.std()) / math.sqrt(2 * B)
+
+
+def test_grouped_median_is_exact_in_distribution() -> None:
+    """n = 4 values in 2 runs: the median of a resample (mean of ranks 1 and 2, linear interpolation) has an exact
+    distribution over the 4^4 equally likely resamples; the grouped scheme's frequencies match it within 4
+    binomial sd at B = 20,000."""
+    import itertools
+
+    v = np.array([1.0, 2.0, 4.0, 8.0])
+    exact: dict[float, float] = {}
+    for draw in itertools.product(range(4), repeat=4):
+        med = float(np.median(v[list(draw)]))
+        exact[med] = exact.get(med, 0.0) + 1.0 / 256
+    B = 20_000
+    _, q = stats.grouped_resamples(v, (0.5,), n_resamples=B, rng=np.random.default_rng(0), groups=2)
+    vals, counts = np.unique(q[:, 0], return_counts=True)
+    assert set(vals.tolist()) <= set(exact)
+    for val, p in exact.items():
+        got = counts[vals == val].sum() / B if (vals == val).any() else 0.0
+        assert abs(got - p) <= 4.0 * math.sqrt(p * (1 - p) / B), (val, got, p)
+
+
+def test_grouped_mean_with_one_value_per_run_has_no_normal_term() -> None:
+    # groups >= n: every run holds one value, its variance is 0, so each replicate is sum(C_i v_i) / n exactly,
+    # a mean of n of the values: n * replicate is a sum of integers here
+    v = np.array([1.0, 2.0, 3.0, 5.0, 7.0])
+    means, _ = stats.grouped_resamples(v, (), n_resamples=500, rng=np.random.default_rng(3), groups=10)
+    np.testing.assert_allclose(means * 5, np.round(means * 5), atol=1e-9)
+    assert means.min() >= 1.0 and means.max() <= 7.0
+
+
+def test_bootstrap_scheme_auto_and_determinism() -> None:
+    x = np.random.default_rng(2).exponential(size=stats.GROUPED_MIN_N + 1)
+    auto = stats.bootstrap_stats(x, n_resamples=100, random_state=4)
+    assert auto == stats.bootstrap_stats(x, n_resamples=100, random_state=4, method="grouped")
+    assert auto == stats.bootstrap_stats(x, n_resamples=100, random_state=4)
+    assert auto != stats.bootstrap_stats(x, n_resamples=100, random_state=5)
+    np.testing.assert_array_equal(
+        stats.bootstrap_replicates(x, statistic="median", n_resamples=50, random_state=1),
+        stats.bootstrap_replicates(x, statistic="median", n_resamples=50, random_state=1, method="grouped"))
+    with pytest.raises(ValueError, match="method"):
+        stats.bootstrap_stats(x, method="fast")
+
+
+def test_grouped_ratio_matches_plain_bootstrap_at_10k() -> None:
+    """The grouped sums scheme against the plain bootstrap of sum(num) / sum(den) at n = 10,000: interval ends
+    within 4 sd of their difference (each end's Monte-Carlo sd from the order statistics of its replicates)."""
+    rng = np.random.default_rng(8)
+    den = rng.exponential(size=10_000)                      # weights, like AIR's entropy weights
+    num = den * (rng.random(10_000) < 0.3)                  # weighted hits
+    B = 2000
+
+    def replicates(method: str, seed: int) -> np.ndarray:
+        if method == "records":
+            draws = np.random.default_rng(seed).integers(0, num.size, size=(B, num.size))
+            return num[draws].sum(axis=1) / den[draws].sum(axis=1)
+        a, b = stats.grouped_sums(num, den, n_resamples=B, rng=np.random.default_rng(seed))
+        return a / b
+
+    rec, grp = replicates("records", 1), replicates("grouped", 2)
+    for p in (0.025, 0.975):
+        ea, sa = _endpoint_and_se(rec, p)
+        eb, sb = _endpoint_and_se(grp, p)
+        assert abs(ea - eb) <= 4.0 * math.hypot(sa, sb), (p, ea, eb)
+    # the public function with the grouped scheme gives those ends (same stream for the same seed)
+    lo, hi = stats.bootstrap_ratio(num, den, n_resamples=B, random_state=2, method="grouped")
+    assert (lo, hi) == pytest.approx(tuple(np.quantile(grp, [0.025, 0.975])))
+
+
+def test_grouped_sums_one_record_per_run_is_the_plain_bootstrap_in_law() -> None:
+    # groups >= n: no normal term; every replicate is sum(C_i x_i) with integer counts summing to n
+    x = np.array([1.0, 10.0, 100.0])
+    a, b = stats.grouped_sums(x, np.ones(3), n_resamples=300, rng=np.random.default_rng(0), groups=8)
+    assert (b == 3).all()
+    assert set(np.round(a).tolist()) <= {float(i + 10 * j + 100 * k) for i in range(4) for j in range(4)
+                                         for k in range(4) if i + j + k == 3}

@@ -232,7 +232,7 @@ def _check_engine(engine: str) -> None:
 
 def to_pdf(source: Any, path: str | os.PathLike[str], engine: PdfEngine = "weasyprint", *,
            title: str = DEFAULT_TITLE, reveal_real_values: bool | None = None,
-           executable_path: str = CHROMIUM_PATH, **params: Any) -> Path:
+           executable_path: str = CHROMIUM_PATH, progress: bool = True, **params: Any) -> Path:
     """Write the paginated A4 PDF report (cover, summary, methods, one section per group, appendix).
 
     Parameters
@@ -246,10 +246,16 @@ def to_pdf(source: Any, path: str | os.PathLike[str], engine: PdfEngine = "weasy
         As in :func:`to_html`.
     executable_path : str
         Chromium binary for ``engine="chromium"``.
+    progress : bool, default True
+        A progress bar while the PDF renders (shown when it takes more than two seconds).
     """
+    from ..progress import stage
+
     _check_engine(engine)
     html = render_html(source, title=title, reveal_real_values=reveal_real_values, **params)
-    return write_atomic(path, html_to_pdf(html, engine=engine, executable_path=executable_path))
+    with stage("rendering the PDF", enabled=progress):
+        pdf = html_to_pdf(html, engine=engine, executable_path=executable_path)
+    return write_atomic(path, pdf)
 
 
 def write_reports(source: Any, *, html: str | os.PathLike[str] | None = None,

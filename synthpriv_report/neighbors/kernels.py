@@ -175,6 +175,6 @@ def query_chunks(n: int, desc: str, progress: bool, chunk: int | None = None):
 def _progress(total: int, desc: str, enabled: bool):
     if not enabled or total < 20_000:
         return None
-    from tqdm.auto import tqdm
+    from ..progress import bar
 
-    return tqdm(total=total, desc=desc, unit="rec", leave=False)
+    return bar(total, desc, enabled=True, unit="rec")

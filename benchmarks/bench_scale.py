@@ -1,0 +1,191 @@
+"""Scale benchmark: the evaluation at N = 100k, 300k, 1M (3M) records per set, one process or a Dask cluster.
+
+Real, holdout and synthetic sets of N Adult-like records each come from ``make_scaled.py`` (the shared tools
+folder; made once per N under ``--data``). Every N runs in a fresh process, so the peak RSS printed is that run's
+own. Printed per N: wall seconds, CPU seconds (all threads of the process), peak RSS, the seconds of the data
+preparation, of every engine stage (encoder fits, encodings, search trees, identical-record ids), of every
+neighbour search and of every metric (a metric's seconds include the searches it was first to need), then a
+table ready for the README.
+
+    python benchmarks/bench_scale.py                          # section 2 at 100k, 300k, 1M
+    python benchmarks/bench_scale.py --sizes 1M --metrics all # every registered metric at 1M
+    python benchmarks/bench_scale.py --sizes 1M --workers 2   # searches on a LocalCluster of 2 workers
+
+The timings depend on the machine and on what else runs on it: the script prints the load average before and
+after each run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+SECTION_2 = ["dcr", "exact_copies", "holdout_dcr_share", "privacy_score", "nndr", "dcr_test", "nndr_test"]
+ROOT = Path(__file__).resolve().parents[1]
+MAKE_SCALED = ROOT.parent / "shared" / "tools" / "make_scaled.py"
+
+
+def parse_n(s: str) -> int:
+    s = s.strip().lower().replace("_", "")
+    mult = {"k": 10**3, "m": 10**6}.get(s[-1:], 1)
+    return int(round(float(s.rstrip("km")) * mult))
+
+
+def label(n: int) -> str:
+    return f"{n // 10**6}M" if n % 10**6 == 0 else (f"{n // 1000}k" if n % 1000 == 0 else str(n))
+
+
+def ensure_data(n: int, base: Path, make_scaled: Path) -> Path:
+    d = base / f"adult_scaled_{label(n)}"
+    if not all((d / f).exists() for f in ("real.csv", "holdout.csv", "synthetic.csv")):
+        if not make_scaled.exists():
+            sys.exit(f"bench_scale: no data in {d} and no generator at {make_scaled} (give --make-scaled)")
+        print(f"making {label(n)} records per set in {d} ...", file=sys.stderr, flush=True)
+        subprocess.run([sys.executable, str(make_scaled), str(n), "--out", str(d)], check=True,
+                       stdout=subprocess.DEVNULL)
+    return d
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+
+
+def run_one(args: argparse.Namespace) -> dict:
+    """One evaluation in this process; returns its figures."""
+    import pandas as pd
+
+    n = parse_n(args.one)
+    d = Path(args.data_dir)
+    t0 = time.perf_counter()
+    frames = {s: pd.read_csv(d / f"{s}.csv") for s in ("real", "holdout", "synthetic")}
+    read_s = time.perf_counter() - t0
+    from synthpriv_report.evaluation import Evaluation
+
+    metrics = None if args.metrics == "all" else (SECTION_2 if args.metrics == "section2"
+                                                     else args.metrics.split(","))
+    kwargs = {}
+    cluster = client = None
+    if args.workers:
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            sys.exit("bench_scale: --workers needs dask.distributed: pip install \"synthpriv_report[dask]\"")
+        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+        kwargs["client"] = client
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    try:
+        ev = Evaluation(frames["real"], frames["synthetic"], frames["holdout"], metrics=metrics,
+                        progress=not args.no_progress, random_state=0, **kwargs)
+    except TypeError as exc:
+        if "client" in str(exc):
+            sys.exit("bench_scale: this version of synthpriv_report has no Evaluation(client=...): "
+                     "run without --workers, or with a version that dispatches searches to Dask")
+        raise
+    prepare_s = time.perf_counter() - wall0
+    res = ev.results()
+    wall = time.perf_counter() - wall0
+    cpu = time.process_time() - cpu0
+    out = {
+        "n": n, "metrics": args.metrics, "workers": args.workers, "read_s": read_s, "prepare_s": prepare_s,
+        "wall_s": wall, "cpu_s": cpu, "peak_rss_mb": _rss_mb(),
+        "stages": ev.timings["stages"], "metric_s": ev.timings["metrics"],
+        "searches": [{"what": f"{s.space}: {s.query} -> {s.ref} (k={s.k})", "engine": s.engine,
+                      "seconds": s.seconds} for s in ev.searches],
+        "values": {k: (r.value if r.computed else None) for k, r in res.items()},
+    }
+    if client is not None:
+        worker_rss = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
+        worker_cpu = client.run(lambda: time.process_time())
+        out["worker_peak_rss_mb"] = list(worker_rss.values())
+        out["worker_cpu_s"] = list(worker_cpu.values())
+        client.close()
+        cluster.close()
+    return out
+
+
+def _load() -> str:
+    try:
+        return " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
+
+
+def show(r: dict) -> None:
+    search_s = sum(s["seconds"] for s in r["searches"])
+    print(f"\n== N = {label(r['n'])} per set, metrics: {r['metrics']}, workers: {r['workers'] or 'none'}")
+    print(f"wall {r['wall_s']:.1f} s   CPU {r['cpu_s']:.1f} s   peak RSS {r['peak_rss_mb'] / 1024:.2f} GB   "
+          f"(CSV reading {r['read_s']:.1f} s, not counted)")
+    if "worker_peak_rss_mb" in r:
+        print("workers: peak RSS " + ", ".join(f"{m / 1024:.2f} GB" for m in r["worker_peak_rss_mb"])
+              + ";  CPU " + ", ".join(f"{c:.1f} s" for c in r["worker_cpu_s"]))
+    print(f"  prepare (validation, kinds, fingerprints)  {r['prepare_s']:8.1f} s")
+    for name, s in sorted(r["stages"].items(), key=lambda kv: -kv[1]):
+        print(f"  stage   {name:<50s} {s:8.1f} s")
+    for s in r["searches"]:
+        print(f"  search  {s['what']:<50s} {s['seconds']:8.1f} s  [{s['engine']}]")
+    print(f"  all searches{'':<44s} {search_s:8.1f} s  ({100 * search_s / r['wall_s']:.0f}% of wall)")
+    for name, s in sorted(r["metric_s"].items(), key=lambda kv: -kv[1]):
+        print(f"  metric  {name:<50s} {s:8.1f} s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sizes", default="100k,300k,1M", help="records per set, comma-separated (default "
+                   "100k,300k,1M; 3M needs about 8 GB)")
+    p.add_argument("--metrics", default="section2",
+                   help="'section2' (default: the seven headline distance metrics), 'all', or names")
+    p.add_argument("--workers", type=int, default=0,
+                   help="start a dask.distributed LocalCluster of this many worker processes and pass "
+                        "client=Client(cluster) to the evaluation (default 0: one process)")
+    p.add_argument("--data", default=os.environ.get("SCALE_DATA", "/tmp"),
+                   help="folder of the adult_scaled_<N> data sets (made there when missing; default /tmp)")
+    p.add_argument("--make-scaled", default=str(MAKE_SCALED), help="path of make_scaled.py")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--json", help="also write every run's figures to this JSON file")
+    p.add_argument("--one", help=argparse.SUPPRESS)
+    p.add_argument("--data-dir", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+
+    if args.one:  # child process: one N
+        print("RESULT " + json.dumps(run_one(args)), flush=True)
+        return 0
+
+    results = []
+    for n in [parse_n(s) for s in args.sizes.split(",")]:
+        d = ensure_data(n, Path(args.data), Path(args.make_scaled))
+        cmd = [sys.executable, __file__, "--one", str(n), "--data-dir", str(d), "--metrics", args.metrics,
+               "--workers", str(args.workers)] + (["--no-progress"] if args.no_progress else [])
+        load_before = _load()
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ})
+        line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+        if proc.returncode != 0 or not line:
+            print(proc.stdout, file=sys.stderr)
+            return proc.returncode or 1
+        r = json.loads(line[-1][len("RESULT "):])
+        r["load_before"], r["load_after"] = load_before, _load()
+        results.append(r)
+        show(r)
+        print(f"  load average (1, 5, 15 min) before: {r['load_before']}   after: {r['load_after']}")
+
+    print("\n| N per set | metrics | workers | wall | CPU-s | of which searches | peak RSS |")
+    print("|---|---|---|---|---|---|---|")
+    for r in results:
+        search_s = sum(s["seconds"] for s in r["searches"])
+        print(f"| {label(r['n'])} | {r['metrics']} | {r['workers'] or 1 if r['workers'] else 'one process'} | "
+              f"{r['wall_s']:.0f} s | {r['cpu_s']:.0f} | {search_s:.0f} s ({len(r['searches'])} searches) | "
+              f"{r['peak_rss_mb'] / 1024:.2f} GB |")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
