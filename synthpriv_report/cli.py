@@ -351,17 +351,10 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
 
     try:
         bar.start("evaluate")
-<<<<<<< HEAD
         ev = _build(real, synthetic, holdout, key_fields=key, sensitive_fields=sensitive, exclude=exclude,
-                    include=include, metrics=_split(args.metrics), random_state=args.random_state, progress=False,
-                    reveal_real_values=args.reveal_real_values, names=inputs)
+                    include=include, metrics=_split(args.metrics), random_state=args.random_state,
+                    progress=not args.no_progress, reveal_real_values=args.reveal_real_values, names=inputs)
         _key_fields_notice(ev, key is not None)
-=======
-        ev = Evaluation(real, synthetic, holdout, key_fields=key, sensitive_fields=sensitive, exclude=exclude,
-                        metrics=_split(args.metrics), random_state=args.random_state,
-                        progress=not args.no_progress,
-                        reveal_real_values=args.reveal_real_values)
->>>>>>> wt-scale
         data = report_data(ev, inputs=inputs)
         bar.done()
         # every document is complete before any file is replaced

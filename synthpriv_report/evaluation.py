@@ -8,11 +8,8 @@ parameters never searches again, and a level override only re-grades (levels are
 
 from __future__ import annotations
 
-<<<<<<< HEAD
-import warnings
-=======
 import time
->>>>>>> wt-scale
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -21,12 +18,8 @@ import numpy as np
 import pandas as pd
 
 from . import applicability
-<<<<<<< HEAD
-from .data import identifier_columns, prepare
-=======
 from . import progress as pg
-from .data import prepare
->>>>>>> wt-scale
+from .data import identifier_columns, prepare
 from .engine import Context, SearchRecord, SearchRequest, _Engine
 from .levels import apply_level
 from .params import (DEFAULT_VERDICT_METRICS, check_bool, check_int, check_n_components, check_names,
@@ -249,20 +242,15 @@ class Evaluation:
         elif spaces is not None:
             as_space(spaces)
 
-<<<<<<< HEAD
-        exclude, auto_excluded, kept = _identifiers(real, exclude=exclude, include=include,
-                                                    named=(key_fields, sensitive_fields))
-        data = prepare(real, synthetic, holdout, numeric=numeric, categorical=categorical,
-                       exclude=list(exclude or []) + list(auto_excluded), reveal_real_values=reveal_real_values)
-        self.data = _with_identifier_notes(data, auto_excluded, kept)
+        with pg.stage("preparing the data", enabled=progress):
+            exclude, auto_excluded, kept = _identifiers(real, exclude=exclude, include=include,
+                                                        named=(key_fields, sensitive_fields))
+            data = prepare(real, synthetic, holdout, numeric=numeric, categorical=categorical,
+                           exclude=list(exclude or []) + list(auto_excluded), reveal_real_values=reveal_real_values)
+            self.data = _with_identifier_notes(data, auto_excluded, kept)
         self.excluded_reasons: dict[str, str] = {
             c: (f"looks like an identifier ({auto_excluded[c]})" if c in auto_excluded
                 else "left out on request (exclude=)") for c in self.data.excluded}
-=======
-        with pg.stage("preparing the data", enabled=progress):
-            self.data = prepare(real, synthetic, holdout, numeric=numeric, categorical=categorical,
-                                exclude=exclude, reveal_real_values=reveal_real_values)
->>>>>>> wt-scale
         cols = list(self.data.columns)
         sensitive = check_names("sensitive_fields", sensitive_fields, cols, what="analysed column")
         keys_given = check_names("key_fields", key_fields, cols, what="analysed column")
