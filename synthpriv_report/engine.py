@@ -68,7 +68,11 @@ class SearchRequest:
 
 @dataclass
 class SearchRecord:
-    """One executed search (for the search counter and the benchmark)."""
+    """One executed search (for the search counter and the benchmark).
+
+    ``where`` is ``"local"`` (this process) or ``"dask"`` (``blocks`` tasks that ran on ``workers``, their
+    addresses).
+    """
 
     space: str
     query: str
@@ -79,6 +83,9 @@ class SearchRecord:
     seconds: float
     engine: str = ""
     reason: str = ""
+    where: str = "local"
+    blocks: int = 1
+    workers: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -86,8 +93,14 @@ class SearchRecord:
 
 
 class _Engine:
-    def __init__(self, data: PreparedData, *, progress: bool, search_engine: str = "auto", device: str = "cpu"):
+    def __init__(self, data: PreparedData, *, progress: bool, search_engine: str = "auto", device: str = "cpu",
+                 client: Any = None):
         self.data = data
+        self.dask = None
+        if client is not None:
+            from .distributed import DaskSearcher
+
+            self.dask = DaskSearcher(client)
         self.progress = progress
         self.stage_seconds: dict[str, float] = {}
         with self.stage("fitting the encoders"):
@@ -149,15 +162,22 @@ class _Engine:
         qn = enc.num[query.base] if query.rows is None else enc.num[query.base][query.rows]
         qc = enc.cat[query.base] if query.rows is None else enc.cat[query.base][query.rows]
         t0 = time.perf_counter()
-        info: dict[str, Any] = {}
-        dist, idx = nb.knn(tree, np.ascontiguousarray(qn), np.ascontiguousarray(qc), k=k_search,
-                           exclude_self=(query.key == ref.key), progress=self.progress,
-                           desc=f"{spec.label}: {query.label} -> {ref.label}", engine=self.search_engine,
-                           device=self.device, info=info)
-        choice = info.get("choice")
+        desc = f"{spec.label}: {query.label} -> {ref.label}"
+        where: dict[str, Any] = {}
+        if self.dask is not None:
+            dist, idx, choice, placed = self.dask.knn((spec, ref.key), tree, qn, qc, k=k_search,
+                                                      exclude_self=(query.key == ref.key), engine=self.search_engine,
+                                                      progress=self.progress, desc=desc)
+            where = {"where": "dask", "blocks": placed.blocks, "workers": placed.workers}
+        else:
+            info: dict[str, Any] = {}
+            dist, idx = nb.knn(tree, np.ascontiguousarray(qn), np.ascontiguousarray(qc), k=k_search,
+                               exclude_self=(query.key == ref.key), progress=self.progress, desc=desc,
+                               engine=self.search_engine, device=self.device, info=info)
+            choice = info.get("choice")
         self.searches.append(SearchRecord(spec.label, query.label, ref.label, k_search, len(qn), tree.size,
                                           time.perf_counter() - t0, engine=getattr(choice, "engine", ""),
-                                          reason=getattr(choice, "reason", "")))
+                                          reason=getattr(choice, "reason", ""), **where))
         table = nb.NeighborTable(dist, idx, spec.label, query.label, ref.label, choice=choice)
         self.tables[key] = table
         return table.head(k)

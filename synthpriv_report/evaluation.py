@@ -8,11 +8,12 @@ parameters never searches again, and a level override only re-grades (levels are
 
 from __future__ import annotations
 
+import os
 import time
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 import pandas as pd
@@ -24,10 +25,18 @@ from .engine import Context, SearchRecord, SearchRequest, _Engine
 from .levels import apply_level
 from .params import (DEFAULT_VERDICT_METRICS, check_bool, check_int, check_n_components, check_names,
                      check_random_state, merge_params, validate_params)
+from .distributed import resolve_client
 from .registry import MetricSpec, get_spec, metric_names
 from .results import MetricResult, ResultSet, not_computed, to_jsonable
+from .sources import read_inputs
 from .spaces import as_space
 from .verdict import compute_verdict
+
+if TYPE_CHECKING:
+    import dask.dataframe
+
+#: What a set may be given as: a pandas DataFrame, a Parquet path or a Dask DataFrame.
+DataSource = Union[pd.DataFrame, str, "os.PathLike[str]", "dask.dataframe.DataFrame"]
 
 #: How each set is called in reports when ``names=`` does not say.
 DEFAULT_NAMES = {"real": "real training data", "synthetic": "synthetic data", "holdout": "holdout data"}
@@ -106,11 +115,13 @@ class Evaluation:
 
     Parameters
     ----------
-    real : DataFrame
-        Real training records T (the data the generator saw).
-    synthetic : DataFrame
+    real : DataFrame, Parquet path or Dask DataFrame
+        Real training records T (the data the generator saw). A ``str`` or path ending in ``.parquet`` or
+        ``.pq`` (a file or a dataset folder) and a Dask DataFrame are read for the analysed columns only (every
+        column less ``exclude=``); a pandas DataFrame is used as it is (:mod:`synthpriv_report.sources`).
+    synthetic : DataFrame, Parquet path or Dask DataFrame
         Synthetic records S.
-    holdout : DataFrame, optional
+    holdout : DataFrame, Parquet path or Dask DataFrame, optional
         Real records the generator did not see (H); enables holdout comparisons and calibration.
     key_fields, sensitive_fields : sequence of str, optional
         Key attributes (what an attacker knows) and sensitive attributes (what they want to learn) of the attack
@@ -133,6 +144,8 @@ class Evaluation:
         naming it and a note in the report: an identifier sets every record apart from every other and would
         hide copies. Columns named in ``key_fields`` or ``sensitive_fields`` are never left out this way.
         No row is ever dropped and the caller's frames are not modified.
+        Parquet inputs: an excluded column of a Parquet file is never read from disk, and one of a Dask
+        DataFrame never computed.
     spaces : str or dict, optional
         Distance space for the distance-based metrics: one name for all, or ``{metric: space}``.
     nndr_k : int, default 5
@@ -163,6 +176,14 @@ class Evaluation:
     device : {"cpu", "cuda", "auto"}, default "cpu"
         Where the tiled kernel runs; "cuda" needs CuPy and a CUDA device (``pip install
         "synthpriv_report[gpu]"``), "auto" uses one when found. Same numbers.
+    client : dask.distributed.Client, optional
+        Run the neighbour searches as tasks on this client's workers (``pip install "synthpriv_report[dask]"``):
+        each reference tree is scattered once to every worker, query blocks are searched there and put back in
+        order; the numbers are identical to a run without a client. Encodings, trees and every metric's
+        reduction stay in this process. The search log (:attr:`searches`) says where each search ran.
+    backend : {"local", "dask"}, default "local"
+        ``"dask"``: use Dask's current default client (an error if none is running); ``"local"``: this
+        process, unless ``client=`` is given.
     **params
         Default reduction parameters (``alpha``, ``nndr_threshold``, ...; every metric declares its own).
 
@@ -177,9 +198,9 @@ class Evaluation:
 
     def __init__(
         self,
-        real: pd.DataFrame,
-        synthetic: pd.DataFrame,
-        holdout: pd.DataFrame | None = None,
+        real: DataSource,
+        synthetic: DataSource,
+        holdout: DataSource | None = None,
         *,
         key_fields: Sequence[str] | None = None,
         sensitive_fields: Sequence[str] | None = None,
@@ -201,6 +222,8 @@ class Evaluation:
         names: Mapping[str, str] | None = None,
         engine: str = "auto",
         device: str = "cpu",
+        client: Any = None,
+        backend: str = "local",
         **params: Any,
     ):
         # settings first (cheap), data second: a bad setting is refused before any work
@@ -215,6 +238,10 @@ class Evaluation:
             raise ValueError(f"engine must be one of 'auto', 'tree', 'tiled', got {engine!r}")
         if device not in ("cpu", "cuda", "auto"):
             raise ValueError(f"device must be one of 'cpu', 'cuda', 'auto', got {device!r}")
+        client = resolve_client(client, backend)
+        if client is not None and device != "cpu":
+            raise ValueError(f"device={device!r} cannot be combined with a Dask client: searches on Dask workers "
+                             f"run on the workers' CPUs; leave device='cpu'")
         known = metric_names()
         chosen = check_names("metrics", metrics, known, what="metric") if metrics is not None else list(known)
         if metrics is not None and not chosen:
@@ -242,11 +269,15 @@ class Evaluation:
         elif spaces is not None:
             as_space(spaces)
 
+        inputs = read_inputs(real, synthetic, holdout, exclude=exclude)
         with pg.stage("preparing the data", enabled=progress):
-            exclude, auto_excluded, kept = _identifiers(real, exclude=exclude, include=include,
+            exclude, auto_excluded, kept = _identifiers(inputs.real, exclude=inputs.exclude, include=include,
                                                         named=(key_fields, sensitive_fields))
-            data = prepare(real, synthetic, holdout, numeric=numeric, categorical=categorical,
-                           exclude=list(exclude or []) + list(auto_excluded), reveal_real_values=reveal_real_values)
+            data = prepare(inputs.real, inputs.synthetic, inputs.holdout, numeric=numeric,
+                           categorical=categorical, exclude=list(exclude or []) + list(auto_excluded),
+                           reveal_real_values=reveal_real_values)
+            if inputs.excluded:  # left out while reading: recorded as if prepare() had left them out
+                data = replace(data, excluded=tuple(dict.fromkeys(list(inputs.excluded) + list(data.excluded))))
             self.data = _with_identifier_notes(data, auto_excluded, kept)
         self.excluded_reasons: dict[str, str] = {
             c: (f"looks like an identifier ({auto_excluded[c]})" if c in auto_excluded
@@ -297,8 +328,9 @@ class Evaluation:
             "reveal_real_values": reveal_real_values,
             "engine": engine,
             "device": device,
+            "backend": "local" if client is None else "dask",
         }
-        self._engine = _Engine(self.data, progress=progress, search_engine=engine, device=device)
+        self._engine = _Engine(self.data, progress=progress, search_engine=engine, device=device, client=client)
         self._ctx = Context(self._engine, self.settings)
         self._raw: dict[tuple, MetricResult] = {}
         self._graded: dict[tuple, MetricResult] = {}
@@ -441,20 +473,36 @@ class Evaluation:
         calib = self._ctx.calibration() if (self.settings["calibrate"] and self.data.has_holdout) else None
         self._plan(names, merged, calib)
         levels = merged.get("levels")
-        out = {}
-        todo = [s for s in specs if self._cache_key(s, merged) not in self._raw]
-        with pg.bar(len(todo), "metrics", enabled=self._engine.progress, unit="metric") as bar:
-            for s in specs:
-                fresh = self._cache_key(s, merged) not in self._raw
-                if fresh:
-                    bar.note(s.name)
-                t0 = time.perf_counter()
-                out[s.name] = self._graded_result(s, merged, calib, levels)
-                if fresh:
-                    self._metric_seconds[s.name] = time.perf_counter() - t0
-                    bar.update(1)
+        pending = any(self._cache_key(s, merged) not in self._raw for s in specs)
+        notice = self._dask_notice() if pending else None
+        try:
+            out = {}
+            todo = [s for s in specs if self._cache_key(s, merged) not in self._raw]
+            with pg.bar(len(todo), "metrics", enabled=self._engine.progress, unit="metric") as bar:
+                for s in specs:
+                    fresh = self._cache_key(s, merged) not in self._raw
+                    if fresh:
+                        bar.note(s.name)
+                    t0 = time.perf_counter()
+                    out[s.name] = self._graded_result(s, merged, calib, levels)
+                    if fresh:
+                        self._metric_seconds[s.name] = time.perf_counter() - t0
+                        bar.update(1)
+        finally:
+            if notice is not None:
+                notice.finish()
         verdict = compute_verdict(out, self.verdict_metrics)
         return ResultSet(out, verdict, merged, self.meta())
+
+    def _dask_notice(self) -> Any:
+        """In a notebook, while searches run on a Dask client: a line linking to its dashboard (a display
+        handle, updated when the computation ends); None elsewhere."""
+        searcher = self._engine.dask
+        if searcher is None or not self._engine.progress:
+            return None
+        from .display.dask import live_notice
+
+        return live_notice(searcher.dashboard_link, self._engine.searches)
 
     # ---------------------------------------------------------------------------------------------------------
     def settings_dict(self) -> dict[str, Any]:

@@ -370,49 +370,59 @@ def knn(
     qnum = np.ascontiguousarray(qnum, dtype=np.float64)
     qcat = np.ascontiguousarray(qcat, dtype=np.int64)
     n = qnum.shape[0]
-    m = tree.size
     self_pos = np.arange(n, dtype=np.int64) if exclude_self else np.full(n, -1, dtype=np.int64)
+    choice = choose_engine(tree, qnum, qcat, self_pos, k, engine=engine, device=device)
+    if info is not None:
+        info["choice"] = choice
+    return run_engine(choice, tree, qnum, qcat, self_pos, k, progress=progress, desc=desc)
 
+
+def choose_engine(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
+                  k: int, *, engine: Engine = "auto", device: Device = "cpu") -> SearchChoice:
+    """The engine :func:`knn` runs for these queries (the automatic choice samples the tree's work on 64 of
+    them). ``self_pos[i]``: the reference position query i skips (-1: none). Searches split over query blocks
+    (:mod:`synthpriv_report.distributed`) choose once for the whole query set and run that choice on every
+    block, so the log says one engine per search."""
+    n = qnum.shape[0]
+    m = tree.size
     use_gpu = device == "cuda" or (device == "auto" and _cuda_available())
     if use_gpu:
-        from .gpu import MAX_K, knn_cuda
+        from .gpu import MAX_K
 
         if k <= MAX_K:
-            if info is not None:
-                info["choice"] = SearchChoice("tiled", "cuda", f"device={device!r}: the tiled kernel on the GPU")
-            return knn_cuda(tree, qnum, qcat, self_pos, k)
-        engine = "tiled"
-        gpu_note = f"k={k} exceeds the GPU's k-best lists ({MAX_K}): the tiled kernel on the CPU"
-    else:
-        gpu_note = None
-
+            return SearchChoice("tiled", "cuda", f"device={device!r}: the tiled kernel on the GPU")
+        return SearchChoice("tiled", "cpu",
+                            f"k={k} exceeds the GPU's k-best lists ({MAX_K}): the tiled kernel on the CPU")
     dense = tree.mode == MODE_L2 and tree.cat.shape[1] == 0 and tree.num.shape[1] >= DENSE_MIN_DIMS
-    share = None
-    if gpu_note is not None:
-        chosen, reason = "tiled", gpu_note
-    elif engine == "tiled":
-        chosen, reason = "tiled", "engine='tiled' requested"
-    elif engine == "tree":
-        chosen, reason = ("dense" if dense else "tree"), "engine='tree' requested"
-    elif dense:
-        chosen, reason = "dense", "dense numeric space: matrix-product filter and exact refine"
-    elif n * m < AUTO_MIN_PAIRS or k >= m:
-        chosen, reason = "tree", f"small search ({n} x {m} pairs)"
-    else:
-        share = tree_work_share(tree, qnum, qcat, self_pos, k)
-        if share > TILED_RELATIVE_COST:
-            chosen = "tiled"
-            reason = (f"the tree visits {share:.0%} of the references per sampled query (more than "
-                      f"{TILED_RELATIVE_COST:.1%}, where the tiled kernel costs less)")
-        else:
-            chosen = "tree"
-            reason = (f"the tree visits {share:.1%} of the references per sampled query (at most "
-                      f"{TILED_RELATIVE_COST:.1%}, where it costs less than the tiled kernel)")
-    if info is not None:
-        info["choice"] = SearchChoice(chosen, "cpu", reason, share)
-    if chosen == "dense":
+    if engine == "tiled":
+        return SearchChoice("tiled", "cpu", "engine='tiled' requested")
+    if engine == "tree":
+        return SearchChoice("dense" if dense else "tree", "cpu", "engine='tree' requested")
+    if dense:
+        return SearchChoice("dense", "cpu", "dense numeric space: matrix-product filter and exact refine")
+    if n * m < AUTO_MIN_PAIRS or k >= m:
+        return SearchChoice("tree", "cpu", f"small search ({n} x {m} pairs)")
+    share = tree_work_share(tree, qnum, qcat, self_pos, k)
+    if share > TILED_RELATIVE_COST:
+        return SearchChoice("tiled", "cpu", f"the tree visits {share:.0%} of the references per sampled query "
+                            f"(more than {TILED_RELATIVE_COST:.1%}, where the tiled kernel costs less)", share)
+    return SearchChoice("tree", "cpu", f"the tree visits {share:.1%} of the references per sampled query (at most "
+                        f"{TILED_RELATIVE_COST:.1%}, where it costs less than the tiled kernel)", share)
+
+
+def run_engine(choice: SearchChoice, tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
+               self_pos: NDArray[np.int64], k: int, *, progress: bool = False,
+               desc: str = "neighbours") -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Run the engine of ``choice`` (:func:`choose_engine`) on contiguous float64/int64 queries. The result of
+    each query depends neither on the other queries nor on their order, so any split of the queries into blocks
+    gives the same rows."""
+    if choice.device == "cuda":
+        from .gpu import knn_cuda
+
+        return knn_cuda(tree, qnum, qcat, self_pos, k)
+    if choice.engine == "dense":
         return _knn_dense(tree, qnum, self_pos, k, progress=progress, desc=desc)
-    if chosen == "tiled":
+    if choice.engine == "tiled":
         return knn_tiled(tree, qnum, qcat, self_pos, k, progress=progress, desc=desc)
     # visit queries in an order that keeps similar queries together (warm starts, cache locality); the result
     # of each query does not depend on the order

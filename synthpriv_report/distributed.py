@@ -1,0 +1,316 @@
+"""Neighbour searches on Dask workers, with the numbers of the single-process run.
+
+An evaluation given a :class:`distributed.Client` (``Evaluation(..., client=client)``, or ``backend="dask"`` for
+Dask's current default client) runs each exact neighbour search as tasks:
+
+1. the reference structure (the tree of :mod:`synthpriv_report.neighbors`, which also carries the tiled and dense
+   kernels' reference arrays) is built where the evaluation runs and scattered once to every worker
+   (``client.scatter(..., broadcast=True)``), once per (space, reference set) for the whole evaluation;
+2. the engine (tree, tiled, dense) is chosen once for the whole query set, as in a single-process run;
+3. the queries are cut into contiguous blocks, each block is searched on a worker by the same compiled kernels,
+   and the blocks are put back in query order.
+
+The result of one query depends neither on the other queries of its block nor on their order (every engine is
+exact, with one tie rule), so the tables are bit-for-bit those of the single-process search. Encodings, trees,
+the engine choice and every metric's reduction (bootstraps included, with their ``random_state``) stay in the
+local process; only the searches are spread.
+
+Faults: a block whose worker dies is run again elsewhere by Dask (``retries=`` counts failures of the task
+itself; a worker's death is retried up to the scheduler's ``distributed.scheduler.allowed-failures``). A search
+that cannot be completed raises :class:`DistributedSearchError` naming the search; no partial or unchecked
+block is ever used.
+
+Workers compile the numba kernels on their first search (about 30 s per worker process for a cold cache; numba
+keeps the machine code on disk next to the package, so later worker processes on the same machine load it in a
+second or two). Each task runs the kernels with ``cores of its machine // Dask threads on that machine`` numba
+threads (at least 1), so the workers of one machine never oversubscribe it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import uuid
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .neighbors.search import SearchChoice, choose_engine, run_engine
+from .neighbors.tree import RefTree
+
+__all__ = ["DaskSearcher", "DistributedSearchError", "resolve_client", "TASK_PREFIX", "MIN_BLOCK_ROWS",
+           "BLOCKS_PER_THREAD"]
+
+#: Prefix of the key of every search task (``synthpriv-knn-<search id>-<block>``), as the task stream and the
+#: dashboard show it.
+TASK_PREFIX = "synthpriv-knn"
+#: Fewest queries in one block (smaller blocks cost more in scheduling than they save).
+MIN_BLOCK_ROWS = 1_000
+#: Blocks per Dask thread of the cluster (a few per thread balance uneven blocks and a slow worker).
+BLOCKS_PER_THREAD = 4
+#: Retries of a block whose task raised (a worker's death is retried by the scheduler besides).
+RETRIES = 2
+
+_INSTALL_HINT = 'pip install "synthpriv_report[dask]"'
+
+
+class DistributedSearchError(RuntimeError):
+    """A neighbour search could not be completed on the Dask cluster (no result of it was used)."""
+
+
+def resolve_client(client: Any = None, backend: str = "local") -> Any:
+    """The Dask client an evaluation runs its searches on, or None for the local process.
+
+    Parameters
+    ----------
+    client : distributed.Client, optional
+        An explicit client (implies the Dask backend).
+    backend : {"local", "dask"}, default "local"
+        ``"dask"`` without ``client``: Dask's current default client (:func:`distributed.get_client`).
+
+    Returns
+    -------
+    distributed.Client or None
+
+    Raises
+    ------
+    ValueError
+        An unknown backend, ``backend="dask"`` without a running client, or a closed client.
+    TypeError
+        ``client`` is not a :class:`distributed.Client`.
+    ImportError
+        Dask's ``distributed`` package is not installed.
+
+    Examples
+    --------
+    >>> resolve_client(None, "local") is None
+    True
+    >>> resolve_client(None, "spark")
+    Traceback (most recent call last):
+    ...
+    ValueError: backend must be 'local' or 'dask', got 'spark'
+    """
+    if backend not in ("local", "dask"):
+        raise ValueError(f"backend must be 'local' or 'dask', got {backend!r}")
+    if client is None and backend == "local":
+        return None
+    try:
+        import distributed
+    except ImportError as exc:  # pragma: no cover - the dask extra is installed in the test environment
+        raise ImportError(f"searches on Dask workers need Dask's distributed package: {_INSTALL_HINT}") from exc
+    if client is None:
+        try:
+            client = distributed.get_client()
+        except ValueError as exc:
+            raise ValueError("backend='dask' needs a running Dask client: create one first "
+                             "(client = distributed.Client('tcp://scheduler:8786'), or Client() for a local "
+                             "cluster), or pass client=") from exc
+    if not isinstance(client, distributed.Client):
+        raise TypeError(f"client must be a dask.distributed.Client, got {type(client).__name__}")
+    if client.status != "running":
+        raise ValueError(f"client is not connected to a scheduler (its status is {client.status!r}); "
+                         f"pass a running dask.distributed.Client")
+    return client
+
+
+def dashboard_link(client: Any) -> str | None:
+    """The client's dashboard address, or None where the scheduler serves none."""
+    try:
+        link = client.dashboard_link
+    except Exception:  # noqa: BLE001 - a scheduler without bokeh, or a dropped connection: no link
+        return None
+    return str(link) if link else None
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one search ran: ``blocks`` tasks on ``workers`` (addresses, sorted)."""
+
+    blocks: int
+    workers: tuple[str, ...]
+    retried: int = 0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# what runs on a worker
+
+#: The workqueue threading layer of numba must not be entered by two threads of one process at once.
+_KERNEL_LOCK = threading.Lock()
+
+
+def _numba_threads(threads_on_host: int) -> int:
+    import numba
+
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(int(numba.config.NUMBA_NUM_THREADS), cores // max(1, threads_on_host)))
+
+
+def _layer_is_threadsafe() -> bool:
+    import numba
+
+    try:
+        return numba.threading_layer() in ("tbb", "omp")
+    except ValueError:  # no parallel kernel ran yet in this process
+        return False
+
+
+def _search_block(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
+                  k: int, choice: SearchChoice, threads_by_host: dict[str, int]) -> tuple:
+    """One block's search on a worker: ``(dist, idx, worker address, seconds)``."""
+    import numba
+    from distributed import get_worker
+
+    worker = get_worker()
+    host = worker.address.rsplit(":", 1)[0]
+    numba.set_num_threads(_numba_threads(threads_by_host.get(host, worker.state.nthreads)))
+    t0 = time.perf_counter()
+    if worker.state.nthreads > 1 and not _layer_is_threadsafe():
+        with _KERNEL_LOCK:
+            dist, idx = run_engine(choice, tree, qnum, qcat, self_pos, k)
+    else:
+        dist, idx = run_engine(choice, tree, qnum, qcat, self_pos, k)
+    return dist, idx, worker.address, time.perf_counter() - t0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# what runs where the evaluation runs
+
+
+class DaskSearcher:
+    """Runs an evaluation's neighbour searches on the workers of a Dask client.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        A running client (:func:`resolve_client`).
+    retries : int, default 2
+        Retries of a block whose task raised.
+    """
+
+    def __init__(self, client: Any, *, retries: int = RETRIES):
+        self.client = client
+        self.retries = int(retries)
+        self._trees: dict[Hashable, Any] = {}
+
+    @property
+    def dashboard_link(self) -> str | None:
+        return dashboard_link(self.client)
+
+    def _cluster(self) -> tuple[int, dict[str, int]]:
+        """Dask threads in all, and per machine (host address)."""
+        workers = self.client.scheduler_info(n_workers=-1).get("workers", {}) if _takes_n_workers() else \
+            self.client.scheduler_info().get("workers", {})
+        by_host: dict[str, int] = {}
+        for addr, w in workers.items():
+            host = addr.rsplit(":", 1)[0]
+            by_host[host] = by_host.get(host, 0) + int(w.get("nthreads", 1))
+        return sum(by_host.values()), by_host
+
+    def scattered_tree(self, key: Hashable, tree: RefTree) -> Any:
+        """The future of ``tree`` on every worker, scattered on first use and kept for the evaluation."""
+        fut = self._trees.get(key)
+        if fut is None or fut.status != "finished":
+            # a RefTree is a named tuple: scattered inside a list, or each of its fields would become a future
+            fut = self.client.scatter([tree], broadcast=True, hash=False)[0]
+            self._trees[key] = fut
+        return fut
+
+    def blocks(self, n: int) -> list[tuple[int, int]]:
+        """Contiguous ``(start, end)`` query blocks: ``BLOCKS_PER_THREAD`` per Dask thread, each at least
+        ``MIN_BLOCK_ROWS`` queries (one block for fewer)."""
+        threads, _ = self._cluster()
+        if threads == 0:
+            raise DistributedSearchError("the Dask cluster has no workers: start workers, or run without client=")
+        count = max(1, min(-(-n // MIN_BLOCK_ROWS), BLOCKS_PER_THREAD * threads))
+        edges = np.linspace(0, n, count + 1).astype(np.int64)
+        return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+
+    def knn(self, key: Hashable, tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], *, k: int,
+            exclude_self: bool, engine: str = "auto", progress: bool = False,
+            desc: str = "neighbours") -> tuple[NDArray[np.float64], NDArray[np.int64], SearchChoice, Placement]:
+        """The search of :func:`synthpriv_report.neighbors.knn` in blocks on the workers.
+
+        Returns ``dist, idx`` (identical to the local search), the engine choice and where the blocks ran.
+        """
+        from distributed import as_completed
+
+        qnum = np.ascontiguousarray(qnum, dtype=np.float64)
+        qcat = np.ascontiguousarray(qcat, dtype=np.int64)
+        n = qnum.shape[0]
+        self_pos = np.arange(n, dtype=np.int64) if exclude_self else np.full(n, -1, dtype=np.int64)
+        choice = choose_engine(tree, qnum, qcat, self_pos, k, engine=engine, device="cpu")
+        dist = np.full((n, k), np.inf)
+        idx = np.full((n, k), -1, dtype=np.int64)
+        if n == 0:
+            return dist, idx, choice, Placement(0, ())
+        blocks = self.blocks(n)
+        _, by_host = self._cluster()
+        remote_tree = self.scattered_tree(key, tree)
+        search_id = uuid.uuid4().hex[:12]
+        futures = {}
+        for b, (s, e) in enumerate(blocks):
+            fut = self.client.submit(_search_block, remote_tree, qnum[s:e], qcat[s:e], self_pos[s:e], k, choice,
+                                     by_host, key=f"{TASK_PREFIX}-{search_id}-{b}", retries=self.retries,
+                                     pure=False)
+            futures[fut] = b
+        workers: set[str] = set()
+        bar = _bar(n, f"{desc} (Dask, {len(blocks)} tasks)", progress)
+        try:
+            for fut in as_completed(list(futures)):
+                b = futures[fut]
+                s, e = blocks[b]
+                try:
+                    d, i, address, _ = fut.result()
+                except Exception as exc:  # noqa: BLE001 - any failure of a block fails the search, clearly
+                    raise DistributedSearchError(
+                        f"the neighbour search {desc!r} could not be completed on the Dask cluster: block {b + 1} "
+                        f"of {len(blocks)} (queries {s} to {e - 1}) failed with {type(exc).__name__}: {exc}. "
+                        f"No result of this search was used.") from exc
+                if d.shape != (e - s, k) or i.shape != (e - s, k):
+                    raise DistributedSearchError(
+                        f"the neighbour search {desc!r}: block {b + 1} came back with shape {d.shape}, expected "
+                        f"{(e - s, k)}; no result of this search was used")
+                dist[s:e] = d
+                idx[s:e] = i
+                workers.add(address)
+                if bar is not None:
+                    bar.update(e - s)
+        finally:
+            if bar is not None:
+                bar.close()
+            for fut in futures:
+                if not fut.done():
+                    fut.cancel()
+        return dist, idx, choice, Placement(len(blocks), tuple(sorted(workers)))
+
+    def close(self) -> None:
+        """Release the scattered trees (the client itself stays open: it belongs to the caller)."""
+        for fut in self._trees.values():
+            try:
+                fut.release()
+            except Exception:  # noqa: BLE001 - a closed client has released them already
+                pass
+        self._trees.clear()
+
+
+def _takes_n_workers() -> bool:
+    import inspect
+
+    from distributed import Client
+
+    return "n_workers" in inspect.signature(Client.scheduler_info).parameters
+
+
+def _bar(total: int, desc: str, enabled: bool):
+    if not enabled or total < 20_000:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="rec", leave=False)

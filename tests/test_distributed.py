@@ -1,0 +1,203 @@
+"""Neighbour searches on Dask workers (synthpriv_report.distributed): the numbers of the local run, tasks on the
+cluster's workers, and a worker killed during a search.
+
+One LocalCluster of 2 worker processes (1 thread each) serves the module; each worker compiles or loads the numba
+kernels once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip(
+    "distributed", reason="Dask's distributed package is not installed (pip install \"synthpriv_report[dask]\")")
+
+import cloudpickle  # noqa: E402  (a dependency of distributed)
+from distributed import Client, LocalCluster, get_task_stream  # noqa: E402
+from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
+
+from synthpriv_report import Evaluation  # noqa: E402
+from synthpriv_report.datasets import load_demo  # noqa: E402
+from synthpriv_report.distributed import TASK_PREFIX, DistributedSearchError, resolve_client  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+# the worker plugin below is defined here: workers receive it by value (they need not import this module)
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+#: Metrics whose searches cover every CPU engine (tree, tiled, dense), within-set searches and subsets; the
+#: classifier metrics (no neighbour search, the longest fits) are left to the other test modules.
+SEARCH_METRICS = ["dcr", "holdout_dcr_share", "privacy_score", "nndr", "nndr_review", "dcr_review", "nnaa",
+                  "exact_copies"]
+#: Metrics of the fault tests (searches in three spaces, one within-set, with a bootstrap).
+FAULT_METRICS = ["dcr", "holdout_dcr_share", "nndr"]
+
+
+@pytest.fixture(scope="module")
+def sets():
+    d = load_demo()
+    return (d.real.iloc[:3000].reset_index(drop=True), d.synthetic.iloc[:3000].reset_index(drop=True),
+            d.holdout.iloc[:1500].reset_index(drop=True), list(d.sensitive_fields))
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cl:
+        with Client(cl, set_as_default=False) as client:
+            client.wait_for_workers(2)
+            yield cl, client
+
+
+def _evaluation(sets, **kw):
+    T, S, H, sensitive = sets
+    kw.setdefault("metrics", SEARCH_METRICS)
+    return Evaluation(T, S, H, sensitive_fields=sensitive, progress=False, random_state=7, **kw)
+
+
+def _canonical(result_set) -> str:
+    """The results as one string (NaN-safe: bit-identical floats give identical text), less the one setting
+    that differs by design (where the searches ran)."""
+    d = result_set.to_dict()
+    d["meta"]["settings"].pop("backend")
+    return json.dumps(d, sort_keys=True, default=str)
+
+
+@pytest.fixture(scope="module")
+def local_run(sets):
+    ev = _evaluation(sets)
+    return ev, _canonical(ev.results())
+
+
+def _workers(client) -> set[str]:
+    return set(client.scheduler_info()["workers"])
+
+
+def test_results_and_tables_identical_to_the_local_run_and_tasks_ran_on_the_workers(sets, cluster, local_run):
+    cl, client = cluster
+    local_ev, local_text = local_run
+    ev = _evaluation(sets, client=client)
+    with get_task_stream(client) as ts:
+        text = _canonical(ev.results())
+    assert text == local_text
+
+    # the raw neighbour tables, bit for bit, and the same engine per search
+    local_tables, tables = local_ev._engine.tables, ev._engine.tables
+    assert set(tables) == set(local_tables) and len(tables) >= 10
+    for key, tab in tables.items():
+        ref = local_tables[key]
+        assert tab.dist.shape == ref.dist.shape
+        assert np.array_equal(tab.dist.view(np.int64), ref.dist.view(np.int64)), key
+        assert np.array_equal(tab.idx, ref.idx), key
+    assert [(s.space, s.query, s.ref, s.k, s.engine) for s in ev.searches] == \
+        [(s.space, s.query, s.ref, s.k, s.engine) for s in local_ev.searches]
+    assert {s.engine for s in ev.searches} >= {"tree", "tiled", "dense"}  # every CPU engine ran in blocks
+
+    # the search log says where each search ran; the task stream shows the blocks on the cluster's workers
+    addresses = _workers(client)
+    assert all(s.where == "dask" and s.blocks >= 1 and set(s.workers) <= addresses for s in ev.searches)
+    assert all(s.where == "local" and s.workers == () for s in local_ev.searches)
+    ours = [t for t in ts.data if str(t["key"]).startswith(TASK_PREFIX)]
+    assert len(ours) == sum(s.blocks for s in ev.searches)
+    assert {t["worker"] for t in ours} == addresses  # both workers searched
+    assert ev.settings_dict()["backend"] == "dask"
+
+
+def test_backend_dask_uses_the_current_client(sets, cluster, local_run):
+    _, client = cluster
+    with client.as_current():
+        ev = _evaluation(sets, backend="dask", metrics=["dcr"])
+        res = ev.results()
+    assert all(s.where == "dask" for s in ev.searches) and ev.searches
+    local = _evaluation(sets, metrics=["dcr"])
+    assert _canonical(res) == _canonical(local.results())
+
+
+def test_backend_dask_without_a_client_is_a_clear_error(sets, cluster):
+    # the module's client is not the default one, and no client is current here
+    with pytest.raises(ValueError, match="backend='dask' needs a running Dask client"):
+        _evaluation(sets, backend="dask")
+
+
+def test_bad_client_and_backend_settings_are_refused(sets, cluster):
+    cl, _ = cluster
+    with pytest.raises(ValueError, match="backend must be 'local' or 'dask', got 'spark'"):
+        _evaluation(sets, backend="spark")
+    with pytest.raises(TypeError, match="client must be a dask.distributed.Client, got str"):
+        _evaluation(sets, client="tcp://127.0.0.1:8786")
+    closed = Client(cl, set_as_default=False)
+    closed.close()
+    with pytest.raises(ValueError, match="client is not connected"):
+        _evaluation(sets, client=closed)
+    with cluster[1].as_current():
+        assert resolve_client(None, "dask") is cluster[1]
+        with pytest.raises(ValueError, match="device='cuda' cannot be combined with a Dask client"):
+            _evaluation(sets, backend="dask", device="cuda")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# faults: a worker process dies while it runs a search block
+
+
+class KillOnce(WorkerPlugin):
+    """Kills the worker process that starts the first search block after ``marker`` is armed (once: the marker
+    file is created atomically, so only one worker of the cluster dies)."""
+
+    name = "synthpriv-test-kill-once"
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish == "executing" and str(key).startswith(TASK_PREFIX):
+            try:
+                fd = os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                return
+            os.close(fd)
+            os._exit(1)
+
+
+@pytest.fixture
+def kill_once(cluster, tmp_path):
+    cl, client = cluster
+    marker = str(tmp_path / "killed")
+    register = getattr(client, "register_plugin", None) or client.register_worker_plugin
+    register(KillOnce(marker))
+    yield marker
+    client.unregister_worker_plugin(KillOnce.name)
+    client.wait_for_workers(2, timeout=120)  # the nanny restarts the worker for the next tests
+
+
+def test_a_worker_killed_during_a_search_gives_the_same_numbers(sets, cluster, kill_once):
+    _, client = cluster
+    ev = _evaluation(sets, client=client, metrics=FAULT_METRICS)
+    text = _canonical(ev.results())
+    assert os.path.exists(kill_once)  # a worker really died during a search
+    assert text == _canonical(_evaluation(sets, metrics=FAULT_METRICS).results())
+    assert all(s.where == "dask" for s in ev.searches)
+
+
+def test_a_search_that_cannot_complete_is_a_clear_error_never_a_number(sets, cluster, kill_once):
+    cl, client = cluster
+    allowed = cl.scheduler.allowed_failures
+    cl.scheduler.allowed_failures = 0  # the first death of a block's worker fails the block
+    try:
+        ev = _evaluation(sets, client=client, metrics=FAULT_METRICS)
+        with pytest.raises(DistributedSearchError, match=r"could not be completed on the Dask cluster.*"
+                                                         r"No result of this search was used"):
+            ev.results()
+        assert os.path.exists(kill_once)
+        assert len(ev._engine.tables) == len(ev.searches)  # the failed search left no table behind
+        failed = len(ev.searches)
+    finally:
+        cl.scheduler.allowed_failures = allowed
+    # the evaluation is still usable: the failed search runs again, with the numbers of the local run
+    client.wait_for_workers(2, timeout=120)
+    text = _canonical(ev.results())
+    assert len(ev.searches) > failed
+    assert text == _canonical(_evaluation(sets, metrics=FAULT_METRICS).results())
