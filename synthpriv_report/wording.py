@@ -255,18 +255,19 @@ def drives_text(m: Mapping[str, Any], driving: Sequence[str]) -> str:
 # one plain sentence per check
 
 
-def _d_sentence(m: Mapping[str, Any], what: str, closer: str) -> str:
+def _d_sentence(m: Mapping[str, Any], what: str, lower_means: str, ideal: str) -> str:
     details = m.get("details") or {}
     d = details.get("D")
     score = fmt_number(m.get("value"))
-    stat = str(details.get("statistic") or "mean")
+    stat = "On average" if str(details.get("statistic") or "mean") == "mean" else "Typically (median)"
+    tail = f"score {score} out of 100 (100: {ideal})."
     if not _finite(d):
-        return f"The score is {score} out of 100 (100: {closer})."
+        return f"The score is {tail}"
     if d > 0:
-        return (f"The {stat} {what} of synthetic records is {fmt_number(d)}% lower than that of real records "
-                f"the generator never saw, giving a score of {score} out of 100 (100: {closer}).")
-    return (f"The {stat} {what} of synthetic records is not lower than that of real records the generator never "
-            f"saw ({fmt_number(-d)}% higher), giving a score of {score} out of 100 (100: {closer}).")
+        return (f"{stat}, the synthetic records' {what} is {fmt_number(d)}% lower than for real records the "
+                f"generator never saw{lower_means}: {tail}")
+    return (f"{stat}, the synthetic records' {what} is not lower than for real records the generator never saw "
+            f"({fmt_number(-d)}% higher): {tail}")
 
 
 def check_sentence(m: Mapping[str, Any]) -> str:
@@ -301,12 +302,12 @@ def check_sentence(m: Mapping[str, Any]) -> str:
                     f"record that close (100: no excess closeness).")
         return f"The privacy score is {fmt_number(v)} out of 100 (100: no excess closeness)."
     if name == "dcr_test":
-        return _d_sentence(m, "distance to the closest training record",
-                           "synthetic records are no closer to the training records than unseen real ones")
+        return _d_sentence(m, "distance to their closest training record", ", so they sit closer to real people",
+                           "no closer than unseen real records")
     if name == "nndr_test":
-        return _d_sentence(m, "ratio of the distances to the nearest and second-nearest training records",
-                           "synthetic records sit no more distinctly close to one training record than unseen "
-                           "real ones")
+        return _d_sentence(m, "ratio of the distances to their nearest and second-nearest training records",
+                           ", so more of them sit distinctly close to one single training record",
+                           "no different from unseen real records")
     kind = value_kind(m)
     try:
         from .registry import get_spec
