@@ -222,8 +222,9 @@ def graded_text(m: Mapping[str, Any]) -> str:
                 f"({fmt_share(m.get('value'))} of real test records were labelled real, and "
                 f"{fmt_share(details['holdout_predicted_real'])} of the holdout records too).")
     if name in ("dcr_test", "nndr_test") and _finite(graded):
-        return f"Graded on D, the drop from the holdout's distance statistic to the synthetic data's: " \
-               f"{fmt_number(graded)}% (negative: the synthetic records are farther than the holdout's)."
+        sign = " (negative: the synthetic records are farther than the holdout's)" if graded < 0 else ""
+        return (f"Graded on D, the drop from the holdout's distance statistic to the synthetic data's: "
+                f"{fmt_number(graded)}%{sign}.")
     if _finite(graded):
         # on the scale of the rule's thresholds (a share as a fraction), so that the number and the rule compare
         return f"Graded on {scale}: {fmt_number(graded)}."
