@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-__all__ = ["DISTINGUISHABILITY_INTRO", "DISTINGUISHABILITY_TITLE", "LEVEL_WORDS", "NOT_LEAKAGE", "ROLE_WORDS",
+__all__ = ["CHECKS_INTRO", "CHECKS_TITLE", "OTHERS_INTRO", "OTHERS_TITLE", "DISTINGUISHABILITY_INTRO", "DISTINGUISHABILITY_TITLE", "LEVEL_WORDS", "NOT_LEAKAGE", "ROLE_WORDS",
            "ValueKind", "check_sentence", "chosen_text", "drives_text", "fmt_count", "fmt_interval",
            "fmt_number", "fmt_share", "fmt_value", "graded_text", "interval_label", "is_distinguishability", "metric_row", "split_metrics",
            "range_text", "setting_rows", "set_rows", "value_kind"]
@@ -43,6 +43,16 @@ NOT_LEAKAGE = ("Distinguishability is not leakage: a generator that copied its t
 DISTINGUISHABILITY_INTRO = ("These measures say how easily real and synthetic records can be told apart. They "
                             "describe how faithful the synthetic data is, not whether it reveals real people. "
                             + NOT_LEAKAGE)
+
+OTHERS_TITLE = "Other measures (not behind the verdict)"
+OTHERS_INTRO = ("These measures are shown for context and do not drive the verdict, whatever their level: the verdict "
+                "rests on the checks above, each of which compares the synthetic data directly with real records the "
+                "generator never saw under a rule from a public source. The measures below overlap with those "
+                "checks or have no published risk bands; where a holdout was given, most of their levels compare "
+                "the value with what the holdout reaches in place of the synthetic data (last column).")
+CHECKS_TITLE = "The checks behind the verdict"
+CHECKS_INTRO = ("These checks compare the synthetic data with the real records the generator learned from and with "
+                "real records it never saw (the holdout). The verdict is the highest level among those that ran.")
 
 #: Value kinds of the registered metrics whose kind is not plain from their declaration.
 _KINDS: dict[str, ValueKind] = {
@@ -248,8 +258,8 @@ def drives_text(m: Mapping[str, Any], driving: Sequence[str]) -> str:
     if is_distinguishability(m):
         return ("Does not drive the verdict: it measures how easily real and synthetic records are told apart, "
                 "which is not leakage.")
-    return ("Does not drive the verdict: the verdict rests on the checks listed on the first page; this measure "
-            "is shown for context.")
+    return ("Does not drive the verdict: the verdict rests on the checks listed on the first page, which compare "
+            "the synthetic data directly with unseen real records; this measure is shown for context.")
 
 
 # ---------------------------------------------------------------------------------------------------------------
