@@ -322,10 +322,12 @@ class ResultSet(Mapping[str, MetricResult]):
         return _presentation().to_json(self, path, **kwargs)
 
     def __repr__(self) -> str:
+        from .wording import fmt_number
+
         lines = [f"ResultSet(verdict={self.verdict.level!r}, {len(self)} metrics)"]
         for r in self._results.values():
             if r.computed:
-                lines.append(f"  {r.name:<20} {r.value:.4g}  [{r.level}]")
+                lines.append(f"  {r.name:<20} {fmt_number(r.value)}  [{r.level or 'no level'}]")
             else:
                 lines.append(f"  {r.name:<20} not computed: {r.reason_not_computed}")
         return "\n".join(lines)

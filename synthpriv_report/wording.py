@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-__all__ = ["DISTINGUISHABILITY_INTRO", "DISTINGUISHABILITY_TITLE", "LEVEL_WORDS", "NOT_LEAKAGE", "ROLE_WORDS",
+__all__ = ["CHECKS_INTRO", "CHECKS_TITLE", "OTHERS_INTRO", "OTHERS_TITLE", "DISTINGUISHABILITY_INTRO", "DISTINGUISHABILITY_TITLE", "LEVEL_WORDS", "NOT_LEAKAGE", "ROLE_WORDS",
            "ValueKind", "check_sentence", "chosen_text", "drives_text", "fmt_count", "fmt_interval",
            "fmt_number", "fmt_share", "fmt_value", "graded_text", "interval_label", "is_distinguishability", "metric_row", "split_metrics",
            "range_text", "setting_rows", "set_rows", "value_kind"]
@@ -43,6 +43,16 @@ NOT_LEAKAGE = ("Distinguishability is not leakage: a generator that copied its t
 DISTINGUISHABILITY_INTRO = ("These measures say how easily real and synthetic records can be told apart. They "
                             "describe how faithful the synthetic data is, not whether it reveals real people. "
                             + NOT_LEAKAGE)
+
+OTHERS_TITLE = "Other measures (not behind the verdict)"
+OTHERS_INTRO = ("These measures are shown for context and do not drive the verdict, whatever their level: the verdict "
+                "rests on the checks above, each of which compares the synthetic data directly with real records the "
+                "generator never saw under a rule from a public source. The measures below overlap with those "
+                "checks or have no published risk bands; where a holdout was given, most of their levels compare "
+                "the value with what the holdout reaches in place of the synthetic data (last column).")
+CHECKS_TITLE = "The checks behind the verdict"
+CHECKS_INTRO = ("These checks compare the synthetic data with the real records the generator learned from and with "
+                "real records it never saw (the holdout). The verdict is the highest level among those that ran.")
 
 #: Value kinds of the registered metrics whose kind is not plain from their declaration.
 _KINDS: dict[str, ValueKind] = {
@@ -222,8 +232,9 @@ def graded_text(m: Mapping[str, Any]) -> str:
                 f"({fmt_share(m.get('value'))} of real test records were labelled real, and "
                 f"{fmt_share(details['holdout_predicted_real'])} of the holdout records too).")
     if name in ("dcr_test", "nndr_test") and _finite(graded):
-        return f"Graded on D, the drop from the holdout's distance statistic to the synthetic data's: " \
-               f"{fmt_number(graded)}% (negative: the synthetic records are farther than the holdout's)."
+        sign = " (negative: the synthetic records are farther than the holdout's)" if graded < 0 else ""
+        return (f"Graded on D, the drop from the holdout's distance statistic to the synthetic data's: "
+                f"{fmt_number(graded)}%{sign}.")
     if _finite(graded):
         # on the scale of the rule's thresholds (a share as a fraction), so that the number and the rule compare
         return f"Graded on {scale}: {fmt_number(graded)}."
@@ -247,26 +258,27 @@ def drives_text(m: Mapping[str, Any], driving: Sequence[str]) -> str:
     if is_distinguishability(m):
         return ("Does not drive the verdict: it measures how easily real and synthetic records are told apart, "
                 "which is not leakage.")
-    return ("Does not drive the verdict: the verdict rests on the checks listed on the first page; this measure "
-            "is shown for context.")
+    return ("Does not drive the verdict: the verdict rests on the checks listed on the first page, which compare "
+            "the synthetic data directly with unseen real records; this measure is shown for context.")
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # one plain sentence per check
 
 
-def _d_sentence(m: Mapping[str, Any], what: str, closer: str) -> str:
+def _d_sentence(m: Mapping[str, Any], what: str, lower_means: str, ideal: str) -> str:
     details = m.get("details") or {}
     d = details.get("D")
     score = fmt_number(m.get("value"))
-    stat = str(details.get("statistic") or "mean")
+    stat = "On average" if str(details.get("statistic") or "mean") == "mean" else "Typically (median)"
+    tail = f"score {score} out of 100 (100: {ideal})."
     if not _finite(d):
-        return f"The score is {score} out of 100 (100: {closer})."
+        return f"The score is {tail}"
     if d > 0:
-        return (f"The {stat} {what} of synthetic records is {fmt_number(d)}% lower than that of real records "
-                f"the generator never saw, giving a score of {score} out of 100 (100: {closer}).")
-    return (f"The {stat} {what} of synthetic records is not lower than that of real records the generator never "
-            f"saw ({fmt_number(-d)}% higher), giving a score of {score} out of 100 (100: {closer}).")
+        return (f"{stat}, the synthetic records' {what} is {fmt_number(d)}% lower than for real records the "
+                f"generator never saw{lower_means}: {tail}")
+    return (f"{stat}, the synthetic records' {what} is not lower than for real records the generator never saw "
+            f"({fmt_number(-d)}% higher): {tail}")
 
 
 def check_sentence(m: Mapping[str, Any]) -> str:
@@ -301,12 +313,12 @@ def check_sentence(m: Mapping[str, Any]) -> str:
                     f"record that close (100: no excess closeness).")
         return f"The privacy score is {fmt_number(v)} out of 100 (100: no excess closeness)."
     if name == "dcr_test":
-        return _d_sentence(m, "distance to the closest training record",
-                           "synthetic records are no closer to the training records than unseen real ones")
+        return _d_sentence(m, "distance to their closest training record", ", so they sit closer to real people",
+                           "no closer than unseen real records")
     if name == "nndr_test":
-        return _d_sentence(m, "ratio of the distances to the nearest and second-nearest training records",
-                           "synthetic records sit no more distinctly close to one training record than unseen "
-                           "real ones")
+        return _d_sentence(m, "ratio of the distances to their nearest and second-nearest training records",
+                           ", so more of them sit distinctly close to one single training record",
+                           "no different from unseen real records")
     kind = value_kind(m)
     try:
         from .registry import get_spec

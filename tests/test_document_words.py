@@ -120,7 +120,7 @@ def test_leaky_demo_without_the_verdict_checks_is_not_assessed_in_every_output(l
         assert "LOW RISK" not in text and "HIGH RISK" not in text, where
         assert "this is not a finding of low risk" in text, where
         # every check behind the verdict is listed with the reason it did not run
-        for title in ("Exact copies", "Closer to train than to holdout", "Proximity-ratio privacy score"):
+        for title in ("Exact copies", "Closer to the training data than to the holdout", "Proximity-ratio privacy score"):
             assert f"{title}: not requested in this evaluation" in text, (where, title)
 
 

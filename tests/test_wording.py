@@ -66,10 +66,13 @@ def test_check_sentences_carry_the_formatted_number():
     assert share.startswith("57.5% of the synthetic records are closer to a training record")
     test = wording.check_sentence({"name": "dcr_test", "computed": True, "value": 100 - 28.9107,
                                    "details": {"D": 28.9107, "statistic": "mean"}})
-    assert "28.9% lower" in test and "71.1 out of 100" in test
+    assert test == ("On average, the synthetic records' distance to their closest training record is 28.9% lower than "
+                    "for real records the generator never saw, so they sit closer to real people: score 71.1 out of "
+                    "100 (100: no closer than unseen real records).")
     farther = wording.check_sentence({"name": "nndr_test", "computed": True, "value": 100.0,
                                       "details": {"D": -10.918, "statistic": "median"}})
-    assert "not lower" in farther and "10.9% higher" in farther and "100 out of 100" in farther
+    assert farther.startswith("Typically (median), the synthetic records' ratio")
+    assert "is not lower" in farther and "(10.9% higher)" in farther and "score 100 out of 100" in farther
     score = wording.check_sentence({"name": "privacy_score", "computed": True, "value": 47.619,
                                     "details": {"f_ts": 0.21, "f_tt": 0.1}})
     assert "47.6 out of 100" in score and "21%" in score and "10%" in score

@@ -126,12 +126,8 @@ def metric_view(r: MetricResult, *, figures: bool = False, params: Mapping[str, 
     }
 
 
-SECTION_INTROS = {
-    "checks": ("These checks compare the synthetic data with the real records the generator learned from and with "
-               "real records it never saw (the holdout); the verdict is the highest level among those that ran."),
-    "distinguishability": wording.DISTINGUISHABILITY_INTRO,
-    "others": "Shown for context; these measures do not drive the verdict.",
-}
+SECTION_INTROS = {"checks": wording.CHECKS_INTRO, "distinguishability": wording.DISTINGUISHABILITY_INTRO,
+                  "others": wording.OTHERS_INTRO}
 
 
 def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = True,
@@ -149,8 +145,8 @@ def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = Tru
                                and m["group"] == "distinguishability"],
         "others": [m for m in metrics if m["name"] not in driving and m["group"] != "distinguishability"],
     }
-    titles = {"checks": "The checks behind the verdict", "distinguishability": wording.DISTINGUISHABILITY_TITLE,
-              "others": "Other measures (not behind the verdict)"}
+    titles = {"checks": wording.CHECKS_TITLE, "distinguishability": wording.DISTINGUISHABILITY_TITLE,
+              "others": wording.OTHERS_TITLE}
     groups = []
     for key, members in parts.items():
         if members:

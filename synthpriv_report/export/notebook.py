@@ -174,27 +174,21 @@ def _cover(data: ReportData, title: str) -> tuple[str, str]:
     return html, text
 
 
-CHECKS_INTRO = ("These checks compare the synthetic data with the real records the generator learned from and with "
-                "real records it never saw (the holdout). The verdict is the highest level among those that ran.")
-OTHERS_INTRO = ("These measures come from published reviews of privacy metrics. They are shown for context and do "
-                "not drive the verdict; their levels compare each value with what the holdout reaches in place of "
-                "the synthetic data.")
-
-
 def _summary(data: ReportData) -> tuple[str, str]:
     doc = data.document
     checks, dist, others = wording.split_metrics(list(doc["metrics"].values()), _driving(doc))
     html = render("summary.html.j2", checks=checks, distinguishability=dist, others=others,
-                  checks_intro=CHECKS_INTRO, others_intro=OTHERS_INTRO,
+                  checks_intro=wording.CHECKS_INTRO, others_intro=wording.OTHERS_INTRO,
+                  checks_title=wording.CHECKS_TITLE, others_title=wording.OTHERS_TITLE,
                   dist_title=wording.DISTINGUISHABILITY_TITLE, dist_intro=wording.DISTINGUISHABILITY_INTRO)
-    lines = ["The checks behind the verdict"]
+    lines = [wording.CHECKS_TITLE]
     lines += [f"  {shorten_text(r['title']):<40} {r['value']:>14} {r['level_text']}" for r in checks]
     if dist:
         lines += ["", wording.DISTINGUISHABILITY_TITLE]
         lines += [f"  {shorten_text(r['title']):<40} {r['value']:>14} {r['level_text']} ({r['drives']})"
                   for r in dist]
     if others:
-        lines += ["", "Other measures (not behind the verdict)"]
+        lines += ["", wording.OTHERS_TITLE]
         lines += [f"  {shorten_text(r['title']):<40} {r['value']:>14} {r['level_text']}" for r in others]
     return html, "\n".join(lines)
 

@@ -753,7 +753,7 @@ register(MetricSpec(
                 ideal="no more than the share of unseen real records that happen to equal a training record"),
 ))
 register(MetricSpec(
-    name="holdout_dcr_share", title="Closer to train than to holdout", section="2.2", group="holdout",
+    name="holdout_dcr_share", title="Closer to the training data than to the holdout", section="2.2", group="holdout",
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_share_compute, plan=_share_plan,
     needs=("holdout",), default_space="gower", space_choosable=True, copy_sensitive=True,
     interval_kind="Wilson 95%",
@@ -829,7 +829,7 @@ _D_LEVEL = LevelSpec(
                 "{medium}: high privacy")
 
 register(MetricSpec(
-    name="dcr_test", title="DCR holdout test (Diff-%)", section="2.5", group="holdout",
+    name="dcr_test", title="Closest-record distance test against the holdout", section="2.5", group="holdout",
     direction="higher_is_safer", value_range=(0.0, 100.0), compute=_dcr_test_compute,
     plan=_test_plan("dcr_test", 1), needs=("holdout",), default_space="euclidean", space_choosable=True,
     params=(TEST_STATISTIC, N_BOOTSTRAP), interval_kind="bootstrap 95% (percentile)", level=_D_LEVEL,
@@ -843,7 +843,7 @@ register(MetricSpec(
                 ideal="100"),
 ))
 register(MetricSpec(
-    name="nndr_test", title="NNDR holdout test (Diff-%)", section="2.5", group="holdout",
+    name="nndr_test", title="Distance-ratio test against the holdout", section="2.5", group="holdout",
     direction="higher_is_safer", value_range=(0.0, 100.0), compute=_nndr_test_compute,
     plan=_test_plan("nndr_test", 2), needs=("holdout",), default_space="euclidean", space_choosable=True,
     params=(TEST_STATISTIC, N_BOOTSTRAP), interval_kind="bootstrap 95% (percentile)", level=_D_LEVEL,

@@ -649,10 +649,11 @@ def _compute_hidden_rate(ctx: Context, params: dict[str, Any]) -> MetricResult:
 
 
 CVP_THRESHOLD = Param("cvp_threshold", 0.2, low=0.0, high=1.0, slider=(0.05, 0.5, 0.05), label="CVP threshold u ≤",
-                      doc="A real record counts for CVP when its rescaled distance to the synthetic data is at most "
-                          "this.")
+                      doc="A real record counts for the close value probability (CVP) when its distance to the "
+                          "synthetic data, rescaled to [0, 1], is at most this.")
 DVP_THRESHOLD = Param("dvp_threshold", 0.8, low=0.0, high=1.0, slider=(0.5, 0.95, 0.05), label="DVP threshold u ≥",
-                      doc="A real record counts as distant for DVP when its rescaled distance is at least this.")
+                      doc="A real record counts as distant for the distant value probability (DVP) when its distance "
+                          "to the synthetic data, rescaled to [0, 1], is at least this.")
 
 _WORDS_CLOSE = Words(measures="how close synthetic records come to real people, as defined in the review paper",
                      high_means="a high value is risky (1 = no privacy)",
