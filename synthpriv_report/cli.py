@@ -63,7 +63,7 @@ _ORDER = {"low": 0, "medium": 1, "high": 2}
 _SEPARATORS = {";": "';'", ",": "','", "\t": "tab", "|": "'|'"}
 #: What each separator is called in a message (plural, adjective).
 _SEPARATOR_WORDS = {";": ("semicolons", "semicolon"), ",": ("commas", "comma"), "\t": ("tabs", "tab"),
-                    "|": ("vertical bars", "bar")}
+                    "|": ("vertical bars", "pipe")}
 #: Spellings of the tab accepted by ``--sep``.
 _TAB_SPELLINGS = ("tab", "\\t", "\t")
 
