@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import shlex
 import sys
 import time
 import traceback
@@ -63,7 +64,7 @@ _ORDER = {"low": 0, "medium": 1, "high": 2}
 _SEPARATORS = {";": "';'", ",": "','", "\t": "tab", "|": "'|'"}
 #: What each separator is called in a message (plural, adjective).
 _SEPARATOR_WORDS = {";": ("semicolons", "semicolon"), ",": ("commas", "comma"), "\t": ("tabs", "tab"),
-                    "|": ("vertical bars", "bar")}
+                    "|": ("vertical bars", "pipe")}
 #: Spellings of the tab accepted by ``--sep``.
 _TAB_SPELLINGS = ("tab", "\\t", "\t")
 
@@ -259,6 +260,16 @@ def _say(message: str) -> None:
     print(f"synthpriv-report: {message}", file=sys.stderr)
 
 
+def _shown(name: str) -> str:
+    """A column name as printed on a terminal: itself when printable, else its repr (no control characters)."""
+    return name if name.isprintable() else repr(name)
+
+
+def _arg(name: str) -> str:
+    """A column name as one shell word (quoted when needed; repr when it holds control characters)."""
+    return shlex.quote(name) if name.isprintable() else repr(name)
+
+
 def _build(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | None, **kwargs: Any) -> Any:
     """The Evaluation, with its validation errors as user errors and its identifier warnings on stderr."""
     from .evaluation import Evaluation
@@ -271,7 +282,7 @@ def _build(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | 
             raise _UserError(str(exc)) from exc
     for c, why in ev.excluded_reasons.items():
         if why.startswith("looks like an identifier"):
-            _say(f"warning: column {c!r} {why}: it is left out of every metric (keep it with --include {c})")
+            _say(f"warning: column {c!r} {why}: it is left out of every metric (keep it with --include {_arg(c)})")
     for w in caught:  # any other warning raised while the data were read
         if not str(w.message).startswith("column ") or "looks like an identifier" not in str(w.message):
             _say(f"warning: {w.message}")
@@ -287,7 +298,7 @@ def _key_fields_notice(ev: Any, key_given: bool) -> None:
         _say("note: no --sensitive given: the attack metrics, which need the attribute an attacker wants to learn, "
              "are not run")
         return
-    keys = ", ".join(ev.settings["key_fields"])
+    keys = ", ".join(_shown(c) for c in ev.settings["key_fields"])
     _say(f"note: no --key given: the attack metrics assume an attacker who knows every analysed column that is not "
          f"sensitive ({keys}); give --key to choose what an attacker knows")
 

@@ -9,6 +9,7 @@ parameters never searches again, and a level override only re-grades (levels are
 from __future__ import annotations
 
 import os
+import shlex
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -101,7 +102,7 @@ def _with_identifier_notes(data: Any, auto: Mapping[str, str], kept: Mapping[str
         return data
     notes = [f"column {c!r} was left out of every metric because it looks like an identifier ({r}); an "
              "identifier sets every record apart from every other and would hide copied records (keep it with "
-             f"include=[{c!r}], on the command line --include {c})" for c, r in auto.items()]
+             f"include=[{c!r}], on the command line --include {shlex.quote(c)})" for c, r in auto.items()]
     notes += [f"column {c!r} looks like an identifier ({r}) but was kept because include= names it" for c, r
               in kept.items()]
     # the data layer's own hint ("consider exclude=") does not apply to a column kept on purpose
