@@ -180,13 +180,15 @@ def bench_dmlp(args: argparse.Namespace) -> None:
 
     d = load_demo()
     T = pd.read_csv(args.data / "adult_train.csv")
+    H = pd.read_csv(args.data / "adult_test.csv")
     S = pd.read_csv(args.data / "synthetic" / f"{args.synthetic}.csv.gz")
-    cases = [("3k demo", d.real, d.synthetic), (f"full Adult ({args.synthetic})", T, S)]
+    # with the holdout, as in an evaluation: the embedding's levels and ranges are fitted on T and H
+    cases = [("3k demo", d.real, d.synthetic, d.holdout), (f"full Adult ({args.synthetic})", T, S, H)]
     # compile (or load the compiled kernels from numba's cache) outside the timings
     rng = np.random.default_rng(0)
     rc.detection_auc(rng.normal(size=(60, 3)), np.repeat([0, 1], 30), random_state=0, n_threads=1)
-    for label, real, syn in cases:
-        ev = Evaluation(real, syn, None, max_rows=args.max_rows, calibrate=False, progress=False)
+    for label, real, syn, hold in cases:
+        ev = Evaluation(real, syn, hold, max_rows=args.max_rows, calibrate=False, progress=False)
         lab = rc._labelled(ev.context)
         X, y = lab["X"], lab["y"]
         print(f"{label}: {lab['n_real']:,} real + {lab['n_syn']:,} synthetic records used, {X.shape[1]} features")
