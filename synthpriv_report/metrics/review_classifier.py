@@ -242,14 +242,21 @@ def mir_predictions(X: ArrayLike, y: ArrayLike, X_holdout: ArrayLike | None = No
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.model_selection import train_test_split
 
+    from threadpoolctl import threadpool_limits
+
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=test_size, stratify=y, random_state=random_state)
-    clf = HistGradientBoostingClassifier(random_state=random_state).fit(X_tr, y_tr)
-    pred_h = None
-    if X_holdout is not None:
-        pred_h = np.asarray(clf.predict(np.asarray(X_holdout, dtype=np.float64)), dtype=np.int64)
-    return np.asarray(y_te, dtype=np.int64), np.asarray(clf.predict(X_te), dtype=np.int64), pred_h
+    # one OpenMP thread (the estimator's module, imported above, has loaded its OpenMP runtime, so the limit
+    # reaches it): the predictions are the same, and OpenMP threads spinning against other busy threads made the
+    # fit 20 times slower in CPU time on a loaded 2-core machine (3k demo: 32 CPU s against 1.3)
+    with threadpool_limits(limits=1, user_api="openmp"):
+        clf = HistGradientBoostingClassifier(random_state=random_state).fit(X_tr, y_tr)
+        pred_h = None
+        if X_holdout is not None:
+            pred_h = np.asarray(clf.predict(np.asarray(X_holdout, dtype=np.float64)), dtype=np.int64)
+        pred_te = np.asarray(clf.predict(X_te), dtype=np.int64)
+    return np.asarray(y_te, dtype=np.int64), pred_te, pred_h
 
 
 def mir_scores(y_test: ArrayLike, pred_test: ArrayLike, pred_holdout: ArrayLike | None = None
