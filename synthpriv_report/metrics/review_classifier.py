@@ -15,8 +15,13 @@ Choices where the spec is silent (documented here and in the details):
 
 * **Calibration** (spec section 4) is *not* run for either metric (``calibratable=False``): the ideal value is
   known without a fit (AUC 0.5; MIR already compares against H through the membership advantage), while a
-  calibration fit of T against H costs as much again as the metric itself (full Adult, max_rows=20,000, 2 cores:
-  D-MLP 36 s wall / 71 CPU s, MIR 1.6 s; see ``benchmarks/bench_metrics.py``).
+  calibration fit of T against H costs as much again as the metric itself (``benchmarks/bench_metrics.py --dmlp``
+  prints the classifier's time).
+* **How D-MLP is run**: :func:`detection_auc` trains scikit-learn's ``MLPClassifier`` algorithm, with its
+  defaults and on its random draws, through the compiled :mod:`synthpriv_report.metrics.mlp` in float32 with the
+  five folds in parallel threads; the definition (architecture, folds, early stopping) is unchanged, and
+  :func:`sklearn_detection_auc` runs scikit-learn itself for comparison (about 4.5 times the CPU time on the 3k
+  demo, with fold AUCs that agree within their fold-to-fold range).
 * **D-MLP interval**: the min-max range of the five fold AUCs (``interval_kind`` in the details). Fold AUCs share
   most of their training data, so a normal or t interval over five correlated values would claim a precision it
   does not have; the range is what was observed.
