@@ -55,11 +55,14 @@ MLP_SETTINGS: dict[str, Any] = {
 }
 
 
+#: LLVM may reorder sums and contract multiply-adds (so loops vectorise); no assumption about NaN or infinity.
+_FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
+
 # ---------------------------------------------------------------------------------------------------------------
 # compiled kernels (the parameters live in one flat vector; views give the layers)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FASTMATH)
 def _views(theta, p, h1, h2):  # pragma: no cover - compiled
     o = 0
     W1 = theta[o:o + p * h1].reshape((p, h1))
@@ -76,7 +79,7 @@ def _views(theta, p, h1, h2):  # pragma: no cover - compiled
     return W1, b1, W2, b2, W3, b3
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FASTMATH)
 def _cast(theta, x):  # pragma: no cover - compiled
     """``x`` as a scalar of the parameters' dtype (keeps float32 arithmetic in float32)."""
     tmp = np.empty(1, dtype=theta.dtype)
@@ -84,7 +87,7 @@ def _cast(theta, x):  # pragma: no cover - compiled
     return tmp[0]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FASTMATH)
 def _layer1(rows, indptr, indices, vals, W1, b1, A1):  # pragma: no cover - compiled
     """ReLU(X[rows] @ W1 + b1) into A1, from the nonzero entries of each row."""
     h1 = b1.size
@@ -102,7 +105,7 @@ def _layer1(rows, indptr, indices, vals, W1, b1, A1):  # pragma: no cover - comp
                 a1[a] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FASTMATH)
 def _head(A1, W2, b2, W3, b3, out):  # pragma: no cover - compiled
     """Second hidden layer (returned) and the logistic output (into ``out``)."""
     A2 = np.dot(A1, W2)
@@ -119,7 +122,7 @@ def _head(A1, W2, b2, W3, b3, out):  # pragma: no cover - compiled
     return A2
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FASTMATH)
 def _epoch(indptr, indices, vals, y, order, theta, grad, m, v, t, p, h1, h2, batch, alpha, lr0, beta1, beta2,
            eps):  # pragma: no cover - compiled
     """One epoch of mini-batch Adam over the rows ``order`` (already shuffled); returns the new step count."""
@@ -208,7 +211,7 @@ def _epoch(indptr, indices, vals, y, order, theta, grad, m, v, t, p, h1, h2, bat
     return t
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FASTMATH)
 def _proba(indptr, indices, vals, rows, theta, p, h1, h2):  # pragma: no cover - compiled
     W1, b1, W2, b2, W3, b3 = _views(theta, p, h1, h2)
     A1 = np.empty((rows.size, h1), dtype=theta.dtype)

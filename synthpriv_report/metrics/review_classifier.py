@@ -15,8 +15,13 @@ Choices where the spec is silent (documented here and in the details):
 
 * **Calibration** (spec section 4) is *not* run for either metric (``calibratable=False``): the ideal value is
   known without a fit (AUC 0.5; MIR already compares against H through the membership advantage), while a
-  calibration fit of T against H costs as much again as the metric itself (full Adult, max_rows=20,000, 2 cores:
-  D-MLP 36 s wall / 71 CPU s, MIR 1.6 s; see ``benchmarks/bench_metrics.py``).
+  calibration fit of T against H costs as much again as the metric itself (``benchmarks/bench_metrics.py --dmlp``
+  prints the classifier's time).
+* **How D-MLP is run**: :func:`detection_auc` trains scikit-learn's ``MLPClassifier`` algorithm, with its
+  defaults and on its random draws, through the compiled :mod:`synthpriv_report.metrics.mlp` in float32 with the
+  five folds in parallel threads; the definition (architecture, folds, early stopping) is unchanged, and
+  :func:`sklearn_detection_auc` runs scikit-learn itself for comparison (about 4.5 times the CPU time on the 3k
+  demo, with fold AUCs that agree within their fold-to-fold range).
 * **D-MLP interval**: the min-max range of the five fold AUCs (``interval_kind`` in the details). Fold AUCs share
   most of their training data, so a normal or t interval over five correlated values would claim a precision it
   does not have; the range is what was observed.
@@ -242,14 +247,21 @@ def mir_predictions(X: ArrayLike, y: ArrayLike, X_holdout: ArrayLike | None = No
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.model_selection import train_test_split
 
+    from threadpoolctl import threadpool_limits
+
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=test_size, stratify=y, random_state=random_state)
-    clf = HistGradientBoostingClassifier(random_state=random_state).fit(X_tr, y_tr)
-    pred_h = None
-    if X_holdout is not None:
-        pred_h = np.asarray(clf.predict(np.asarray(X_holdout, dtype=np.float64)), dtype=np.int64)
-    return np.asarray(y_te, dtype=np.int64), np.asarray(clf.predict(X_te), dtype=np.int64), pred_h
+    # one OpenMP thread (the estimator's module, imported above, has loaded its OpenMP runtime, so the limit
+    # reaches it): the predictions are the same, and OpenMP threads spinning against other busy threads made the
+    # fit 20 times slower in CPU time on a loaded 2-core machine (3k demo: 32 CPU s against 1.3)
+    with threadpool_limits(limits=1, user_api="openmp"):
+        clf = HistGradientBoostingClassifier(random_state=random_state).fit(X_tr, y_tr)
+        pred_h = None
+        if X_holdout is not None:
+            pred_h = np.asarray(clf.predict(np.asarray(X_holdout, dtype=np.float64)), dtype=np.int64)
+        pred_te = np.asarray(clf.predict(X_te), dtype=np.int64)
+    return np.asarray(y_te, dtype=np.int64), pred_te, pred_h
 
 
 def mir_scores(y_test: ArrayLike, pred_test: ArrayLike, pred_holdout: ArrayLike | None = None
