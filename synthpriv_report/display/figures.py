@@ -47,16 +47,49 @@ def risk_position(result: MetricResult, value: float | None = None) -> float | N
     return p if result.direction == "higher_is_riskier" else 1.0 - p
 
 
-def _threshold_positions(r: MetricResult) -> list[tuple[float, str]]:
-    """Positions of the level thresholds that apply to the headline value itself (others are not on this scale)."""
+#: Rule scales whose thresholds are in the value's own units (the Wilson lower bound of a share is compared with
+#: thresholds on the share's scale).
+_VALUE_UNIT_SCALES = ("the value", "the Wilson lower bound of the share")
+_EXCESS_SCALE = "the value minus the same metric computed on the holdout"
+
+
+def threshold_values(r: MetricResult) -> list[tuple[float, str]]:
+    """The level thresholds of a result placed on its value's own scale, as ``(value, "medium" | "high")``.
+
+    Thresholds on the value (or on the lower bound of a share, in the same units) are taken as they are; a
+    threshold on the excess over the holdout's own value (a higher-is-riskier metric) sits at the holdout's value
+    plus the threshold. Rules on another quantity (a ratio of medians, a drop in percent) have no place on this
+    scale and give nothing.
+
+    >>> from synthpriv_report.results import LevelRule
+    >>> rule = LevelRule(0.05, 0.2, "", "", scale="the value minus the same metric computed on the holdout")
+    >>> r = MetricResult("m", 0.5, calibration=0.3, level_rule=rule, direction="higher_is_riskier",
+    ...                  value_range=(0.0, 1.0))
+    >>> [(round(v, 2), w) for v, w in threshold_values(r)]
+    [(0.35, 'medium'), (0.5, 'high')]
+    """
     rule = r.level_rule
-    if rule is None or rule.scale != "the value":
+    if rule is None:
         return []
     out = []
     for which in ("medium", "high"):
         t = getattr(rule, which)
-        if t is not None:
-            p = risk_position(r, float(t))
+        if t is None:
+            continue
+        if rule.scale in _VALUE_UNIT_SCALES:
+            out.append((float(t), which))
+        elif rule.scale == _EXCESS_SCALE and r.calibration is not None and r.direction == "higher_is_riskier":
+            out.append((float(r.calibration) + float(t), which))
+    return out
+
+
+def _threshold_positions(r: MetricResult) -> list[tuple[float, str]]:
+    """Positions on the risk axis of the thresholds of :func:`threshold_values` that fall inside the range."""
+    out = []
+    for v, which in threshold_values(r):
+        lo, hi = r.value_range
+        if lo <= v <= hi:
+            p = risk_position(r, v)
             if p is not None:
                 out.append((p, which))
     return out
@@ -96,7 +129,8 @@ def plot_risk_overview(results: Any, *, ax: Any = None) -> Any:
     ax.set_xlim(0.0, 1.0)
     ax.set_xticks([0.0, 0.5, 1.0])
     ax.set_xticklabels(["safe end", "middle", "risky end"])
-    ax.set_xlabel("value on its range (colour: level; blue: holdout as synthetic; black: thresholds)")
+    ax.set_xlabel("value on its range (colour: level; blue: holdout as synthetic; black: level thresholds, "
+                  "dashed medium, solid high)")
     ax.set_title(f"Risk overview ({len(rows)} metrics on a fixed scale)")
     return ax
 
@@ -235,7 +269,9 @@ def overview_entry(results: Any) -> dict[str, str] | None:
     svg = render_figure(lambda a: plot_risk_overview(results, ax=a), size=(MAX_WIDTH_IN, 1.1 + 0.3 * len(rows)))
     listed = "; ".join(f"{r.name} {float(r.value):.4g} ({r.level or 'no'} level)" for r in rows)
     return {"caption": "All metrics on one chart: each bar is the value placed on its range, right is riskier; "
-                       "black marks are the level thresholds, blue marks the holdout as synthetic.",
+                       "black marks are the level thresholds where they lie on the value's own scale (dashed "
+                       "medium, solid high; a share is judged by its interval's lower bound), blue marks the "
+                       "holdout as synthetic.",
             "alt": f"Risk overview of {len(rows)} metrics: {listed}.", "src": data_uri(svg, "svg")}
 
 
