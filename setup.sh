@@ -14,4 +14,4 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
-python3 -m pip install -q --disable-pip-version-check -e ".[all]"
+python3 -m pip install -q --disable-pip-version-check -e ".[all]"  # with selenium, pdfplumber, jupyterlab (layout tests)

@@ -3,18 +3,70 @@
 A metric's figure is part of its declaration and draws from its result alone (``result.evidence``); these helpers
 hold the common style: set colours, level colours (the same as the tables), empirical CDFs from stored quantiles,
 histograms from stored counts, an interval strip with reference lines. Nothing here computes a metric.
+
+One style for every figure: :func:`figure_style` is a context manager (seaborn's ``whitegrid`` theme, the
+colour-blind-safe palette, fonts of at least :data:`MIN_FONT_PT` points, deterministic SVG) entered around each
+drawing; importing this module changes no global setting.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 #: Colours of the three sets (colour-blind-safe: Okabe-Ito) and of the levels.
 COLORS = {"S": "#D55E00", "H": "#0072B2", "T": "#7f7f7f", "line": "#222222"}
-LEVEL_COLORS = {"low": "#009E73", "medium": "#E69F00", "high": "#CC3311", None: "#b0b0b0"}
+#: Level colours, the same as the badges of the notebook views and the reports (Okabe-Ito bluish green and orange,
+#: a dark red); the badges always carry the level's word and a symbol as well.
+LEVEL_COLORS = {"low": "#009E73", "medium": "#E69F00", "high": "#B3261E", None: "#B0B0B0"}
+#: The Okabe-Ito palette (colour-blind-safe), the colour cycle of every figure.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+#: Smallest font size in a figure, in points at the size the figure is printed.
+MIN_FONT_PT = 8.0
+#: Widest figure, in inches: the text width of an A4 page with the reports' margins (182 mm) less a little.
+MAX_WIDTH_IN = 6.9
+
+
+@contextmanager
+def figure_style() -> Iterator[None]:
+    """The one style of the package's figures, for the duration of a ``with`` block.
+
+    seaborn's ``whitegrid`` theme with the :data:`PALETTE` colour cycle, a white background (figures are shown on a
+    light card, so they read on dark notebook themes too), fonts of 8 to 9 points, text kept as text in SVG
+    output (searchable, sharp at any zoom) and SVG bytes that do not change between runs. Global settings are
+    restored on exit.
+    """
+    import matplotlib as mpl
+    import seaborn as sns
+    from cycler import cycler
+
+    rc = {
+        "axes.prop_cycle": cycler(color=list(PALETTE)),
+        "font.family": "sans-serif",
+        "font.sans-serif": ["DejaVu Sans", "Liberation Sans", "Arial", "Helvetica"],
+        "font.size": 9.0, "axes.titlesize": 9.5, "axes.labelsize": 9.0, "xtick.labelsize": 8.5,
+        "ytick.labelsize": 8.5, "legend.fontsize": 8.0, "legend.title_fontsize": 8.5,
+        "figure.facecolor": "white", "axes.facecolor": "white", "savefig.facecolor": "white",
+        "svg.fonttype": "none", "svg.hashsalt": "synthpriv_report", "svg.image_inline": True,
+    }
+    with sns.axes_style("whitegrid"), sns.plotting_context("paper"), mpl.rc_context(rc):
+        yield
+
+
+def enforce_min_font(fig: Any, minimum: float = MIN_FONT_PT) -> None:
+    """Raise every text of ``fig`` (titles, labels, ticks, legends, annotations) to at least ``minimum`` points.
+
+    Metric figure functions may ask for small legend text; printed at the figure's own size no text is smaller
+    than ``minimum``.
+    """
+    from matplotlib.text import Text
+
+    for t in fig.findobj(Text):
+        if t.get_text() and t.get_fontsize() < minimum:
+            t.set_fontsize(minimum)
 SET_NAMES = {"S": "synthetic → train", "H": "holdout → train", "T": "train → train (within real)"}
 
 

@@ -93,3 +93,51 @@ def test_png_bytes_are_deterministic():
     assert a == b and a[:8] == b"\x89PNG\r\n\x1a\n"
     assert b"Software" not in a and b"matplotlib" not in a.lower()
     assert plt.get_fignums() == []  # rendering leaves no pyplot figure open
+
+
+def test_svg_is_deterministic_vector_text_of_at_least_8pt():
+    """Pages embed SVG: the same bytes twice, text kept as text, no text under 8 pt at the figure's printed size
+    (the metric functions ask for 8 pt legends on a figure narrowed to the page width), no wider than the page."""
+    import re
+
+    from synthpriv_report.display.figures import render_figure
+    from synthpriv_report.plotting import MAX_WIDTH_IN
+
+    draw = lambda a, b: (plot_dcr(DCR, ax=a), plot_dcr(DCR, ax=b, kind="ecdf"))  # noqa: E731
+    svg = render_figure(draw, ncols=2, size=(6.0, 3.4))
+    assert svg == render_figure(draw, ncols=2, size=(6.0, 3.4))
+    text = svg.decode("utf-8")
+    assert "<text" in text and "exact copies: 50.0%" in text  # text, not glyph outlines
+    width_pt = float(re.search(r'<svg[^>]*width="([\d.]+)pt"', text).group(1))
+    assert width_pt <= MAX_WIDTH_IN * 72 + 0.01
+    sizes = [float(s) for s in re.findall(r"font-size:\s*([\d.]+)px", text)]
+    # matplotlib writes sizes in px of 1/72 inch (points) in its SVG user units
+    assert sizes and min(sizes) >= 8.0, sorted(set(sizes))
+    assert b"<dc:date>" not in svg and plt.get_fignums() == []
+
+
+def test_figure_style_changes_no_global_setting():
+    from synthpriv_report.plotting import figure_style
+
+    before = dict(matplotlib.rcParams)
+    with figure_style():
+        assert matplotlib.rcParams["svg.fonttype"] == "none"
+    assert dict(matplotlib.rcParams) == before
+
+
+def test_risk_overview_draws_thresholds_on_the_value_scale():
+    """A review metric graded on its excess over the holdout shows its thresholds at holdout + threshold; a
+    metric graded on another quantity shows none."""
+    from synthpriv_report.display.figures import threshold_values
+    from synthpriv_report.results import LevelRule
+
+    excess = LevelRule(0.05, 0.2, "s", "d", scale="the value minus the same metric computed on the holdout")
+    r = MetricResult("zcap", 0.6, calibration=0.4, level="medium", level_rule=excess,
+                     direction="higher_is_riskier", value_range=(0.0, 1.0))
+    other = MetricResult("dcr_test", 40.0, level="medium", direction="higher_is_riskier", value_range=(0.0, 100.0),
+                         level_rule=LevelRule(10.0, 50.0, "s", "d", scale="D, the drop in percent"))
+    assert threshold_values(r) == [(pytest.approx(0.45), "medium"), (pytest.approx(0.6), "high")]
+    assert threshold_values(other) == []
+    ax = plot_risk_overview({"zcap": r, "dcr_test": other})
+    marks = sorted(round(ln.get_xdata()[0], 3) for ln in ax.lines if ln.get_color() == "#222222")
+    assert marks == [0.45, 0.6]

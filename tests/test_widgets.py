@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -71,3 +73,14 @@ def test_compare_side_by_side():
     assert "leaky" in before and "honest" in before
     slider.value = 0.4
     assert table.value != before and "alpha = 0.4" in table.value
+
+
+def test_compare_table_is_styled_like_the_views():
+    """compare()'s table carries the views' scoped style: numbers in right-aligned cells, a caption, row and
+    column headers, the level as a word in a badge (not by colour alone)."""
+    evs = {"leaky <b>": _ev(True)}
+    table = compare(evs, "privacy_score", "alpha", min=0.05, max=0.5, step=0.05, figure=False).children[1].value
+    assert table.startswith('<div class="spr-report"><style>') and "td.spr-num" in table
+    assert "<caption>privacy_<wbr>score at alpha = " in table
+    assert '<th scope="row">leaky &lt;b&gt;</th><td class="spr-num">' in table
+    assert re.search(r'<span class="spr-badge spr-(low|medium|high)">(low|medium|high) risk</span>', table)

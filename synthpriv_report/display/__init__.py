@@ -25,7 +25,9 @@ __all__ = ["bundle", "explore", "explain", "render_html", "render_markdown", "re
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The one Jinja environment: templates loaded once from package data, autoescaping on."""
-    return jinja2.Environment(
+    from .views import wbr
+
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("synthpriv_report.display", "templates"),
         autoescape=True,
         trim_blocks=True,
@@ -33,6 +35,8 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=False,
         undefined=jinja2.StrictUndefined,
     )
+    env.filters["wbr"] = wbr
+    return env
 
 
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~&"})

@@ -5,12 +5,14 @@ Every figure is drawn from results alone: a metric's figures are part of its dec
 result set. So a report loaded from JSON draws the same figures as the live evaluation, and drawing never starts a
 neighbour search.
 
-:func:`render_png` draws into a pyplot-free Agg figure and returns PNG bytes that are identical for identical
-data (fixed dpi, no ``Software`` metadata); the figure is never registered with pyplot, so nothing is left open.
+:func:`render_figure` draws into a pyplot-free Agg figure in the package's one style
+(:func:`synthpriv_report.plotting.figure_style`) and returns SVG (pages, reports) or PNG at 200 dpi (widgets),
+identical bytes for identical data; the figure is never registered with pyplot, so nothing is left open.
 """
 
 from __future__ import annotations
 
+import base64
 import io
 import math
 from collections.abc import Callable, Mapping
@@ -19,12 +21,13 @@ from typing import Any
 import numpy as np
 
 from ..metrics.distance import plot_dcr, plot_exact_copies, plot_holdout_share, plot_nndr, plot_privacy_score
-from ..plotting import COLORS, LEVEL_COLORS, SET_NAMES, empty, new_ax
+from ..plotting import (COLORS, LEVEL_COLORS, MAX_WIDTH_IN, SET_NAMES, empty, enforce_min_font, figure_style,
+                        new_ax)
 from ..registry import REGISTRY, get_spec
 from ..results import MetricResult
 
-#: Resolution of every embedded PNG (fixed so that bytes are deterministic).
-DPI = 100
+#: Resolution of PNG figures (widgets); pages and documents embed SVG.
+DPI = 200
 
 
 def risk_position(result: MetricResult, value: float | None = None) -> float | None:
@@ -44,16 +47,49 @@ def risk_position(result: MetricResult, value: float | None = None) -> float | N
     return p if result.direction == "higher_is_riskier" else 1.0 - p
 
 
-def _threshold_positions(r: MetricResult) -> list[tuple[float, str]]:
-    """Positions of the level thresholds that apply to the headline value itself (others are not on this scale)."""
+#: Rule scales whose thresholds are in the value's own units (the Wilson lower bound of a share is compared with
+#: thresholds on the share's scale).
+_VALUE_UNIT_SCALES = ("the value", "the Wilson lower bound of the share")
+_EXCESS_SCALE = "the value minus the same metric computed on the holdout"
+
+
+def threshold_values(r: MetricResult) -> list[tuple[float, str]]:
+    """The level thresholds of a result placed on its value's own scale, as ``(value, "medium" | "high")``.
+
+    Thresholds on the value (or on the lower bound of a share, in the same units) are taken as they are; a
+    threshold on the excess over the holdout's own value (a higher-is-riskier metric) sits at the holdout's value
+    plus the threshold. Rules on another quantity (a ratio of medians, a drop in percent) have no place on this
+    scale and give nothing.
+
+    >>> from synthpriv_report.results import LevelRule
+    >>> rule = LevelRule(0.05, 0.2, "", "", scale="the value minus the same metric computed on the holdout")
+    >>> r = MetricResult("m", 0.5, calibration=0.3, level_rule=rule, direction="higher_is_riskier",
+    ...                  value_range=(0.0, 1.0))
+    >>> [(round(v, 2), w) for v, w in threshold_values(r)]
+    [(0.35, 'medium'), (0.5, 'high')]
+    """
     rule = r.level_rule
-    if rule is None or rule.scale != "the value":
+    if rule is None:
         return []
     out = []
     for which in ("medium", "high"):
         t = getattr(rule, which)
-        if t is not None:
-            p = risk_position(r, float(t))
+        if t is None:
+            continue
+        if rule.scale in _VALUE_UNIT_SCALES:
+            out.append((float(t), which))
+        elif rule.scale == _EXCESS_SCALE and r.calibration is not None and r.direction == "higher_is_riskier":
+            out.append((float(r.calibration) + float(t), which))
+    return out
+
+
+def _threshold_positions(r: MetricResult) -> list[tuple[float, str]]:
+    """Positions on the risk axis of the thresholds of :func:`threshold_values` that fall inside the range."""
+    out = []
+    for v, which in threshold_values(r):
+        lo, hi = r.value_range
+        if lo <= v <= hi:
+            p = risk_position(r, v)
             if p is not None:
                 out.append((p, which))
     return out
@@ -93,43 +129,114 @@ def plot_risk_overview(results: Any, *, ax: Any = None) -> Any:
     ax.set_xlim(0.0, 1.0)
     ax.set_xticks([0.0, 0.5, 1.0])
     ax.set_xticklabels(["safe end", "middle", "risky end"])
-    ax.set_xlabel("value on its range (colour: level; blue: holdout as synthetic; black: thresholds)")
+    ax.set_xlabel("value on its range (colour: level; blue: holdout as synthetic; black: level thresholds, "
+                  "dashed medium, solid high)")
     ax.set_title(f"Risk overview ({len(rows)} metrics on a fixed scale)")
     return ax
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# PNG rendering for HTML
+# rendering: SVG for pages and documents, PNG for widgets
 
 
-def render_png(draw: Callable[..., Any], *, ncols: int = 1, size: tuple[float, float] = (6.0, 3.4),
-               margins: tuple[float, float] = (0.75, 0.0)) -> bytes:
-    """Draw with ``draw(ax)`` (or ``draw(ax1, ax2, ...)`` when ``ncols > 1``) and return PNG bytes.
+def _draw_figure(draw: Callable[..., Any], ncols: int, size: tuple[float, float]) -> Any:
+    """A bare Agg :class:`~matplotlib.figure.Figure` (no pyplot state, nothing to close) drawn by ``draw``.
 
-    The figure is a bare :class:`matplotlib.figure.Figure` on the Agg canvas (no pyplot state, nothing to close),
-    styled with seaborn's ``whitegrid`` inside a context manager (no global change), saved at :data:`DPI` with
-    ``metadata={"Software": None}``: the same data gives the same bytes.
+    The figure is laid out at the width it is printed at (at most :data:`~synthpriv_report.plotting.MAX_WIDTH_IN`
+    inches; wider requests are narrowed, keeping their height), with matplotlib's constrained layout so that
+    labels and legends never overlap, and every text raised to at least 8 points.
     """
-    import seaborn as sns
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    with sns.axes_style("whitegrid"), sns.plotting_context("notebook", font_scale=0.8):
-        fig = Figure(figsize=(size[0] * ncols, size[1]))
-        FigureCanvasAgg(fig)
-        axes = fig.subplots(1, ncols) if ncols > 1 else [fig.subplots()]
-        draw(*axes)
-        # fixed margins (tight_layout would draw the figure once more; this keeps rendering fast)
-        fig.subplots_adjust(left=margins[0] / (size[0] * ncols), right=1 - 0.25 / (size[0] * ncols),
-                            bottom=0.55 / size[1], top=1 - 0.35 / size[1], wspace=0.28)
+    width = min(size[0] * ncols, MAX_WIDTH_IN)
+    fig = Figure(figsize=(width, size[1]), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, ncols) if ncols > 1 else [fig.subplots()]
+    draw(*axes)
+    enforce_min_font(fig)
+    for ax in fig.axes:
+        _wrap_labels(ax, width / max(ncols, 1))
+    return fig
+
+
+def _wrap_labels(ax: Any, width_in: float) -> None:
+    """Wrap an axes' title and x label at word boundaries to the axes' width (about 0.55 em per character)."""
+    import textwrap
+
+    for text in (ax.title, ax.xaxis.label):
+        s = text.get_text()
+        if not s:
+            continue
+        chars = max(12, int(width_in * 72.0 / (0.55 * text.get_fontsize())))
+        if len(s) > chars:
+            text.set_text("\n".join(textwrap.wrap(s, chars)))
+
+
+def render_figure(draw: Callable[..., Any], *, ncols: int = 1, size: tuple[float, float] = (6.0, 3.4),
+                  fmt: str = "svg") -> bytes:
+    """Draw with ``draw(ax)`` (or ``draw(ax1, ax2, ...)`` when ``ncols > 1``) in :func:`figure_style` and return
+    the figure as SVG (vector, text kept as text) or PNG (:data:`DPI` dots per inch).
+
+    The same data gives the same bytes (no date or software metadata, fixed SVG ids).
+
+    Parameters
+    ----------
+    draw : callable
+        Draws on the axes it is given.
+    ncols : int
+        Axes side by side.
+    size : (float, float)
+        Size of one axes in inches; the whole figure is at most 6.9 inches wide.
+    fmt : {"svg", "png"}
+
+    Returns
+    -------
+    bytes
+    """
+    if fmt not in ("svg", "png"):
+        raise ValueError(f"unknown figure format {fmt!r}; choose 'svg' or 'png'")
+    with figure_style():
+        fig = _draw_figure(draw, ncols, size)
         buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+        if fmt == "svg":
+            fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+        else:
+            fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
     return buf.getvalue()
 
 
-def figures_for(result: MetricResult, params: Mapping[str, Any] | None = None) -> list[tuple[str, bytes]]:
-    """The figures of one metric as ``(caption, png bytes)``, drawn from the result alone; empty when the metric
-    declares none, was not computed or carries no evidence."""
+def render_png(draw: Callable[..., Any], *, ncols: int = 1, size: tuple[float, float] = (6.0, 3.4),
+               margins: tuple[float, float] | None = None) -> bytes:
+    """:func:`render_figure` as PNG at :data:`DPI` dots per inch (``margins`` is accepted for compatibility and
+    ignored: the layout is constrained)."""
+    return render_figure(draw, ncols=ncols, size=size, fmt="png")
+
+
+def data_uri(data: bytes, fmt: str) -> str:
+    """A ``data:`` URL of SVG or PNG bytes (exported pages load images from ``data:`` URLs only)."""
+    mime = "image/svg+xml" if fmt == "svg" else "image/png"
+    return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
+
+
+def alt_text(result: MetricResult, caption: str) -> str:
+    """What a figure shows and the value it is about, for an image's ``alt`` attribute.
+
+    >>> r = MetricResult("m", 0.25, title="Share", direction="higher_is_riskier", value_range=(0.0, 1.0))
+    >>> alt_text(r, "Histogram of distances.")
+    'Histogram of distances. Share: 0.25, higher is riskier, no level.'
+    """
+    value = "not computed" if result.value is None else f"{float(result.value):.4g}"
+    direction = {"higher_is_riskier": "higher is riskier", "higher_is_safer": "higher is safer"}.get(
+        result.direction, str(result.direction))
+    level = f"{result.level} risk" if result.level else "no level"
+    return f"{caption.rstrip()} {result.title or result.name}: {value}, {direction}, {level}."
+
+
+def figures_for(result: MetricResult, params: Mapping[str, Any] | None = None, *,
+                fmt: str = "png") -> list[tuple[str, bytes]]:
+    """The figures of one metric as ``(caption, bytes)`` (PNG by default, for widgets; ``fmt="svg"`` for pages),
+    drawn from the result alone; empty when the metric declares none, was not computed or carries no evidence."""
     if not result.computed:
         return []
     spec = REGISTRY.get(result.name)
@@ -142,12 +249,34 @@ def figures_for(result: MetricResult, params: Mapping[str, Any] | None = None) -
     for fig in spec.figures:
         if fig.needs_evidence and not result.evidence:
             continue
-        png = render_png(lambda *axes, f=fig: f.draw(result, *axes), ncols=fig.ncols, size=fig.size)
-        out.append((fig.caption, png))
+        data = render_figure(lambda *axes, f=fig: f.draw(result, *axes), ncols=fig.ncols, size=fig.size, fmt=fmt)
+        out.append((fig.caption, data))
     return out
+
+
+def figure_entries(result: MetricResult, params: Mapping[str, Any] | None = None) -> list[dict[str, str]]:
+    """The figures of one metric for a page: ``[{"caption", "alt", "src"}]`` with SVG ``data:`` URLs."""
+    return [{"caption": c, "alt": alt_text(result, c), "src": data_uri(svg, "svg")}
+            for c, svg in figures_for(result, params, fmt="svg")]
+
+
+def overview_entry(results: Any) -> dict[str, str] | None:
+    """The risk overview for a page (``{"caption", "alt", "src"}``, SVG), or None when no metric has a fixed
+    scale. The alt text lists every metric's value and level."""
+    rows = [r for r in results.values() if r.computed and risk_position(r) is not None]
+    if not rows:
+        return None
+    svg = render_figure(lambda a: plot_risk_overview(results, ax=a), size=(MAX_WIDTH_IN, 1.1 + 0.3 * len(rows)))
+    listed = "; ".join(f"{r.name} {float(r.value):.4g} ({r.level or 'no'} level)" for r in rows)
+    return {"caption": "All metrics on one chart: each bar is the value placed on its range, right is riskier; "
+                       "black marks are the level thresholds where they lie on the value's own scale (dashed "
+                       "medium, solid high; a share is judged by its interval's lower bound), blue marks the "
+                       "holdout as synthetic.",
+            "alt": f"Risk overview of {len(rows)} metrics: {listed}.", "src": data_uri(svg, "svg")}
 
 
 __all__ = [
     "COLORS", "LEVEL_COLORS", "SET_NAMES", "DPI", "plot_dcr", "plot_exact_copies", "plot_holdout_share",
-    "plot_nndr", "plot_privacy_score", "plot_risk_overview", "risk_position", "render_png", "figures_for",
+    "plot_nndr", "plot_privacy_score", "plot_risk_overview", "risk_position", "render_png", "render_figure",
+    "figures_for", "figure_entries", "overview_entry", "alt_text", "data_uri",
 ]

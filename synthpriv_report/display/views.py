@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import base64
 import itertools
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from markupsafe import Markup, escape
 
 from .. import wording
 from ..registry import get_spec
@@ -21,6 +24,26 @@ LEVEL_WORDS = {"low": "low risk", "medium": "medium risk", "high": "high risk", 
                None: "no level"}
 
 _IDS = itertools.count(1)
+_BREAK_AFTER = re.compile(r"(_+|\.(?=[^\W\d]))")
+
+
+def wbr(text: Any) -> Markup:
+    """Escaped text with a line-break opportunity (``<wbr>``) after each underscore and each dot
+    before a letter, so that long names (``holdout_dcr_share``, ``native-country.Holand``) wrap at their own
+    boundaries instead of overflowing their column or being split inside a word.
+
+    >>> str(wbr("holdout_dcr_share")), str(wbr("<b>_")), str(wbr("0.5"))
+    ('holdout_<wbr>dcr_<wbr>share', '&lt;b&gt;_', '0.5')
+    """
+    if isinstance(text, Markup):
+        return text
+    parts = _BREAK_AFTER.split(str(text))
+    out = Markup("")
+    for i, part in enumerate(parts):
+        out += escape(part)
+        if i % 2 == 1 and i < len(parts) - 1 and parts[i + 1]:
+            out += Markup("<wbr>")
+    return out
 
 
 def new_id(prefix: str = "spr") -> str:
@@ -89,9 +112,9 @@ def metric_view(r: MetricResult, *, figures: bool = False, params: Mapping[str, 
         summary, definition, group, words = "", "", "closeness", None
     figs: list[dict[str, str]] = []
     if figures and r.computed:
-        from .figures import figures_for
+        from .figures import figure_entries
 
-        figs = [{"caption": c, "src": png_data_uri(p)} for c, p in figures_for(r, params)]
+        figs = figure_entries(r, params)
     rule = r.level_rule
     row = wording.metric_row(r.to_dict(), driving)
     return {
@@ -153,14 +176,11 @@ def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = Tru
             groups.append({"key": key, "title": titles[key], "intro": SECTION_INTROS[key],
                            "computed": [m for m in members if m["computed"]],
                            "not_computed": [m for m in members if not m["computed"]]})
-    overview_src = None
+    overview_fig = None
     if figures and overview:
-        from .figures import plot_risk_overview, render_png
+        from .figures import overview_entry
 
-        n = sum(1 for r in rs.values() if r.computed)
-        if n:
-            overview_src = png_data_uri(render_png(lambda a: plot_risk_overview(rs, ax=a),
-                                                   size=(7.0, 0.9 + 0.32 * n), margins=(1.3, 0.0)))
+        overview_fig = overview_entry(rs)
     titles_of = {n: (rs[n].title if n in rs else n) or n for n in driving}
     n_ran = v.n_ran
     return {
@@ -180,7 +200,7 @@ def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = Tru
         "groups": groups,
         "n_computed": sum(1 for m in metrics if m["computed"]),
         "n_metrics": len(metrics),
-        "overview": overview_src,
+        "overview": overview_fig,
         "data": data_view(rs.meta),
         "params": [(r["words"], r["code"], r["value"]) for r in wording.setting_rows({}, rs.params)],
     }

@@ -182,6 +182,17 @@ def explore(ev: Any, **params: Any) -> Explorer:
     return Explorer(ev, **params)
 
 
+#: The table of :func:`compare`: the notebook views' style (borders, text left, numbers right with tabular figures,
+#: level badges with word and symbol), every string autoescaped.
+_COMPARE_TABLE = """<div class="spr-report"><style>{% include "style.css.j2" %}</style>
+<table><caption>{{ metric|wbr }} at {{ param|wbr }} = {{ at }}</caption>
+<thead><tr><th scope="col">Data</th><th scope="col" class="spr-num">Value</th><th scope="col">Level</th>
+<th scope="col" class="spr-num">Holdout as synthetic</th></tr></thead>
+<tbody>{% for l, v, lv, c in rows %}<tr><th scope="row">{{ l }}</th><td class="spr-num">{{ v }}</td>
+<td><span class="spr-badge spr-{{ lv or 'none' }}">{{ (lv ~ ' risk') if lv else 'no level' }}</span></td>
+<td class="spr-num">{{ c }}</td></tr>{% endfor %}</tbody></table></div>"""
+
+
 def compare(evaluations: Mapping[str, Any], metric: str, param: str, *, min: float, max: float, step: float,
             value: float | None = None, figure: bool = True) -> Any:
     """One slider moving ``param`` for several evaluations side by side (teaching notebooks).
@@ -221,17 +232,15 @@ def compare(evaluations: Mapping[str, Any], metric: str, param: str, *, min: flo
         rows = []
         for label, ev in evaluations.items():
             r = ev.results(metrics=[metric], **{param: v})[metric]
-            rows.append((label, fmt(r.value), r.level or "—", fmt(r.calibration)))
+            rows.append((label, fmt(r.value), r.level, fmt(r.calibration)))
             if figure:
                 figs = figures_for(r, {param: v})
                 if figs:
                     images[label].value = figs[0][1]
         from . import environment
 
-        table.value = environment().from_string(
-            "<table><tr><th>data</th><th>{{ metric }}</th><th>level</th><th>holdout as synthetic</th></tr>"
-            "{% for l, v, lv, c in rows %}<tr><td>{{ l }}</td><td>{{ v }}</td><td>{{ lv }}</td><td>{{ c }}</td>"
-            "</tr>{% endfor %}</table>").render(rows=rows, metric=f"{metric} at {param} = {v:g}")
+        table.value = environment().from_string(_COMPARE_TABLE).render(rows=rows, metric=metric, param=param,
+                                                                      at=f"{v:g}")
 
     slider.observe(lambda ch: refresh(float(ch["new"])), names="value")
     refresh(start)

@@ -8,7 +8,6 @@ on the result objects rebuilt from the document (their evidence); nothing is com
 
 from __future__ import annotations
 
-import base64
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -53,23 +52,21 @@ def _group_of(name: str) -> str:
 
 
 def _figures(results: ResultSet, name: str) -> tuple[list[dict[str, str]], list[str]]:
-    """Figures of one metric as ``[{"caption", "src"}]``, and why a figure could not be drawn.
+    """Figures of one metric as ``[{"caption", "alt", "src"}]`` (SVG), and why a figure could not be drawn.
 
     Drawn from the result rebuilt from the document (its evidence), so a live evaluation and a JSON report give
     the same figures. A figure that fails on damaged evidence is replaced by a note: it must not stop the report.
     """
-    from ..display.figures import figures_for
+    from ..display.figures import figure_entries
 
     r = results[name]
     if not r.computed:
         return [], []
     try:
-        figs = figures_for(r, results.params)
+        return figure_entries(r, results.params), []
     except Exception as exc:  # noqa: BLE001 - any failure of a figure drawn from a document's evidence
         logger.warning("figure of %s could not be drawn: %s", shorten_text(name), exc, exc_info=True)
         return [], [f"{type(exc).__name__}: {exc}"]
-    return [{"caption": c, "src": "data:image/png;base64," + base64.b64encode(p).decode("ascii")}
-            for c, p in figs], []
 
 
 def _driving(doc: Mapping[str, Any]) -> list[str]:

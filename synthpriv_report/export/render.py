@@ -8,9 +8,12 @@ Every file is written whole or not at all (:mod:`synthpriv_report.export.files`)
 from __future__ import annotations
 
 import concurrent.futures
+import html as html_lib
+import io
 import logging
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -19,12 +22,12 @@ from nbconvert import HTMLExporter
 
 from .document import dumps, report_data
 from .files import AtomicFiles, write_atomic
-from .notebook import DEFAULT_TITLE, build_notebook
+from .notebook import DEFAULT_TITLE, LEVEL_WORDS, build_notebook
 from .templating import render
 
 __all__ = ["CHROMIUM_ARGS", "CHROMIUM_PATH", "CSP", "TEMPLATE_NAME", "SynthprivChromiumPDFExporter",
-           "SynthprivHTMLExporter", "SynthprivPDFExporter", "html_to_pdf", "render_html", "template_basedirs",
-           "to_html", "to_pdf", "write_reports"]
+           "SynthprivHTMLExporter", "SynthprivPDFExporter", "add_navigation", "html_to_pdf", "render_html",
+           "running_title", "sections", "template_basedirs", "to_html", "to_pdf", "write_reports"]
 
 TEMPLATE_NAME = "synthpriv"
 CHROMIUM_PATH = "/usr/bin/chromium"
@@ -114,11 +117,87 @@ class SynthprivChromiumPDFExporter(SynthprivPDFExporter):
 
 def render_html(source: Any, *, title: str = DEFAULT_TITLE, reveal_real_values: bool | None = None,
                 **params: Any) -> str:
-    """The self-contained HTML report as a string (see :func:`to_html`)."""
+    """The self-contained HTML report as a string (see :func:`to_html`).
+
+    The page carries a running title with the verdict (printed at the top of every PDF page) and a table of
+    contents after the cover (:func:`add_navigation`).
+    """
     data = report_data(source, reveal_real_values=reveal_real_values, **params)
     nb = build_notebook(data, title=title)
     html, _ = SynthprivHTMLExporter().from_notebook_node(nb)
+    level = data.document["verdict"]["level"]
+    return add_navigation(html, title=title, verdict=LEVEL_WORDS.get(level, str(level).upper()))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# navigation: running title and table of contents
+
+_FIRST_SECTION_CELL = re.compile(r'<div[^>]*\bclass="[^"]*\bcelltag_spr-page-break\b[^"]*"')
+_H2 = re.compile(r"<h2(?P<attrs>\s[^>]*)?>(?P<inner>.*?)</h2>", re.S)
+_ID = re.compile(r'\bid="([^"]*)"')
+_TAG = re.compile(r"<[^>]+>")
+_BODY = re.compile(r"<body[^>]*>")
+_RUNNING = re.compile(r'<div class="spr-running"[^>]*>(.*?)</div>', re.S)
+
+
+def sections(html: str) -> tuple[str, list[dict[str, Any]]]:
+    """The major sections of a report page: every ``<h2>`` from the first cell that starts a new page on.
+
+    Returns the page with an ``id`` on each such heading (``spr-sec-N`` unless it had one) and the sections as
+    ``[{"id", "title"}]`` with plain-text titles (markup removed, entities decoded: they are escaped again when a
+    template writes them).
+    """
+    start = _FIRST_SECTION_CELL.search(html)
+    if start is None:
+        return html, []
+    found: list[dict[str, Any]] = []
+
+    def name(m: re.Match[str]) -> str:
+        attrs = m.group("attrs") or ""
+        have = _ID.search(attrs)
+        ident = have.group(1) if have else f"spr-sec-{len(found) + 1}"
+        title = " ".join(html_lib.unescape(_TAG.sub("", m.group("inner"))).split())
+        found.append({"id": ident, "title": title})
+        return m.group(0) if have else f'<h2 id="{ident}"{attrs}>{m.group("inner")}</h2>'
+
+    tail = _H2.sub(name, html[start.start():])
+    return html[:start.start()] + tail, found
+
+
+def add_navigation(html: str, *, title: str, verdict: str, pages: list[int | None] | None = None) -> str:
+    """The report page with a running title (``title · Verdict: verdict``, shown in print only, at the top of
+    every page) and a table of contents inserted before the first section.
+
+    Parameters
+    ----------
+    html : str
+        A page written by :class:`SynthprivHTMLExporter`.
+    title, verdict : str
+        Document title and the verdict's words (escaped by the templates).
+    pages : list of int or None, optional
+        Page number of each section, written into the contents (Chromium, which cannot count pages itself); by
+        default the numbers are left to the print engine (WeasyPrint's ``target-counter``).
+    """
+    html, found = sections(html)
+    if pages is not None:
+        for s, n in zip(found, pages):
+            s["page"] = n
+    for s in found:
+        s.setdefault("page", None)
+    if found:
+        at = _FIRST_SECTION_CELL.search(html)
+        assert at is not None  # sections() found one
+        html = html[:at.start()] + render("toc.html.j2", sections=found) + html[at.start():]
+    body = _BODY.search(html)
+    if body is not None:
+        html = html[:body.end()] + render("running.html.j2", title=title, verdict=verdict) + html[body.end():]
     return html
+
+
+def running_title(html: str) -> str:
+    """The plain text of a page's running title ("" when it has none)."""
+    m = _RUNNING.search(html)
+    return " ".join(html_lib.unescape(_TAG.sub("", m.group(1))).split()) if m else ""
 
 
 def to_html(source: Any, path: str | os.PathLike[str], *, title: str = DEFAULT_TITLE,
@@ -179,10 +258,42 @@ def _url_fetcher() -> Any:
     return fetch
 
 
+_TOC_PAGE = re.compile(r'(<a class="spr-toc-page" href="#)([^"]*)("[^>]*>)([^<]*)(</a>)')
+
+
+def _section_pages(pdf: bytes) -> dict[str, int]:
+    """Page (1-based) of each section of a Chromium PDF, read from the contents' links: Chromium turns each
+    ``<a href="#id">`` into a link annotation whose destination is the page of the element ``id``."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(pdf))
+    named = {}
+    for name, dest in reader.named_destinations.items():
+        try:
+            named[str(name).lstrip("/")] = reader.get_destination_page_number(dest) + 1
+        except Exception:  # noqa: BLE001 - a destination without a page
+            continue
+    return named
+
+
+def _fill_toc(html: str, pages: Mapping[str, int]) -> str:
+    """The contents' page numbers written in (ids missing from ``pages`` are left blank)."""
+    def fill(m: re.Match[str]) -> str:
+        n = pages.get(m.group(2))
+        return m.group(1) + m.group(2) + m.group(3) + ("" if n is None else str(n)) + m.group(5)
+    return _TOC_PAGE.sub(fill, html)
+
+
 def _chromium_pdf(html: str, executable_path: str) -> bytes:
+    """Print with Chromium (JavaScript off, no network). Chromium cannot count pages in CSS (no
+    ``target-counter``), so a page with contents is printed twice: the first print, with two-digit placeholders
+    of the same width, tells on which page each section starts (from the link destinations of the contents); the
+    second has the numbers written in. The placeholders keep the layout of both prints the same."""
     from playwright.sync_api import sync_playwright
 
     html = html.replace("</head>", render("chromium_head.html.j2") + "</head>", 1)
+    header = render("chromium_header.html.j2", running=running_title(html))
+    has_toc = _TOC_PAGE.search(html) is not None
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable_path, args=list(CHROMIUM_ARGS), headless=True)
         try:
@@ -190,10 +301,18 @@ def _chromium_pdf(html: str, executable_path: str) -> bytes:
             page = context.new_page()
             page.route("**/*", lambda route: route.abort() if not route.request.url.startswith(("data:", "about:"))
                        else route.continue_())
-            page.set_content(html, wait_until="load")
-            pdf = page.pdf(format="A4", print_background=True, prefer_css_page_size=True,
-                           display_header_footer=True, header_template="<span></span>",
-                           footer_template=render("chromium_footer.html.j2"))
+
+            def print_pdf(doc: str) -> bytes:
+                page.set_content(doc, wait_until="load")
+                return page.pdf(format="A4", print_background=True, prefer_css_page_size=True,
+                                display_header_footer=True, header_template=header,
+                                footer_template=render("chromium_footer.html.j2"), outline=False, tagged=False)
+
+            if has_toc:
+                first = print_pdf(_TOC_PAGE.sub(lambda m: m.group(1) + m.group(2) + m.group(3) + "00" + m.group(5),
+                                                html))
+                html = _fill_toc(html, _section_pages(first))
+            pdf = print_pdf(html)
         finally:
             browser.close()
     return pdf

@@ -10,7 +10,9 @@ Filters
     A number in 3 significant digits (thousands separated) (``—`` for missing), anything else as shortened text.
 ``shorten(width=80)``
     A string cut to ``width`` characters with an ellipsis; any run of more than 80 characters without a space is
-    cut too. When cut, the result is ``<span class="spr-short" title="full text">cut text…</span>``.
+    cut too. When cut, the result is ``<span class="spr-short" title="full text">cut text…</span>``. A ``<wbr>``
+    follows each underscore and each dot before a letter, so that long names wrap at their own boundaries
+    (:func:`synthpriv_report.display.views.wbr`).
 ``value``
     Any JSON value (settings, parameters, details) as compact text: at most :data:`MAX_ITEMS` items per list or
     mapping, :data:`MAX_DEPTH` levels deep, every leaf shortened.
@@ -67,14 +69,16 @@ def shorten_text(text: Any, width: int = NAME_WIDTH) -> str:
 def shorten(text: Any, width: int = NAME_WIDTH) -> Markup:
     """Escaped ``text`` for HTML, shortened to ``width``; the full text in a ``title`` attribute when cut.
 
-    >>> str(shorten("<b>"))
-    '&lt;b&gt;'
+    >>> str(shorten("<b>")), str(shorten("holdout_dcr_share"))
+    ('&lt;b&gt;', 'holdout_<wbr>dcr_<wbr>share')
     """
+    from ..display.views import wbr
+
     full = clean(text)
     short = shorten_text(full, width)
     if short == full:
-        return escape(full)
-    return Markup('<span class="spr-short" title="{}">{}</span>').format(full, short)
+        return wbr(full)
+    return Markup('<span class="spr-short" title="{}">{}</span>').format(full, wbr(short))
 
 
 def fmt_number(v: Any) -> str:

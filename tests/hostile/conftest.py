@@ -133,7 +133,10 @@ def open_page(driver: object, path: Path) -> dict[str, object]:
             if (a.name.startsWith('on')) handlers.push(el.tagName + ' ' + a.name);
           }
         }
-        const links = [...document.querySelectorAll('a[href], iframe, object, embed')].map(e => e.outerHTML.slice(0, 80));
+        // the contents' links to the report's own sections (href="#spr-sec-N") are the only links a page may hold
+        const links = [...document.querySelectorAll('a[href], iframe, object, embed')]
+          .filter(e => !(e.tagName === 'A' && /^#spr-sec-[0-9]+$/.test(e.getAttribute('href'))))
+          .map(e => e.outerHTML.slice(0, 80));
         return {pwned: document.body.dataset.pwned || '', text: document.body.innerText,
                 csp: csp ? csp.getAttribute('content') : null,
                 cspFirst: csp !== null && document.head.firstElementChild !== null &&
