@@ -122,13 +122,13 @@ def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any
     sensitive = meta.get("sensitive_fields", settings.get("sensitive_fields")) or []
     columns = meta.get("columns")
     if columns:
-        col_text = (f"{wording.fmt_count(len(columns))}: "
-                    + ", ".join(f"{c.get('name')} ({c.get('kind')})" for c in columns))
+        col_items = [(str(c.get("name")), str(c.get("kind"))) for c in columns]
     elif isinstance(settings.get("columns"), Mapping):
-        col_text = (f"{wording.fmt_count(len(settings['columns']))}: "
-                    + ", ".join(f"{c} ({k})" for c, k in settings["columns"].items()))
+        col_items = [(str(c), str(k)) for c, k in settings["columns"].items()]
     else:
-        col_text = "not recorded"
+        col_items = []
+    # each name is shortened on its own, so that a long list never hides a name behind one ellipsis
+    col_count = f"{wording.fmt_count(len(col_items))}: " if col_items else "not recorded"
     excluded = meta.get("excluded", settings.get("excluded")) or []
     setting_src = {k: x for k, x in settings.items() if k not in ("key_fields", "sensitive_fields", "excluded")}
     return {
@@ -146,11 +146,12 @@ def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any
         "sets": wording.set_rows(meta, doc.get("fingerprints"), settings.get("sizes")),
         "fingerprint_algorithm": str(meta.get("fingerprint_algorithm")
                                      or "SHA-256 of the analysed columns in a canonical text form"),
-        "key_fields": ", ".join(map(str, keys)) or "none",
+        "key_fields": [str(k) for k in keys], "key_fields_none": "none",
         "key_fields_chosen": wording.chosen_text(meta.get("key_fields_chosen", settings.get("key_fields_chosen"))),
-        "sensitive_fields": ", ".join(map(str, sensitive)) or "none given (the attacks that need one did not run)",
-        "columns": col_text,
-        "excluded": ", ".join(map(str, excluded)) or "none",
+        "sensitive_fields": [str(c) for c in sensitive],
+        "sensitive_none": "none given (the attacks that need one did not run)",
+        "columns": col_items, "columns_count": col_count,
+        "excluded": [str(c) for c in excluded],
         "revealed": data.revealed,
         "version": doc["generator"]["version"],
         "created": doc["created"],
