@@ -65,6 +65,8 @@ def run_one(args: argparse.Namespace) -> dict:
     t0 = time.perf_counter()
     frames = {s: pd.read_csv(d / f"{s}.csv") for s in ("real", "holdout", "synthetic")}
     read_s = time.perf_counter() - t0
+    with open("/proc/self/statm") as f:  # resident pages now: the interpreter, the libraries and the frames
+        rss_read_mb = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
     from synthpriv_report.evaluation import Evaluation
 
     metrics = None if args.metrics == "all" else (SECTION_2 if args.metrics == "section2"
@@ -95,7 +97,7 @@ def run_one(args: argparse.Namespace) -> dict:
     cpu = time.process_time() - cpu0
     out = {
         "n": n, "metrics": args.metrics, "workers": args.workers, "read_s": read_s, "prepare_s": prepare_s,
-        "wall_s": wall, "cpu_s": cpu, "peak_rss_mb": _rss_mb(),
+        "wall_s": wall, "cpu_s": cpu, "peak_rss_mb": _rss_mb(), "rss_after_read_mb": rss_read_mb,
         "stages": ev.timings["stages"], "metric_s": ev.timings["metrics"],
         "searches": [{"what": f"{s.space}: {s.query} -> {s.ref} (k={s.k})", "engine": s.engine,
                       "seconds": s.seconds} for s in ev.searches],
@@ -122,7 +124,8 @@ def show(r: dict) -> None:
     search_s = sum(s["seconds"] for s in r["searches"])
     print(f"\n== N = {label(r['n'])} per set, metrics: {r['metrics']}, workers: {r['workers'] or 'none'}")
     print(f"wall {r['wall_s']:.1f} s   CPU {r['cpu_s']:.1f} s   peak RSS {r['peak_rss_mb'] / 1024:.2f} GB   "
-          f"(CSV reading {r['read_s']:.1f} s, not counted)")
+          f"(CSV reading {r['read_s']:.1f} s, not counted; RSS with the three DataFrames read, before the "
+          f"evaluation: {r.get('rss_after_read_mb', 0) / 1024:.2f} GB)")
     if "worker_peak_rss_mb" in r:
         print("workers: peak RSS " + ", ".join(f"{m / 1024:.2f} GB" for m in r["worker_peak_rss_mb"])
               + ";  CPU " + ", ".join(f"{c:.1f} s" for c in r["worker_cpu_s"]))

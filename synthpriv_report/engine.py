@@ -180,7 +180,18 @@ class _Engine:
                                           reason=getattr(choice, "reason", ""), **where))
         table = nb.NeighborTable(dist, idx, spec.label, query.label, ref.label, choice=choice)
         self.tables[key] = table
+        self._release_tree(spec, ref)
         return table.head(k)
+
+    def _release_tree(self, spec: SpaceSpec, ref: SetRef) -> None:
+        """Drop the tree of a subset (a random half of a set, say) once every planned search against it has run:
+        at a million records such trees hold hundreds of megabytes. Trees of whole sets stay cached; a subset
+        tree asked for again is simply rebuilt (same tree: it depends only on the data)."""
+        if ref.rows is None:
+            return
+        pending = any(k[0] == spec and k[2] == ref.key and k not in self.tables for k in self.planned_k)
+        if not pending:
+            self.trees.pop((spec, ref.key), None)
 
     # identity of records --------------------------------------------------------------------------------------
     def record_ids(self) -> dict[str, NDArray[np.int64]]:

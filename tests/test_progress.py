@@ -75,3 +75,21 @@ def test_evaluation_records_stage_and_metric_seconds() -> None:
     t = ev.timings
     assert set(t["metrics"]) == {"dcr", "exact_copies"}
     assert "fitting the encoders" in t["stages"] and all(v >= 0 for v in t["stages"].values())
+
+
+def test_cli_bars_on_stderr_and_no_progress(no_delay: None, tmp_path, capfd: pytest.CaptureFixture[str]) -> None:
+    from synthpriv_report.cli import main
+
+    T, S, H = _frames()
+    paths = {}
+    for name, df in (("real", T), ("synthetic", S), ("holdout", H)):
+        paths[name] = tmp_path / f"{name}.csv"
+        df.to_csv(paths[name], index=False)
+    args = ["evaluate", "--real", str(paths["real"]), "--synthetic", str(paths["synthetic"]), "--holdout",
+            str(paths["holdout"]), "--metrics", "dcr,exact_copies", "--key", "x,y", "--json"]
+    assert main(args + [str(tmp_path / "a.json")]) == 0
+    err = capfd.readouterr().err
+    assert "preparing the data" in err and "metrics" in err
+    assert main(args + [str(tmp_path / "b.json"), "--no-progress"]) == 0
+    err = capfd.readouterr().err
+    assert "preparing the data" not in err and "metrics:" not in err and "%|" not in err
