@@ -73,8 +73,8 @@ class Evaluation:
     pairing : array-like of shape (n_pairs, 2), optional
         The generator's (real position, synthetic position) pairs, for ``hidden_rate``.
     numeric, categorical, exclude : sequence of str, optional
-        Column kind overrides and columns left out. An excluded column of a Parquet file is never read from
-        disk, and one of a Dask DataFrame never computed.
+        Column kind overrides and columns left out. An excluded column of a Parquet input is never read from
+        disk; of a Dask DataFrame only the other columns are computed.
     spaces : str or dict, optional
         Distance space for the distance-based metrics: one name for all, or ``{metric: space}``.
     nndr_k : int, default 5
