@@ -18,11 +18,11 @@ import pandas as pd
 
 from . import applicability
 from .data import prepare
+from .distributed import resolve_client
 from .engine import Context, SearchRecord, SearchRequest, _Engine
 from .levels import apply_level
 from .params import (DEFAULT_VERDICT_METRICS, check_bool, check_int, check_n_components, check_names,
                      check_random_state, merge_params, validate_params)
-from .distributed import resolve_client
 from .registry import MetricSpec, get_spec, metric_names
 from .results import MetricResult, ResultSet, not_computed, to_jsonable
 from .sources import read_inputs
@@ -31,6 +31,7 @@ from .verdict import compute_verdict
 
 if TYPE_CHECKING:
     import dask.dataframe
+    import distributed
 
 #: What a set may be given as: a pandas DataFrame, a Parquet path or a Dask DataFrame.
 DataSource = Union[pd.DataFrame, str, "os.PathLike[str]", "dask.dataframe.DataFrame"]
@@ -150,7 +151,7 @@ class Evaluation:
         names: Mapping[str, str] | None = None,
         engine: str = "auto",
         device: str = "cpu",
-        client: Any = None,
+        client: distributed.Client | None = None,
         backend: str = "local",
         **params: Any,
     ):
