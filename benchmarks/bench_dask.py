@@ -53,23 +53,36 @@ def _run(sets, client=None):
     return ev, json.dumps(res, sort_keys=True, default=str), wall, cpu
 
 
-def _first_search(client) -> list[float]:
-    """Seconds of each worker's first block (compile or cache load included), then of its second."""
+def _kernels_once() -> float:
+    """Seconds to run each engine (tree, tiled, dense) once on a tiny search in this process: numba compiles
+    the kernels on a process's first call, or loads them from its on-disk cache."""
     import pandas as pd
 
-    from synthpriv_report import Evaluation
+    from synthpriv_report.data import prepare
+    from synthpriv_report.neighbors import build_tree
+    from synthpriv_report.neighbors.search import SearchChoice, run_engine
+    from synthpriv_report.spaces import SpaceSpec, encode, fit
 
-    T = pd.DataFrame({"x": np.arange(50.0), "c": list("ab") * 25})
-    times = []
-    for _ in range(2):
-        t0 = time.perf_counter()
-        # one evaluation per round; blocks of a 50-row search: one task, on one worker
-        for _w in client.nthreads():
-            ev = Evaluation(T, T.sample(frac=1.0, random_state=len(times)), metrics=["dcr"], progress=False,
-                            calibrate=False, client=client, engine="tree")
-            ev.results()
-        times.append(time.perf_counter() - t0)
-    return times
+    rng = np.random.default_rng(0)
+    t0 = time.perf_counter()
+    for dims, ncat in ((3, 2), (16, 0)):
+        T = pd.DataFrame(rng.normal(size=(64, dims)), columns=[f"x{j}" for j in range(dims)])
+        for j in range(ncat):
+            T[f"c{j}"] = rng.choice(list("abc"), 64)
+        d = prepare(T, T.copy())
+        enc = encode(d, fit(d), SpaceSpec("gower" if ncat else "euclidean"))
+        tree = build_tree(enc, "T", None)
+        self_pos = np.full(64, -1, dtype=np.int64)
+        for engine in (("tree", "tiled") if ncat else ("dense",)):
+            run_engine(SearchChoice(engine, "cpu", "benchmark"), tree, enc.num["S"], enc.cat["S"], self_pos, 2)
+    return time.perf_counter() - t0
+
+
+def _first_search(client) -> tuple[list[float], list[float]]:
+    """Per worker: seconds of the first run of every engine (compile or cache load), then of a second run."""
+    first = list(client.run(_kernels_once).values())
+    second = list(client.run(_kernels_once).values())
+    return first, second
 
 
 def main() -> None:
@@ -96,8 +109,9 @@ def main() -> None:
                       and np.array_equal(t.idx, local_ev._engine.tables[k].idx) for k, t in ev._engine.tables.items())
     print(f"N = {args.n} per set, {args.workers} worker processes x 1 thread, numba cache "
           f"{'empty' if args.cold else 'warm'}")
-    print(f"cluster start {start:.1f} s; first tiny search on every worker {first:.1f} s "
-          f"(compile or cache load), again {second:.1f} s")
+    print(f"cluster start {start:.1f} s; per worker, first run of the tree, tiled and dense kernels "
+          f"{', '.join(f'{x:.1f}' for x in first)} s (compile or cache load), again "
+          f"{', '.join(f'{x:.2f}' for x in second)} s")
     print(f"local:  wall {lw:.1f} s, CPU {lc:.1f} s, searches {sum(s.seconds for s in local_ev.searches):.1f} s "
           f"({len(local_ev.searches)})")
     print(f"dask:   wall {dw:.1f} s, CPU here {dc:.1f} s + workers {worker_cpu:.1f} s (their whole life), "
