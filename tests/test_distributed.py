@@ -181,7 +181,7 @@ def kill_once(cluster, tmp_path):
     register(KillOnce(marker))
     yield marker
     client.unregister_worker_plugin(KillOnce.name)
-    client.wait_for_workers(2, timeout=120)  # the nanny restarts the worker for the next tests
+    client.wait_for_workers(2, timeout=600)  # the nanny restarts the worker for the next tests
 
 
 def test_a_worker_killed_during_a_search_gives_the_same_numbers(sets, cluster, kill_once):
@@ -208,7 +208,7 @@ def test_a_search_that_cannot_complete_is_a_clear_error_never_a_number(sets, clu
     finally:
         cl.scheduler.allowed_failures = allowed
     # the evaluation is still usable: the failed search runs again, with the numbers of the local run
-    client.wait_for_workers(2, timeout=120)
+    client.wait_for_workers(2, timeout=600)
     text = _canonical(ev.results())
     assert len(ev.searches) > failed
     assert _differences(text, _canonical(_evaluation(sets, metrics=FAULT_METRICS).results())) == []
