@@ -204,13 +204,11 @@ class DaskSearcher:
         return dashboard_link(self.client)
 
     def _cluster(self) -> tuple[int, dict[str, int]]:
-        """Dask threads in all, and per machine (host address)."""
-        workers = self.client.scheduler_info(n_workers=-1).get("workers", {}) if _takes_n_workers() else \
-            self.client.scheduler_info().get("workers", {})
+        """Dask threads in all, and per machine (host address), asked of the scheduler now."""
         by_host: dict[str, int] = {}
-        for addr, w in workers.items():
+        for addr, nthreads in self.client.nthreads().items():
             host = addr.rsplit(":", 1)[0]
-            by_host[host] = by_host.get(host, 0) + int(w.get("nthreads", 1))
+            by_host[host] = by_host.get(host, 0) + int(nthreads)
         return sum(by_host.values()), by_host
 
     def scattered_tree(self, key: Hashable, tree: RefTree) -> Any:
@@ -238,9 +236,13 @@ class DaskSearcher:
         """The search of :func:`synthpriv_report.neighbors.knn` in blocks on the workers.
 
         Returns ``dist, idx`` (identical to the local search), the engine choice and where the blocks ran.
-        """
-        from distributed import as_completed
 
+        Raises
+        ------
+        DistributedSearchError
+            Any failure on the cluster (a block failed for good, the scheduler went away, no workers): a
+            ``RuntimeError``, so that an evaluation never mistakes it for data a metric cannot handle.
+        """
         qnum = np.ascontiguousarray(qnum, dtype=np.float64)
         qcat = np.ascontiguousarray(qcat, dtype=np.int64)
         n = qnum.shape[0]
@@ -250,6 +252,21 @@ class DaskSearcher:
         idx = np.full((n, k), -1, dtype=np.int64)
         if n == 0:
             return dist, idx, choice, Placement(0, ())
+        try:
+            with self.client.as_current():
+                placed = self._run(key, tree, qnum, qcat, self_pos, k, choice, dist, idx, progress, desc)
+        except DistributedSearchError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the cluster's own errors, named as such
+            raise DistributedSearchError(
+                f"the neighbour search {desc!r} could not be completed on the Dask cluster: "
+                f"{type(exc).__name__}: {exc}. No result of this search was used.") from exc
+        return dist, idx, choice, placed
+
+    def _run(self, key, tree, qnum, qcat, self_pos, k, choice, dist, idx, progress, desc) -> Placement:
+        from distributed import as_completed
+
+        n = qnum.shape[0]
         blocks = self.blocks(n)
         _, by_host = self._cluster()
         remote_tree = self.scattered_tree(key, tree)
@@ -288,7 +305,7 @@ class DaskSearcher:
             for fut in futures:
                 if not fut.done():
                     fut.cancel()
-        return dist, idx, choice, Placement(len(blocks), tuple(sorted(workers)))
+        return Placement(len(blocks), tuple(sorted(workers)))
 
     def close(self) -> None:
         """Release the scattered trees (the client itself stays open: it belongs to the caller)."""
@@ -298,14 +315,6 @@ class DaskSearcher:
             except Exception:  # noqa: BLE001 - a closed client has released them already
                 pass
         self._trees.clear()
-
-
-def _takes_n_workers() -> bool:
-    import inspect
-
-    from distributed import Client
-
-    return "n_workers" in inspect.signature(Client.scheduler_info).parameters
 
 
 def _bar(total: int, desc: str, enabled: bool):

@@ -22,11 +22,11 @@ import pandas as pd
 from . import applicability
 from . import progress as pg
 from .data import identifier_columns, prepare
+from .distributed import resolve_client
 from .engine import Context, SearchRecord, SearchRequest, _Engine
 from .levels import apply_level
 from .params import (DEFAULT_VERDICT_METRICS, check_bool, check_int, check_n_components, check_names,
                      check_random_state, merge_params, validate_params)
-from .distributed import resolve_client
 from .registry import MetricSpec, get_spec, metric_names
 from .results import MetricResult, ResultSet, not_computed, to_jsonable
 from .sources import read_inputs
@@ -35,6 +35,7 @@ from .verdict import compute_verdict
 
 if TYPE_CHECKING:
     import dask.dataframe
+    import distributed
 
 #: What a set may be given as: a pandas DataFrame, a Parquet path or a Dask DataFrame.
 DataSource = Union[pd.DataFrame, str, "os.PathLike[str]", "dask.dataframe.DataFrame"]
@@ -145,8 +146,8 @@ class Evaluation:
         naming it and a note in the report: an identifier sets every record apart from every other and would
         hide copies. Columns named in ``key_fields`` or ``sensitive_fields`` are never left out this way.
         No row is ever dropped and the caller's frames are not modified.
-        Parquet inputs: an excluded column of a Parquet file is never read from disk, and one of a Dask
-        DataFrame never computed.
+        An excluded column of a Parquet input is never read from disk; of a Dask DataFrame only the other
+        columns are computed.
     spaces : str or dict, optional
         Distance space for the distance-based metrics: one name for all, or ``{metric: space}``.
     nndr_k : int, default 5
@@ -223,7 +224,7 @@ class Evaluation:
         names: Mapping[str, str] | None = None,
         engine: str = "auto",
         device: str = "cpu",
-        client: Any = None,
+        client: distributed.Client | None = None,
         backend: str = "local",
         **params: Any,
     ):

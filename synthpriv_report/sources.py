@@ -4,8 +4,9 @@ An evaluation's ``real``, ``synthetic`` and ``holdout`` may each be a pandas Dat
 to a Parquet file or dataset folder (``str`` or :class:`os.PathLike` ending in ``.parquet`` or ``.pq``), or a
 Dask DataFrame. Only the columns a set's schema names, less the ``exclude=`` columns, are read: Parquet through
 ``columns=`` (an excluded column is never read from disk), a Dask DataFrame by computing the selected columns
-only (an excluded column is never computed). The rows keep their order (a Dask DataFrame's partitions in
-order); the index is ignored, as for DataFrames.
+only (``ddf[columns].compute()``: a frame from ``dask.dataframe.read_parquet`` then reads only those columns;
+work a graph does for a column anyway, such as an assigned column Dask's optimiser keeps, is Dask's). The rows
+keep their order (a Dask DataFrame's partitions in order); the index is ignored, as for DataFrames.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def read_inputs(real: Any, synthetic: Any, holdout: Any = None, *,
     real, synthetic : DataFrame, Parquet path or Dask DataFrame
     holdout : DataFrame, Parquet path or Dask DataFrame, optional
     exclude : sequence of str, optional
-        Columns left out: never read from a Parquet file, never computed from a Dask DataFrame.
+        Columns left out: never read from a Parquet file, not selected for computing from a Dask DataFrame.
 
     Returns
     -------
