@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import json
 
 import numpy as np
@@ -99,5 +100,5 @@ def test_toy_parameter_has_a_slider(ev):
 def test_toy_metric_in_html_export(ev, tmp_path):
     out = tmp_path / "r.html"
     ev.to_html(out)
-    page = out.read_text(encoding="utf-8")
+    page = re.sub(r"<wbr\s*/?>", "", out.read_text(encoding="utf-8"))  # names may break after underscores
     assert "toy_share" in page and "Distances of synthetic records with the toy cut" in page

@@ -4,6 +4,7 @@ tests/hostile/test_cli_files.py)."""
 
 from __future__ import annotations
 
+import re
 import json
 import subprocess
 import sys
@@ -56,7 +57,7 @@ def test_evaluate_writes_html_and_json(files: dict[str, Path], tmp_path: Path,
     assert doc["settings"]["sensitive_fields"] == ["income"]
     assert doc["settings"]["random_state"] == 3
     assert set(doc["metrics"]) == set(METRICS.split(","))
-    assert "exact_copies" in html.read_text()
+    assert "exact_copies" in re.sub(r"<wbr\s*/?>", "", html.read_text())  # names may break after underscores
 
 
 def test_evaluate_with_separator_and_exclude(files: dict[str, Path], tmp_path: Path) -> None:

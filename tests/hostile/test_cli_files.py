@@ -8,6 +8,7 @@ a latin-1 file failed with a bare codec error.
 
 from __future__ import annotations
 
+import re
 import os
 from pathlib import Path
 
@@ -159,5 +160,5 @@ def test_input_file_names_are_shown_escaped(folder: Path) -> None:
     args = _args(folder, "--html", str(folder / "r.html"))
     args[2] = str(hostile)
     assert main(args) == 0
-    text = (folder / "r.html").read_text(encoding="utf-8")
+    text = re.sub(r"<wbr\s*/?>", "", (folder / "r.html").read_text(encoding="utf-8"))  # line-break opportunities
     assert "&lt;img src=x onerror=alert(1)&gt;.csv" in text and "<img src=x" not in text
