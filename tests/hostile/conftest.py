@@ -11,8 +11,6 @@ tests skip, with the reason, when chromium, chromedriver or selenium is missing.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -61,8 +59,6 @@ PAYLOADS = load_payloads()
 METRICS = ["dcr", "exact_copies", "holdout_dcr_share", "gcap"]
 KEY_FIELDS = PAYLOADS[:3]
 SENSITIVE_FIELDS = [PAYLOADS[3]]
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 
 
 def hostile_frame(n: int, seed: int) -> pd.DataFrame:
@@ -86,39 +82,16 @@ def hostile_ev() -> Evaluation:
     return ev
 
 
-def _chrome() -> object:
-    for path, what in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromedriver (apt-get install chromium-driver)")):
-        if not Path(path).exists():
-            pytest.skip(f"{what} not installed at {path}: the browser checks need it")
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium not installed (pip install selenium)")
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="spr-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--window-size=1200,900"):
-        options.add_argument(arg)
-    try:
-        driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    except Exception as exc:  # noqa: BLE001 - any start failure is a skip with its reason
-        shutil.rmtree(profile, ignore_errors=True)
-        pytest.skip(f"headless Chromium did not start: {exc}")
-    driver.set_page_load_timeout(60)
-    driver._spr_profile = profile  # type: ignore[attr-defined]
-    return driver
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     """One headless Chromium per test module (Selenium WebDriver)."""
-    driver = _chrome()
+    from layout_support import chrome, quit_chrome  # tests/ is on the path: one way to start the browser
+
+    driver = chrome(width=1200, height=900)
     try:
         yield driver
     finally:
-        driver.quit()  # type: ignore[attr-defined]
-        shutil.rmtree(driver._spr_profile, ignore_errors=True)  # type: ignore[attr-defined]
+        quit_chrome(driver)
 
 
 def open_page(driver: object, path: Path) -> dict[str, object]:
