@@ -129,8 +129,8 @@ def plot_risk_overview(results: Any, *, ax: Any = None) -> Any:
     ax.set_xlim(0.0, 1.0)
     ax.set_xticks([0.0, 0.5, 1.0])
     ax.set_xticklabels(["safe end", "middle", "risky end"])
-    ax.set_xlabel("value on its range (colour: level; blue: holdout as synthetic; black: level thresholds, "
-                  "dashed medium, solid high)")
+    ax.set_xlabel("value on its range (colour: level; blue: the holdout in place of the synthetic data; black: "
+                  "level thresholds, dashed medium, solid high)")
     ax.set_title(f"Risk overview ({len(rows)} metrics on a fixed scale)")
     return ax
 
@@ -271,7 +271,7 @@ def overview_entry(results: Any) -> dict[str, str] | None:
     return {"caption": "All metrics on one chart: each bar is the value placed on its range, right is riskier; "
                        "black marks are the level thresholds where they lie on the value's own scale (dashed "
                        "medium, solid high; a share is judged by its interval's lower bound), blue marks the "
-                       "holdout as synthetic.",
+                       "same measure with the holdout in place of the synthetic data.",
             "alt": f"Risk overview of {len(rows)} metrics: {listed}.", "src": data_uri(svg, "svg")}
 
 

@@ -675,7 +675,7 @@ def plot_holdout_share(result: Any, *, ax: Any = None) -> Any:
     plot.interval_strip(ax, v, result.interval, result.level, label=label, refs=refs)
     if result.calibration is not None:
         ax.plot([result.calibration], [0.0], "|", color=plot.COLORS["H"], ms=18, mew=2,
-                label=f"holdout as synthetic: {result.calibration:.1%}")
+                label=f"holdout in place of the synthetic data: {result.calibration:.1%}")
     ax.set_xlabel("share of synthetic records closer to train than to holdout")
     ax.set_title("Holdout DCR share")
     ax.legend(fontsize=8, loc="upper left")
