@@ -51,6 +51,8 @@ from typing import Any
 
 import pandas as pd
 
+from . import progress
+
 EXIT_OK = 0
 EXIT_INTERNAL_ERROR = 1
 EXIT_USER_ERROR = 2
@@ -235,26 +237,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-class _Stages:
-    """A tqdm progress bar over the stages of a run, on stderr."""
-
-    def __init__(self, names: Sequence[str], enabled: bool):
-        from tqdm.auto import tqdm
-
-        self._bar = tqdm(total=len(names), desc="synthpriv-report", file=sys.stderr, disable=not enabled,
-                         bar_format="{desc}: {n}/{total} {bar} [{elapsed}] {postfix}")
-        self._names = list(names)
-
-    def start(self, name: str) -> None:
-        self._bar.set_postfix_str(name)
-
-    def done(self) -> None:
-        self._bar.update(1)
-
-    def close(self) -> None:
-        self._bar.close()
-
-
 def _say(message: str) -> None:
     """A note or warning for the person running the command (stderr, one line)."""
     print(f"synthpriv-report: {message}", file=sys.stderr)
@@ -355,19 +337,19 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
     from .export import report_data, write_reports
 
     stages = ["evaluate"] + [n for n, p in (("html", html), ("pdf", pdf), ("json", js)) if p]
-    bar = _Stages(stages, enabled=not args.no_progress)
+    bar = progress.bar(len(stages), "synthpriv-report", enabled=not args.no_progress, unit="stage")
 
     def step(name: str, done: bool) -> None:
-        bar.done() if done else bar.start(name)
+        bar.update(1) if done else bar.note(name)
 
     try:
-        bar.start("evaluate")
+        bar.note("evaluate")
         ev = _build(real, synthetic, holdout, key_fields=key, sensitive_fields=sensitive, exclude=exclude,
                     include=include, metrics=_split(args.metrics), random_state=args.random_state,
                     progress=not args.no_progress, reveal_real_values=args.reveal_real_values, names=inputs)
         _key_fields_notice(ev, key is not None)
         data = report_data(ev, inputs=inputs)
-        bar.done()
+        bar.update(1)
         # every document is complete before any file is replaced
         try:
             written = write_reports(data, html=html, pdf=pdf, json=js, engine=args.pdf_engine, on_stage=step)

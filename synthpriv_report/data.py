@@ -391,6 +391,7 @@ def prepare(
     categorical: Sequence[str] | None = None,
     exclude: Sequence[str] | None = None,
     reveal_real_values: bool = False,
+    kept: Sequence[str] = (),
 ) -> PreparedData:
     """Validate and align T, H and S (spec section 0).
 
@@ -407,6 +408,9 @@ def prepare(
     reveal_real_values : bool, default False
         Quote the offending value of the real or holdout data in an error message. By default an error names
         the column, the set and the row position only; synthetic values are always quoted.
+    kept : sequence of str, default ()
+        Columns kept on purpose although they look like identifiers (``Evaluation(include=...)``): no note
+        suggests leaving them out.
 
     Returns
     -------
@@ -543,13 +547,13 @@ def prepare(
         real_vals = np.concatenate([num_arrays[s][:, j] for s in real_sets])
         finite = real_vals[~np.isnan(real_vals)]
         if finite.size and finite.min() == finite.max():
-            notes.append(f"column {c!r} is constant in the real data: its range is treated as 1 (spec section 1)")
+            notes.append(f"column {c!r} is constant in the real data: its range is treated as 1, so a difference in it counts in full")
     for j, c in enumerate(cat_cols):
         real_vals = np.concatenate([cat_arrays[s][:, j] for s in real_sets])
         n_distinct = len(pd.unique(real_vals))
         if n_distinct == 1:
             notes.append(f"column {c!r} is constant in the real data: it only separates records of S that differ")
-        elif n_distinct == len(real_vals) >= IDENTIFIER_MIN_RECORDS:
+        elif n_distinct == len(real_vals) >= IDENTIFIER_MIN_RECORDS and c not in kept:
             notes.append(f"column {c!r} has a different value in every real record: it looks like an identifier, "
                          f"which sets every record apart; consider exclude=[{c!r}]")
     for s in frames:

@@ -106,10 +106,7 @@ def _with_identifier_notes(data: Any, auto: Mapping[str, str], kept: Mapping[str
              f"include=[{c!r}], on the command line --include {shlex.quote(c)})" for c, r in auto.items()]
     notes += [f"column {c!r} looks like an identifier ({r}) but was kept because include= names it" for c, r
               in kept.items()]
-    # the data layer's own hint ("consider exclude=") does not apply to a column kept on purpose
-    own = tuple(n for n in data.notes if not any(n.startswith(f"column {c!r} has a different value in every real")
-                                                   for c in kept))
-    return replace(data, notes=tuple(notes) + own)
+    return replace(data, notes=tuple(notes) + tuple(data.notes))
 
 
 class Evaluation:
@@ -277,7 +274,7 @@ class Evaluation:
                                                         named=(key_fields, sensitive_fields))
             data = prepare(inputs.real, inputs.synthetic, inputs.holdout, numeric=numeric,
                            categorical=categorical, exclude=list(exclude or []) + list(auto_excluded),
-                           reveal_real_values=reveal_real_values)
+                           reveal_real_values=reveal_real_values, kept=list(kept))
             if inputs.excluded:  # left out while reading: recorded as if prepare() had left them out
                 data = replace(data, excluded=tuple(dict.fromkeys(list(inputs.excluded) + list(data.excluded))))
             self.data = _with_identifier_notes(data, auto_excluded, kept)

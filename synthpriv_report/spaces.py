@@ -31,12 +31,12 @@ SpaceKind = Literal["gower", "euclidean", "projected", "hamming"]
 MODE_GOWER, MODE_L2, MODE_HAMMING = 0, 1, 2
 
 SPACE_DESCRIPTIONS: dict[str, str] = {
-    "gower": "Gower distance (spec 1): mean over columns of range-scaled |difference| capped at 1 for numeric "
+    "gower": "Gower distance: mean over columns of range-scaled |difference| capped at 1 for numeric "
     "columns and mismatch for categorical columns; range [0, 1]",
-    "euclidean": "Euclidean distance between embeddings (spec 1): range-scaled numeric values, missing "
+    "euclidean": "Euclidean distance between embeddings: range-scaled numeric values, missing "
     "indicators, one-hot categories (a category mismatch adds 2 to the squared distance)",
-    "projected": "Euclidean distance after PCA of the euclidean embedding fitted on the real records "
-    "(spec 1, Phi^k)",
+    "projected": "Euclidean distance after a principal-component projection of the euclidean embedding, "
+    "fitted on the real records",
     "hamming": "Hamming distance: number of columns whose values differ",
 }
 

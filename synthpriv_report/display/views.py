@@ -66,13 +66,6 @@ def fmt(v: Any) -> str:
     return str(v)
 
 
-def fmt_interval(iv: Any) -> str:
-    if iv is None:
-        return "—"
-    lo, hi = iv
-    return f"[{fmt(float(lo))}, {fmt(float(hi))}]"
-
-
 def _detail_rows(details: Mapping[str, Any], limit: int = 40) -> list[tuple[str, str]]:
     rows = []
     for k, v in to_jsonable(dict(details)).items():

@@ -283,7 +283,7 @@ def _interval(num: NDArray[np.float64], den: NDArray[np.float64] | None, ctx: Co
 
 def _numeric_sens_reason(metric: str, num: list[str]) -> str:
     return (f"every sensitive attribute is numeric ({', '.join(num)}); {metric} is defined for categorical "
-            "sensitive attributes only (spec section 3)")
+            "sensitive attributes only")
 
 
 # ZCAP ----------------------------------------------------------------------------------------------------------
@@ -402,7 +402,7 @@ def _air_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
     w = ctx.memo(("review_attack.entropy_weights", ctx.T), lambda: entropy_weights(ctx.record_ids(ctx.T)))
     if not float(w.sum()) > 0:
         return not_computed("air", "every real record is identical, so every entropy weight -P ln P is 0 and "
-                                   "AIR's weighted mean is undefined (spec section 3)")
+                                   "AIR's weighted mean is undefined")
     attrs, tps, n_min = [], [], None
     exists = []
     if cat:
