@@ -143,12 +143,29 @@ def validate_levels(levels: Any) -> dict[str, dict[str, float]] | None:
     return out
 
 
-def _fmt(v: float | None) -> str:
-    return "—" if v is None else f"{v:g}"
+def _unit(spec: MetricSpec, ls: LevelSpec | None) -> str:
+    """How a rule's thresholds read (``LevelRule.unit``): in percent or percentage points when the metric's value
+    is a share and the rule (``None``: thresholds on the value itself) grades that share, a bound of it or a
+    difference of shares; else as numbers."""
+    from .wording import value_kind
+
+    if value_kind({"name": spec.name, "value_range": list(spec.value_range)}) != "share":
+        return "number"
+    if ls is None:
+        return "percent"
+    if ls.difference:
+        return "points"
+    return "percent" if ls.of is None or ls.same_scale else "number"
 
 
-def _rule_text(ls: LevelSpec, medium: float | None, high: float | None) -> str:
-    return ls.description.format(medium=_fmt(medium), high=_fmt(high))
+def _fmt(v: float | None, unit: str) -> str:
+    from .wording import fmt_on_unit
+
+    return fmt_on_unit(v, unit)
+
+
+def _rule_text(ls: LevelSpec, medium: float | None, high: float | None, unit: str) -> str:
+    return ls.description.format(medium=_fmt(medium, unit), high=_fmt(high, unit))
 
 
 def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Mapping[str, float]] | None
@@ -179,15 +196,17 @@ def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Map
             basis = float(v)
         level = grade(float(basis), spec.direction, medium=m, high=h, inclusive=ls.inclusive if headline else False)
         side = "above" if spec.direction == "higher_is_riskier" else "below"
+        unit = _unit(spec, ls if headline else None)
         parts = []
         if h is not None:
-            parts.append(f"high when {side} {h:g}")
+            parts.append(f"high when {side} {_fmt(h, unit)}")
         if m is not None:
-            parts.append(f"medium when {side} {m:g}")
+            parts.append(f"medium when {side} {_fmt(m, unit)}")
         scale = ls.scale if headline else "the value"
         rule = LevelRule(medium=m, high=h, source="user",
                          description=f"set by the user for this report, on {scale}: "
-                                     + ("; ".join(parts) or "no threshold"), scale=scale, graded=float(basis))
+                                     + ("; ".join(parts) or "no threshold"), scale=scale, graded=float(basis),
+                         unit=unit)
         return replace(result, level=level, level_rule=rule)
     if ls is None:
         return replace(result, level=None, level_rule=None)
@@ -208,6 +227,7 @@ def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Map
             level = grade(float(basis), ls.direction or spec.direction, medium=medium, high=high,
                           inclusive=ls.inclusive)
     graded = None if basis is None or math.isnan(float(basis)) else float(basis)
-    rule = LevelRule(medium=medium, high=high, source=source, description=_rule_text(ls, medium, high),
-                     scale=ls.scale, graded=graded)
+    unit = _unit(spec, ls)
+    rule = LevelRule(medium=medium, high=high, source=source, description=_rule_text(ls, medium, high, unit),
+                     scale=ls.scale, graded=graded, unit=unit)
     return replace(result, level=level, level_rule=rule)

@@ -44,7 +44,7 @@ LEVEL_FAMILIES: dict[str, LevelSpec] = {
         medium=0.5, high=0.8, inclusive=True, family="review_absolute", source=_REVIEW_SOURCE,
         description="high from {high}, medium from {medium} (no holdout to compare with)"),
     "review_excess": LevelSpec(
-        medium=0.05, high=0.2, family="review_excess", source=_REVIEW_SOURCE,
+        medium=0.05, high=0.2, family="review_excess", source=_REVIEW_SOURCE, difference=True,
         scale="the value minus the same metric computed on the holdout",
         of=lambda r: None if r.calibration is None or r.value is None else float(r.value) - float(r.calibration),
         description="high when the value exceeds what fresh real records (the holdout) reach by more than {high}, "

@@ -167,6 +167,10 @@ class LevelSpec:
         The graded quantity ``of`` is on the headline value's scale (e.g. the value's lower confidence bound), so
         thresholds given by the user are compared with it too; otherwise user thresholds are compared with the
         headline value.
+    difference : bool
+        The graded quantity is a difference of two values on the headline's scale (the value minus the holdout's,
+        say). For a metric whose value is a share, its thresholds and the graded number then read in percentage
+        points; otherwise (a share graded on itself or on a bound of it) in percent.
     """
 
     medium: float | None
@@ -180,6 +184,7 @@ class LevelSpec:
     rule: Callable[[MetricResult], Level] | None = None
     family: str | None = None
     same_scale: bool = False
+    difference: bool = False
 
 
 #: A metric's level: one rule, or a function choosing the rule from the result (e.g. with or without a holdout).

@@ -66,6 +66,10 @@ class LevelRule:
         The number that was compared with the thresholds (on ``scale``); ``None`` for a rule that is not a pair
         of thresholds. Shown beside the level when it is not the value itself, so that a level never seems to
         contradict its value.
+    unit : {"number", "percent", "points"}
+        How the thresholds and ``graded`` read: plain numbers, a share in percent (0.55 reads 55%), or a
+        difference of shares in percentage points (0.05 reads 5 percentage points). The stored numbers are
+        fractions in every case.
     """
 
     medium: float | None
@@ -74,11 +78,12 @@ class LevelRule:
     description: str
     scale: str = "the value"
     graded: float | None = None
+    unit: Literal["number", "percent", "points"] = "number"
 
     def to_dict(self) -> dict[str, Any]:
         return to_jsonable(
             {"medium": self.medium, "high": self.high, "source": self.source, "description": self.description,
-             "scale": self.scale, "graded": self.graded}
+             "scale": self.scale, "graded": self.graded, "unit": self.unit}
         )
 
 

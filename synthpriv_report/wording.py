@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 __all__ = ["CHECKS_INTRO", "CHECKS_TITLE", "OTHERS_INTRO", "OTHERS_TITLE", "DISTINGUISHABILITY_INTRO", "DISTINGUISHABILITY_TITLE", "LEVEL_WORDS", "NOT_LEAKAGE", "ROLE_WORDS",
            "ValueKind", "check_sentence", "chosen_text", "drives_text", "fmt_count", "fmt_interval",
-           "fmt_number", "fmt_share", "fmt_value", "graded_text", "interval_label", "is_distinguishability", "metric_row", "split_metrics",
+           "fmt_number", "fmt_on_unit", "fmt_share", "fmt_value", "graded_text", "interval_label", "is_distinguishability", "metric_row", "split_metrics",
            "range_text", "setting_rows", "set_rows", "value_kind"]
 
 ValueKind = Literal["share", "score", "auc", "distance", "number"]
@@ -127,6 +127,23 @@ def fmt_share(p: Any) -> str:
     return fmt_number(float(p) * 100.0) + "%"
 
 
+def fmt_on_unit(v: Any, unit: str | None) -> str:
+    """A level threshold or graded number (a fraction for shares) as it reads: see ``LevelRule.unit``.
+
+    >>> fmt_on_unit(0.55, "percent"), fmt_on_unit(-0.314, "points"), fmt_on_unit(0.05, "points")
+    ('55%', '-31.4 percentage points', '5 percentage points')
+    >>> fmt_on_unit(2.72, "number"), fmt_on_unit(None, "percent")
+    ('2.72', '—')
+    """
+    if not _finite(v):
+        return "—"
+    if unit == "percent":
+        return fmt_share(v)
+    if unit == "points":
+        return fmt_number(float(v) * 100.0) + " percentage points"
+    return fmt_number(v)
+
+
 def value_kind(m: Mapping[str, Any]) -> ValueKind:
     """What kind of number a metric's headline value is (from its JSON form): share, score, AUC, distance, number.
 
@@ -225,10 +242,11 @@ def graded_text(m: Mapping[str, Any]) -> str:
     if not m.get("level") or scale == "the value":
         return ""
     graded = rule.get("graded")
+    unit = rule.get("unit")
     name = m.get("name")
     details = m.get("details") or {}
     if name == "mir" and _finite(graded) and _finite(details.get("holdout_predicted_real")):
-        return (f"Graded on {scale}: {fmt_number(graded)}, not on the value shown "
+        return (f"Graded on {scale}: {fmt_on_unit(graded, unit)}, not on the value shown "
                 f"({fmt_share(m.get('value'))} of real test records were labelled real, and "
                 f"{fmt_share(details['holdout_predicted_real'])} of the holdout records too).")
     if name in ("dcr_test", "nndr_test") and _finite(graded):
@@ -236,8 +254,9 @@ def graded_text(m: Mapping[str, Any]) -> str:
         return (f"Graded on D, the drop from the holdout's distance statistic to the synthetic data's: "
                 f"{fmt_number(graded)}%{sign}.")
     if _finite(graded):
-        # on the scale of the rule's thresholds (a share as a fraction), so that the number and the rule compare
-        return f"Graded on {scale}: {fmt_number(graded)}."
+        # read like the rule's thresholds (a share in percent, a difference of shares in percentage points), so
+        # that the number, the rule and the value shown compare at a glance
+        return f"Graded on {scale}: {fmt_on_unit(graded, unit)}."
     return f"Graded on {scale}."
 
 

@@ -24,6 +24,8 @@ pdfplumber = pytest.importorskip("pdfplumber", reason="pdfplumber not installed 
 
 #: Running header and footer sit in the page margins (20 mm = 56.7 pt at top and bottom).
 MARGIN_PT = 56.0
+#: The left and right page margins are 14 mm (39.7 pt): the body's text stays between them.
+SIDE_MARGIN_PT = 39.0
 ENGINES = ["weasyprint", "chromium"]
 
 
@@ -50,7 +52,7 @@ def pdf(request: pytest.FixtureRequest) -> dict[str, Any]:
             body = [w for w in words if MARGIN_PT <= w["top"] and w["bottom"] <= page.height - MARGIN_PT]
             chars = [c for c in page.chars if MARGIN_PT <= c["top"] and c["bottom"] <= page.height - MARGIN_PT
                      and c["text"].strip()]
-            pages.append({"height": float(page.height), "words": body, "chars": chars, "lines": _lines(body),
+            pages.append({"height": float(page.height), "width": float(page.width), "words": body, "chars": chars, "lines": _lines(body),
                           "text": page.extract_text() or ""})
     if shutil.which("pdftoppm"):
         out = ls.screenshot_dir() / f"pdf-{request.param}-page"
@@ -86,6 +88,15 @@ def test_no_words_overprint(pdf: dict[str, Any]) -> None:
                 if dx > 0.5 and dy > 0.5:
                     bad.append((n, a["text"], b["text"]))
     assert bad == [], f"{pdf['engine']}: words printed over each other: {bad[:10]}"
+
+
+def test_no_text_runs_past_the_right_margin(pdf: dict[str, Any]) -> None:
+    # a table wider than the page is cut at the paper's edge: a number there is shown cut short (0.0365 as 0.03)
+    # or not at all, and the PDF still holds it, outside what a reader sees
+    for n, page in enumerate(pdf["pages"], 1):
+        limit = page["width"] - SIDE_MARGIN_PT + 1.0
+        past = [w["text"] for w in page["words"] if w["x1"] > limit or w["x0"] < SIDE_MARGIN_PT - 1.0]
+        assert not past, f"{pdf['engine']} page {n}: text outside the side margins: {past[:8]}"
 
 
 def test_no_half_empty_page_inside_a_section(pdf: dict[str, Any]) -> None:

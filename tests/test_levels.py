@@ -135,3 +135,25 @@ def test_verdict_not_assessed_when_no_driving_check_ran():
     assert v.level == "not_assessed" and v.n_ran == 0
     assert {n for n, _ in v.not_run} == {"exact_copies", "holdout_dcr_share", "privacy_score", "dcr_test",
                                          "nndr_test"}
+
+
+def test_shares_read_their_rule_and_graded_number_in_percent():
+    # a share shown as 57.2% was graded "on the Wilson lower bound of the share: 0.524" under a rule "above 0.55":
+    # the rule, the graded number and the value now read in the same unit
+    share = MetricResult("holdout_dcr_share", 0.572, interval=(0.524, 0.62), direction="higher_is_riskier",
+                         value_range=(0.0, 1.0))
+    rule = apply_level(get_spec("holdout_dcr_share"), share, None).level_rule
+    assert rule.unit == "percent" and rule.graded == pytest.approx(0.524)
+    assert "above 55%" in rule.description and "above 50%" in rule.description and "0.5" not in rule.description
+    # a difference of shares (the value minus the holdout's) reads in percentage points
+    cvp = MetricResult("cvp", 0.40, interval=(0.35, 0.45), direction="higher_is_riskier", value_range=(0.0, 1.0),
+                       calibration=0.20)
+    rule = apply_level(get_spec("cvp"), cvp, None).level_rule
+    assert rule.unit == "points" and rule.graded == pytest.approx(0.20)
+    assert "more than 20 percentage points" in rule.description and "more than 5 percentage points" in rule.description
+    # a metric whose value is not a share keeps plain numbers, and user thresholds follow the same unit
+    zcap = MetricResult("zcap", 0.63, interval=(0.6, 0.66), direction="higher_is_riskier", value_range=(0.0, 1.0),
+                        calibration=0.60)
+    assert apply_level(get_spec("zcap"), zcap, None).level_rule.unit == "number"
+    user = apply_level(get_spec("cvp"), cvp, {"cvp": {"medium": 0.1, "high": 0.3}}).level_rule
+    assert user.unit == "percent" and "above 30%" in user.description and "above 10%" in user.description

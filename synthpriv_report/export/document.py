@@ -280,7 +280,8 @@ def _result_from_dict(d: Mapping[str, Any]) -> MetricResult:
         level_rule = LevelRule(rule["medium"], rule["high"], rule["source"], rule["description"],
                                rule["scale"] if isinstance(rule.get("scale"), str) else "the value",
                                float(graded) if isinstance(graded, (int, float)) and not isinstance(graded, bool)
-                               else None)
+                               else None,
+                               rule["unit"] if rule.get("unit") in ("number", "percent", "points") else "number")
     return MetricResult(
         name=d["name"],
         value=float(d["value"]) if d["computed"] else None,

@@ -49,7 +49,7 @@ _LEVEL_RULE = {
     "type": ["object", "null"],
     "required": ["medium", "high", "source", "description"],
     "properties": {"medium": _NUM_OR_NULL, "high": _NUM_OR_NULL, "source": _STR, "description": _STR,
-                   "scale": _STR, "graded": _NUM_OR_NULL},
+                   "scale": _STR, "graded": _NUM_OR_NULL, "unit": {"enum": ["number", "percent", "points"]}},
 }
 
 _METRIC = {

@@ -762,7 +762,7 @@ register(MetricSpec(
         scale="the Wilson lower bound of the share",
         source="package default, after " + SOURCES["clearbox"],
         description="high when the Wilson lower bound of the share is above {high}, medium when above {medium} "
-                    "(an honest generator gives about 0.5)"),
+                    "(an honest generator gives about 50%)"),
     figures=(FigureSpec(lambda r, a: plot_holdout_share(r, ax=a),
                         "Share of synthetic records closer to the training data than to the holdout, with its "
                         "interval, the 50% line and the high-risk threshold", size=(6.0, 2.2),
@@ -803,7 +803,7 @@ register(MetricSpec(
     default_space="gower", space_choosable=True, params=(NNDR_THRESHOLD, N_BOOTSTRAP), calibratable=True,
     interval_kind="Wilson 95%",
     level=LevelSpec(
-        medium=0.05, high=0.2,
+        medium=0.05, high=0.2, difference=True,
         of=lambda r: r.details.get("excess_over_holdout") if r.details.get("excess_over_holdout") is not None
         else r.value,
         scale="the share below the threshold minus the holdout's share (without a holdout: the share)",

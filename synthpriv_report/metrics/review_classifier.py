@@ -72,14 +72,14 @@ LEVELS: dict[str, dict[str, Any]] = {
         "high": 0.2,
         "source": "package default; the metric comes from " + SOURCES["review"],
         "description": "on the membership advantage (recall on real test records minus the share of holdout "
-        "records predicted real): high from 0.2, medium from 0.05",
+        "records predicted real): high from {high}, medium from {medium}",
     },
     "mir_recall": {
         "medium": 0.6,
         "high": 0.8,
         "source": "package default; the metric comes from " + SOURCES["review"],
-        "description": "on the recall of the real class (no holdout to compare with): high from 0.8, medium "
-        "from 0.6; about 0.5 at indistinguishable, balanced classes",
+        "description": "on the recall of the real class (no holdout to compare with): high from {high}, medium "
+        "from {medium}; about 50% at indistinguishable, balanced classes",
     },
 }
 
@@ -294,6 +294,7 @@ def mir_scores(y_test: ArrayLike, pred_test: ArrayLike, pred_holdout: ArrayLike 
 
 
 def _level_spec(key: str, **kw: Any) -> LevelSpec:
+    """One of :data:`LEVELS` as a rule (``kw``: what it grades, when not the value itself)."""
     base = LEVELS[key]
     return LevelSpec(medium=base["medium"], high=base["high"], source=base["source"],
                      description=base["description"], inclusive=True, **kw)
@@ -301,6 +302,7 @@ def _level_spec(key: str, **kw: Any) -> LevelSpec:
 
 DMLP_LEVEL = _level_spec("detection_mlp")
 MIR_ADVANTAGE_LEVEL = _level_spec("mir_advantage", of=lambda r: r.details.get("membership_advantage"),
+                                  difference=True,
                                   scale="the membership advantage (recall on real test records minus the share of "
                                         "holdout records predicted real)")
 MIR_RECALL_LEVEL = _level_spec("mir_recall")

@@ -21,8 +21,9 @@ from synthpriv_report.export.templating import NAME_WIDTH, shorten_text
 
 from .conftest import PAYLOADS, compact, open_page
 
-# fields whose values are fixed words of the schema (levels, directions, the schema id): not free text
-_FIXED = {"schema", "level", "direction"}
+# fields whose values are fixed words of the schema (levels, directions, a level rule's unit, the schema id): not
+# free text
+_FIXED = {"schema", "level", "direction", "unit"}
 
 
 def visible(payload: str, width: int = NAME_WIDTH) -> str:
@@ -34,7 +35,7 @@ def visible(payload: str, width: int = NAME_WIDTH) -> str:
 def poison(doc: dict[str, Any]) -> dict[str, Any]:
     """Every free string of a report document, and every key of its free-form mappings, replaced by a payload.
 
-    Fixed words of the schema (levels, directions, the schema id) and the figures' evidence keep their values.
+    Fixed words of the schema (levels, directions, units, the schema id) and the figures' evidence keep their values.
     """
     cycle = itertools.cycle(PAYLOADS)
 
