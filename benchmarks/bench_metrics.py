@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--demo", action="store_true", help="every metric on the bundled 3k demo, with the D-MLP share")
     ap.add_argument("--dmlp", action="store_true", help="only the D-MLP classifier, on the demo and full Adult")
     ap.add_argument("--compare", action="store_true", help="with --dmlp: also scikit-learn's MLPClassifier run")
-    ap.add_argument("--threads", type=int, default=None, help="with --dmlp: fold threads (default: usable cores)")
+    ap.add_argument("--threads", type=int, default=None, help="with --dmlp: fold threads (default: one per fold)")
     args = ap.parse_args(argv)
     if args.dmlp:
         return bench_dmlp(args)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .levels import rule_text
 from .params import DEFAULT_VERDICT_METRICS, LEVEL_FAMILIES
 from .registry import GROUP_TITLES, LevelSpec, get_spec, metric_names
 
@@ -26,20 +27,19 @@ def _range(lo: float, hi: float) -> str:
 
 
 def _level_text(name: str) -> tuple[str, str]:
-    ls = get_spec(name).level
+    spec = get_spec(name)
+    ls = spec.level
     if ls is None:
         return "no level", ""
     if not isinstance(ls, LevelSpec):  # a rule chosen per result (e.g. with or without a holdout)
         if getattr(ls, "__name__", "") == "review_level":
             a, e = LEVEL_FAMILIES["review_absolute"], LEVEL_FAMILIES["review_excess"]
-            text = (f"with a holdout: on {e.scale}, {e.description.format(medium=f'{e.medium:g}', high=f'{e.high:g}')}"
-                    f"; without: {a.description.format(medium=f'{a.medium:g}', high=f'{a.high:g}')}")
+            text = f"with a holdout: on {e.scale}, {rule_text(spec, e)}; without: {rule_text(spec, a)}"
             return text, "package default"
         return (ls.__doc__ or "chosen per result").strip().splitlines()[0], "package default"
-    fmt = {k: ("—" if getattr(ls, k) is None else f"{getattr(ls, k):g}") for k in ("medium", "high")}
     scale = "" if ls.scale == "the value" else f"on {ls.scale}: "
     source = ls.source.split(",")[0] if ls.source.startswith("package default") else ls.source
-    return scale + ls.description.format(**fmt), source
+    return scale + rule_text(spec, ls), source
 
 
 def metrics_table() -> str:

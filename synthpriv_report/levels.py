@@ -168,6 +168,17 @@ def _rule_text(ls: LevelSpec, medium: float | None, high: float | None, unit: st
     return ls.description.format(medium=_fmt(medium, unit), high=_fmt(high, unit))
 
 
+def rule_text(spec: MetricSpec, ls: LevelSpec) -> str:
+    """A metric's default rule ``ls`` in words, its thresholds in the unit they read in (as in the report).
+
+    >>> from synthpriv_report.registry import get_spec
+    >>> spec = get_spec("holdout_dcr_share")
+    >>> rule_text(spec, spec.level)
+    'high when the Wilson lower bound of the share is above 55%, medium when above 50% (an honest generator gives about 50%)'
+    """
+    return _rule_text(ls, ls.medium, ls.high, _unit(spec, ls))
+
+
 def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Mapping[str, float]] | None
                 ) -> MetricResult:
     """``result`` with its level and the rule that produced it.

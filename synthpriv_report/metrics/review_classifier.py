@@ -144,9 +144,11 @@ def detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | None = None
     n_splits : int
         Number of folds (5 in the spec).
     n_threads : int, optional
-        Folds trained at once, in threads (the compiled training releases the GIL). Default: the number of CPU
-        cores this process may use, at most ``n_splits``. The result does not depend on it: each fold has its own
-        generator and single-threaded BLAS.
+        Folds trained at once, in threads (the compiled training releases the GIL). Default: every fold at once,
+        whatever the number of cores: a fold cannot be split, so with fewer threads than folds the last fold runs
+        alone while the other cores wait (5 folds on 2 cores: 7.1-7.5 s with 2 threads, 5.5-6.1 s with 5 on full
+        Adult), whereas the system shares the cores among all of them. The result does not depend on it: each fold
+        has its own generator and single-threaded BLAS.
 
     Returns
     -------
@@ -184,18 +186,12 @@ def detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | None = None
 
 
 def _n_threads(n_threads: int | None, n_splits: int) -> int:
-    """Fold threads: the caller's number, else the usable cores, at most the number of folds."""
-    if n_threads is not None:
-        if int(n_threads) < 1:
-            raise ValueError(f"n_threads must be at least 1, got {n_threads}")
-        return min(int(n_threads), n_splits)
-    import os
-
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, n_splits))
+    """Fold threads: the caller's number (at most the number of folds), else one per fold."""
+    if n_threads is None:
+        return n_splits
+    if int(n_threads) < 1:
+        raise ValueError(f"n_threads must be at least 1, got {n_threads}")
+    return min(int(n_threads), n_splits)
 
 
 def sklearn_detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | None = None,
