@@ -335,6 +335,7 @@ class Evaluation:
         self._graded: dict[tuple, MetricResult] = {}
         self._planned: set[str] = set()
         self._metric_seconds: dict[str, float] = {}
+        self._risk: dict[float, dict[str, Any]] = {}
 
     # ---------------------------------------------------------------------------------------------------------
     @property
@@ -491,7 +492,22 @@ class Evaluation:
             if notice is not None:
                 notice.finish()
         verdict = compute_verdict(out, self.verdict_metrics)
-        return ResultSet(out, verdict, merged, self.meta())
+        meta = self.meta()
+        if all(n in out and out[n].computed for n in ("dcr", "nndr")):
+            meta["records_at_risk"] = self._risk_overview(float(merged["risk_percentile"]))
+        return ResultSet(out, verdict, merged, meta)
+
+    def _risk_overview(self, percentile: float) -> dict[str, Any]:
+        """The per-record rule's counts for the reports (no record in it), once per ``risk_percentile``; it reads
+        the DCR and NNDR metrics' cached arrays. A rule that cannot be set says why (``reason``)."""
+        if percentile not in self._risk:
+            from .risk import risk_overview
+
+            try:
+                self._risk[percentile] = to_jsonable(risk_overview(self, risk_percentile=percentile))
+            except ValueError as exc:
+                self._risk[percentile] = {"reason": str(exc)}
+        return dict(self._risk[percentile])
 
     def _dask_notice(self) -> Any:
         """In a notebook, while searches run on a Dask client: a line linking to its dashboard (a display

@@ -238,24 +238,10 @@ def records_at_risk(ev: Any, *, risk_percentile: float | None = None,
         ``reference_flagged_share``, ``risk_percentile``, ``dcr_cutoff``, ``nndr_cutoff``, ``cutoff_rank`` (k),
         ``dcr_space``, ``nndr_space``, ``revealed`` and ``summary`` (one plain sentence comparing the counts).
     """
-    from .metrics.distance import dcr_arrays, nndr_arrays
-
-    params = ev.default_params
-    pct = float(params["risk_percentile"] if risk_percentile is None else risk_percentile)
-    if not 0.0 < pct < 100.0:
-        raise ValueError(f"risk_percentile must be within (0, 100) (a percentage of the holdout), got {pct}")
+    f = _flags(ev, risk_percentile)
     reveal = bool(ev.settings["reveal_real_values"] if reveal_real_values is None else reveal_real_values)
-    ctx = ev.context
-    dcr = dcr_arrays(ctx)
-    nn = nndr_arrays(ctx)
-    d_s = np.asarray(dcr["S"], dtype=np.float64)
-    nearest = np.asarray(dcr["nearest"], dtype=np.int64)
-    copy = np.asarray(dcr["copies"], dtype=bool)
-    nndr = np.asarray(nn["S"], dtype=np.float64)
-    ref_name, ref_d, ref_r, ref_c = _reference(ctx, dcr, nn)
-    cut = calibrate_cutoffs(ref_d, ref_r, ref_c, percentile=pct)
-    low_dcr = stats.less(d_s, np.full_like(d_s, cut.dcr_cut))
-    low_nndr = stats.less(nndr, np.full_like(nndr, cut.nndr_cut))
+    d_s, nearest, copy, nndr, low_dcr, low_nndr, cut = (f["dcr"], f["nearest"], f["copy"], f["nndr"],
+                                                          f["low_dcr"], f["low_nndr"], f["cut"])
     at_risk = np.flatnonzero(copy | low_dcr | low_nndr)
     diff = differing_matrix(ev.data, at_risk, nearest[at_risk])
     cols = np.asarray(ev.data.columns, dtype=object)
@@ -290,16 +276,51 @@ def records_at_risk(ev: Any, *, risk_percentile: float | None = None,
             syn_vals.append({c: sv[c] for c in names})
         frame["real_values"] = real_vals
         frame["synthetic_values"] = syn_vals
-    n_s = int(d_s.size)
-    frame.attrs.update({
-        "n_synthetic": n_s, "n_flagged": int(at_risk.size), "flagged_share": at_risk.size / n_s if n_s else 0.0,
-        "reference": ref_name, "n_reference": cut.n_reference, "n_reference_flagged": cut.n_reference_flagged,
-        "reference_flagged_share": cut.n_reference_flagged / cut.n_reference, "risk_percentile": pct,
-        "dcr_cutoff": cut.dcr_cut, "nndr_cutoff": cut.nndr_cut, "cutoff_rank": cut.k, "dcr_space": dcr["space"],
-        "nndr_space": nn["space"], "revealed": reveal,
-        "summary": risk_summary(at_risk.size, n_s, cut.n_reference_flagged, cut.n_reference, pct, ref_name),
-    })
+    frame.attrs.update({**_counts(f, int(at_risk.size)), "revealed": reveal})
     return frame
+
+
+def _flags(ev: Any, risk_percentile: float | None) -> dict[str, Any]:
+    """The rule's cut-offs, calibrated on the reference records, and which synthetic records each part flags."""
+    from .metrics.distance import dcr_arrays, nndr_arrays
+
+    pct = float(ev.default_params["risk_percentile"] if risk_percentile is None else risk_percentile)
+    if not 0.0 < pct < 100.0:
+        raise ValueError(f"risk_percentile must be within (0, 100) (a percentage of the holdout), got {pct}")
+    ctx = ev.context
+    dcr = dcr_arrays(ctx)
+    nn = nndr_arrays(ctx)
+    d_s = np.asarray(dcr["S"], dtype=np.float64)
+    nndr = np.asarray(nn["S"], dtype=np.float64)
+    ref_name, ref_d, ref_r, ref_c = _reference(ctx, dcr, nn)
+    cut = calibrate_cutoffs(ref_d, ref_r, ref_c, percentile=pct)
+    return {"pct": pct, "dcr": d_s, "nndr": nndr, "nearest": np.asarray(dcr["nearest"], dtype=np.int64),
+            "copy": np.asarray(dcr["copies"], dtype=bool), "cut": cut, "reference": ref_name,
+            "low_dcr": stats.less(d_s, np.full_like(d_s, cut.dcr_cut)),
+            "low_nndr": stats.less(nndr, np.full_like(nndr, cut.nndr_cut)),
+            "dcr_space": dcr["space"], "nndr_space": nn["space"]}
+
+
+def _counts(f: dict[str, Any], n_flagged: int) -> dict[str, Any]:
+    cut, n_s = f["cut"], int(f["dcr"].size)
+    return {
+        "n_synthetic": n_s, "n_flagged": n_flagged, "flagged_share": n_flagged / n_s if n_s else 0.0,
+        "reference": f["reference"], "n_reference": cut.n_reference, "n_reference_flagged": cut.n_reference_flagged,
+        "reference_flagged_share": cut.n_reference_flagged / cut.n_reference, "risk_percentile": f["pct"],
+        "dcr_cutoff": cut.dcr_cut, "nndr_cutoff": cut.nndr_cut, "cutoff_rank": cut.k, "dcr_space": f["dcr_space"],
+        "nndr_space": f["nndr_space"],
+        "summary": risk_summary(n_flagged, n_s, cut.n_reference_flagged, cut.n_reference, f["pct"], f["reference"]),
+    }
+
+
+def risk_overview(ev: Any, *, risk_percentile: float | None = None) -> dict[str, Any]:
+    """How many synthetic records the per-record rule flags, beside the reference records it flags: the
+    ``attrs`` of :func:`records_at_risk` without its rows (no record, real or synthetic, is in it), for reports.
+
+    Reads the same cached arrays; once the DCR and NNDR metrics ran it starts no neighbour search.
+    """
+    f = _flags(ev, risk_percentile)
+    return _counts(f, int(np.count_nonzero(f["copy"] | f["low_dcr"] | f["low_nndr"])))
 
 
 def risk_summary(n_flagged: int, n_synthetic: int, n_ref_flagged: int, n_ref: int, percentile: float,

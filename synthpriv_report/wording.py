@@ -18,10 +18,10 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-__all__ = ["CHECKS_INTRO", "CHECKS_TITLE", "OTHERS_INTRO", "OTHERS_TITLE", "DISTINGUISHABILITY_INTRO", "DISTINGUISHABILITY_TITLE", "LEVEL_WORDS", "NOT_LEAKAGE", "ROLE_WORDS",
+__all__ = ["CHECKS_INTRO", "CHECKS_TITLE", "OTHERS_INTRO", "OTHERS_TITLE", "RISK_TITLE", "DISTINGUISHABILITY_INTRO", "DISTINGUISHABILITY_TITLE", "LEVEL_WORDS", "NOT_LEAKAGE", "ROLE_WORDS",
            "ValueKind", "check_sentence", "chosen_text", "drives_text", "fmt_count", "fmt_interval",
            "fmt_number", "fmt_on_unit", "fmt_share", "fmt_value", "graded_text", "interval_label", "is_distinguishability", "metric_row", "split_metrics",
-           "range_text", "setting_rows", "set_rows", "value_kind"]
+           "range_text", "risk_text", "setting_rows", "set_rows", "value_kind"]
 
 ValueKind = Literal["share", "score", "auc", "distance", "number"]
 
@@ -268,6 +268,50 @@ def is_distinguishability(m: Mapping[str, Any]) -> bool:
         return get_spec(str(m.get("name"))).group == "distinguishability"
     except (ValueError, TypeError):
         return False
+
+
+RISK_TITLE = "Synthetic records flagged one by one"
+
+
+def risk_text(r: Any) -> dict[str, str] | None:
+    """The per-record rule's counts (``meta["records_at_risk"]`` of a report) in words; None when absent or
+    malformed. The sentences are made again from the numbers, never taken from the document's text.
+
+    >>> t = risk_text({"n_synthetic": 3000, "n_flagged": 2, "reference": "holdout", "n_reference": 1500,
+    ...                "n_reference_flagged": 14, "risk_percentile": 1.0, "dcr_cutoff": 0.0041, "nndr_cutoff": 0.12})
+    >>> t["summary"].split(" are ")[0]
+    '2 of 3,000 synthetic records (0.1%)'
+    >>> "0.0041" in t["rule"] and "0.12" in t["rule"]
+    True
+    """
+    if not isinstance(r, Mapping):
+        return None
+    if isinstance(r.get("reason"), str):
+        return {"summary": "The per-record rule could not be set: " + r["reason"], "rule": ""}
+    counts = ("n_synthetic", "n_flagged", "n_reference", "n_reference_flagged")
+    if not all(isinstance(r.get(k), int) and not isinstance(r.get(k), bool) and r[k] >= 0 for k in counts):
+        return None
+    pct = r.get("risk_percentile")
+    if not _finite(pct) or not 0 < float(pct) < 100 or r["n_flagged"] > r["n_synthetic"] \
+            or r["n_reference_flagged"] > r["n_reference"]:
+        return None
+    from .risk import risk_summary
+
+    holdout = r.get("reference") == "holdout"
+    where = "the holdout" if holdout else "the training records, each measured against the others"
+    cuts = [f"{label} is below {fmt_number(r.get(key))}" for key, label in
+            (("dcr_cutoff", "its distance to the closest training record"),
+             ("nndr_cutoff", "its distance ratio (that distance divided by the typical spacing of the real "
+                             "records around the closest one)"))
+            if _finite(r.get(key))]
+    rule = ("A synthetic record is flagged when it is an exact copy of a training record"
+            + (", or when " + " or ".join(cuts) if cuts else "")
+            + f". The cut-offs are set on {where}, so that the same rule flags at most {float(pct):g}% of them. "
+            "This count does not drive the verdict. The flagged records are not listed in this document: records "
+            "this close to real people could reveal them.")
+    return {"summary": risk_summary(r["n_flagged"], r["n_synthetic"], r["n_reference_flagged"], r["n_reference"],
+                                    float(pct), "holdout" if holdout else "training"),
+            "rule": rule}
 
 
 def drives_text(m: Mapping[str, Any], driving: Sequence[str]) -> str:

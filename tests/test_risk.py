@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from synthpriv_report import Evaluation
+from synthpriv_report import Evaluation, ResultSet
 from synthpriv_report.data import prepare
 from synthpriv_report.metrics.distance import dcr_arrays, nndr_arrays
 from synthpriv_report.risk import calibrate_cutoffs, differing_matrix, flag_records
@@ -194,3 +196,40 @@ def test_without_holdout_the_training_records_are_the_reference():
     assert a["reference"].startswith("training records") and a["n_reference"] == 300
     assert a["n_reference_flagged"] <= 15
     assert "no holdout was given" in a["summary"]
+
+
+def test_report_states_the_counts_and_lists_no_record(tmp_path):
+    # the reports carry the rule's counts (meta["records_at_risk"]), the same as the table's attrs, and no record
+    T, H, S = _frames()
+    ev = Evaluation(T, S, H, metrics=["dcr", "nndr"], progress=False, n_bootstrap=20, include=["secret"],
+                    random_state=0)
+    meta = ev.results().meta["records_at_risk"]
+    n = ev.search_count
+    attrs = ev.records_at_risk().attrs
+    assert ev.search_count == n
+    for key in ("n_synthetic", "n_flagged", "n_reference", "n_reference_flagged", "dcr_cutoff", "nndr_cutoff"):
+        assert meta[key] == attrs[key], key
+    assert meta["n_flagged"] >= 1  # synthetic record 0 is an exact copy
+    assert not any(isinstance(v, (list, dict)) for v in meta.values())  # counts and cut-offs only
+    ev.to_html(tmp_path / "r.html")
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "Synthetic records flagged one by one" in page
+    assert f"{meta['n_flagged']} of 80 synthetic records" in page
+    assert "are not listed in this document" in page
+    # the real records' secret values never reach the page (the column name does, in the data description)
+    assert not any(f">{v}<" in page or f" {v} " in page for v in T["secret"])
+    # the sentence is made from the numbers: a document whose counts contradict each other gets no section,
+    # and stored text is never shown in place of the sentence
+    doc = ev.to_json()
+    doc["meta"]["records_at_risk"].update(n_flagged=999, summary="All clear.")
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    ResultSet.from_json(path).to_html(tmp_path / "t.html")
+    tampered = (tmp_path / "t.html").read_text(encoding="utf-8")
+    assert "Synthetic records flagged one by one" not in tampered and "All clear." not in tampered
+
+
+def test_report_has_no_risk_section_without_the_distance_metrics(tmp_path):
+    T, H, S = _frames()
+    ev = Evaluation(T, S, H, metrics=["exact_copies"], progress=False, include=["secret"])
+    assert "records_at_risk" not in ev.results().meta

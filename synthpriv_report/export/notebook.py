@@ -175,12 +175,16 @@ def _cover(data: ReportData, title: str) -> tuple[str, str]:
 def _summary(data: ReportData) -> tuple[str, str]:
     doc = data.document
     checks, dist, others = wording.split_metrics(list(doc["metrics"].values()), _driving(doc))
-    html = render("summary.html.j2", checks=checks, distinguishability=dist, others=others,
+    risk = wording.risk_text((doc.get("meta") or {}).get("records_at_risk"))
+    html = render("summary.html.j2", checks=checks, distinguishability=dist, others=others, risk=risk,
                   checks_intro=wording.CHECKS_INTRO, others_intro=wording.OTHERS_INTRO,
                   checks_title=wording.CHECKS_TITLE, others_title=wording.OTHERS_TITLE,
-                  dist_title=wording.DISTINGUISHABILITY_TITLE, dist_intro=wording.DISTINGUISHABILITY_INTRO)
+                  dist_title=wording.DISTINGUISHABILITY_TITLE, dist_intro=wording.DISTINGUISHABILITY_INTRO,
+                  risk_title=wording.RISK_TITLE)
     lines = [wording.CHECKS_TITLE]
     lines += [f"  {shorten_text(r['title']):<40} {r['value']:>14} {r['level_text']}" for r in checks]
+    if risk:
+        lines += ["", wording.RISK_TITLE, "  " + risk["summary"]]
     if dist:
         lines += ["", wording.DISTINGUISHABILITY_TITLE]
         lines += [f"  {shorten_text(r['title']):<40} {r['value']:>14} {r['level_text']} ({r['drives']})"
