@@ -174,7 +174,7 @@ def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = Tru
         from .figures import overview_entry
 
         overview_fig = overview_entry(rs)
-    titles_of = {n: (rs[n].title if n in rs else n) or n for n in driving}
+    titles_of = {n: (rs[n].title if n in rs else _registered_title(n)) or n for n in driving}
     n_ran = v.n_ran
     return {
         "id": new_id("spr-r"),
@@ -191,12 +191,22 @@ def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = Tru
             "not_run": [{"name": n, "title": titles_of.get(n, n), "reason": why} for n, why in v.not_run],
         },
         "groups": groups,
+        "risk": wording.risk_text((rs.meta or {}).get("records_at_risk")),
+        "risk_title": wording.RISK_TITLE,
         "n_computed": sum(1 for m in metrics if m["computed"]),
         "n_metrics": len(metrics),
         "overview": overview_fig,
         "data": data_view(rs.meta),
         "params": [(r["words"], r["code"], r["value"]) for r in wording.setting_rows({}, rs.params)],
     }
+
+
+def _registered_title(name: str) -> str:
+    """A metric's title from the registry (a check that did not run has no result to give it)."""
+    try:
+        return get_spec(name).title
+    except (ValueError, TypeError):
+        return name
 
 
 def data_view(meta: Mapping[str, Any]) -> dict | None:
@@ -239,6 +249,8 @@ def text_summary(view: dict, *, header: str = "") -> str:
             lines.append(f"  - {c['title']} [{c['level_text']}]: {c['sentence']}")
     for nr in v["not_run"]:
         lines.append(f"  - did not run: {nr['title']}: {nr['reason']}")
+    if view.get("risk"):
+        lines += ["", view["risk_title"], "  " + view["risk"]["summary"]]
     for g in view["groups"]:
         lines.append("")
         lines.append(g["title"])
