@@ -291,7 +291,10 @@ def encode(data: PreparedData, fitted: Fitted, spec: SpaceSpec) -> Encoding:
             integer_valued=True, cat_columns=tuple(cat_cols) + tuple(num_cols),
         )
 
-    cat = {s: np.ascontiguousarray(fitted.codes[s][:, ci]) for s in data.sets}
+    if ci == list(range(len(data.categorical_columns))):
+        cat = dict(fitted.codes)  # every column in order: the fitted codes themselves (read-only use), no copy
+    else:
+        cat = {s: np.ascontiguousarray(fitted.codes[s][:, ci]) for s in data.sets}
     if spec.kind == "gower":
         num = {s: np.ascontiguousarray(fitted.rescale(data.numeric[s][:, ni], ni)) for s in data.sets}
         p = len(cols)

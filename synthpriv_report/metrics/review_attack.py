@@ -328,7 +328,8 @@ def _cap_details(ctx: Context, cat: list[str], num: list[str], per_attr: NDArray
 
 def _gcap_plan(ctx: Context, params: dict[str, Any]) -> list:
     cat, _ = _split_sensitive(ctx)
-    return [ctx.request(_hamming_keys(ctx), ctx.T, ctx.S, 1)] if cat else []
+    sp = _hamming_keys(ctx)
+    return [ctx.request(sp, ctx.T, ctx.S, 1), ctx.tree_request(sp, ctx.S)] if cat else []  # ties read S's tree
 
 
 def _gcap_ties(ctx: Context, cat: list[str]) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
@@ -372,7 +373,8 @@ def _gcap_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
 
 
 def _air_plan(ctx: Context, params: dict[str, Any]) -> list:
-    return [ctx.request(_euclid_keys(ctx), ctx.T, ctx.S, 1)]
+    sp = _euclid_keys(ctx)
+    return [ctx.request(sp, ctx.T, ctx.S, 1), ctx.tree_request(sp, ctx.S)]  # the ties at the minimum read S's tree
 
 
 def _air_ties(ctx: Context, attrs: list[str], kind: int, tol: float):
