@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -354,12 +354,26 @@ class Context:
         self._engine.encoding(spec)
         return self._engine.projections[spec]
 
-    def embedding(self, set_name: str, space: str | SpaceSpec = "euclidean") -> NDArray[np.float64]:
-        """Dense one-hot euclidean embedding (classifier features), cached."""
+    def embedding(self, s: str | SetRef, space: str | SpaceSpec = "euclidean") -> NDArray[np.float64]:
+        """Dense one-hot euclidean embedding (classifier features) of a set or of a subset's rows (in the
+        subset's order). Not cached: a whole set's embedding is large (a million records by about a hundred
+        coordinates: 0.9 GB), so callers embed the rows they use, or a set in :meth:`embedding_blocks`."""
         from .spaces import embed
 
-        spec = self.space(space)
-        return self.memo(("embedding", spec, set_name), lambda: embed(self.encoding(spec), set_name))
+        ref = self._ref(s)
+        return embed(self.encoding(space), ref.base, ref.rows)
+
+    def embedding_blocks(self, s: str | SetRef, space: str | SpaceSpec = "euclidean", *,
+                         rows_per_block: int = 1 << 16) -> Iterator[NDArray[np.float64]]:
+        """The dense embedding of a set (or subset) in consecutive blocks of rows, in order; a row's embedding
+        does not depend on the block it is in."""
+        from .spaces import embed
+
+        ref = self._ref(s)
+        enc = self.encoding(space)
+        rows = np.arange(self.size(ref), dtype=np.int64) if ref.rows is None else ref.rows
+        for a in range(0, rows.shape[0], rows_per_block):
+            yield embed(enc, ref.base, rows[a:a + rows_per_block])
 
     # searches -----------------------------------------------------------------------------------------------
     def _ref(self, s: str | SetRef) -> SetRef:
