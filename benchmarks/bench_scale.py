@@ -8,7 +8,8 @@ neighbour search and of every metric (a metric's seconds include the searches it
 table ready for the README.
 
     python benchmarks/bench_scale.py                          # section 2 at 100k, 300k, 1M
-    python benchmarks/bench_scale.py --sizes 1M --metrics all # every registered metric at 1M
+    python benchmarks/bench_scale.py --sizes 1M --metrics all --sensitive income --pairing identity
+                                                              # every registered metric at 1M, all 24 computed
     python benchmarks/bench_scale.py --sizes 1M --workers 2   # searches on a LocalCluster of 2 workers
 
 The timings depend on the machine and on what else runs on it: the script prints the load average before and
@@ -58,6 +59,7 @@ def _rss_mb() -> float:
 
 def run_one(args: argparse.Namespace) -> dict:
     """One evaluation in this process; returns its figures."""
+    import numpy as np
     import pandas as pd
 
     n = parse_n(args.one)
@@ -72,6 +74,11 @@ def run_one(args: argparse.Namespace) -> dict:
     metrics = None if args.metrics == "all" else (SECTION_2 if args.metrics == "section2"
                                                      else args.metrics.split(","))
     kwargs = {}
+    if args.sensitive:
+        kwargs["sensitive_fields"] = args.sensitive.split(",")
+    if args.pairing == "identity":  # a stand-in of the generator's pairing, for timing hidden_rate: real i <-> synthetic i
+        m = min(len(frames["real"]), len(frames["synthetic"]))
+        kwargs["pairing"] = np.column_stack([np.arange(m), np.arange(m)])
     cluster = client = None
     if args.workers:
         try:
@@ -96,7 +103,8 @@ def run_one(args: argparse.Namespace) -> dict:
     wall = time.perf_counter() - wall0
     cpu = time.process_time() - cpu0
     out = {
-        "n": n, "metrics": args.metrics, "workers": args.workers, "read_s": read_s, "prepare_s": prepare_s,
+        "n": n, "metrics": args.metrics, "workers": args.workers, "sensitive": args.sensitive,
+        "pairing": args.pairing, "read_s": read_s, "prepare_s": prepare_s,
         "wall_s": wall, "cpu_s": cpu, "peak_rss_mb": _rss_mb(), "rss_after_read_mb": rss_read_mb,
         "stages": ev.timings["stages"], "metric_s": ev.timings["metrics"],
         "searches": [{"what": f"{s.space}: {s.query} -> {s.ref} (k={s.k})", "engine": s.engine,
@@ -122,7 +130,9 @@ def _load() -> str:
 
 def show(r: dict) -> None:
     search_s = sum(s["seconds"] for s in r["searches"])
-    print(f"\n== N = {label(r['n'])} per set, metrics: {r['metrics']}, workers: {r['workers'] or 'none'}")
+    print(f"\n== N = {label(r['n'])} per set, metrics: {r['metrics']}, workers: {r['workers'] or 'none'}"
+          + (f", sensitive: {r['sensitive']}" if r.get("sensitive") else "")
+          + (f", pairing: {r['pairing']}" if r.get("pairing", "none") != "none" else ""))
     print(f"wall {r['wall_s']:.1f} s   CPU {r['cpu_s']:.1f} s   peak RSS {r['peak_rss_mb'] / 1024:.2f} GB   "
           f"(CSV reading {r['read_s']:.1f} s, not counted; RSS with the three DataFrames read, before the "
           f"evaluation: {r.get('rss_after_read_mb', 0) / 1024:.2f} GB)")
@@ -136,7 +146,9 @@ def show(r: dict) -> None:
         print(f"  search  {s['what']:<50s} {s['seconds']:8.1f} s  [{s['engine']}]")
     print(f"  all searches{'':<44s} {search_s:8.1f} s  ({100 * search_s / r['wall_s']:.0f}% of wall)")
     for name, s in sorted(r["metric_s"].items(), key=lambda kv: -kv[1]):
-        print(f"  metric  {name:<50s} {s:8.1f} s")
+        note = "" if r["values"].get(name) is not None else "  (not computed)"
+        print(f"  metric  {name:<50s} {s:8.1f} s{note}")
+    print(f"  all metrics{'':<45s} {sum(r['metric_s'].values()):8.1f} s")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,6 +157,12 @@ def main(argv: list[str] | None = None) -> int:
                    "100k,300k,1M; 3M needs about 8 GB)")
     p.add_argument("--metrics", default="section2",
                    help="'section2' (default: the seven headline distance metrics), 'all', or names")
+    p.add_argument("--sensitive", default="",
+                   help="sensitive fields, comma-separated (the attack metrics zcap, gcap and air run only with some; "
+                        "e.g. income)")
+    p.add_argument("--pairing", choices=("none", "identity"), default="none",
+                   help="'identity': pass the pairing real i <-> synthetic i, a stand-in that lets hidden_rate run "
+                        "(its value means nothing on these data; its time does)")
     p.add_argument("--workers", type=int, default=0,
                    help="start a dask.distributed LocalCluster of this many worker processes and pass "
                         "client=Client(cluster) to the evaluation (default 0: one process)")
@@ -165,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     for n in [parse_n(s) for s in args.sizes.split(",")]:
         d = ensure_data(n, Path(args.data), Path(args.make_scaled))
         cmd = [sys.executable, __file__, "--one", str(n), "--data-dir", str(d), "--metrics", args.metrics,
-               "--workers", str(args.workers)] + (["--no-progress"] if args.no_progress else [])
+               "--workers", str(args.workers), "--sensitive", args.sensitive, "--pairing", args.pairing] + (
+            ["--no-progress"] if args.no_progress else [])
         load_before = _load()
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ})
         line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]

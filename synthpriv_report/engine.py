@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -66,6 +66,15 @@ class SearchRequest:
     k: int
 
 
+@dataclass(frozen=True)
+class TreeRequest:
+    """A metric will read the search tree of ``ref`` itself (:meth:`Context.tree`, :meth:`Context.farthest`), not
+    only through a neighbour search: the tree is kept until that metric has been computed."""
+
+    space: SpaceSpec
+    ref: SetRef
+
+
 @dataclass
 class SearchRecord:
     """One executed search (for the search counter and the benchmark).
@@ -112,6 +121,7 @@ class _Engine:
         self.trees: dict[tuple, nb.RefTree] = {}
         self.tables: dict[tuple, nb.NeighborTable] = {}
         self.planned_k: dict[tuple, int] = {}
+        self.planned_reads: dict[tuple, set[str]] = {}
         self.searches: list[SearchRecord] = []
         self.memo: dict[Any, Any] = {}
         self._record_ids: dict[str, NDArray[np.int64]] | None = None
@@ -134,8 +144,22 @@ class _Engine:
             else:
                 with self.stage(f"encoding: {spec.label}"):
                     enc = encode(self.data, self.fitted, spec)
-            self.encodings[spec] = enc
+            self.encodings[spec] = self._shared(enc)
         return self.encodings[spec]
+
+    def _shared(self, enc: Encoding) -> Encoding:
+        """``enc`` with each coordinate array that is bit for bit equal to one of an encoding already cached
+        replaced by that one (gower and euclidean coordinates coincide when no numeric value is missing, a
+        weighted euclidean space shares the euclidean one's): one copy in memory instead of two or three."""
+        for s, arr in enc.num.items():
+            for other in self.encodings.values():
+                cand = other.num.get(s)
+                if (cand is not None and cand is not arr and cand.shape == arr.shape and cand.dtype == arr.dtype
+                        and cand.flags.c_contiguous and arr.flags.c_contiguous
+                        and np.array_equal(cand.view(np.uint8), arr.view(np.uint8))):
+                    enc.num[s] = cand
+                    break
+        return enc
 
     def tree(self, spec: SpaceSpec, ref: SetRef) -> nb.RefTree:
         key = (spec, ref.key)
@@ -146,10 +170,24 @@ class _Engine:
         return self.trees[key]
 
     # searches -----------------------------------------------------------------------------------------------
-    def plan(self, requests: Iterable[SearchRequest]) -> None:
+    def plan(self, requests: Iterable[SearchRequest | TreeRequest], owner: str = "") -> None:
+        """Record the searches (the largest ``k`` per search) and the tree reads ``owner`` (a metric) will ask for."""
         for r in requests:
+            if isinstance(r, TreeRequest):
+                self.planned_reads.setdefault((r.space, r.ref.key), set()).add(owner)
+                continue
             key = (r.space, r.query.key, r.ref.key)
             self.planned_k[key] = max(self.planned_k.get(key, 0), r.k)
+
+    def done(self, owner: str) -> None:
+        """``owner`` (a metric) has been computed: its planned tree reads are over, and each tree nothing planned
+        needs any more leaves the cache."""
+        for (spec, ref_key), owners in list(self.planned_reads.items()):
+            if owner in owners:
+                owners.discard(owner)
+                if not owners:
+                    del self.planned_reads[(spec, ref_key)]
+                    self._release_tree_key(spec, ref_key)
 
     def knn(self, spec: SpaceSpec, query: SetRef, ref: SetRef, k: int) -> nb.NeighborTable:
         key = (spec, query.key, ref.key)
@@ -184,14 +222,18 @@ class _Engine:
         return table.head(k)
 
     def _release_tree(self, spec: SpaceSpec, ref: SetRef) -> None:
-        """Drop the tree of a subset (a random half of a set, say) once every planned search against it has run:
-        at a million records such trees hold hundreds of megabytes. Trees of whole sets stay cached; a subset
-        tree asked for again is simply rebuilt (same tree: it depends only on the data)."""
-        if ref.rows is None:
+        self._release_tree_key(spec, ref.key)
+
+    def _release_tree_key(self, spec: SpaceSpec, ref_key: tuple) -> None:
+        """Drop a tree once every planned search against it has run and every metric that planned to read it
+        (:class:`TreeRequest`) has been computed: at a million records a tree holds a few hundred megabytes, and
+        the searches of one space end before those of the next begin. A tree asked for again (a per-record view,
+        a search no metric planned) is simply rebuilt: the same tree, since it depends only on the data."""
+        if (spec, ref_key) in self.planned_reads:
             return
-        pending = any(k[0] == spec and k[2] == ref.key and k not in self.tables for k in self.planned_k)
+        pending = any(k[0] == spec and k[2] == ref_key and k not in self.tables for k in self.planned_k)
         if not pending:
-            self.trees.pop((spec, ref.key), None)
+            self.trees.pop((spec, ref_key), None)
 
     # identity of records --------------------------------------------------------------------------------------
     def record_ids(self) -> dict[str, NDArray[np.int64]]:
@@ -312,12 +354,26 @@ class Context:
         self._engine.encoding(spec)
         return self._engine.projections[spec]
 
-    def embedding(self, set_name: str, space: str | SpaceSpec = "euclidean") -> NDArray[np.float64]:
-        """Dense one-hot euclidean embedding (classifier features), cached."""
+    def embedding(self, s: str | SetRef, space: str | SpaceSpec = "euclidean") -> NDArray[np.float64]:
+        """Dense one-hot euclidean embedding (classifier features) of a set or of a subset's rows (in the
+        subset's order). Not cached: a whole set's embedding is large (a million records by about a hundred
+        coordinates: 0.9 GB), so callers embed the rows they use, or a set in :meth:`embedding_blocks`."""
         from .spaces import embed
 
-        spec = self.space(space)
-        return self.memo(("embedding", spec, set_name), lambda: embed(self.encoding(spec), set_name))
+        ref = self._ref(s)
+        return embed(self.encoding(space), ref.base, ref.rows)
+
+    def embedding_blocks(self, s: str | SetRef, space: str | SpaceSpec = "euclidean", *,
+                         rows_per_block: int = 1 << 16) -> Iterator[NDArray[np.float64]]:
+        """The dense embedding of a set (or subset) in consecutive blocks of rows, in order; a row's embedding
+        does not depend on the block it is in."""
+        from .spaces import embed
+
+        ref = self._ref(s)
+        enc = self.encoding(space)
+        rows = np.arange(self.size(ref), dtype=np.int64) if ref.rows is None else ref.rows
+        for a in range(0, rows.shape[0], rows_per_block):
+            yield embed(enc, ref.base, rows[a:a + rows_per_block])
 
     # searches -----------------------------------------------------------------------------------------------
     def _ref(self, s: str | SetRef) -> SetRef:
@@ -325,6 +381,10 @@ class Context:
 
     def request(self, space: str | SpaceSpec, query: str | SetRef, ref: str | SetRef, k: int) -> SearchRequest:
         return SearchRequest(self.space(space), self._ref(query), self._ref(ref), int(k))
+
+    def tree_request(self, space: str | SpaceSpec, ref: str | SetRef) -> TreeRequest:
+        """For a plan: ``compute`` will read the tree of ``ref`` itself (:meth:`tree`, :meth:`farthest`)."""
+        return TreeRequest(self.space(space), self._ref(ref))
 
     def knn(self, space: str | SpaceSpec, query: str | SetRef, ref: str | SetRef, k: int) -> nb.NeighborTable:
         """k nearest records of ``ref`` for every record of ``query`` (cached; a within-set search excludes each
@@ -340,6 +400,8 @@ class Context:
         return self._engine.tables.get((self.space(space), self._ref(query).key, self._ref(ref).key))
 
     def tree(self, space: str | SpaceSpec, ref: str | SetRef) -> nb.RefTree:
+        """The search tree of ``ref`` (cached; a metric that reads it declares a :meth:`tree_request` in its plan,
+        so that the tree is kept until the metric has been computed)."""
         return self._engine.tree(self.space(space), self._ref(ref))
 
     def query_arrays(self, space: str | SpaceSpec, query: str | SetRef):

@@ -23,7 +23,7 @@ from . import applicability
 from . import progress as pg
 from .data import identifier_columns, prepare
 from .distributed import resolve_client
-from .engine import Context, SearchRecord, SearchRequest, _Engine
+from .engine import Context, SearchRecord, SearchRequest, TreeRequest, _Engine
 from .levels import apply_level
 from .params import (DEFAULT_VERDICT_METRICS, check_bool, check_int, check_n_components, check_names,
                      check_random_state, merge_params, validate_params)
@@ -152,7 +152,9 @@ class Evaluation:
     n_components : int or float, optional
         Projected space components (default 0.95 of explained variance).
     max_rows : int, default 20000
-        Per-class cap of the classifier metrics.
+        Per-class cap of the classifier metrics (D-MLP, MIR), and the most real records GCAP compares (its cost
+        grows with |T| x |S|); larger sets are reduced by a random subsample drawn from ``random_state``, and the
+        sizes used are in the details.
     metrics : sequence of str, optional
         Metrics this evaluation computes (default all registered).
     verdict_metrics : sequence of str, optional
@@ -394,15 +396,14 @@ class Evaluation:
         asked in; planning records k only, searches still run when a metric needs them."""
         unplanned = [get_spec(n) for n in dict.fromkeys(list(self.metric_names) + list(names))
                      if n not in self._planned]
-        requests: list[SearchRequest] = []
         for s in unplanned:
             self._planned.add(s.name)
             if s.plan is None or self._missing_needs(s) is not None:
                 continue
-            requests.extend(s.plan(self._ctx, dict(params)))
+            requests: list[SearchRequest | TreeRequest] = list(s.plan(self._ctx, dict(params)))
             if calib is not None and s.calibratable:
                 requests.extend(s.plan(calib, dict(params)))
-        self._engine.plan(requests)
+            self._engine.plan(requests, owner=s.name)
 
     def _raw_result(self, spec: MetricSpec, params: dict[str, Any], calib: Context | None) -> MetricResult:
         """The metric's result without a level (cached per reduction parameters)."""
@@ -418,11 +419,14 @@ class Evaluation:
                 res = spec.compute(self._ctx, params)
             except ValueError as exc:  # the data do not allow this metric (e.g. an encoding too large to build)
                 res = not_computed(spec.name, f"cannot be computed on these data: {exc}")
+            cres = None
             if calib is not None and spec.calibratable and res.computed:
                 try:
                     cres = spec.compute(calib, params)
                 except ValueError as exc:
                     cres = not_computed(spec.name, str(exc))
+            self._engine.done(spec.name)  # the trees this metric planned to read may go
+            if cres is not None:
                 if cres.computed and cres.value is not None and np.isfinite(cres.value):
                     res = replace(res, calibration=float(cres.value))
                     if res.value is not None:

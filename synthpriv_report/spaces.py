@@ -291,7 +291,10 @@ def encode(data: PreparedData, fitted: Fitted, spec: SpaceSpec) -> Encoding:
             integer_valued=True, cat_columns=tuple(cat_cols) + tuple(num_cols),
         )
 
-    cat = {s: np.ascontiguousarray(fitted.codes[s][:, ci]) for s in data.sets}
+    if ci == list(range(len(data.categorical_columns))):
+        cat = dict(fitted.codes)  # every column in order: the fitted codes themselves (read-only use), no copy
+    else:
+        cat = {s: np.ascontiguousarray(fitted.codes[s][:, ci]) for s in data.sets}
     if spec.kind == "gower":
         num = {s: np.ascontiguousarray(fitted.rescale(data.numeric[s][:, ni], ni)) for s in data.sets}
         p = len(cols)
@@ -320,34 +323,51 @@ def encode(data: PreparedData, fitted: Fitted, spec: SpaceSpec) -> Encoding:
     raise ValueError(f"unknown space kind {spec.kind!r}")
 
 
-def embed(enc: Encoding, set_name: str) -> NDArray[np.float64]:
-    """Dense one-hot embedding of an l2 encoding: its squared euclidean distances equal the compact ones.
+def _too_wide(enc: Encoding, set_name: str, n_rows: int, width: int) -> ValueError:
+    j = int(np.argmax(enc.n_codes)) if len(enc.n_codes) else -1
+    worst = ""
+    if j >= 0:
+        name = f" {enc.cat_columns[j]!r}" if j < len(enc.cat_columns) else ""
+        worst = f"; its widest categorical column{name} has {int(enc.n_codes[j])} categories"
+    return ValueError(
+        f"the one-hot embedding of the {SET_NAMES.get(set_name, set_name)} records in the space "
+        f"{enc.spec.label} would hold {n_rows} x {width} values (more than "
+        f"{MAX_EMBEDDING_VALUES}){worst}; exclude identifier-like columns with exclude=[...]"
+    )
 
-    Each numeric coordinate is multiplied by sqrt(weight); each categorical column becomes a one-hot block over
-    its levels multiplied by sqrt(cost / 2).
-    """
-    if enc.mode != MODE_L2:
-        raise ValueError("only euclidean-type spaces have a one-hot embedding")
-    width = enc.num[set_name].shape[1] + int(enc.n_codes[:enc.cat[set_name].shape[1]].sum())
-    if enc.num[set_name].shape[0] * width > MAX_EMBEDDING_VALUES:
-        j = int(np.argmax(enc.n_codes)) if len(enc.n_codes) else -1
-        worst = ""
-        if j >= 0:
-            name = f" {enc.cat_columns[j]!r}" if j < len(enc.cat_columns) else ""
-            worst = f"; its widest categorical column{name} has {int(enc.n_codes[j])} categories"
-        raise ValueError(
-            f"the one-hot embedding of the {SET_NAMES.get(set_name, set_name)} records in the space "
-            f"{enc.spec.label} would hold {enc.num[set_name].shape[0]} x {width} values (more than "
-            f"{MAX_EMBEDDING_VALUES}){worst}; exclude identifier-like columns with exclude=[...]"
-        )
-    num = enc.num[set_name] * np.sqrt(enc.num_weight)
-    blocks = [num]
-    codes = enc.cat[set_name]
+
+def embedding_width(enc: Encoding) -> int:
+    """Number of coordinates of the dense one-hot embedding of an l2 encoding."""
+    return int(next(iter(enc.num.values())).shape[1]) + int(enc.n_codes[:next(iter(enc.cat.values())).shape[1]].sum())
+
+
+def _one_hot(enc: Encoding, num: NDArray[np.float64], codes: NDArray[np.int64]) -> NDArray[np.float64]:
+    """The dense embedding of compact rows ``num``, ``codes`` of the encoding ``enc`` (see :func:`embed`)."""
+    blocks = [num * np.sqrt(enc.num_weight)]
     for j in range(codes.shape[1]):
         block = np.zeros((codes.shape[0], int(enc.n_codes[j])), dtype=np.float64)
         block[np.arange(codes.shape[0]), codes[:, j]] = np.sqrt(enc.cat_cost[j] / 2.0)
         blocks.append(block)
     return np.ascontiguousarray(np.concatenate(blocks, axis=1))
+
+
+def embed(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None = None) -> NDArray[np.float64]:
+    """Dense one-hot embedding of an l2 encoding: its squared euclidean distances equal the compact ones.
+
+    Each numeric coordinate is multiplied by sqrt(weight); each categorical column becomes a one-hot block over
+    its levels multiplied by sqrt(cost / 2). ``rows``: only these records of the set, in this order (a row's
+    embedding does not depend on the others). More than :data:`MAX_EMBEDDING_VALUES` values is an error naming
+    the widest categorical column.
+    """
+    if enc.mode != MODE_L2:
+        raise ValueError("only euclidean-type spaces have a one-hot embedding")
+    num, codes = enc.num[set_name], enc.cat[set_name]
+    if rows is not None:
+        num, codes = num[rows], codes[rows]
+    width = num.shape[1] + int(enc.n_codes[:codes.shape[1]].sum())
+    if num.shape[0] * width > MAX_EMBEDDING_VALUES:
+        raise _too_wide(enc, set_name, num.shape[0], width)
+    return _one_hot(enc, num, codes)
 
 
 @dataclass(frozen=True)
@@ -360,18 +380,64 @@ class Projection:
     n_components: int
 
 
+#: Records embedded at a time by :func:`project`: the dense one-hot embedding of a whole set (a million records
+#: by about a hundred coordinates, 0.9 GB) is never built; blocks of this many rows are.
+PROJECT_BLOCK = 1 << 16
+
+
+def _row_ids(columns: Sequence[NDArray]) -> NDArray[np.int64]:
+    """An id per row, equal exactly when the rows hold equal values in every column (float64 columns compared
+    by value: -0.0 as 0.0), numbered in order of first appearance; linear time (hash factorisation column by
+    column, as :meth:`synthpriv_report.engine._Engine.record_ids` does)."""
+    ids = None
+    for col in columns:
+        if col.dtype == np.float64:
+            col = (col + 0.0).view(np.int64)  # -0.0 + 0.0 is 0.0; no NaN in an l2 encoding
+        codes, uniques = pd.factorize(col)
+        if ids is None:
+            ids = codes.astype(np.int64)
+        else:
+            ids, _ = pd.factorize(ids * np.int64(len(uniques)) + codes.astype(np.int64))
+            ids = ids.astype(np.int64)
+    return ids
+
+
 def project(data: PreparedData, euclid: Encoding, spec: SpaceSpec) -> tuple[Encoding, Projection]:
     """Projected space: exact SVD of the centred real embedding, smallest k reaching 95% variance (or the
-    requested ``n_components``). Identical records map to identical coordinates (rows are projected once per
-    distinct embedding row).
+    requested ``n_components``). Identical records map to identical coordinates (each distinct embedding row is
+    projected once).
+
+    Memory stays at a few blocks of :data:`PROJECT_BLOCK` embedded rows plus the result, whatever the number of
+    records: the mean is summed block by block; the SVD is that of the triangular factor R of a QR
+    factorisation of the centred real embedding, accumulated block by block (``R = qr([R; block])``), which has
+    the same singular values and right singular vectors as the embedding itself.
     """
     real_sets = [s for s in ("T", "H") if s in data.sizes]
-    X = np.concatenate([embed(euclid, s) for s in real_sets], axis=0)
-    mean = X.mean(axis=0)
-    _, sv, vt = np.linalg.svd(X - mean, full_matrices=False)
+    width = embedding_width(euclid)
+    block = PROJECT_BLOCK
+    if max(min(block, data.sizes[s]) for s in data.sets) * width > MAX_EMBEDDING_VALUES or width * width > MAX_EMBEDDING_VALUES:
+        big = max(data.sets, key=lambda s: data.sizes[s])
+        raise _too_wide(euclid, big, data.sizes[big], width)
+
+    def blocks(s: str):
+        n = data.sizes[s]
+        for a in range(0, n, block):
+            yield embed(euclid, s, np.arange(a, min(n, a + block)))
+
+    n_real = sum(data.sizes[s] for s in real_sets)
+    total = np.zeros(width)
+    for s in real_sets:
+        for X in blocks(s):
+            total += X.sum(axis=0)
+    mean = total / n_real
+    R = np.zeros((0, width))
+    for s in real_sets:
+        for X in blocks(s):
+            R = np.linalg.qr(np.concatenate([R, X - mean], axis=0), mode="r")
+    _, sv, vt = np.linalg.svd(R, full_matrices=False)
     var = sv ** 2
-    total = var.sum()
-    ratio = var / total if total > 0 else np.zeros_like(var)
+    total_var = var.sum()
+    ratio = var / total_var if total_var > 0 else np.zeros_like(var)
     nc = spec.n_components if spec.n_components is not None else 0.95
     if isinstance(nc, (int, np.integer)) and not isinstance(nc, bool):
         if not 1 <= nc <= vt.shape[0]:
@@ -384,12 +450,35 @@ def project(data: PreparedData, euclid: Encoding, spec: SpaceSpec) -> tuple[Enco
         k = int(np.searchsorted(cum, float(nc) - 1e-12) + 1)
         k = max(1, min(k, vt.shape[0]))
     comps = vt[:k]
+    # each distinct record (over every set) is projected once, where it first appears; the others copy it
+    sets = list(data.sets)
+    sizes = [data.sizes[s] for s in sets]
+    n_cols = euclid.num[sets[0]].shape[1], euclid.cat[sets[0]].shape[1]
+    ids = _row_ids([np.concatenate([euclid.num[s][:, j] for s in sets]) for j in range(n_cols[0])]
+                   + [np.concatenate([euclid.cat[s][:, j] for s in sets]) for j in range(n_cols[1])])
+    if ids is None:  # no coordinate at all: one distinct row
+        ids = np.zeros(sum(sizes), dtype=np.int64)
+    first = np.empty(int(ids.max()) + 1 if ids.size else 0, dtype=np.int64)
+    first[ids[::-1]] = np.arange(ids.size - 1, -1, -1)  # the lowest position of each id
+    src = first[ids]  # the position each record's coordinates come from
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
     num = {}
-    for s in data.sets:
-        E = embed(euclid, s)
-        uniq, inv = np.unique(E, axis=0, return_inverse=True)
-        coords = (uniq - mean) @ comps.T
-        num[s] = np.ascontiguousarray(coords[inv.reshape(-1)])
+    for i, s in enumerate(sets):
+        lo, hi = offsets[i], offsets[i + 1]
+        out = np.empty((hi - lo, k))
+        own = np.flatnonzero(src[lo:hi] == np.arange(lo, hi))
+        for a in range(0, own.size, block):
+            rows = own[a:a + block]
+            out[rows] = (embed(euclid, s, rows) - mean) @ comps.T
+        copied = np.flatnonzero(src[lo:hi] != np.arange(lo, hi))
+        if copied.size:
+            from_pos = src[lo:hi][copied]
+            which = np.searchsorted(offsets, from_pos, side="right") - 1
+            for j in np.unique(which):
+                sel = which == j
+                base = out if j == i else num[sets[j]]
+                out[copied[sel]] = base[from_pos[sel] - offsets[j]]
+        num[s] = out
     enc = Encoding(
         spec=spec, mode=MODE_L2, num=num,
         cat={s: np.zeros((data.sizes[s], 0), dtype=np.int64) for s in data.sets},

@@ -115,6 +115,33 @@ def test_membership_advantage_by_hand():
     assert r.level == "high" and "membership advantage" in r.level_rule.description
 
 
+def test_mir_predicts_the_holdout_in_blocks_with_the_same_numbers():
+    """The evaluation hands MIR the holdout's embedding block by block (a million holdout records are never
+    embedded whole); the predictions are those of the whole array."""
+    T, S, H = _frame(80, 0.0, 1), _frame(80, 0.4, 2), _frame(50, 0.2, 3)
+    ev = _ev(T, S, H)
+    lab = rc._labelled(ev.context)
+    X_h = ev.context.embedding("H")
+    whole = rc.mir_predictions(lab["X"], lab["y"], X_h, random_state=0)
+    blocks = rc.mir_predictions(lab["X"], lab["y"], ev.context.embedding_blocks("H", rows_per_block=7),
+                                random_state=0)
+    for a, b in zip(whole, blocks):
+        np.testing.assert_array_equal(a, b)
+    assert len(blocks[2]) == 50
+    r = ev.results(metrics=["mir"])["mir"]
+    assert r.details["n_holdout"] == 50
+    assert r.details["holdout_predicted_real"] == pytest.approx(float(np.mean(whole[2] == 1)))
+
+
+def test_classifier_features_embed_only_the_kept_rows():
+    T, S = _frame(120, 0.0, 1), _frame(90, 0.3, 2)
+    ctx = _ev(T, S, max_rows=50).context
+    lab = rc._labelled(ctx)
+    rows_t, rows_s = rc.cap_rows(120, 90, 50, random_state=0)
+    expected = np.concatenate([ctx.embedding("T")[rows_t], ctx.embedding("S")[rows_s]])
+    np.testing.assert_array_equal(lab["X"], expected)
+
+
 def test_too_few_records_not_computed():
     T, S = _frame(8, 0.0, 1), _frame(50, 0.0, 2)
     res = _ev(T, S).results(metrics=["detection_mlp", "mir"])

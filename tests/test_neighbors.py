@@ -315,3 +315,26 @@ def test_subset_reference_rows() -> None:
     np.testing.assert_array_equal(i1, i2)
     np.testing.assert_array_equal(d1, d2)
     assert i1.max() < 70  # positions within the subset
+
+
+def test_dense_space_at_scale_samples_the_tree_and_gives_the_same_numbers(monkeypatch) -> None:
+    """Above DENSE_AUTO_MIN_PAIRS the automatic choice estimates the tree's pruning in a dense space too (the
+    matrix-product filter scores every pair, which grows with n x m); where it prunes the tree runs, elsewhere
+    the filter; either gives the exact neighbours."""
+    from synthpriv_report.neighbors import search
+
+    monkeypatch.setattr(search, "DENSE_AUTO_MIN_PAIRS", 1000)
+    rng = np.random.default_rng(11)
+    # records on a plane inside 16 coordinates (as one-hot projections hold few degrees of freedom): the tree
+    # prunes; independent coordinates: it cannot
+    planar = rng.uniform(size=(4000, 2)) @ rng.normal(size=(2, 16))
+    scattered = rng.normal(size=(600, 16))
+    for data, engine in ((planar, "tree"), (scattered, "dense")):
+        half = len(data) // 2
+        enc = _dense_encoding(np.ascontiguousarray(data[:half]), np.ascontiguousarray(data[half:]))
+        info: dict = {}
+        d, i = knn(build_tree(enc, "T"), enc.num["S"], enc.cat["S"], k=2, info=info)
+        assert info["choice"].engine == engine and info["choice"].visited_share is not None
+        d_b, i_b = knn_brute(enc, "S", "T", k=2)
+        np.testing.assert_array_equal(i, i_b)
+        np.testing.assert_array_equal(d, d_b)

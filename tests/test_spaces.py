@@ -240,3 +240,57 @@ def test_levels_equal_numpy_unique_order_for_ordinary_strings() -> None:
     lv, inv = np.unique(np.concatenate([vals, vals[::-1]]), return_inverse=True)
     assert f.levels[0].tolist() == lv.tolist()
     assert f.codes["T"][:, 0].tolist() == inv[:200].tolist()
+
+
+def test_embedding_of_rows_equals_rows_of_the_embedding() -> None:
+    rng = np.random.default_rng(2)
+    t = pd.DataFrame({"a": rng.normal(size=30), "k": rng.choice(list("pqr"), 30), "m": rng.choice(list("uv"), 30)})
+    d = prepare(t, t.iloc[::-1].reset_index(drop=True))
+    eu = encode(d, fit(d), SpaceSpec("euclidean"))
+    rows = np.array([5, 0, 29, 5])
+    np.testing.assert_array_equal(embed(eu, "S", rows), embed(eu, "S")[rows])
+
+
+def test_projection_in_blocks_equals_the_svd_of_the_whole_embedding(monkeypatch) -> None:
+    """The PCA runs block by block (mean, then R of a QR accumulated over blocks): the same explained variance
+    and the same distances as the SVD of the whole centred real embedding; identical records, even in different
+    sets and blocks, get identical coordinates."""
+    import synthpriv_report.spaces as sp
+
+    monkeypatch.setattr(sp, "PROJECT_BLOCK", 7)
+    rng = np.random.default_rng(4)
+    n = 50
+    z = rng.normal(size=n)
+    t = pd.DataFrame({"a": z, "b": z + 0.1 * rng.normal(size=n), "k": rng.choice(list("pqrs"), n)})
+    h = t.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    s = pd.concat([t.iloc[:20], h.iloc[:5]], ignore_index=True)
+    d = prepare(t, s, h)
+    eu = encode(d, fit(d), SpaceSpec("euclidean"))
+    X = np.concatenate([embed(eu, "T"), embed(eu, "H")])
+    Xc = X - X.mean(axis=0)
+    _, sv, vt = np.linalg.svd(Xc, full_matrices=False)
+    enc, proj = project(d, eu, SpaceSpec("projected", n_components=3))
+    np.testing.assert_allclose(proj.explained_variance_ratio, sv ** 2 / np.sum(sv ** 2), atol=1e-12)
+    np.testing.assert_allclose(proj.mean, X.mean(axis=0), atol=1e-12)
+    # the components up to their signs
+    np.testing.assert_allclose(np.abs(proj.components), np.abs(vt[:3]), atol=1e-9)
+    expected = (embed(eu, "S") - X.mean(axis=0)) @ vt[:3].T
+    np.testing.assert_allclose(np.abs(enc.num["S"]), np.abs(expected), atol=1e-9)
+    # H is T shuffled and S copies rows of T and H: identical records, identical coordinates, bit for bit
+    for i in range(20):
+        np.testing.assert_array_equal(enc.num["S"][i], enc.num["T"][i])
+    for i in range(5):
+        j = int(np.flatnonzero((t == h.iloc[i]).all(axis=1))[0])  # the record of T that H[i] is
+        np.testing.assert_array_equal(enc.num["S"][20 + i], enc.num["H"][i])
+        np.testing.assert_array_equal(enc.num["H"][i], enc.num["T"][j])
+
+
+def test_projection_of_an_identifier_like_column_is_a_clear_error(monkeypatch) -> None:
+    import synthpriv_report.spaces as sp
+
+    t = pd.DataFrame({"user id": [f"u{i}" for i in range(50)], "x": np.arange(50.0)})
+    d = prepare(t, t.copy())
+    eu = encode(d, fit(d), SpaceSpec("euclidean"))
+    monkeypatch.setattr(sp, "MAX_EMBEDDING_VALUES", 1000)
+    with pytest.raises(ValueError, match=r"'user id'.*50 categories.*exclude"):
+        project(d, eu, SpaceSpec("projected"))

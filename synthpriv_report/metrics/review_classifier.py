@@ -39,6 +39,7 @@ Choices where the spec is silent (documented here and in the details):
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -223,13 +224,17 @@ def sklearn_detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | Non
     return np.asarray(aucs, dtype=np.float64)
 
 
-def mir_predictions(X: ArrayLike, y: ArrayLike, X_holdout: ArrayLike | None = None, *,
+def mir_predictions(X: ArrayLike, y: ArrayLike, X_holdout: ArrayLike | Iterator[ArrayLike] | None = None, *,
                     random_state: int | None = None, test_size: float = MIR_TEST_SIZE
                     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64] | None]:
     """Fit MIR's classifier and predict (spec section 3, MIR; seed 002 2.2.11).
 
     ``train_test_split(test_size, stratify=y, random_state)``, then ``HistGradientBoostingClassifier(
     random_state=random_state)`` with default settings (in place of LightGBM) fitted on the training part.
+
+    ``X_holdout`` is an array of shape (m, p), or an iterator of such arrays (blocks of holdout rows, predicted
+    one after the other in order, so that a large holdout is never embedded whole; a row's prediction does not
+    depend on the others).
 
     Returns
     -------
@@ -255,7 +260,9 @@ def mir_predictions(X: ArrayLike, y: ArrayLike, X_holdout: ArrayLike | None = No
         clf = HistGradientBoostingClassifier(random_state=random_state).fit(X_tr, y_tr)
         pred_h = None
         if X_holdout is not None:
-            pred_h = np.asarray(clf.predict(np.asarray(X_holdout, dtype=np.float64)), dtype=np.int64)
+            blocks = X_holdout if isinstance(X_holdout, Iterator) else [X_holdout]
+            pred_h = np.concatenate([np.asarray(clf.predict(np.asarray(b, dtype=np.float64)), dtype=np.int64)
+                                     for b in blocks] or [np.zeros(0, dtype=np.int64)])
         pred_te = np.asarray(clf.predict(X_te), dtype=np.int64)
     return np.asarray(y_te, dtype=np.int64), pred_te, pred_h
 
@@ -317,7 +324,9 @@ def _labelled(ctx: Any) -> dict[str, Any]:
     def build() -> dict[str, Any]:
         n_t, n_s = ctx.size(ctx.T), ctx.size(ctx.S)
         rows_t, rows_s = cap_rows(n_t, n_s, max_rows, random_state=ctx.random_state)
-        X = np.concatenate([ctx.embedding(ctx.T)[rows_t], ctx.embedding(ctx.S)[rows_s]], axis=0)
+        # only the kept rows are embedded (the same numbers as rows of the whole embedding)
+        X = np.concatenate([ctx.embedding(ctx.subset(ctx.T, rows_t, "classifier.T")),
+                            ctx.embedding(ctx.subset(ctx.S, rows_s, "classifier.S"))], axis=0)
         y = np.concatenate([np.ones(len(rows_t), dtype=np.int64), np.zeros(len(rows_s), dtype=np.int64)])
         return {"X": X, "y": y, "n_real": len(rows_t), "n_syn": len(rows_s), "n_real_total": n_t,
                 "n_syn_total": n_s, "max_rows": max_rows}
@@ -366,7 +375,7 @@ def _compute_mir(ctx: Any, params: dict[str, Any]) -> MetricResult:
     if bad is not None:
         return bad
     key = ("review_classifier.mir", ctx.T, ctx.S, ctx.H, lab["max_rows"], ctx.random_state)
-    X_h = ctx.embedding(ctx.H) if ctx.H is not None else None
+    X_h = ctx.embedding_blocks(ctx.H) if ctx.H is not None else None  # every holdout record, block by block
     y_te, pred_te, pred_h = ctx.memo(
         key, lambda: mir_predictions(lab["X"], lab["y"], X_h, random_state=ctx.random_state))
     sc = mir_scores(y_te, pred_te, pred_h)

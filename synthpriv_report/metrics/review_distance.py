@@ -35,7 +35,7 @@ from ..results import MetricResult, not_computed
 from ..spaces import SpaceSpec
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..engine import Context, SearchRequest, SetRef
+    from ..engine import Context, SearchRequest, SetRef, TreeRequest
 
 #: Level thresholds every metric of this module uses (the evaluation shows the calibration value beside it).
 
@@ -332,8 +332,10 @@ def _space_details(ctx: Context, space: SpaceSpec) -> dict[str, Any]:
 
 
 def _plan_closeness(name: str):
-    def plan(ctx: Context, params: dict[str, Any]) -> list[SearchRequest]:
-        return [ctx.request(ctx.metric_space(name, "euclidean"), ctx.T, ctx.S, 1)]
+    def plan(ctx: Context, params: dict[str, Any]) -> list[SearchRequest | TreeRequest]:
+        sp = ctx.metric_space(name, "euclidean")
+        # d_max reads the trees of T and S (the farthest-pair search)
+        return [ctx.request(sp, ctx.T, ctx.S, 1), ctx.tree_request(sp, ctx.T), ctx.tree_request(sp, ctx.S)]
     return plan
 
 

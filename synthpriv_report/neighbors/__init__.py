@@ -6,7 +6,9 @@ Engines, all exact and giving the same numbers (distances bit-identical, indices
   flags, category code ranges and bitmasks per node); a query walks it nearest box first and skips every box
   whose lower bound exceeds its current k-th distance. Excellent where the data has structure.
 - ``dense`` (:mod:`.dense`): dense numeric spaces (the projected space) by single-precision matrix products and an
-  exact re-check within a proven rounding margin.
+  exact re-check within a proven rounding margin. It scores every query-reference pair, so above
+  ``DENSE_AUTO_MIN_PAIRS`` pairs the automatic choice samples the tree's pruning there too and takes the tree where
+  it prunes (the projection of clustered one-hot data: 0.3% of the references per query at 300,000 records).
 - ``tiled`` (:mod:`.tiled`): brute force in blocks of queries x references, single-precision SIMD lanes and an
   exact float64 re-check of every reference within a proven rounding margin of the k-th best; the engine for
   data the tree cannot prune.
