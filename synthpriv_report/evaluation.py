@@ -152,9 +152,9 @@ class Evaluation:
     n_components : int or float, optional
         Projected space components (default 0.95 of explained variance).
     max_rows : int, default 20000
-        Per-class cap of the classifier metrics (D-MLP, MIR), and the most real records GCAP compares (its cost
-        grows with |T| x |S|); larger sets are reduced by a random subsample drawn from ``random_state``, and the
-        sizes used are in the details.
+        Per-class cap of the classifier metrics (D-MLP, MIR); larger classes are reduced by a random subsample
+        drawn from ``random_state``, and the sizes used are in the details. (GCAP samples its real records on
+        its own rule, above ``review_attack.GCAP_MAX_PAIRS`` real-synthetic pairs.)
     metrics : sequence of str, optional
         Metrics this evaluation computes (default all registered).
     verdict_metrics : sequence of str, optional

@@ -436,7 +436,7 @@ SETTING_WORDS: dict[str, str] = {
     "spaces": "Distance space chosen per measure",
     "nndr_k": "Neighbours averaged in the nearest-neighbour distance ratio",
     "n_components": "Dimensions kept in the projected (principal-component) space",
-    "max_rows": "Most records per set given to the classifiers, and most real records GCAP compares",
+    "max_rows": "Most records per set given to the classifiers",
     "random_state": "Random state (makes every random step repeatable)",
     "calibrate": "Each measure also computed with the holdout in place of the synthetic data",
     "reveal_real_values": "Real record values shown in this report",

@@ -321,14 +321,18 @@ def test_zcap_gcap_match_brute_force():
     assert res["gcap"].value == pytest.approx(np.mean(g))
 
 
-def test_gcap_above_max_rows_uses_a_seeded_sample_of_the_real_records_and_says_so():
-    """GCAP's cost grows with |T| x |S|: above max_rows real records it runs on a random subsample of T drawn from
-    default_rng(random_state) (sorted positions), against every synthetic record; the value is the brute-force
-    mean over exactly those records, the sizes are in the details and a note states the sample."""
+def test_gcap_above_its_pair_budget_uses_a_seeded_sample_of_the_real_records_and_says_so(monkeypatch):
+    """GCAP's cost grows with |T| x |S|: above GCAP_MAX_PAIRS pairs it runs on a random subsample of
+    GCAP_MAX_PAIRS // |S| real records drawn from default_rng(random_state) (sorted positions), against every
+    synthetic record; the value is the brute-force mean over exactly those records, the sizes are in the details
+    and a note states the sample."""
+    from synthpriv_report.metrics import review_attack
+
     rng = np.random.default_rng(1)
     T, S, H = _random_frame(rng, 60), _random_frame(rng, 50), _random_frame(rng, 40)
     keys = ["c1", "c2", "x"]
-    ev = _ev(T, S, H, key_fields=keys, sensitive_fields=["s"], max_rows=25, random_state=7)
+    monkeypatch.setattr(review_attack, "GCAP_MAX_PAIRS", 25 * 50)
+    ev = _ev(T, S, H, key_fields=keys, sensitive_fields=["s"], random_state=7)
     r = _res(ev)["gcap"]
     rows = np.sort(np.random.default_rng(7).choice(60, 25, replace=False))
     Tv, Sv = T[keys].to_numpy(object), S[keys].to_numpy(object)
@@ -338,7 +342,7 @@ def test_gcap_above_max_rows_uses_a_seeded_sample_of_the_real_records_and_says_s
         at_min = ham == ham.min()
         g.append((at_min & (S["s"].to_numpy() == T["s"].iloc[i])).sum() / at_min.sum())
     assert r.value == pytest.approx(np.mean(g))
-    assert (r.details["n_real_used"], r.details["n_real_total"], r.details["max_rows"]) == (25, 60, 25)
+    assert (r.details["n_real_used"], r.details["n_real_total"], r.details["max_pairs"]) == (25, 60, 1250)
     assert any("random sample of 25 of the 60 real records" in n and "random_state=7" in n for n in r.notes)
     # the calibration (H as S) compares the same sampled real records
     Hv = H[keys].to_numpy(object)
@@ -348,10 +352,11 @@ def test_gcap_above_max_rows_uses_a_seeded_sample_of_the_real_records_and_says_s
         at_min = ham == ham.min()
         c.append((at_min & (H["s"].to_numpy() == T["s"].iloc[i])).sum() / at_min.sum())
     assert r.calibration == pytest.approx(np.mean(c))
-    # the same seed gives the same sample and value; at or below max_rows every record is used and nothing said
-    again = _res(_ev(T, S, H, key_fields=keys, sensitive_fields=["s"], max_rows=25, random_state=7))["gcap"]
+    # the same seed gives the same sample and value; within the budget every record is used and nothing said
+    again = _res(_ev(T, S, H, key_fields=keys, sensitive_fields=["s"], random_state=7))["gcap"]
     assert again.value == r.value
-    full = _res(_ev(T, S, key_fields=keys, sensitive_fields=["s"], max_rows=60))["gcap"]
+    monkeypatch.setattr(review_attack, "GCAP_MAX_PAIRS", 60 * 50)
+    full = _res(_ev(T, S, key_fields=keys, sensitive_fields=["s"]))["gcap"]
     assert full.details["n_real_used"] == 60 and not any("random sample" in n for n in full.notes)
 
 
