@@ -89,32 +89,34 @@ def _cast(theta, x):  # pragma: no cover - compiled
     return tmp[0]
 
 
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FASTMATH, inline="always")
+def _add_rows(dst, d, src, idx, val, q, end):  # pragma: no cover - compiled
+    """``dst[d] += val[t] * src[idx[t]]`` for t in ``[q, end)``, four rows of ``src`` per pass over ``dst[d]`` (so
+    ``dst[d]`` is read and written a quarter as often; the sum's order is a rounding matter, as in any product)."""
+    width = dst.shape[1]
+    while q + 4 <= end:
+        s0, s1, s2, s3 = idx[q], idx[q + 1], idx[q + 2], idx[q + 3]
+        v0, v1, v2, v3 = val[q], val[q + 1], val[q + 2], val[q + 3]
+        for a in range(width):
+            dst[d, a] += (v0 * src[s0, a] + v1 * src[s1, a]) + (v2 * src[s2, a] + v3 * src[s3, a])
+        q += 4
+    while q < end:
+        s0 = idx[q]
+        v0 = val[q]
+        for a in range(width):
+            dst[d, a] += v0 * src[s0, a]
+        q += 1
+
+
 @njit(cache=True, nogil=True, error_model="numpy", fastmath=_FASTMATH)
 def _layer1(rows, indptr, indices, vals, W1, b1, A1):  # pragma: no cover - compiled
-    """ReLU(X[rows] @ W1 + b1) into A1, from the nonzero entries of each row.
-
-    Four nonzero entries are added per pass over a row's activations, so the activations are read and written a
-    quarter as often (the sum's order is a rounding matter, as in any matrix product).
-    """
+    """ReLU(X[rows] @ W1 + b1) into A1, from the nonzero entries of each row (:func:`_add_rows`)."""
     h1 = b1.size
     for i in range(rows.size):
         r = rows[i]
         for a in range(h1):
             A1[i, a] = b1[a]
-        q = indptr[r]
-        end = indptr[r + 1]
-        while q + 4 <= end:
-            c0, c1, c2, c3 = indices[q], indices[q + 1], indices[q + 2], indices[q + 3]
-            v0, v1, v2, v3 = vals[q], vals[q + 1], vals[q + 2], vals[q + 3]
-            for a in range(h1):
-                A1[i, a] += (v0 * W1[c0, a] + v1 * W1[c1, a]) + (v2 * W1[c2, a] + v3 * W1[c3, a])
-            q += 4
-        while q < end:
-            c0 = indices[q]
-            v0 = vals[q]
-            for a in range(h1):
-                A1[i, a] += v0 * W1[c0, a]
-            q += 1
+        _add_rows(A1, i, W1, indices, vals, indptr[r], indptr[r + 1])
         for a in range(h1):
             if A1[i, a] < 0:
                 A1[i, a] = 0
@@ -140,9 +142,10 @@ def _layer1_grad(rows, indptr, indices, vals, D1, gW1, start, pos, brow, bval): 
     """Add ``X[rows].T @ D1`` to ``gW1`` from the nonzero entries of the rows.
 
     The batch's entries are first grouped by feature (a counting sort into ``brow``/``bval``, with ``start`` and
-    ``pos`` as work space of ``p + 1`` integers), then each feature's gradient row takes four records per pass.
+    ``pos`` as work space of ``p + 1`` integers), then each feature's gradient row takes its records
+    (:func:`_add_rows`).
     """
-    p, h1 = gW1.shape
+    p = gW1.shape[0]
     start[:] = 0
     for i in range(rows.size):
         r = rows[i]
@@ -159,20 +162,7 @@ def _layer1_grad(rows, indptr, indices, vals, D1, gW1, start, pos, brow, bval): 
             bval[pos[c]] = vals[q]
             pos[c] += 1
     for c in range(p):
-        q = start[c]
-        end = start[c + 1]
-        while q + 4 <= end:
-            i0, i1, i2, i3 = brow[q], brow[q + 1], brow[q + 2], brow[q + 3]
-            v0, v1, v2, v3 = bval[q], bval[q + 1], bval[q + 2], bval[q + 3]
-            for a in range(h1):
-                gW1[c, a] += (v0 * D1[i0, a] + v1 * D1[i1, a]) + (v2 * D1[i2, a] + v3 * D1[i3, a])
-            q += 4
-        while q < end:
-            i0 = brow[q]
-            v0 = bval[q]
-            for a in range(h1):
-                gW1[c, a] += v0 * D1[i0, a]
-            q += 1
+        _add_rows(gW1, c, D1, brow, bval, start[c], start[c + 1])
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath=_FASTMATH)
