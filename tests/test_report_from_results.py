@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -76,3 +77,23 @@ def test_a_real_value_equal_to_the_reports_words_changes_nothing_but_itself(word
     # real-only category is called "zq" (the data are otherwise identical)
     for phrase in ("holdout to train", word):
         assert page.count(phrase) == pages["zq"].count(phrase) > 0, phrase
+
+
+def test_a_report_drawn_again_from_json_keeps_its_time_and_says_where_it_comes_from(tmp_path):
+    # the cover's "Made with ..." line dates the computation, not the re-rendering of a saved report
+    from synthpriv_report.datasets import load_demo
+
+    d = load_demo()
+    ev = Evaluation(d.real.iloc[:200], d.synthetic.iloc[:200], d.holdout.iloc[:100], metrics=["exact_copies"],
+                    progress=False, random_state=0)
+    path = tmp_path / "r.json"
+    ev.to_json(path)
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    saved["created"] = "2020-01-02T03:04:05+00:00"
+    path.write_text(json.dumps(saved), encoding="utf-8")
+    again = ResultSet.from_json(path).to_json()
+    assert again["created"] == "2020-01-02T03:04:05+00:00"
+    ResultSet.from_json(path).to_html(tmp_path / "r.html")
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "2020-01-02T03:04:05+00:00" in page and "drawn again from a saved JSON report" in page
+    assert "computed from the data" not in page

@@ -103,7 +103,8 @@ def build_document(source: Any, *, reveal_real_values: bool | None = None, input
     body = rs.to_dict()
     doc = to_jsonable({
         "schema": SCHEMA,
-        "created": _now(),
+        # a result set drawn from a saved report keeps that report's time (results_from_document puts it in meta)
+        "created": meta.get("created") or _now(),
         "generator": {"package": "synthpriv_report", "version": str(versions.get("synthpriv_report", ""))},
         "verdict": body["verdict"],
         "params": body["params"],
@@ -390,7 +391,7 @@ def report_data(source: Any, *, reveal_real_values: bool | None = None, inputs: 
         return ReportData(doc, results_from_document(doc), from_json=True)
     doc, rs, ev = build_document(source, reveal_real_values=reveal_real_values, inputs=inputs, **params)
     doc = validate_document(doc, source="report of this evaluation")
-    return ReportData(doc, rs, evaluation=ev)
+    return ReportData(doc, rs, evaluation=ev, from_json=ev is None and bool((rs.meta or {}).get("created")))
 
 
 # ---------------------------------------------------------------------------------------------------------------
