@@ -43,15 +43,26 @@ def group_ids(a: ArrayLike, b: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np
     ids = np.zeros(both.shape[0], dtype=np.int64)
     n_groups = 1
     for j in range(both.shape[1]):
-        # mixed-radix combination, re-densified after every column so that it never overflows
-        _, col = np.unique(both[:, j], return_inverse=True)
-        col = col.reshape(-1).astype(np.int64)
-        _, ids = np.unique(ids * (int(col.max()) + 1) + col, return_inverse=True)
-        ids = ids.reshape(-1).astype(np.int64)
+        # mixed-radix combination, re-densified after every column so that it never overflows; the ranks of the
+        # sorted distinct values (np.unique's inverse), found by hashing (pandas.factorize) and sorting only the
+        # distinct values
+        col = _ranks(both[:, j])
+        ids = _ranks(ids * (int(col.max()) + 1) + col)
         n_groups = int(ids.max()) + 1
     if both.shape[0] == 0:
         n_groups = 0
     return ids[:n], ids[n:], n_groups
+
+
+def _ranks(x: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Rank of each value among the sorted distinct values of ``x`` (``np.unique(x, return_inverse=True)[1]``).
+
+    >>> _ranks(np.array([7, 3, 7, 9])).tolist()
+    [1, 0, 1, 2]
+    """
+    import pandas as pd
+
+    return pd.factorize(x, sort=True)[0].astype(np.int64, copy=False)
 
 
 @njit(cache=True, parallel=True)
@@ -165,9 +176,21 @@ def hitting_matches(cat_t: ArrayLike, num_t: ArrayLike, cat_s: ArrayLike, num_s:
     return _hits_from_index(index, h)
 
 
-def _hits_from_index(index: _HitrIndex, h: ArrayLike) -> tuple[NDArray[np.bool_], int]:
+def hitting_candidates(index: _HitrIndex, h: ArrayLike) -> int:
+    """How many (real, synthetic) candidate pairs the HitR join checks for the tolerances ``h``: the sum of the
+    windows' sizes, known before any is scanned (it grows with the product of the set sizes)."""
+    a, b, _, _ = index.windows(np.ascontiguousarray(h, dtype=np.float64).reshape(-1))
+    return int((b - a).sum())
+
+
+def _hits_from_index(index: _HitrIndex, h: ArrayLike,
+                     rows: NDArray[np.int64] | None = None) -> tuple[NDArray[np.bool_], int]:
+    """Hit flags and pair count of the real records ``rows`` (default all) for the tolerances ``h``."""
     hh = np.ascontiguousarray(h, dtype=np.float64).reshape(-1)
     a, b, order, _ = index.windows(hh)
-    pairs = _hitr_kernel(a.astype(np.int64), b.astype(np.int64), order.astype(np.int64), index.num_t,
+    num_t = index.num_t
+    if rows is not None:
+        a, b, num_t = a[rows], b[rows], np.ascontiguousarray(num_t[rows])
+    pairs = _hitr_kernel(a.astype(np.int64), b.astype(np.int64), order.astype(np.int64), num_t,
                          index.num_s, hh)
     return pairs > 0, int(pairs.sum())

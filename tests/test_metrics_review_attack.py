@@ -263,6 +263,36 @@ def test_hitting_rate_hand_example():
     assert r15.details["n_pairs"] == 4
 
 
+def test_hitting_rate_above_its_candidate_budget_checks_a_seeded_sample_and_says_so(monkeypatch):
+    """The HitR join's candidates grow with |T| x |S|: above HITR_MAX_CANDIDATES it checks a random subsample of
+    T drawn from default_rng(random_state), sized to the budget, against every synthetic record; the value is the
+    share of those records hit (by hand below), the calibration checks the same records, a note says so."""
+    from synthpriv_report.joins import _HitrIndex, hitting_candidates
+    from synthpriv_report.metrics import review_attack
+
+    T = pd.concat([T_HIT] * 5, ignore_index=True)  # 20 real records: 10 hit (the 1st and 3rd of every 4)
+    S, H = S_HIT, S_HIT.iloc[[3, 0]]
+    ev = _ev(T, S, H, random_state=4)
+    index = review_attack._hitr_index(ev.context)
+    assert isinstance(index, _HitrIndex)
+    h = np.array([1.0, 2 / 30])
+    cands = hitting_candidates(index, h)
+    monkeypatch.setattr(review_attack, "HITR_MAX_CANDIDATES", cands // 2)
+    r = _res(_ev(T, S, H, random_state=4))["hitting_rate"]
+    k = int(20 * ((cands // 2) / cands))
+    rows = np.sort(np.random.default_rng(4).choice(20, k, replace=False))
+    assert r.details["n_real"] == k and r.details["n_real_total"] == 20
+    assert r.value == pytest.approx(np.mean(rows % 4 % 2 == 0))  # positions 0 and 2 of each block of 4 are hit
+    assert any(f"random sample of {k} of the 20 real records" in n and "random_state=4" in n for n in r.notes)
+    # calibration, H = S rows 3 and 0: only real records 0 (by z0) and 2 (by z3) of each block are hit
+    assert r.calibration == pytest.approx(np.mean(rows % 4 % 2 == 0))
+    # within the budget: every record, no note
+    monkeypatch.setattr(review_attack, "HITR_MAX_CANDIDATES", cands)
+    full = _res(_ev(T, S, H, random_state=4))["hitting_rate"]
+    assert full.details["n_real"] == 20 and full.value == pytest.approx(0.5)
+    assert not any("random sample" in n for n in full.notes)
+
+
 def test_hitting_rate_uses_training_range_only():
     # H widens the fitted range of x to 300, but HitR's h uses T's range 30 -> still 1
     H = pd.DataFrame({"c": ["a", "b"], "x": [0.0, 300.0], "u": [1.0, 3.0]})
