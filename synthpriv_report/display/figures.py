@@ -95,6 +95,21 @@ def _threshold_positions(r: MetricResult) -> list[tuple[float, str]]:
     return out
 
 
+def _short_title(r: MetricResult, width: int = 30) -> str:
+    """A metric's title for an axis label: wrapped at ``width`` characters, two lines at most.
+
+    >>> print(_short_title(MetricResult("holdout_dcr_share", 0.5, title="Closer to the training data than to the holdout")))
+    Closer to the training data
+    than to the holdout
+    """
+    import textwrap
+
+    lines = textwrap.wrap(str(r.title or r.name), width) or [r.name]
+    if len(lines) > 2:
+        lines = [lines[0], textwrap.shorten(" ".join(lines[1:]), width, placeholder="…")]
+    return "\n".join(lines)
+
+
 def plot_risk_overview(results: Any, *, ax: Any = None) -> Any:
     """Every computed metric on one chart: its value placed on its range, oriented so right is riskier.
 
@@ -125,12 +140,13 @@ def plot_risk_overview(results: Any, *, ax: Any = None) -> Any:
             ax.plot([p, p], [yi - 0.42, yi + 0.42], color=COLORS["line"], lw=1.2,
                     ls="--" if which == "medium" else "-")
     ax.set_yticks(y)
-    ax.set_yticklabels([r.name for r in rows], fontsize=8)
+    # the measures' titles, in words (a reader of the report does not know the code names), on two lines at most
+    ax.set_yticklabels([_short_title(r) for r in rows], fontsize=8)
     ax.set_xlim(0.0, 1.0)
     ax.set_xticks([0.0, 0.5, 1.0])
     ax.set_xticklabels(["safe end", "middle", "risky end"])
-    ax.set_xlabel("value on its range (colour: level; blue: the holdout in place of the synthetic data; black: "
-                  "level thresholds, dashed medium, solid high)")
+    ax.set_xlabel("value on its range (colour: level; blue: the holdout in place of the synthetic data; "
+                  "black: level thresholds, dashed medium, solid high)")
     ax.set_title(f"Risk overview ({len(rows)} metrics on a fixed scale)")
     return ax
 
@@ -161,9 +177,17 @@ def _draw_figure(draw: Callable[..., Any], ncols: int, size: tuple[float, float]
 
 
 def _wrap_labels(ax: Any, width_in: float) -> None:
-    """Wrap an axes' title and x label at word boundaries to the axes' width (about 0.55 em per character)."""
+    """Wrap an axes' title and x label at word boundaries to the axes' width (about 0.55 em per character).
+
+    The axes are narrower than the figure by their y tick labels (long on the risk overview, whose labels are
+    the measures' titles): that room, measured on the drawn labels, is taken off the width.
+    """
     import textwrap
 
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    labels = [t.get_window_extent(renderer).width for t in ax.get_yticklabels() if t.get_text()]
+    width_in = max(1.0, width_in - (max(labels) / fig.dpi + 0.3 if labels else 0.0))
     for text in (ax.title, ax.xaxis.label):
         s = text.get_text()
         if not s:
@@ -266,8 +290,8 @@ def overview_entry(results: Any) -> dict[str, str] | None:
     rows = [r for r in results.values() if r.computed and risk_position(r) is not None]
     if not rows:
         return None
-    svg = render_figure(lambda a: plot_risk_overview(results, ax=a), size=(MAX_WIDTH_IN, 1.1 + 0.3 * len(rows)))
-    listed = "; ".join(f"{r.name} {float(r.value):.4g} ({r.level or 'no'} level)" for r in rows)
+    svg = render_figure(lambda a: plot_risk_overview(results, ax=a), size=(MAX_WIDTH_IN, 1.1 + 0.36 * len(rows)))
+    listed = "; ".join(f"{r.title or r.name} {float(r.value):.4g} ({r.level or 'no'} level)" for r in rows)
     return {"caption": "All metrics on one chart: each bar is the value placed on its range, right is riskier; "
                        "black marks are the level thresholds where they lie on the value's own scale (dashed "
                        "medium, solid high; a share is judged by its interval's lower bound), blue marks the "
