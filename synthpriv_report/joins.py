@@ -116,9 +116,17 @@ class _HitrIndex:
             self.columns.append((xt, uniq, width, key_s[order], order))
         self.order_g = np.argsort(self.g_s, kind="stable")
         self.sorted_g = self.g_s[self.order_g]
+        self._windows: dict[bytes, tuple] = {}
 
     def windows(self, h: NDArray[np.float64]):
-        """Candidate windows for the tolerances ``h``: the column whose windows hold the fewest candidates."""
+        """Candidate windows for the tolerances ``h``: the column whose windows hold the fewest candidates
+        (found once per ``h``: counting the candidates and scanning them read the same windows)."""
+        key = np.ascontiguousarray(h, dtype=np.float64).tobytes()
+        if key not in self._windows:
+            self._windows[key] = self._find_windows(h)
+        return self._windows[key]
+
+    def _find_windows(self, h: NDArray[np.float64]):
         if not self.columns:
             a = np.searchsorted(self.sorted_g, self.g_t, side="left")
             b = np.searchsorted(self.sorted_g, self.g_t, side="right")

@@ -365,23 +365,21 @@ def test_gcap_above_its_pair_budget_uses_a_seeded_sample_of_the_real_records_and
     ev = _ev(T, S, H, key_fields=keys, sensitive_fields=["s"], random_state=7)
     r = _res(ev)["gcap"]
     rows = np.sort(np.random.default_rng(7).choice(60, 25, replace=False))
-    Tv, Sv = T[keys].to_numpy(object), S[keys].to_numpy(object)
-    g = []
-    for i in rows:
-        ham = np.array([sum(not _same(Tv[i, k], Sv[j, k]) for k in range(len(keys))) for j in range(len(S))])
-        at_min = ham == ham.min()
-        g.append((at_min & (S["s"].to_numpy() == T["s"].iloc[i])).sum() / at_min.sum())
-    assert r.value == pytest.approx(np.mean(g))
+    Tv = T[keys].to_numpy(object)
+
+    def brute(R):  # GCAP of the sampled real records against R, by the definition
+        Rv, out = R[keys].to_numpy(object), []
+        for i in rows:
+            ham = np.array([sum(not _same(Tv[i, k], Rv[j, k]) for k in range(len(keys))) for j in range(len(R))])
+            at_min = ham == ham.min()
+            out.append((at_min & (R["s"].to_numpy() == T["s"].iloc[i])).sum() / at_min.sum())
+        return np.mean(out)
+
+    assert r.value == pytest.approx(brute(S))
     assert (r.details["n_real_used"], r.details["n_real_total"], r.details["max_pairs"]) == (25, 60, 1250)
     assert any("random sample of 25 of the 60 real records" in n and "random_state=7" in n for n in r.notes)
     # the calibration (H as S) compares the same sampled real records
-    Hv = H[keys].to_numpy(object)
-    c = []
-    for i in rows:
-        ham = np.array([sum(not _same(Tv[i, k], Hv[j, k]) for k in range(len(keys))) for j in range(len(H))])
-        at_min = ham == ham.min()
-        c.append((at_min & (H["s"].to_numpy() == T["s"].iloc[i])).sum() / at_min.sum())
-    assert r.calibration == pytest.approx(np.mean(c))
+    assert r.calibration == pytest.approx(brute(H))
     # the same seed gives the same sample and value; within the budget every record is used and nothing said
     again = _res(_ev(T, S, H, key_fields=keys, sensitive_fields=["s"], random_state=7))["gcap"]
     assert again.value == r.value

@@ -347,6 +347,26 @@ def _cap_details(ctx: Context, cat: list[str], num: list[str], per_attr: NDArray
 GCAP_MAX_PAIRS = 2 * 10**10
 
 
+def _budget_rows(n_real: int, cost: int, budget: int, random_state: int | None) -> NDArray[np.int64] | None:
+    """The real records a join whose work ``cost`` grows with |T| x |S| compares: all (None) while ``cost`` is at
+    most ``budget``, else ``n_real * budget // cost`` positions (at least one) drawn from
+    ``default_rng(random_state)`` (sorted; spec section 0's subsample), so that about ``budget`` work remains."""
+    if cost <= budget:
+        return None
+    return stats.subsample(n_real, max(1, n_real * budget // cost), np.random.default_rng(random_state))
+
+
+def _sample_note(n_used: int, n_total: int, random_state: int | None, budget: int, what: str,
+                 also: str = "") -> tuple[str, ...]:
+    """The report's note on a metric computed on a sample of the real records (none when all were used)."""
+    if n_used == n_total:
+        return ()
+    return (f"computed on a random sample of {n_used:,} of the {n_total:,} real records (drawn with "
+            f"random_state={random_state}), each compared with every synthetic record: the work grows with the "
+            f"product of the two sizes, and above {budget:,} {what} the real records are sampled; the interval "
+            "covers the sampling" + (f"; {also}" if also else ""),)
+
+
 def gcap_real_rows(n_real: int, n_syn: int, *, random_state: int | None,
                    max_pairs: int | None = None) -> NDArray[np.int64] | None:
     """The real records GCAP compares: all of them (None) while ``n_real * n_syn`` is at most ``max_pairs``
@@ -360,9 +380,7 @@ def gcap_real_rows(n_real: int, n_syn: int, *, random_state: int | None,
     True
     """
     budget = GCAP_MAX_PAIRS if max_pairs is None else int(max_pairs)
-    if n_real * n_syn <= budget:
-        return None
-    return stats.subsample(n_real, max(1, budget // max(n_syn, 1)), np.random.default_rng(random_state))
+    return _budget_rows(n_real, n_real * n_syn, budget, random_state)
 
 
 def _gcap_real(ctx: Context):
@@ -421,12 +439,8 @@ def _gcap_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
         "n_real_total": ctx.size(ctx.T),
         "max_pairs": GCAP_MAX_PAIRS,
     }
-    notes: tuple[str, ...] = ()
-    if _gcap_real(ctx).rows is not None:
-        notes = (f"computed on a random sample of {n_min.shape[0]:,} of the {ctx.size(ctx.T):,} real records "
-                 f"(drawn with random_state={ctx.random_state}), each compared with every synthetic record: the "
-                 f"work grows with the product of the two sizes, and above {GCAP_MAX_PAIRS:,} real-synthetic "
-                 "pairs the real records are sampled; the interval covers the sampling",)
+    notes = _sample_note(int(n_min.shape[0]), ctx.size(ctx.T), ctx.random_state, GCAP_MAX_PAIRS,
+                         "real-synthetic pairs")
     return MetricResult(name="gcap", value=value, interval=_interval(scores, None, ctx, params),
                         details=details, space=_hamming_keys(ctx).label, notes=notes)
 
@@ -563,12 +577,8 @@ def _hitr_rows(ctx: Context, h: NDArray[np.float64]) -> NDArray[np.int64] | None
     ``default_rng(random_state)``, sized so that about that many remain. The candidates grow with |T| x |S|
     (each real record's window holds a share of S); the calibration checks the same records."""
     def build():
-        n_t = ctx.size(ctx.T)
         cands = hitting_candidates(_hitr_index(ctx, "S"), h)
-        if cands <= HITR_MAX_CANDIDATES:
-            return None
-        k = max(1, int(n_t * (HITR_MAX_CANDIDATES / cands)))
-        return stats.subsample(n_t, k, np.random.default_rng(ctx.random_state))
+        return _budget_rows(ctx.size(ctx.T), cands, HITR_MAX_CANDIDATES, ctx.random_state)
 
     return ctx.memo(("review_attack.hitr_rows", ctx.T, h.tobytes(), HITR_MAX_CANDIDATES, ctx.random_state), build)
 
@@ -607,13 +617,8 @@ def _hitr_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
         "n_real_total": ctx.size(ctx.T),
         "n_synthetic": int(index.g_s.shape[0]),
     }
-    notes: tuple[str, ...] = ()
-    if rows is not None:
-        notes = (f"computed on a random sample of {n_t:,} of the {ctx.size(ctx.T):,} real records (drawn with "
-                 f"random_state={ctx.random_state}), each compared with every synthetic record: the work grows "
-                 f"with the product of the two sizes, and above {HITR_MAX_CANDIDATES:,} candidate pairs the real "
-                 "records are sampled; the interval covers the sampling, and the pair count is that of the "
-                 "sampled records",)
+    notes = _sample_note(n_t, ctx.size(ctx.T), ctx.random_state, HITR_MAX_CANDIDATES, "candidate pairs",
+                         "the pair count is that of the sampled records")
     return MetricResult(name="hitting_rate", value=value, interval=stats.wilson(value, n_t),
                         details=details, notes=notes)
 
