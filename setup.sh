@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything synthpriv_report needs on a fresh Debian machine: system packages for the PDF and
-# browser checks (Chromium and its driver, poppler, pango) and the package with all its extras. Safe to run twice.
+# browser checks (Chromium and its driver, poppler, pango), a C++ compiler (the GPU kernels' run on the CPU in the
+# tests) and the package with all its extras. Safe to run twice.
 set -euo pipefail
 cd "$(dirname "$0")"
 need=()
@@ -9,6 +10,7 @@ command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)  # Selenium c
 command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
 ldconfig -p 2>/dev/null | grep -q libpango-1.0 || need+=(libpango-1.0-0 libpangoft2-1.0-0)
 fc-list 2>/dev/null | grep -qi dejavu || need+=(fonts-dejavu-core)
+command -v g++ >/dev/null 2>&1 || need+=(g++)  # runs the GPU kernels' CUDA C on the CPU in tests/cuda_host.py
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq

@@ -3,9 +3,8 @@
 The device filters, the CPU decides, so the numbers are the CPU engines' to the bit:
 
 1. pass 1, one GPU thread per query: the single-precision accumulator of every reference (the tiled kernel's
-   encoding and arithmetic, :mod:`.tiled`: float32 values, int32 codes, the Gower sentinel for missing values;
-   references staged through shared memory in tiles) and the k-th smallest of them, A_k (the query itself
-   excluded by position);
+   encoding and arithmetic, :mod:`.tiled`: float32 values, int32 codes, the Gower sentinel for missing values)
+   and the k-th smallest of them, A_k (the query itself excluded by position);
 2. on the CPU: the threshold T = slack(dist(A_k + margin)) + margin. The exact k-th accumulator is at most
    A_k + margin (the k references at A_k are within the margin of their float64 values), so every reference
    that can be among the exact k nearest or tie with the k-th has a single-precision accumulator <= T;
@@ -14,19 +13,31 @@ The device filters, the CPU decides, so the numbers are the CPU engines' to the 
    the tie rule (:func:`.kernels._offer`). Queries with more than :data:`CAP` candidates (heavy ties) are searched
    again by the CPU tiled kernel.
 
+The kernels are compiled for each shape of the data (numeric and category column counts, the space, the tile
+size are constants of the source): the query's values and the category costs then sit in registers, the
+column loops unroll, and each thread scores four references of the shared-memory tile per step with one
+16-byte load per column (all threads of a block read the same address: a broadcast, no bank conflicts). The
+k-th best is held in a register and the k-best list is touched only when a reference beats it. Blocks of
+:data:`THREADS` queries stage tiles of :func:`tile_size` references in at most :data:`SHARED_BUDGET` bytes of
+shared memory, so many blocks share a multiprocessor.
+
 No float64 arithmetic runs on the device (consumer GPUs are slow at it, and its contraction into fused
-multiply-adds would change the last bit). Untested on real hardware in the project's CI (no CUDA device there):
-``tests/test_neighbors_gpu.py`` runs the same pipeline with a NumPy stand-in for the two kernels everywhere, and
-the CuPy kernels where a device is found.
+multiply-adds would change the last bit); float32 contraction is within the margin, which assumes any order and
+rounding of the float32 operations. The project's CI has no CUDA device: ``tests/test_neighbors_gpu.py`` runs
+these kernels' source on the CPU (compiled by the host's C++ compiler with real threads and barriers,
+``tests/cuda_host.py``), compiles it with NVRTC for the H100 where NVRTC is installed, and runs it through CuPy
+where a device is found.
 """
 
 from __future__ import annotations
+
+from typing import Protocol
 
 import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
 
-from .kernels import _acc, _offer, _slack, _to_dist
+from .kernels import _acc, _offer, _slack, _to_dist, query_chunks
 from .tiled import (
     _SENTINEL_SAFE,
     _prepare_queries,
@@ -40,96 +51,169 @@ from .tree import RefTree
 CAP = 64
 #: Largest k the device's per-thread k-best list holds (larger k: the CPU tiled kernel runs).
 MAX_K = 64
-#: Queries per device call (bounds the candidate buffer: QUERY_CHUNK x CAP int32).
-QUERY_CHUNK = 1 << 16
-_THREADS = 128
+#: Queries per device call (bounds the candidate buffer: QUERY_CHUNK x CAP int32, 64 MiB).
+QUERY_CHUNK = 1 << 18
+#: Threads (queries) per block.
+THREADS = 128
+#: Bytes of shared memory a block's reference tile may take (small, so that many blocks share a multiprocessor).
+SHARED_BUDGET = 12 * 1024
+#: Dynamic shared memory a kernel may use without opting in.
+SHARED_LIMIT = 48 * 1024
+#: Columns up to which a query is held in registers and the column loops are unrolled.
+REGISTER_COLUMNS = 64
 
 _SOURCE = r"""
+#define Q %(q)d
+#define C %(c)d
+#define MODE %(mode)d
+#define TILE %(tile)d
 #define MAX_K %(max_k)d
+#define QA (Q > 0 ? Q : 1)
+#define CA (C > 0 ? C : 1)
+#if Q + C <= %(register_columns)d
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL _Pragma("unroll 1")
+#endif
+
 extern "C" {
 
-__device__ __forceinline__ float approx(const float* Qt, const int* Qct, const float* sR, const int* sC,
-                                        const float* cost, long long n, int i, int tl, int tile, int q, int c,
-                                        int mode) {
-    float acc = 0.0f;
-    if (mode == 0) {
-        for (int j = 0; j < q; j++) acc += fminf(fabsf(Qt[j * n + i] - sR[j * tile + tl]), 1.0f);
-    } else {
-        for (int j = 0; j < q; j++) { float d = Qt[j * n + i] - sR[j * tile + tl]; acc += d * d; }
-    }
-    for (int j = 0; j < c; j++) acc += (Qct[j * n + i] != sC[j * tile + tl]) ? cost[j] : 0.0f;
-    return acc;
-}
-
-// Stage references t0 .. t0 + tile - 1 (columns of Rt / Rct) in shared memory.
-__device__ __forceinline__ void stage(const float* Rt, const int* Rct, float* sR, int* sC, long long m, int t0,
-                                      int tile, int q, int c) {
-    for (int x = threadIdx.x; x < tile * q; x += blockDim.x) {
-        int j = x / tile, tl = x %% tile;
+// Stage references t0 .. t0 + TILE - 1 (columns of Rt / Rct, one row per column) in shared memory; slots past
+// the last reference get 0 and are never offered.
+__device__ __forceinline__ void stage(const float* Rt, const int* Rct, float* sR, int* sC, long long m,
+                                      long long t0) {
+    for (int x = threadIdx.x; x < TILE * Q; x += blockDim.x) {
+        const int j = x / TILE, tl = x - j * TILE;
         sR[x] = (t0 + tl < m) ? Rt[j * m + t0 + tl] : 0.0f;
     }
-    for (int x = threadIdx.x; x < tile * c; x += blockDim.x) {
-        int j = x / tile, tl = x %% tile;
+    for (int x = threadIdx.x; x < TILE * C; x += blockDim.x) {
+        const int j = x / TILE, tl = x - j * TILE;
         sC[x] = (t0 + tl < m) ? Rct[j * m + t0 + tl] : 0;
+    }
+}
+
+// The query's values (columns of Qt / Qct) and the category costs, into registers when the loops unroll.
+__device__ __forceinline__ void load_query(const float* Qt, const int* Qct, const float* cost, long long n,
+                                           long long i, float* qv, int* qc, float* cst) {
+    UNROLL for (int j = 0; j < Q; j++) qv[j] = Qt[j * n + i];
+    UNROLL for (int j = 0; j < C; j++) { qc[j] = Qct[j * n + i]; cst[j] = cost[j]; }
+}
+
+// Single-precision accumulators of staged references tl .. tl + 3.
+__device__ __forceinline__ float4 acc4(const float* qv, const int* qc, const float* cst, const float* sR,
+                                       const int* sC, int tl) {
+    float4 a = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    UNROLL for (int j = 0; j < Q; j++) {
+        const float4 r = *reinterpret_cast<const float4*>(sR + j * TILE + tl);
+        const float x = qv[j];
+#if MODE == 0
+        a.x += fminf(fabsf(x - r.x), 1.0f);
+        a.y += fminf(fabsf(x - r.y), 1.0f);
+        a.z += fminf(fabsf(x - r.z), 1.0f);
+        a.w += fminf(fabsf(x - r.w), 1.0f);
+#else
+        float d;
+        d = x - r.x; a.x += d * d;
+        d = x - r.y; a.y += d * d;
+        d = x - r.z; a.z += d * d;
+        d = x - r.w; a.w += d * d;
+#endif
+    }
+    UNROLL for (int j = 0; j < C; j++) {
+        const int4 r = *reinterpret_cast<const int4*>(sC + j * TILE + tl);
+        const int y = qc[j];
+        const float w = cst[j];
+        a.x += (r.x != y) ? w : 0.0f;
+        a.y += (r.y != y) ? w : 0.0f;
+        a.z += (r.z != y) ? w : 0.0f;
+        a.w += (r.w != y) ? w : 0.0f;
+    }
+    return a;
+}
+
+// Pass 1: keep a in the k-best list when it beats the k-th (held in `worst`); t: its tree position.
+__device__ __forceinline__ void keep(float a, long long t, long long m, long long st, int k, float* best,
+                                     float& worst) {
+    if (a < worst && t < m && t != st) {
+        int p = k - 1;
+        while (p > 0 && a < best[p - 1]) { best[p] = best[p - 1]; p--; }
+        best[p] = a;
+        worst = best[k - 1];
+    }
+}
+
+// Pass 2: note reference t when its accumulator is within the query's threshold.
+__device__ __forceinline__ void take(float a, long long t, long long m, long long st, float thr, long long i,
+                                     int cap, int* cand, int& cnt) {
+    if (a <= thr && t < m && t != st) {
+        if (cnt < cap) cand[i * cap + cnt] = (int)t;
+        cnt++;
     }
 }
 
 // Pass 1: the k-th smallest single-precision accumulator of each query (self excluded by tree position).
 __global__ void kth_approx(const float* Qt, const int* Qct, const float* Rt, const int* Rct, const float* cost,
-                           const long long* self_t, long long n, long long m, int q, int c, int mode, int k,
-                           int tile, float* kth) {
+                           const long long* self_t, long long n, long long m, int k, float* kth) {
     extern __shared__ float shared[];
     float* sR = shared;
-    int* sC = (int*)(shared + tile * q);
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    bool active = i < n;
+    int* sC = (int*)(shared + TILE * Q);
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const bool active = i < n;
+    float qv[QA], cst[CA];
+    int qc[CA];
+    if (active) load_query(Qt, Qct, cost, n, i, qv, qc, cst);
     float best[MAX_K];
-    for (int x = 0; x < k; x++) best[x] = __int_as_float(0x7f800000);  // +inf
-    long long st = active ? self_t[i] : -1;
-    for (long long t0 = 0; t0 < m; t0 += tile) {
+    const float inf = __int_as_float(0x7f800000);
+    for (int x = 0; x < k; x++) best[x] = inf;
+    float worst = inf;
+    const long long st = active ? self_t[i] : -1;
+    for (long long t0 = 0; t0 < m; t0 += TILE) {
         __syncthreads();
-        stage(Rt, Rct, sR, sC, m, (int)t0, tile, q, c);
+        stage(Rt, Rct, sR, sC, m, t0);
         __syncthreads();
         if (!active) continue;
-        int nt = (m - t0 < tile) ? (int)(m - t0) : tile;
-        for (int tl = 0; tl < nt; tl++) {
-            if (t0 + tl == st) continue;
-            float a = approx(Qt, Qct, sR, sC, cost, n, (int)i, tl, tile, q, c, mode);
-            if (a < best[k - 1]) {
-                int p = k - 1;
-                while (p > 0 && a < best[p - 1]) { best[p] = best[p - 1]; p--; }
-                best[p] = a;
-            }
+        for (int tl = 0; tl < TILE; tl += 4) {
+            if (t0 + tl >= m) break;
+            const float4 a = acc4(qv, qc, cst, sR, sC, tl);
+            const long long t = t0 + tl;
+            keep(a.x, t, m, st, k, best, worst);
+            keep(a.y, t + 1, m, st, k, best, worst);
+            keep(a.z, t + 2, m, st, k, best, worst);
+            keep(a.w, t + 3, m, st, k, best, worst);
         }
     }
-    if (active) kth[i] = best[k - 1];
+    if (active) kth[i] = worst;
 }
 
-// Pass 2: the references whose single-precision accumulator is <= thr[i] (self excluded), up to cap per query.
+// Pass 2: the references whose single-precision accumulator is <= thr[i] (self excluded), the first cap of
+// them in tree order, and their count.
 __global__ void collect(const float* Qt, const int* Qct, const float* Rt, const int* Rct, const float* cost,
-                        const long long* self_t, long long n, long long m, int q, int c, int mode, int tile,
-                        const float* thr, int cap, int* count, int* cand) {
+                        const long long* self_t, long long n, long long m, const float* thr, int cap, int* count,
+                        int* cand) {
     extern __shared__ float shared[];
     float* sR = shared;
-    int* sC = (int*)(shared + tile * q);
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    bool active = i < n;
-    long long st = active ? self_t[i] : -1;
-    float T = active ? thr[i] : 0.0f;
+    int* sC = (int*)(shared + TILE * Q);
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const bool active = i < n;
+    float qv[QA], cst[CA];
+    int qc[CA];
+    if (active) load_query(Qt, Qct, cost, n, i, qv, qc, cst);
+    const long long st = active ? self_t[i] : -1;
+    const float T = active ? thr[i] : 0.0f;
     int cnt = 0;
-    for (long long t0 = 0; t0 < m; t0 += tile) {
+    for (long long t0 = 0; t0 < m; t0 += TILE) {
         __syncthreads();
-        stage(Rt, Rct, sR, sC, m, (int)t0, tile, q, c);
+        stage(Rt, Rct, sR, sC, m, t0);
         __syncthreads();
         if (!active) continue;
-        int nt = (m - t0 < tile) ? (int)(m - t0) : tile;
-        for (int tl = 0; tl < nt; tl++) {
-            if (t0 + tl == st) continue;
-            float a = approx(Qt, Qct, sR, sC, cost, n, (int)i, tl, tile, q, c, mode);
-            if (a <= T) {
-                if (cnt < cap) cand[i * cap + cnt] = (int)(t0 + tl);
-                cnt++;
-            }
+        for (int tl = 0; tl < TILE; tl += 4) {
+            if (t0 + tl >= m) break;
+            const float4 a = acc4(qv, qc, cst, sR, sC, tl);
+            const long long t = t0 + tl;
+            take(a.x, t, m, st, T, i, cap, cand, cnt);
+            take(a.y, t + 1, m, st, T, i, cap, cand, cnt);
+            take(a.z, t + 2, m, st, T, i, cap, cand, cnt);
+            take(a.w, t + 3, m, st, T, i, cap, cand, cnt);
         }
     }
     if (active) count[i] = cnt;
@@ -137,6 +221,25 @@ __global__ void collect(const float* Qt, const int* Qct, const float* Rt, const 
 
 }
 """
+
+
+def tile_size(q: int, c: int) -> int | None:
+    """References per shared-memory tile for ``q`` numeric and ``c`` category columns: a multiple of 4 (each
+    thread scores four at a time) within :data:`SHARED_BUDGET`, at least 4 and at most 256; None where even four
+    exceed :data:`SHARED_LIMIT` (thousands of columns: the CPU runs).
+
+    >>> tile_size(30, 10), tile_size(2, 2), tile_size(4000, 0)
+    (76, 256, None)
+    """
+    cols = max(1, q + c)
+    tile = max(4, min(256, SHARED_BUDGET // (4 * cols) // 4 * 4))
+    return tile if 4 * tile * cols <= SHARED_LIMIT else None
+
+
+def kernel_source(q: int, c: int, mode: int, tile: int) -> str:
+    """The CUDA C source of the two kernels for this shape (its constants are compiled in)."""
+    return _SOURCE % {"q": q, "c": c, "mode": mode, "tile": tile, "max_k": MAX_K,
+                      "register_columns": REGISTER_COLUMNS}
 
 
 def available() -> bool:
@@ -149,16 +252,91 @@ def available() -> bool:
         return False
 
 
-_MODULE = None
+class Device(Protocol):
+    """What :class:`DeviceKernels` needs of a device: array transfers and kernel launches by source and name
+    (CuPy's here; the tests' CPU emulation has the same methods)."""
+
+    def asarray(self, a: NDArray) -> object: ...
+
+    def asnumpy(self, a: object) -> NDArray: ...
+
+    def empty(self, shape: int | tuple[int, ...], dtype: type) -> object: ...
+
+    def zeros(self, shape: int | tuple[int, ...], dtype: type) -> object: ...
+
+    def launch(self, source: str, name: str, grid: int, block: int, args: tuple, shared_mem: int) -> None: ...
 
 
-def _module():
-    global _MODULE
-    if _MODULE is None:
+class CupyDevice:
+    """The current CUDA device through CuPy; each kernel source is compiled once per process (NVRTC)."""
+
+    _modules: dict[str, object] = {}
+
+    def __init__(self) -> None:
         import cupy
 
-        _MODULE = cupy.RawModule(code=_SOURCE % {"max_k": MAX_K}, options=("--std=c++11",))
-    return _MODULE
+        self.cp = cupy
+
+    def asarray(self, a):
+        return self.cp.asarray(np.ascontiguousarray(a))
+
+    def asnumpy(self, a):
+        return self.cp.asnumpy(a)
+
+    def empty(self, shape, dtype):
+        return self.cp.empty(shape, dtype=dtype)
+
+    def zeros(self, shape, dtype):
+        return self.cp.zeros(shape, dtype=dtype)
+
+    def launch(self, source, name, grid, block, args, shared_mem):
+        mod = CupyDevice._modules.get(source)
+        if mod is None:
+            mod = CupyDevice._modules[source] = self.cp.RawModule(code=source, options=("--std=c++14",))
+        mod.get_function(name)((grid,), (block,), args, shared_mem=shared_mem)
+
+
+class DeviceKernels:
+    """The two device passes over one reference set, held on ``device`` for all query chunks."""
+
+    def __init__(self, device: Device, Rt: NDArray[np.float32], Rct: NDArray[np.int32],
+                 cost32: NDArray[np.float32], mode: int) -> None:
+        self.dev = device
+        self.q, self.m = Rt.shape
+        self.c = Rct.shape[0]
+        tile = tile_size(self.q, self.c)
+        if tile is None:
+            raise ValueError(f"{self.q + self.c} columns do not fit a shared-memory tile")
+        self.shared = 4 * tile * (self.q + self.c)
+        self.source = kernel_source(self.q, self.c, mode, tile)
+        self.Rt, self.Rct, self.cost = device.asarray(Rt), device.asarray(Rct), device.asarray(cost32)
+
+    def queries(self, Q: NDArray[np.float32], Qc: NDArray[np.int32], self_t: NDArray[np.int64]) -> tuple:
+        """A chunk of queries on the device (columns contiguous, as the kernels read them)."""
+        d = self.dev
+        return (d.asarray(np.ascontiguousarray(Q.T)), d.asarray(np.ascontiguousarray(Qc.T)),
+                d.asarray(self_t.astype(np.int64)), Q.shape[0])
+
+    def _grid(self, n: int) -> int:
+        return (n + THREADS - 1) // THREADS
+
+    def kth(self, dq: tuple, k: int) -> NDArray[np.float32]:
+        Qt, Qct, st, n = dq
+        out = self.dev.empty(n, np.float32)
+        self.dev.launch(self.source, "kth_approx", self._grid(n), THREADS,
+                        (Qt, Qct, self.Rt, self.Rct, self.cost, st, np.int64(n), np.int64(self.m), np.int32(k), out),
+                        self.shared)
+        return self.dev.asnumpy(out)
+
+    def collect(self, dq: tuple, thr: NDArray[np.float32], cap: int) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
+        Qt, Qct, st, n = dq
+        count = self.dev.empty(n, np.int32)
+        cand = self.dev.empty((n, cap), np.int32)
+        self.dev.launch(self.source, "collect", self._grid(n), THREADS,
+                        (Qt, Qct, self.Rt, self.Rct, self.cost, st, np.int64(n), np.int64(self.m),
+                         self.dev.asarray(np.ascontiguousarray(thr, dtype=np.float32)), np.int32(cap), count, cand),
+                        self.shared)
+        return self.dev.asnumpy(count), self.dev.asnumpy(cand)
 
 
 @njit(cache=True, parallel=True)
@@ -198,130 +376,48 @@ def _thresholds(kth, margin, mode, scale, exact):
     return out
 
 
-class _NumpyKernels:
-    """NumPy stand-in for the two device kernels (the same float32 arithmetic, in any order): lets the pipeline
-    be tested where no CUDA device exists."""
-
-    def __init__(self, Rt, Rct, cost32, mode):
-        self.Rt, self.Rct, self.cost32, self.mode = Rt, Rct, cost32, mode
-
-    def _acc32(self, Q, Qc):
-        a = np.zeros((Q.shape[0], self.Rt.shape[1]), dtype=np.float32)
-        for j in range(self.Rt.shape[0]):
-            d = Q[:, j:j + 1] - self.Rt[j][None, :]
-            a += np.minimum(np.abs(d), np.float32(1.0)) if self.mode == 0 else d * d
-        for j in range(self.Rct.shape[0]):
-            a += np.where(Qc[:, j:j + 1] != self.Rct[j][None, :], self.cost32[j], np.float32(0.0))
-        return a
-
-    def kth(self, Q, Qc, self_t, k):
-        a = self._acc32(Q, Qc)
-        rows = np.nonzero(self_t >= 0)[0]
-        a[rows, self_t[rows]] = np.inf
-        kk = min(k, a.shape[1])
-        kth = np.partition(a, kk - 1, axis=1)[:, kk - 1] if kk > 0 else np.full(a.shape[0], np.inf)
-        return kth.astype(np.float32) if kk == k else np.full(a.shape[0], np.inf, dtype=np.float32)
-
-    def collect(self, Q, Qc, self_t, thr, cap):
-        a = self._acc32(Q, Qc)
-        rows = np.nonzero(self_t >= 0)[0]
-        a[rows, self_t[rows]] = np.inf
-        ok = a <= thr[:, None]
-        count = ok.sum(axis=1).astype(np.int32)
-        cand = np.zeros((Q.shape[0], cap), dtype=np.int32)
-        for i in range(Q.shape[0]):
-            c = np.nonzero(ok[i])[0][:cap]
-            cand[i, :len(c)] = c
-        return count, cand
-
-
-class _CupyKernels:
-    def __init__(self, Rt, Rct, cost32, mode):
-        import cupy as cp
-
-        self.cp = cp
-        self.mode = mode
-        self.q, self.m = Rt.shape
-        self.c = Rct.shape[0]
-        self.Rt = cp.asarray(Rt)
-        self.Rct = cp.asarray(Rct)
-        self.cost = cp.asarray(cost32)
-        cols = max(1, self.q + self.c)
-        self.tile = int(max(1, min(256, (40 * 1024) // (4 * cols))))
-        self.shared = 4 * self.tile * cols
-        mod = _module()
-        self.k_kth = mod.get_function("kth_approx")
-        self.k_collect = mod.get_function("collect")
-
-    def _args(self, Q, Qc, self_t):
-        cp = self.cp
-        return (cp.asarray(np.ascontiguousarray(Q.T)), cp.asarray(np.ascontiguousarray(Qc.T)),
-                cp.asarray(self_t.astype(np.int64)))
-
-    def kth(self, Q, Qc, self_t, k):
-        cp = self.cp
-        n = Q.shape[0]
-        Qt, Qct, st = self._args(Q, Qc, self_t)
-        out = cp.empty(n, dtype=cp.float32)
-        grid = ((n + _THREADS - 1) // _THREADS,)
-        self.k_kth(grid, (_THREADS,), (Qt, Qct, self.Rt, self.Rct, self.cost, st, np.int64(n), np.int64(self.m),
-                                       np.int32(self.q), np.int32(self.c), np.int32(self.mode), np.int32(k),
-                                       np.int32(self.tile), out), shared_mem=self.shared)
-        return cp.asnumpy(out)
-
-    def collect(self, Q, Qc, self_t, thr, cap):
-        cp = self.cp
-        n = Q.shape[0]
-        Qt, Qct, st = self._args(Q, Qc, self_t)
-        count = cp.zeros(n, dtype=cp.int32)
-        cand = cp.zeros((n, cap), dtype=cp.int32)
-        grid = ((n + _THREADS - 1) // _THREADS,)
-        self.k_collect(grid, (_THREADS,), (Qt, Qct, self.Rt, self.Rct, self.cost, st, np.int64(n),
-                                           np.int64(self.m), np.int32(self.q), np.int32(self.c),
-                                           np.int32(self.mode), np.int32(self.tile), cp.asarray(thr), np.int32(cap),
-                                           count, cand), shared_mem=self.shared)
-        return cp.asnumpy(count), cp.asnumpy(cand)
-
-
 def knn_cuda(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
-             k: int, *, backend: str = "cupy") -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+             k: int, *, device: Device | None = None, progress: bool = False,
+             desc: str = "neighbours") -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """Exact k nearest references of each query, filtered on the GPU and decided on the CPU (module docstring).
 
-    ``backend="numpy"`` runs the two kernels' NumPy stand-in (tests).
+    ``device``: where the kernels run (default: the current CUDA device through CuPy; the tests pass a CPU
+    emulation). ``k`` above :data:`MAX_K` or more columns than a shared-memory tile holds: the CPU tiled kernel.
     """
+    qnum = np.ascontiguousarray(qnum, dtype=np.float64)
+    qcat = np.ascontiguousarray(qcat, dtype=np.int64)
     n = qnum.shape[0]
     m = tree.size
     out_d = np.full((n, k), np.inf)
     out_i = np.full((n, k), -1, dtype=np.int64)
-    if backend == "cupy" and not available():
-        raise RuntimeError("device='cuda' needs CuPy and a CUDA device (pip install 'synthpriv_report[gpu]'); "
-                           "none was found")
+    if device is None:
+        if not available():
+            raise RuntimeError("device='cuda' needs CuPy and a CUDA device (pip install 'synthpriv_report[gpu]'); "
+                               "none was found")
+        device = CupyDevice()
     if n == 0 or k == 0 or m == 0:
         return out_d, out_i
-    if k > MAX_K:
-        return knn_tiled(tree, qnum, qcat, self_pos, k)
+    if k > MAX_K or tile_size(tree.num.shape[1], tree.cat.shape[1]) is None:
+        return knn_tiled(tree, qnum, qcat, self_pos, k, progress=progress, desc=desc)
     Rt, Rct, cost32, absmax = _prepare_refs(tree)
     sentinel_ok = absmax <= _SENTINEL_SAFE
-    kernels = (_CupyKernels if backend == "cupy" else _NumpyKernels)(Rt, Rct, cost32, tree.mode)
+    kernels = DeviceKernels(device, Rt, Rct, cost32, tree.mode)
     inv = np.empty(m, dtype=np.int64)
     inv[tree.perm] = np.arange(m)
     self_t = np.where(self_pos >= 0, inv[np.maximum(self_pos, 0)], -1).astype(np.int64)
-    for s in range(0, n, QUERY_CHUNK):
-        e = min(n, s + QUERY_CHUNK)
+    for s, e in query_chunks(n, desc, progress, chunk=QUERY_CHUNK):
         Q, Qc, absq = _prepare_queries(tree, qnum[s:e], qcat[s:e])
         Q, Qc = Q[:e - s], Qc[:e - s]
         ok = (sentinel_ok & (absq <= _SENTINEL_SAFE)) if tree.mode == 0 else None
         margin = approx_margin(tree, absq, absmax, ok)
-        kth = kernels.kth(Q, Qc, self_t[s:e], k)
-        thr = _thresholds(kth.astype(np.float32), margin, tree.mode, tree.scale, tree.exact)
-        count, cand = kernels.collect(Q, Qc, self_t[s:e], thr, CAP)
-        d = np.full((e - s, k), np.inf)
-        i = np.full((e - s, k), -1, dtype=np.int64)
+        dq = kernels.queries(Q, Qc, self_t[s:e])
+        thr = _thresholds(kernels.kth(dq, k), margin, tree.mode, tree.scale, tree.exact)
+        count, cand = kernels.collect(dq, thr, CAP)
+        d = out_d[s:e]
+        i = out_i[s:e]
         _refine(qnum[s:e], qcat[s:e], self_pos[s:e], k, tree, count.astype(np.int64), cand.astype(np.int64), CAP,
                 d, i)
         over = np.nonzero(count > CAP)[0]
         if len(over):
             d[over], i[over] = knn_tiled(tree, qnum[s:e][over], qcat[s:e][over], self_pos[s:e][over], k)
-        out_d[s:e] = d
-        out_i[s:e] = i
     return out_d, out_i

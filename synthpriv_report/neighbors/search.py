@@ -436,7 +436,7 @@ def run_engine(choice: SearchChoice, tree: RefTree, qnum: NDArray[np.float64], q
     if choice.device == "cuda":
         from .gpu import knn_cuda
 
-        return knn_cuda(tree, qnum, qcat, self_pos, k)
+        return knn_cuda(tree, qnum, qcat, self_pos, k, progress=progress, desc=desc)
     if choice.engine == "dense":
         return _knn_dense(tree, qnum, self_pos, k, progress=progress, desc=desc)
     if choice.engine == "tiled":
