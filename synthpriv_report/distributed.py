@@ -5,7 +5,8 @@ Dask's current default client) runs each exact neighbour search as tasks:
 
 1. the reference structure (the tree of :mod:`synthpriv_report.neighbors`, which also carries the tiled and dense
    kernels' reference arrays) is built where the evaluation runs and scattered once to every worker
-   (``client.scatter(..., broadcast=True)``), once per (space, reference set) for the whole evaluation;
+   (``client.scatter(..., broadcast=True)``), once per (space, reference set), and released on the workers when
+   the evaluation drops its own copy (after the last search and read its metrics planned);
 2. the engine (tree, tiled, dense) is chosen once for the whole query set, as in a single-process run;
 3. the queries are cut into contiguous blocks, each block is searched on a worker by the same compiled kernels,
    and the blocks are put back in query order.
@@ -212,7 +213,7 @@ class DaskSearcher:
         return sum(by_host.values()), by_host
 
     def scattered_tree(self, key: Hashable, tree: RefTree) -> Any:
-        """The future of ``tree`` on every worker, scattered on first use and kept for the evaluation."""
+        """The future of ``tree`` on every worker, scattered on first use and kept until :meth:`release`."""
         fut = self._trees.get(key)
         if fut is None or fut.status != "finished":
             # a RefTree is a named tuple: scattered inside a list, or each of its fields would become a future
@@ -307,14 +308,20 @@ class DaskSearcher:
                     fut.cancel()
         return Placement(len(blocks), tuple(sorted(workers)))
 
-    def close(self) -> None:
-        """Release the scattered trees (the client itself stays open: it belongs to the caller)."""
-        for fut in self._trees.values():
+    def release(self, key: Hashable) -> None:
+        """Let the workers drop the scattered tree of ``key`` (its last planned search has run); a later search
+        against it scatters it again."""
+        fut = self._trees.pop(key, None)
+        if fut is not None:
             try:
                 fut.release()
             except Exception:  # noqa: BLE001 - a closed client has released them already
                 pass
-        self._trees.clear()
+
+    def close(self) -> None:
+        """Release the scattered trees (the client itself stays open: it belongs to the caller)."""
+        for key in list(self._trees):
+            self.release(key)
 
 
 def _bar(total: int, desc: str, enabled: bool):

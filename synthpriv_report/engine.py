@@ -228,12 +228,15 @@ class _Engine:
         """Drop a tree once every planned search against it has run and every metric that planned to read it
         (:class:`TreeRequest`) has been computed: at a million records a tree holds a few hundred megabytes, and
         the searches of one space end before those of the next begin. A tree asked for again (a per-record view,
-        a search no metric planned) is simply rebuilt: the same tree, since it depends only on the data."""
+        a search no metric planned) is simply rebuilt: the same tree, since it depends only on the data. On a Dask
+        cluster the copy scattered to the workers is released with it."""
         if (spec, ref_key) in self.planned_reads:
             return
         pending = any(k[0] == spec and k[2] == ref_key and k not in self.tables for k in self.planned_k)
         if not pending:
             self.trees.pop((spec, ref_key), None)
+            if self.dask is not None:  # the workers' copies go too
+                self.dask.release((spec, ref_key))
 
     # identity of records --------------------------------------------------------------------------------------
     def record_ids(self) -> dict[str, NDArray[np.int64]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -116,6 +117,37 @@ def test_results_and_tables_identical_to_the_local_run_and_tasks_ran_on_the_work
     assert len(ours) == sum(s.blocks for s in ev.searches)
     assert {t["worker"] for t in ours} == addresses  # both workers searched
     assert ev.settings_dict()["backend"] == "dask"
+
+
+def test_scattered_trees_leave_the_workers_with_the_evaluations_own(sets, cluster):
+    """A tree scattered for a search is released on the workers once the evaluation has no planned use for it:
+    after the results, the workers hold none of this evaluation's trees."""
+    _, client = cluster
+
+    def held(dask_worker):
+        return sorted(str(k) for k in dask_worker.data.keys())
+
+    before = {w: set(keys) for w, keys in client.run(held).items()}
+    ev = _evaluation(sets, client=client, metrics=["dcr", "nndr", "holdout_dcr_share"])
+    scattered = []
+    original = ev._engine.dask.scattered_tree
+
+    def spy(key, tree):
+        fut = original(key, tree)
+        scattered.append(fut.key)
+        return fut
+
+    ev._engine.dask.scattered_tree = spy
+    ev.results()
+    assert scattered and ev._engine.dask._trees == {}
+    for _ in range(50):  # the scheduler tells the workers to forget released data a moment later
+        now = client.run(held)
+        if all(str(k) not in now[w] for w in now for k in scattered):
+            break
+        time.sleep(0.1)
+    for w, keys in now.items():
+        assert not {str(k) for k in scattered} & set(keys), w
+        assert set(keys) <= before.get(w, set()) | {str(k) for k in scattered}
 
 
 def test_backend_dask_uses_the_current_client(sets, cluster, local_run):
