@@ -338,3 +338,28 @@ def test_dense_space_at_scale_samples_the_tree_and_gives_the_same_numbers(monkey
         d_b, i_b = knn_brute(enc, "S", "T", k=2)
         np.testing.assert_array_equal(i, i_b)
         np.testing.assert_array_equal(d, d_b)
+
+
+def test_a_chain_of_near_ties_is_the_documented_limit_of_the_tie_rule() -> None:
+    """References at distances 0.25, 0.25 + 1.5e-10 and 0.25 + 3e-10 from the query: neighbours in the chain
+    are tied (6e-10 relative), its two ends are not (1.2e-9). The pairwise rule then gives no single order, so
+    engines that meet the references in different orders may choose different members (the package's
+    documentation says so). What holds in every engine: the nearest record is one of the chain, and its
+    distance lies within twice the tolerance of the row minimum."""
+    rng = np.random.default_rng(0)
+    far = np.concatenate([rng.uniform(0.0, 0.05, 150), rng.uniform(0.95, 1.0, 150)])
+    step = 1.5e-10
+    values = np.concatenate([[0.6 + 2 * step], far[:100], [0.6 + step], far[100:], [0.6], [0.0, 1.0]])
+    chain = [0, 101, 302]
+    d = prepare(pd.DataFrame({"x": values}), pd.DataFrame({"x": [0.35]}))
+    enc = encode(d, fit(d), SpaceSpec("gower"))
+    row = np.abs(enc.num["T"][:, 0] - enc.num["S"][0, 0])
+    assert row.argmin() == 302 and not tie(row[0], row[302]) and tie(row[0], row[101]) and tie(row[101], row[302])
+    tree = build_tree(enc, "T")
+    found = {"brute": knn_brute(enc, "S", "T", k=1)}
+    for engine in ("tree", "tiled"):
+        found[engine] = knn(tree, enc.num["S"], enc.cat["S"], k=1, engine=engine)
+    for engine, (dist, idx) in found.items():
+        assert idx[0, 0] in chain, engine
+        assert dist[0, 0] == row[idx[0, 0]], engine
+        assert dist[0, 0] - row.min() <= 2 * (1e-9 * dist[0, 0] + 1e-12), engine
