@@ -93,6 +93,15 @@ def test_kernels_run_on_the_cpu_equal_brute_force(encodings, host, kind: str) ->
     assert all(block == gpu.THREADS and 0 < shared <= SHARED_LIMIT for _, _, block, shared in launched)
 
 
+@pytest.mark.parametrize("kind,step,offset", [("gower", 4e-10, 0.0), ("euclidean", 4e-9, 0.05)])
+def test_near_tie_chains_are_decided_as_on_the_cpu(host, kind: str, step: float, offset: float) -> None:
+    """Distances a tie tolerance apart (tests/test_neighbors.py): the GPU path gives brute force's answer."""
+    from test_neighbors import _chains
+
+    d = prepare(_chains(300, 1, step, 0.0, ["a", "b"]), _chains(130, 2, step, offset, ["q"]))
+    _check(encode(d, fit(d), SpaceSpec(kind)), host, ks=(1, 3))
+
+
 def test_wide_data_with_a_small_tile_and_many_query_chunks(host, monkeypatch) -> None:
     """40 columns: a tile of 76 references (not a power of two), and chunks of 50 queries."""
     enc = _encodings(400, 170, wide=35)["gower"]

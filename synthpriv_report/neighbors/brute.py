@@ -7,44 +7,46 @@ from numba import njit, prange
 from numpy.typing import NDArray
 
 from ..spaces import Encoding
-from .kernels import _acc, _better, _query_arrays, _to_dist
+from .kernels import _acc, _equal, _query_arrays, _to_dist
 
 
 @njit(cache=True, parallel=True)
 def _brute(qnum, qcat, self_pos, k, mode, rnum, rcat, w, cost, scale, exact):
-    """Every pair visited. The k-best insertion is written out here rather than taken from :func:`_offer`, so
-    the reference the tree search is tested against shares only the distance and the tie rule with it."""
+    """The definition of :mod:`.kernels` taken literally, from every distance of a query: ``dist`` the k smallest
+    distances in ascending order; ``idx`` slot by slot the lowest position among the references not yet taken
+    whose distance ties with the smallest remaining one. It shares only the distance and the tie test with the
+    engines (no k-best list, no near-tie marks)."""
     n = qnum.shape[0]
     m = rnum.shape[0]
     out_d = np.full((n, k), np.inf)
     out_i = np.full((n, k), -1, dtype=np.int64)
     for qi in prange(n):
-        count = 0
-        qn = qnum[qi]
-        qc = qcat[qi]
+        d = np.full(m, np.inf)
+        taken = np.zeros(m, dtype=np.bool_)
         for r in range(m):
             if r == self_pos[qi]:
-                continue
-            d = _to_dist(mode, _acc(mode, qn, qc, rnum, rcat, r, w, cost), scale)
-            if count == k:
-                if not _better(d, r, out_d[qi, k - 1], out_i[qi, k - 1], exact):
-                    continue
-                pos = k - 1
+                taken[r] = True
             else:
-                pos = count
-                count += 1
-            while pos > 0 and _better(d, r, out_d[qi, pos - 1], out_i[qi, pos - 1], exact):
-                out_d[qi, pos] = out_d[qi, pos - 1]
-                out_i[qi, pos] = out_i[qi, pos - 1]
-                pos -= 1
-            out_d[qi, pos] = d
-            out_i[qi, pos] = r
+                d[r] = _to_dist(mode, _acc(mode, qnum[qi], qcat[qi], rnum, rcat, r, w, cost), scale)
+        avail = m - (1 if 0 <= self_pos[qi] < m else 0)
+        srt = np.sort(d)
+        for j in range(min(k, avail)):
+            out_d[qi, j] = srt[j]
+            low = np.inf
+            for r in range(m):
+                if not taken[r] and d[r] < low:
+                    low = d[r]
+            for r in range(m):  # positions ascending: the first tied one is the lowest
+                if not taken[r] and _equal(d[r], low, exact):
+                    taken[r] = True
+                    out_i[qi, j] = r
+                    break
     return out_d, out_i
 
 
 def knn_brute(enc: Encoding, query: str, ref: str, *, k: int, exclude_self: bool = False,
               q_rows=None, r_rows=None) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    """Brute-force k nearest neighbours (every pair visited); the reference the tree search is tested against."""
+    """Brute-force k nearest neighbours (every pair visited); the reference the engines are tested against."""
     qn, qc = _query_arrays(enc, query, q_rows)
     rn, rc = _query_arrays(enc, ref, r_rows)
     n = qn.shape[0]

@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
 
-from .kernels import _acc, _offer, query_chunks
+from .kernels import _acc, _offer, query_chunks, resolve_near_ties
 from .tree import RefTree
 
 _DENSE_TASK = 64  # queries per product in the dense path: 64 x m single-precision values per thread
@@ -66,7 +66,7 @@ def _dense_select(g, r2, si, k, margin, mins, best, buf):
 
 
 @njit(cache=True, parallel=True)
-def _dense_batch(qnum, Q32, RT, r2, self_pos, self_col, k, kk, margin, tr):
+def _dense_batch(qnum, Q32, RT, r2, self_pos, self_col, k, kk, margin, tr, near):
     """Exact k nearest references of each query of a chunk by filter and refine (see :func:`_knn_dense`).
 
     Each task multiplies its 64 queries with all references (single-threaded BLAS inside the thread, so the
@@ -101,7 +101,8 @@ def _dense_batch(qnum, Q32, RT, r2, self_pos, self_col, k, kk, margin, tr):
                 if ridx == self_pos[qi]:
                     continue
                 acc = _acc(mode, qn, qcat_empty, rnum, rcat, t, w, cost)
-                count, bound = _offer(qi, t, ridx, acc, count, k, bound, mode, scale, exact, out_d, out_i, out_t)
+                count, bound = _offer(qi, t, ridx, acc, count, k, bound, mode, scale, exact, out_d, out_i, out_t,
+                                      near)
     return out_d, out_i
 
 
@@ -150,10 +151,12 @@ def _knn_dense(tree: RefTree, qnum: NDArray[np.float64], self_pos: NDArray[np.in
     # plus the rounding of single-precision ranking values (|r|^2 and the difference, on both sides)
     margin = 4.0 * err + 3e-9 * bound_d2 + 2.0 ** -20 * (bound_d2 + rnorm_max ** 2) + 1e-20
     qnum = np.ascontiguousarray(qnum, dtype=np.float64)
+    near = np.zeros(n, dtype=np.bool_)
     with threadpool_limits(limits=1, user_api="blas"):
         for s, e in query_chunks(n, desc, progress):
             d, i = _dense_batch(qnum[s:e], Q32[s:e], RT, r2_32, self_pos[s:e], self_col[s:e], k, kk, margin[s:e],
-                                tree)
+                                tree, near[s:e])
             out_d[s:e] = d
             out_i[s:e] = i
+    resolve_near_ties(tree, qnum, np.zeros((n, 0), dtype=np.int64), self_pos, out_d, out_i, near)
     return out_d, out_i

@@ -10,8 +10,8 @@ The device filters, the CPU decides, so the numbers are the CPU engines' to the 
    that can be among the exact k nearest or tie with the k-th has a single-precision accumulator <= T;
 3. pass 2 on the GPU: the references with accumulator <= T, up to :data:`CAP` per query;
 4. on the CPU: the float64 accumulator of every candidate by :func:`.kernels._acc` and the k-best insertion with
-   the tie rule (:func:`.kernels._offer`). Queries with more than :data:`CAP` candidates (heavy ties) are searched
-   again by the CPU tiled kernel.
+   the tie rule (:func:`.kernels._offer`, near ties by :func:`.kernels.resolve_near_ties`). Queries with more
+   than :data:`CAP` candidates (heavy ties) are searched again by the CPU tiled kernel.
 
 The kernels are compiled for each shape of the data (numeric and category column counts, the space, the tile
 size are constants of the source): the query's values and the category costs then sit in registers, the
@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
 
-from .kernels import _acc, _offer, _slack, _to_dist, query_chunks
+from .kernels import _acc, _offer, _slack, _to_dist, query_chunks, resolve_near_ties
 from .tiled import (
     _SENTINEL_SAFE,
     _prepare_queries,
@@ -340,7 +340,7 @@ class DeviceKernels:
 
 
 @njit(cache=True, parallel=True)
-def _refine(qnum, qcat, self_pos, k, tr, count, cand, cap, out_d, out_i):
+def _refine(qnum, qcat, self_pos, k, tr, count, cand, cap, out_d, out_i, near):
     """Exact k best of each query among its candidates (tree positions), by :func:`_acc` and :func:`_offer`;
     queries with more than ``cap`` candidates are left for the CPU tiled kernel."""
     mode, rnum, rcat, perm, w, cost, scale, exact = tr.mode, tr.num, tr.cat, tr.perm, tr.w, tr.cost, tr.scale, tr.exact
@@ -357,7 +357,7 @@ def _refine(qnum, qcat, self_pos, k, tr, count, cand, cap, out_d, out_i):
             if ridx == self_pos[qi]:
                 continue
             a = _acc(mode, qnum[qi], qcat[qi], rnum, rcat, t, w, cost)
-            c, bound = _offer(qi, t, ridx, a, c, k, bound, mode, scale, exact, out_d, out_i, out_t)
+            c, bound = _offer(qi, t, ridx, a, c, k, bound, mode, scale, exact, out_d, out_i, out_t, near)
 
 
 @njit(cache=True)
@@ -415,9 +415,11 @@ def knn_cuda(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], 
         count, cand = kernels.collect(dq, thr, CAP)
         d = out_d[s:e]
         i = out_i[s:e]
+        near = np.zeros(e - s, dtype=np.bool_)
         _refine(qnum[s:e], qcat[s:e], self_pos[s:e], k, tree, count.astype(np.int64), cand.astype(np.int64), CAP,
-                d, i)
+                d, i, near)
         over = np.nonzero(count > CAP)[0]
-        if len(over):
+        if len(over):  # decided in full by the CPU tiled kernel, near ties included (deciding again is harmless)
             d[over], i[over] = knn_tiled(tree, qnum[s:e][over], qcat[s:e][over], self_pos[s:e][over], k)
+        resolve_near_ties(tree, qnum[s:e], qcat[s:e], self_pos[s:e], d, i, near)
     return out_d, out_i

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from ..spaces import MODE_L2
 from .dense import _knn_dense
-from .kernels import _CHUNK, _acc, _acc_within, _offer, query_chunks
+from .kernels import _CHUNK, _acc, _acc_within, _offer, query_chunks, resolve_near_ties
 from .tiled import knn_tiled
 from .tree import RefTree, query_order
 
@@ -84,9 +84,11 @@ class NeighborTable:
     Attributes
     ----------
     dist : ndarray, shape (n_query, k)
-        Distances, ascending (ties by lowest reference position). ``inf`` where fewer than k references exist.
+        The k smallest distances, ascending. ``inf`` where fewer than k references exist.
     idx : ndarray, shape (n_query, k)
-        Reference positions (within the reference set), ``-1`` where fewer than k references exist.
+        Reference positions (within the reference set), ``-1`` where fewer than k references exist: slot by
+        slot, of the references not yet taken that tie with the smallest remaining distance, the lowest position
+        (so ``idx[:, 0]`` is the lowest position at the row minimum, ties by the tolerance of spec section 0).
     space : str
         Label of the space.
     query, ref : str
@@ -195,7 +197,7 @@ def _lower_bound(tr, node, qn, qc, qword, qbit, beyond, bound):
 
 
 @njit(cache=True, inline="always")
-def _knn_one(qi, qn, qc, self_pos, k, tr, out_d, out_i, stack_n, stack_lb, warm, out_t, qword, qbit):
+def _knn_one(qi, qn, qc, self_pos, k, tr, out_d, out_i, stack_n, stack_lb, warm, out_t, qword, qbit, near_tie):
     """k nearest references of query ``qi`` by a walk of tree ``tr``; returns the work done (references scored
     plus nodes bounded), the cost measure of the automatic engine choice."""
     mode, rnum, rcat, perm, w, cost, scale, exact = tr.mode, tr.num, tr.cat, tr.perm, tr.w, tr.cost, tr.scale, tr.exact
@@ -209,7 +211,8 @@ def _knn_one(qi, qn, qc, self_pos, k, tr, out_d, out_i, stack_n, stack_lb, warm,
         t = warm[c]
         if t >= 0 and perm[t] != self_pos:
             acc = _acc(mode, qn, qc, rnum, rcat, t, w, cost)
-            count, bound = _offer(qi, t, perm[t], acc, count, k, bound, mode, scale, exact, out_d, out_i, out_t)
+            count, bound = _offer(qi, t, perm[t], acc, count, k, bound, mode, scale, exact, out_d, out_i, out_t,
+                                      near_tie)
     stack_n[0] = 0
     stack_lb[0] = 0.0
     sp = 1
@@ -225,7 +228,8 @@ def _knn_one(qi, qn, qc, self_pos, k, tr, out_d, out_i, stack_n, stack_lb, warm,
                 if ridx == self_pos:
                     continue
                 acc = _acc_within(mode, qn, qc, rnum, rcat, t, w, cost, bound)
-                count, bound = _offer(qi, t, ridx, acc, count, k, bound, mode, scale, exact, out_d, out_i, out_t)
+                count, bound = _offer(qi, t, ridx, acc, count, k, bound, mode, scale, exact, out_d, out_i, out_t,
+                                      near_tie)
         else:
             work += 2
             l = left[node]
@@ -246,9 +250,10 @@ def _knn_one(qi, qn, qc, self_pos, k, tr, out_d, out_i, stack_n, stack_lb, warm,
 
 
 @njit(cache=True, parallel=True)
-def _knn_batch(qnum, qcat, order, self_pos, k, tr, work):
+def _knn_batch(qnum, qcat, order, self_pos, k, tr, work, near):
     """Tree search of the queries ``order`` (positions in qnum), 64 consecutive ones per task, each warm-started
-    from the previous one's neighbours; ``work[qq]`` receives the work of query ``order[qq]``.
+    from the previous one's neighbours; ``work[qq]`` receives the work of query ``order[qq]``, ``near[qi]`` the
+    near-tie mark of query ``qi`` (:func:`.kernels._offer`).
 
     :func:`_knn_one` is inlined into the parallel loop: 20% faster than base on Adult (gower, 1 thread: 0.52 s
     instead of 0.66 s) where a call per query, or inlining into a per-block function, ran 10% slower than
@@ -272,7 +277,7 @@ def _knn_batch(qnum, qcat, order, self_pos, k, tr, work):
             for c in range(k):
                 out_t[c] = -1
             work[qq] = _knn_one(qi, qnum[qi], qcat[qi], self_pos[qi], k, tr, out_d, out_i, stack_n, stack_lb,
-                                warm, out_t, qword, qbit)
+                                warm, out_t, qword, qbit, near)
             for c in range(k):
                 warm[c] = out_t[c]
     return out_d, out_i
@@ -285,11 +290,15 @@ def _knn_tree(tree: RefTree, qnum, qcat, self_pos, k, order, *, progress: bool, 
     qnum, qcat, self_pos = qnum[order], qcat[order], self_pos[order]
     local = np.arange(_CHUNK, dtype=np.int64)
     work = np.empty(_CHUNK, dtype=np.int64)
+    near = np.zeros(n, dtype=np.bool_)
     for s, e in query_chunks(n, desc, progress):
-        d, i = _knn_batch(qnum[s:e], qcat[s:e], local[:e - s], self_pos[s:e], k, tree, work)
-        out_d[order[s:e]] = d
-        out_i[order[s:e]] = i
-    return out_d, out_i
+        d, i = _knn_batch(qnum[s:e], qcat[s:e], local[:e - s], self_pos[s:e], k, tree, work, near[s:e])
+        out_d[s:e] = d
+        out_i[s:e] = i
+    resolve_near_ties(tree, qnum, qcat, self_pos, out_d, out_i, near)
+    back = np.empty_like(order)
+    back[order] = np.arange(n)
+    return out_d[back], out_i[back]
 
 
 def tree_work_share(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
@@ -301,7 +310,7 @@ def tree_work_share(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.i
     n = qnum.shape[0]
     seq = np.unique(np.linspace(0, n - 1, min(n, n_sample)).astype(np.int64))
     work = np.zeros(seq.shape[0], dtype=np.int64)
-    _knn_batch(qnum, qcat, seq, self_pos, k, tree, work)
+    _knn_batch(qnum, qcat, seq, self_pos, k, tree, work, np.zeros(n, dtype=np.bool_))
     return float(work.mean()) / max(1, tree.size)
 
 

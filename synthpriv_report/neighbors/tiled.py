@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
 
-from .kernels import _acc, _offer, query_chunks
+from .kernels import _acc, _offer, query_chunks, resolve_near_ties
 from .tree import RefTree
 
 #: Queries per parallel task (they share the pass over the reference tiles).
@@ -110,7 +110,7 @@ def _up32(x):
 
 
 @njit(cache=True, parallel=True)
-def _tiled_batch(qnum, qcat, Q, Qc, self_pos, margin, k, tr, Rt, Rct, cost32):
+def _tiled_batch(qnum, qcat, Q, Qc, self_pos, margin, k, tr, Rt, Rct, cost32, near):
     """Exact k nearest references of each query of a chunk (see the module docstring)."""
     n = qnum.shape[0]
     m = Rt.shape[1]
@@ -142,7 +142,7 @@ def _tiled_batch(qnum, qcat, Q, Qc, self_pos, margin, k, tr, Rt, Rct, cost32):
                                 continue
                             ac = _acc(mode, qnum[qi], qcat[qi], rnum, rcat, tt, w, cost)
                             c, bd = _offer(qi, tt, ridx, ac, count[lq], k, bound[lq], mode, scale, exact, out_d,
-                                           out_i, out_t[lq])
+                                           out_i, out_t[lq], near)
                             count[lq] = c
                             bound[lq] = bd
                             if c == k:
@@ -230,6 +230,7 @@ def knn_tiled(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
         return out_d, out_i
     Rt, Rct, cost32, absmax = _prepare_refs(tree)
     sentinel_ok = absmax <= _SENTINEL_SAFE
+    near = np.zeros(n, dtype=np.bool_)
     for s, e in query_chunks(n, desc, progress):
         Q, Qc, absq = _prepare_queries(tree, qnum[s:e], qcat[s:e])
         if tree.mode == 0:
@@ -237,7 +238,9 @@ def knn_tiled(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
         else:
             sentinel_ok_q = None
         margin = approx_margin(tree, absq, absmax, sentinel_ok_q) * margin_scale
-        d, i = _tiled_batch(qnum[s:e], qcat[s:e], Q, Qc, self_pos[s:e], margin, k, tree, Rt, Rct, cost32)
+        d, i = _tiled_batch(qnum[s:e], qcat[s:e], Q, Qc, self_pos[s:e], margin, k, tree, Rt, Rct, cost32,
+                            near[s:e])
         out_d[s:e] = d
         out_i[s:e] = i
+    resolve_near_ties(tree, qnum, qcat, self_pos, out_d, out_i, near)
     return out_d, out_i
