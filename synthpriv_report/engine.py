@@ -119,6 +119,7 @@ class _Engine:
         self.encodings: dict[SpaceSpec, Encoding] = {}
         self.projections: dict[SpaceSpec, Projection] = {}
         self.trees: dict[tuple, nb.RefTree] = {}
+        self.orders: dict[tuple, NDArray[np.int64]] = {}
         self.tables: dict[tuple, nb.NeighborTable] = {}
         self.planned_k: dict[tuple, int] = {}
         self.planned_reads: dict[tuple, set[str]] = {}
@@ -209,9 +210,10 @@ class _Engine:
             where = {"where": "dask", "blocks": placed.blocks, "workers": placed.workers}
         else:
             info: dict[str, Any] = {}
-            dist, idx = nb.knn(tree, np.ascontiguousarray(qn), np.ascontiguousarray(qc), k=k_search,
-                               exclude_self=(query.key == ref.key), progress=self.progress, desc=desc,
-                               engine=self.search_engine, device=self.device, info=info)
+            qn, qc = np.ascontiguousarray(qn), np.ascontiguousarray(qc)
+            dist, idx = nb.knn(tree, qn, qc, k=k_search, exclude_self=(query.key == ref.key),
+                               progress=self.progress, desc=desc, engine=self.search_engine, device=self.device,
+                               info=info, order=lambda: self.query_order(spec, query, tree, qn, qc))
             choice = info.get("choice")
         self.searches.append(SearchRecord(spec.label, query.label, ref.label, k_search, len(qn), tree.size,
                                           time.perf_counter() - t0, engine=getattr(choice, "engine", ""),
@@ -220,6 +222,20 @@ class _Engine:
         self.tables[key] = table
         self._release_tree(spec, ref)
         return table.head(k)
+
+    def query_order(self, spec: SpaceSpec, query: SetRef, tree: nb.RefTree, qn: NDArray[np.float64],
+                    qc: NDArray[np.int64]) -> NDArray[np.int64]:
+        """The order in which the tree walk visits ``query``'s records in ``spec``, found once per query set and
+        shared by its searches: the leaf order of the query set's own tree where one is cached (a within-set
+        search), else :func:`synthpriv_report.neighbors.query_order` (a tree built on the queries, about as long
+        as the search itself at a million records)."""
+        key = (spec, query.key)
+        order = self.orders.get(key)
+        if order is None:
+            own = self.trees.get(key)
+            order = own.perm if own is not None else nb.query_order(tree, qn, qc)
+            self.orders[key] = order
+        return order
 
     def _release_tree(self, spec: SpaceSpec, ref: SetRef) -> None:
         self._release_tree_key(spec, ref.key)

@@ -437,3 +437,25 @@ def test_the_dense_engine_agrees_with_the_definition_where_near_ties_chain() -> 
         d_b, i_b = knn_brute(enc, q, "T", k=3, exclude_self=within)
         np.testing.assert_array_equal(idx, i_b)
         np.testing.assert_array_equal(dist, d_b)
+
+
+@pytest.mark.parametrize("max_k", [1024, 10])
+def test_a_near_tie_behind_many_equal_distances_is_found(max_k: int, monkeypatch) -> None:
+    """Forty references at one distance (0.25) and, at position 0, one at 0.25 + 1.5e-10 (tied): the nearest is
+    position 0. The lists searched again must grow past the forty (k + 8, then four times longer), or, with a
+    cap of 10 on their length, every reference is scanned; both give the same answer."""
+    from synthpriv_report.neighbors import kernels
+
+    monkeypatch.setattr(kernels, "RESEARCH_MAX_K", max_k)
+    rng = np.random.default_rng(2)
+    far = rng.uniform(0.95, 1.0, 60)
+    values = np.concatenate([[0.6 + 1.5e-10], far[:10], [0.6] * 40, far[10:], [0.0]])
+    d = prepare(pd.DataFrame({"x": values}), pd.DataFrame({"x": [0.35, 0.36]}))
+    enc = encode(d, fit(d), SpaceSpec("gower"))
+    tree = build_tree(enc, "T")
+    d_b, i_b = knn_brute(enc, "S", "T", k=2)
+    assert i_b[0].tolist() == [0, 11] and i_b[1].tolist() == [0, 11]
+    for engine in ("tree", "tiled"):
+        dist, idx = knn(tree, enc.num["S"], enc.cat["S"], k=2, engine=engine)
+        np.testing.assert_array_equal(idx, i_b, err_msg=engine)
+        np.testing.assert_array_equal(dist, d_b, err_msg=engine)

@@ -107,7 +107,7 @@ def _dense_batch(qnum, Q32, RT, r2, self_pos, self_col, k, kk, margin, tr, near)
 
 
 def _knn_dense(tree: RefTree, qnum: NDArray[np.float64], self_pos: NDArray[np.int64], k: int, *,
-               progress: bool, desc: str) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+               progress: bool, desc: str, resolve: bool = True) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """Filter and refine for dense l2 spaces (the projected space).
 
     Filter: single-precision matrix products give q.r for every reference; the ranking value |r|^2 - 2 q.r
@@ -158,5 +158,8 @@ def _knn_dense(tree: RefTree, qnum: NDArray[np.float64], self_pos: NDArray[np.in
                                 tree, near[s:e])
             out_d[s:e] = d
             out_i[s:e] = i
-    resolve_near_ties(tree, qnum, np.zeros((n, 0), dtype=np.int64), self_pos, out_d, out_i, near)
+    if resolve:  # near ties decided again (:func:`.kernels.resolve_near_ties`)
+        resolve_near_ties(tree, qnum, np.zeros((n, 0), dtype=np.int64), self_pos, out_d, out_i, near,
+                          lambda qn, qc, sp, kk: _knn_dense(tree, qn, sp, kk, progress=False, desc=desc,
+                                                            resolve=False))
     return out_d, out_i

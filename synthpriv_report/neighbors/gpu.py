@@ -377,8 +377,8 @@ def _thresholds(kth, margin, mode, scale, exact):
 
 
 def knn_cuda(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
-             k: int, *, device: Device | None = None, progress: bool = False,
-             desc: str = "neighbours") -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+             k: int, *, device: Device | None = None, progress: bool = False, desc: str = "neighbours",
+             resolve: bool = True) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """Exact k nearest references of each query, filtered on the GPU and decided on the CPU (module docstring).
 
     ``device``: where the kernels run (default: the current CUDA device through CuPy; the tests pass a CPU
@@ -398,7 +398,7 @@ def knn_cuda(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], 
     if n == 0 or k == 0 or m == 0:
         return out_d, out_i
     if k > MAX_K or tile_size(tree.num.shape[1], tree.cat.shape[1]) is None:
-        return knn_tiled(tree, qnum, qcat, self_pos, k, progress=progress, desc=desc)
+        return knn_tiled(tree, qnum, qcat, self_pos, k, progress=progress, desc=desc, resolve=resolve)
     Rt, Rct, cost32, absmax = _prepare_refs(tree)
     sentinel_ok = absmax <= _SENTINEL_SAFE
     kernels = DeviceKernels(device, Rt, Rct, cost32, tree.mode)
@@ -419,7 +419,12 @@ def knn_cuda(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], 
         _refine(qnum[s:e], qcat[s:e], self_pos[s:e], k, tree, count.astype(np.int64), cand.astype(np.int64), CAP,
                 d, i, near)
         over = np.nonzero(count > CAP)[0]
-        if len(over):  # decided in full by the CPU tiled kernel, near ties included (deciding again is harmless)
-            d[over], i[over] = knn_tiled(tree, qnum[s:e][over], qcat[s:e][over], self_pos[s:e][over], k)
-        resolve_near_ties(tree, qnum[s:e], qcat[s:e], self_pos[s:e], d, i, near)
+        if len(over):  # by the CPU tiled kernel; its near ties are marked and decided with the others below
+            near_over = np.zeros(len(over), dtype=np.bool_)
+            d[over], i[over] = knn_tiled(tree, qnum[s:e][over], qcat[s:e][over], self_pos[s:e][over], k,
+                                         resolve=False, near=near_over)
+            near[over] = near_over
+        if resolve:
+            resolve_near_ties(tree, qnum[s:e], qcat[s:e], self_pos[s:e], d, i, near,
+                              lambda qn, qc, sp, kk: knn_cuda(tree, qn, qc, sp, kk, device=device, resolve=False))
     return out_d, out_i

@@ -176,10 +176,51 @@ def _offer(qi, t, ridx, acc, count, k, bound, mode, scale, exact, out_d, out_i, 
     return count, bound
 
 
+@njit(cache=True, inline="always")
+def _pick(cd, ci, n_c, k, qi, out_i, exact):
+    """Slot by slot, of the candidates (``cd``/``ci``: distances and positions, ``n_c`` of them, every reference
+    tied with the k-th distance or nearer) not yet taken, the lowest position tied with the smallest remaining
+    distance, into ``out_i[qi]``."""
+    taken = np.zeros(n_c, dtype=np.bool_)
+    for j in range(min(k, n_c)):
+        low = np.inf
+        for y in range(n_c):
+            if not taken[y] and cd[y] < low:
+                low = cd[y]
+        pick = -1
+        for y in range(n_c):
+            if not taken[y] and _equal(cd[y], low, exact) and (pick < 0 or ci[y] < ci[pick]):
+                pick = y
+        taken[pick] = True
+        out_i[qi, j] = ci[pick]
+
+
+@njit(cache=True)
+def _decide_from_lists(rows, out_d, d2, i2, exact, out_i):
+    """For each query ``rows[x]`` whose longer list ``d2[x]``/``i2[x]`` (the order by distance and position) ends
+    beyond the tie window of the k-th distance, or holds every reference, decide ``out_i`` by :func:`_pick` from
+    the list's entries in the window. Returns which rows were decided."""
+    k = out_d.shape[1]
+    kk = d2.shape[1]
+    done = np.zeros(rows.shape[0], dtype=np.bool_)
+    for x in range(rows.shape[0]):
+        qi = rows[x]
+        dk = out_d[qi, k - 1]
+        last = d2[x, kk - 1]
+        if i2[x, kk - 1] >= 0 and (last <= dk or _equal(last, dk, exact)):
+            continue  # the window may go on past the list
+        n_c = 0
+        while n_c < kk and i2[x, n_c] >= 0 and (d2[x, n_c] <= dk or _equal(d2[x, n_c], dk, exact)):
+            n_c += 1
+        _pick(d2[x], i2[x], n_c, k, qi, out_i, exact)
+        done[x] = True
+    return done
+
+
 @njit(cache=True, parallel=True)
-def _resolve(qnum, qcat, self_pos, k, rows, mode, rnum, rcat, perm, w, cost, scale, exact, out_d, out_i):
-    """Indices of the queries ``rows`` by the rule of the module docstring, from every reference within the
-    tolerance of the k-th distance (all references scanned; ``out_d`` already holds the order statistics)."""
+def _decide_by_scan(qnum, qcat, self_pos, k, rows, mode, rnum, rcat, perm, w, cost, scale, exact, out_d, out_i):
+    """:func:`_pick` for the queries ``rows`` from every reference within the tolerance of the k-th distance,
+    found by scanning all references (the last resort of :func:`resolve_near_ties`)."""
     m = rnum.shape[0]
     for x in prange(rows.shape[0]):
         qi = rows[x]
@@ -200,18 +241,7 @@ def _resolve(qnum, qcat, self_pos, k, rows, mode, rnum, rcat, perm, w, cost, sca
                     cd[c] = _to_dist(mode, a, scale)
                     ci[c] = perm[t]
                     c += 1
-        taken = np.zeros(n_c, dtype=np.bool_)
-        for j in range(min(k, n_c)):
-            low = np.inf
-            for y in range(n_c):
-                if not taken[y] and cd[y] < low:
-                    low = cd[y]
-            pick = -1
-            for y in range(n_c):
-                if not taken[y] and _equal(cd[y], low, exact) and (pick < 0 or ci[y] < ci[pick]):
-                    pick = y
-            taken[pick] = True
-            out_i[qi, j] = ci[pick]
+        _pick(cd, ci, n_c, k, qi, out_i, exact)
 
 
 @njit(cache=True)
@@ -226,19 +256,40 @@ def _near_in_list(out_d, exact, near):
                 break
 
 
+#: First length of the longer lists searched for the queries with a near tie (k + this), then four times longer.
+RESEARCH_EXTRA = 8
+#: Longest such list; beyond it the remaining queries scan every reference.
+RESEARCH_MAX_K = 1024
+
+
 def resolve_near_ties(tree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
-                      out_d: NDArray[np.float64], out_i: NDArray[np.int64], near: NDArray[np.bool_]) -> int:
-    """Decide again, in place, the indices of the queries with a near tie (``near``, completed here with the
-    near ties inside the lists); every engine calls this last. Returns how many queries were decided again."""
+                      out_d: NDArray[np.float64], out_i: NDArray[np.int64], near: NDArray[np.bool_],
+                      research) -> int:
+    """Decide again, in place, the indices of the queries with a near tie (``near``, completed here with the near
+    ties inside the lists); every engine calls this last, with ``research(qnum, qcat, self_pos, kk)``: its own
+    search of some queries for a longer list of kk (by distance and position, not decided again).
+
+    Each such query gets a list k + :data:`RESEARCH_EXTRA` long, four times longer while the tie window of its
+    k-th distance runs past the list's end (many references at one distance), and a scan of every reference
+    past :data:`RESEARCH_MAX_K`. Returns how many queries were decided again.
+    """
     k = out_d.shape[1]
-    if k == 0 or tree.exact:
+    if k == 0 or tree.exact or len(near) == 0:
         return 0
     _near_in_list(out_d, tree.exact, near)
     rows = np.nonzero(near)[0].astype(np.int64)
-    if len(rows):
-        _resolve(qnum, qcat, self_pos, k, rows, tree.mode, tree.num, tree.cat, tree.perm, tree.w, tree.cost,
-                 tree.scale, tree.exact, out_d, out_i)
-    return int(len(rows))
+    total = int(len(rows))
+    kk = k + RESEARCH_EXTRA
+    while len(rows):
+        if kk > RESEARCH_MAX_K or kk >= tree.size:
+            _decide_by_scan(qnum, qcat, self_pos, k, rows, tree.mode, tree.num, tree.cat, tree.perm, tree.w,
+                            tree.cost, tree.scale, tree.exact, out_d, out_i)
+            break
+        d2, i2 = research(np.ascontiguousarray(qnum[rows]), np.ascontiguousarray(qcat[rows]), self_pos[rows], kk)
+        done = _decide_from_lists(rows, out_d, d2, i2, tree.exact, out_i)
+        rows = rows[~done]
+        kk *= 4
+    return total
 
 
 def _query_arrays(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None):

@@ -11,7 +11,7 @@ does not depend on either.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Callable, Literal
 
 import numpy as np
 from numba import njit, prange
@@ -283,7 +283,8 @@ def _knn_batch(qnum, qcat, order, self_pos, k, tr, work, near):
     return out_d, out_i
 
 
-def _knn_tree(tree: RefTree, qnum, qcat, self_pos, k, order, *, progress: bool, desc: str):
+def _knn_tree(tree: RefTree, qnum, qcat, self_pos, k, order, *, progress: bool, desc: str, resolve: bool = True):
+    """The tree walk of every query (in ``order``), near ties decided again unless ``resolve`` is false."""
     n = qnum.shape[0]
     out_d = np.empty((n, k))
     out_i = np.empty((n, k), dtype=np.int64)
@@ -295,7 +296,10 @@ def _knn_tree(tree: RefTree, qnum, qcat, self_pos, k, order, *, progress: bool, 
         d, i = _knn_batch(qnum[s:e], qcat[s:e], local[:e - s], self_pos[s:e], k, tree, work, near[s:e])
         out_d[s:e] = d
         out_i[s:e] = i
-    resolve_near_ties(tree, qnum, qcat, self_pos, out_d, out_i, near)
+    if resolve:
+        resolve_near_ties(tree, qnum, qcat, self_pos, out_d, out_i, near,
+                          lambda qn, qc, sp, kk: _knn_tree(tree, qn, qc, sp, kk, query_order(tree, qn, qc),
+                                                           progress=False, desc=desc, resolve=False))
     back = np.empty_like(order)
     back[order] = np.arange(n)
     return out_d[back], out_i[back]
@@ -336,6 +340,7 @@ def knn(
     engine: Engine = "auto",
     device: Device = "cpu",
     info: dict | None = None,
+    order: Callable[[], NDArray[np.int64]] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """k nearest references of each query row.
 
@@ -362,6 +367,11 @@ def knn(
         ``auto``: the GPU when one is found, else the CPU; ``cpu`` (default).
     info : dict, optional
         Filled with ``info["choice"]``: a :class:`SearchChoice` (engine, device, reason, visited share).
+    order : callable, optional
+        Returns the order in which the tree walk visits the queries (called only when the tree runs; default
+        :func:`query_order`, a tree built on the queries, as long to build as the reference tree). An evaluation
+        passes one it keeps per query set, so that searches from the same records share it. Results do not
+        depend on the order.
 
     Returns
     -------
@@ -391,7 +401,7 @@ def knn(
     choice = choose_engine(tree, qnum, qcat, self_pos, k, engine=engine, device=device)
     if info is not None:
         info["choice"] = choice
-    return run_engine(choice, tree, qnum, qcat, self_pos, k, progress=progress, desc=desc)
+    return run_engine(choice, tree, qnum, qcat, self_pos, k, progress=progress, desc=desc, order=order)
 
 
 def choose_engine(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
@@ -437,11 +447,12 @@ def choose_engine(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int
 
 
 def run_engine(choice: SearchChoice, tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
-               self_pos: NDArray[np.int64], k: int, *, progress: bool = False,
-               desc: str = "neighbours") -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    """Run the engine of ``choice`` (:func:`choose_engine`) on contiguous float64/int64 queries. The result of
-    each query depends neither on the other queries nor on their order, so any split of the queries into blocks
-    gives the same rows."""
+               self_pos: NDArray[np.int64], k: int, *, progress: bool = False, desc: str = "neighbours",
+               order: Callable[[], NDArray[np.int64]] | None = None,
+               ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Run the engine of ``choice`` (:func:`choose_engine`) on contiguous float64/int64 queries (``order``: as in
+    :func:`knn`). The result of each query depends neither on the other queries nor on their order, so any split
+    of the queries into blocks gives the same rows."""
     if choice.device == "cuda":
         from .gpu import knn_cuda
 
@@ -452,5 +463,7 @@ def run_engine(choice: SearchChoice, tree: RefTree, qnum: NDArray[np.float64], q
         return knn_tiled(tree, qnum, qcat, self_pos, k, progress=progress, desc=desc)
     # visit queries in an order that keeps similar queries together (warm starts, cache locality); the result
     # of each query does not depend on the order
-    order = query_order(tree, qnum, qcat)
-    return _knn_tree(tree, qnum, qcat, self_pos, k, order, progress=progress, desc=desc)
+    visit = query_order(tree, qnum, qcat) if order is None else np.asarray(order(), dtype=np.int64)
+    if visit.shape != (qnum.shape[0],):
+        raise ValueError(f"a query order of shape {visit.shape} for {qnum.shape[0]} queries")
+    return _knn_tree(tree, qnum, qcat, self_pos, k, visit, progress=progress, desc=desc)

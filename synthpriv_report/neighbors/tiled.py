@@ -214,12 +214,15 @@ def approx_margin(tree: RefTree, absq: NDArray[np.float64], absmax: NDArray[np.f
 
 
 def knn_tiled(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
-              k: int, *, progress: bool = False, desc: str = "neighbours",
-              margin_scale: float = 1.0) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+              k: int, *, progress: bool = False, desc: str = "neighbours", margin_scale: float = 1.0,
+              resolve: bool = True, near: NDArray[np.bool_] | None = None,
+              ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """Exact k nearest references of each query by the tiled kernel (module docstring).
 
     ``self_pos[i]``: the reference position query i must skip (-1: none). ``margin_scale`` multiplies the
-    proven margin (tests only: 0 shows that the margin is needed).
+    proven margin (tests only: 0 shows that the margin is needed). ``resolve=False``: near ties are not decided
+    again (:func:`.kernels.resolve_near_ties`, which calls this so); ``near``: receives the queries' near-tie
+    marks.
     """
     qnum = np.ascontiguousarray(qnum, dtype=np.float64)
     qcat = np.ascontiguousarray(qcat, dtype=np.int64)
@@ -230,7 +233,8 @@ def knn_tiled(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
         return out_d, out_i
     Rt, Rct, cost32, absmax = _prepare_refs(tree)
     sentinel_ok = absmax <= _SENTINEL_SAFE
-    near = np.zeros(n, dtype=np.bool_)
+    if near is None:
+        near = np.zeros(n, dtype=np.bool_)
     for s, e in query_chunks(n, desc, progress):
         Q, Qc, absq = _prepare_queries(tree, qnum[s:e], qcat[s:e])
         if tree.mode == 0:
@@ -242,5 +246,8 @@ def knn_tiled(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
                             near[s:e])
         out_d[s:e] = d
         out_i[s:e] = i
-    resolve_near_ties(tree, qnum, qcat, self_pos, out_d, out_i, near)
+    if resolve:
+        resolve_near_ties(tree, qnum, qcat, self_pos, out_d, out_i, near,
+                          lambda qn, qc, sp, kk: knn_tiled(tree, qn, qc, sp, kk, margin_scale=margin_scale,
+                                                           resolve=False))
     return out_d, out_i

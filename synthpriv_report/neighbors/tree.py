@@ -104,18 +104,18 @@ def _gini_gain_runs(runs, n):
 
 
 @njit(cache=True)
-def _code_runs(cat, j, perm, s, e, nc, counts, codes):
-    """Records per code of column j over perm[s:e], in code order: a histogram in ``counts`` when the column has
-    at most len(counts) codes, else the run lengths of the sorted codes (written into ``codes``)."""
+def _code_runs(ccol, s, e, nc, counts, codes):
+    """Records per code of one column's codes ``ccol[s:e]``, in code order: a histogram in ``counts`` when the
+    column has at most len(counts) codes, else the run lengths of the sorted codes (written into ``codes``)."""
     n = e - s
     if nc <= counts.shape[0]:
         for c in range(nc):
             counts[c] = 0
         for t in range(s, e):
-            counts[cat[perm[t], j]] += 1
+            counts[ccol[t]] += 1
         return counts[:nc]
     for t in range(n):
-        codes[t] = cat[perm[s + t], j]
+        codes[t] = ccol[s + t]
     codes.sort()
     n_runs = 0
     run = 1
@@ -130,22 +130,24 @@ def _code_runs(cat, j, perm, s, e, nc, counts, codes):
 
 
 @njit(cache=True)
-def _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts):
-    """Choose a split dimension for perm[s:e] and reorder it; return the split position or -1."""
+def _split_node(mode, wnum, wcat, w, cost, n_codes, perm, s, e, counts):
+    """Choose a split dimension for the records in tree positions s:e and reorder them (``perm[s:e]`` and the
+    tree-ordered, column-major working copies ``wnum``/``wcat``); return the split position or -1."""
     n = e - s
     best_score = 0.0
     best_dim = -1
-    q = num.shape[1]
+    q = wnum.shape[0]
     # split the dimension whose median split removes the most expected distance between two random members:
     # numeric about 3/4 of its 2 var (gower: of its mean absolute difference, capped at 1, plus the
     # missing/non-missing mismatches); categorical the Gini impurity removed by splitting the sorted codes at the
     # boundary nearest the middle (a near-unique column gains almost nothing, a binary one becomes pure)
     for j in range(q):
+        col = wnum[j]
         cnt = 0
         mean = 0.0
         m2 = 0.0
         for t in range(s, e):
-            v = num[perm[t], j]
+            v = col[t]
             if v == v:
                 cnt += 1
                 delta = v - mean
@@ -162,8 +164,8 @@ def _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts):
             best_score = sc
             best_dim = j
     codes = np.empty(n, dtype=np.int64)
-    for j in range(cat.shape[1]):
-        sc = cost[j] * _gini_gain_runs(_code_runs(cat, j, perm, s, e, n_codes[j], counts, codes), n)
+    for j in range(wcat.shape[0]):
+        sc = cost[j] * _gini_gain_runs(_code_runs(wcat[j], s, e, n_codes[j], counts, codes), n)
         if sc > best_score:
             best_score = sc
             best_dim = q + j
@@ -171,20 +173,31 @@ def _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts):
         return -1
     keys = np.empty(n, dtype=np.float64)
     for t in range(n):
-        r = perm[s + t]
         if best_dim < q:
-            v = num[r, best_dim]
+            v = wnum[best_dim, s + t]
             keys[t] = np.inf if v != v else v
         else:
-            keys[t] = cat[r, best_dim - q]
+            keys[t] = wcat[best_dim - q, s + t]
     order = np.argsort(keys, kind="mergesort")
-    tmp = perm[s:e].copy()
-    sk = keys[order]
-    for t in range(n):
-        perm[s + t] = tmp[order[t]]
-    best = _middle_boundary(sk)
+    best = _middle_boundary(keys[order])
     if best <= 0:
         return -1
+    # reorder the node's records, one column at a time through one buffer
+    tmp = np.empty(n, dtype=np.int64)
+    for t in range(n):
+        tmp[t] = perm[s + order[t]]
+    perm[s:e] = tmp
+    ftmp = np.empty(n, dtype=np.float64)
+    for j in range(q):
+        col = wnum[j]
+        for t in range(n):
+            ftmp[t] = col[s + order[t]]
+        col[s:e] = ftmp
+    for j in range(wcat.shape[0]):
+        col = wcat[j]
+        for t in range(n):
+            tmp[t] = col[s + order[t]]
+        col[s:e] = tmp
     return s + best
 
 
@@ -192,10 +205,15 @@ def _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts):
 def _build(mode, num, cat, w, cost, n_codes, leaf_size):
     """Split the records level by level (the nodes of one level in parallel); nodes are numbered breadth-first.
 
-    The tree depends only on the data (each node's split is a function of its records), not on the threads.
+    The records are copied once into column-major working arrays kept in tree order (each node's records
+    contiguous), so a node's statistics read its columns in sequence rather than gathering through ``perm``;
+    the working copies are returned row-major in tree order for the search. The tree depends only on the data
+    (each node's split is a function of its records), not on the threads.
     """
     m = num.shape[0]
     perm = np.arange(m)
+    wnum = np.ascontiguousarray(num.T)
+    wcat = np.ascontiguousarray(cat.T)
     cap = max(1, 2 * (m // max(1, leaf_size // 2)) + 3)
     start = np.empty(cap, dtype=np.int64)
     end = np.empty(cap, dtype=np.int64)
@@ -219,7 +237,7 @@ def _build(mode, num, cat, w, cost, n_codes, leaf_size):
             if e - s > leaf_size:
                 # a code histogram as long as the node (columns with more codes are sorted instead)
                 counts = np.empty(min(maxc, 4 * (e - s)) + 1, dtype=np.int64)
-                splits[x] = _split_node(mode, num, cat, w, cost, n_codes, perm, s, e, counts)
+                splits[x] = _split_node(mode, wnum, wcat, w, cost, n_codes, perm, s, e, counts)
         nxt = np.empty(2 * fn, dtype=np.int64)
         nn = 0
         for x in range(fn):
@@ -239,7 +257,8 @@ def _build(mode, num, cat, w, cost, n_codes, leaf_size):
             nxt[nn + 1] = r
             nn += 2
         frontier = nxt[:nn].copy()
-    return perm, start[:n_nodes].copy(), end[:n_nodes].copy(), left[:n_nodes].copy(), right[:n_nodes].copy()
+    return (perm, start[:n_nodes].copy(), end[:n_nodes].copy(), left[:n_nodes].copy(), right[:n_nodes].copy(),
+            wnum, wcat)
 
 
 _MAX_BITMASK_WORDS = 4  # category bitmasks up to 256 codes; larger columns keep only the code range
@@ -326,12 +345,14 @@ def build_tree(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None = No
     num = np.ascontiguousarray(num, dtype=np.float64)
     cat = np.ascontiguousarray(cat, dtype=np.int64)
     n_codes = enc.n_codes.astype(np.int64) if len(enc.n_codes) else np.zeros(0, dtype=np.int64)
-    perm, start, end, left, right = _build(
+    perm, start, end, left, right, wnum, wcat = _build(
         enc.mode, num, cat, enc.num_weight, enc.cat_cost, n_codes, LEAF_SIZE
     )
     start, end, left, right = _preorder(start, end, left, right)
-    pnum = np.ascontiguousarray(num[perm])
-    pcat = np.ascontiguousarray(cat[perm])
+    pnum = np.ascontiguousarray(wnum.T)
+    del wnum
+    pcat = np.ascontiguousarray(wcat.T)
+    del wcat
     n_words = min(_MAX_BITMASK_WORDS, max(1, int((int(n_codes.max()) if len(n_codes) else 1) + 63) // 64))
     nmin, nmax, nnan, mask = _boxes(pnum, pcat, start, end, n_words)
     return RefTree(
@@ -351,5 +372,5 @@ def query_order(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64
         return np.arange(n, dtype=np.int64)
     maxc = int(max(int(qcat.max()) + 1 if qcat.size else 1, int(tree.cat.max()) + 1 if tree.cat.size else 1))
     n_codes = np.full(qcat.shape[1], maxc, dtype=np.int64)
-    perm, *_ = _build(tree.mode, qnum, qcat, tree.w, tree.cost, n_codes, _ORDER_LEAF_SIZE)
+    perm = _build(tree.mode, qnum, qcat, tree.w, tree.cost, n_codes, _ORDER_LEAF_SIZE)[0]
     return perm.astype(np.int64)
