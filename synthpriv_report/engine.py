@@ -263,33 +263,10 @@ class _Engine:
         return self._record_ids
 
     def _compute_record_ids(self) -> dict[str, NDArray[np.int64]]:
-        # column by column: each column's values (bit patterns of the numbers, -0.0 as 0.0 and every NaN as one
-        # NaN; category codes) are factorized by hashing, and the running row id is combined with them and
-        # factorized again, so ids stay below the number of records and the work is linear in the records
-        import pandas as pd
+        from .identity import record_ids
 
         d = self.data
-        total = sum(d.sizes[s] for s in d.sets)
-        ids_all = np.zeros(total, dtype=np.int64)
-        n_num = d.numeric[d.sets[0]].shape[1]
-
-        def column(j: int) -> NDArray[np.int64]:  # one column at a time: memory stays at a few vectors
-            if j < n_num:
-                col = np.concatenate([d.numeric[s][:, j] + 0.0 for s in d.sets])  # -0.0 == 0.0
-                bits = col.view(np.int64).copy()
-                bits[np.isnan(col)] = np.int64(0x7FF8000000000000)
-                return bits
-            return np.concatenate([self.fitted.codes[s][:, j - n_num] for s in d.sets]).astype(np.int64)
-
-        for j in range(n_num + self.fitted.codes[d.sets[0]].shape[1]):
-            codes, uniques = pd.factorize(column(j))
-            ids_all, _ = pd.factorize(ids_all * np.int64(len(uniques)) + codes.astype(np.int64))
-            ids_all = ids_all.astype(np.int64)
-        ids, start = {}, 0
-        for s in d.sets:
-            ids[s] = ids_all[start:start + d.sizes[s]]
-            start += d.sizes[s]
-        return ids
+        return record_ids(d.numeric, self.fitted.codes, list(d.sets))
 
 
 class _TimedStage:
