@@ -269,36 +269,64 @@ def _as_bool_text(series: pd.Series) -> pd.Series:
 def _to_strings(series: pd.Series) -> NDArray[np.object_]:
     """Categorical values as strings (integral floats written as integers); missing values become
     :data:`MISSING`."""
+    return _factorized_strings(series)[0]
+
+
+def _factorized_strings(series: pd.Series) -> tuple[NDArray[np.object_], NDArray[np.int64], NDArray[np.object_]]:
+    """:func:`_to_strings`, with the distinct texts: ``(texts, codes, table)`` where ``table`` holds each distinct
+    non-missing text once and ``texts = table[codes]``, :data:`MISSING` where ``codes == -1``. A value that is
+    the text :data:`MISSING` itself (refused by :func:`prepare`) is a table entry like any other."""
     missing = series.isna().to_numpy()
-    out = np.empty(len(series), dtype=object)
     if isinstance(series.dtype, pd.StringDtype) or (
             series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) == "string"):
         # already text: one Python string per distinct value, shared by every cell that holds it (a million
         # cells of a column then cost 8 bytes each, not a string object each)
         codes, uniques = pd.factorize(series)
-        texts = np.empty(len(uniques) + 1, dtype=object)
-        texts[:-1] = list(uniques)
-        texts[-1] = MISSING
-        out[:] = texts[codes]  # code -1 (missing) takes the last entry
+        table = np.array(list(uniques), dtype=object)
     elif series.dtype != object:
         # one conversion per distinct value (a typed column holds no values that compare equal but print
         # differently, such as True and 1 in an object column)
         codes, uniques = pd.factorize(series)
-        texts = np.empty(len(uniques) + 1, dtype=object)
-        texts[:-1] = [_as_text(u) for u in uniques]
-        texts[-1] = MISSING
-        out[:] = texts[codes]  # code -1 (missing) takes the last entry
+        table = np.array([_as_text(u) for u in uniques], dtype=object)
+        if len(set(table.tolist())) < len(table):  # two values written alike: number the texts instead
+            codes, table = _renumber(table, codes)
     else:
         vals = series.to_numpy(dtype=object)
-        out[:] = [_as_text(v) for v in vals] if len(vals) else []
-    out[missing] = MISSING
-    return out
+        conv = np.array([MISSING if m else _as_text(v) for v, m in zip(vals, missing)], dtype=object)
+        codes, uniques = pd.factorize(conv)
+        table = np.array(list(uniques), dtype=object)
+        codes = np.where(missing, -1, codes)
+        if missing.any() and not (conv[~missing] == MISSING).any():
+            keep = np.array([u != MISSING for u in table], dtype=bool)
+            codes, table = _renumber(table, codes, keep)
+    codes = np.asarray(codes, dtype=np.int64)
+    lookup = np.empty(len(table) + 1, dtype=object)
+    lookup[:-1] = table
+    lookup[-1] = MISSING
+    out = lookup[codes]  # code -1 (missing) takes the last entry
+    return out, codes, table
+
+
+def _renumber(table: NDArray[np.object_], codes: NDArray[np.int64],
+              keep: NDArray[np.bool_] | None = None) -> tuple[NDArray[np.int64], NDArray[np.object_]]:
+    """Codes and table over the distinct texts of ``table`` (entries not in ``keep`` dropped; their codes must
+    not occur); code -1 stays -1."""
+    kept = table if keep is None else table[keep]
+    new_codes, uniques = pd.factorize(kept)
+    remap = np.full(len(table) + 1, -1, dtype=np.int64)
+    idx = np.arange(len(table)) if keep is None else np.nonzero(keep)[0]
+    remap[idx] = new_codes
+    return remap[np.asarray(codes, dtype=np.int64)], np.array(list(uniques), dtype=object)
 
 
 def fingerprint(numeric: NDArray[np.float64], categorical: NDArray[np.object_], columns: Sequence[str],
-                kinds: dict[str, Kind]) -> str:
+                kinds: dict[str, Kind],
+                factorized: Sequence[tuple[NDArray[np.int64], NDArray[np.object_]]] | None = None) -> str:
     """SHA-256 of a canonical form: column names and kinds, numeric values as float64 bytes (one NaN),
     categorical values as UTF-8 strings, row by row in the given order.
+
+    ``factorized``: per categorical column, ``(codes, distinct texts)`` as :func:`prepare` found them (code -1:
+    missing); the same digest, without numbering the strings again.
 
     >>> len(fingerprint(np.zeros((2, 1)), np.array([["a"], ["b"]], dtype=object), ["x", "y"],
     ...                 {"x": "numeric", "y": "categorical"}))
@@ -311,16 +339,29 @@ def fingerprint(numeric: NDArray[np.float64], categorical: NDArray[np.object_], 
     h.update(num.tobytes())
     # row by row, each value length-prefixed so that no value can imitate a separator; each distinct value is
     # encoded once
-    flat = np.asarray(categorical, dtype=object).ravel()
-    if flat.size:
-        codes, uniques = pd.factorize(flat)
-        blobs = np.empty(len(uniques), dtype=object)
-        for i, v in enumerate(uniques):
-            b = v.encode("utf-8", "surrogatepass")
-            blobs[i] = len(b).to_bytes(8, "little") + b
-        step = 1 << 20  # a million values at a time: the same bytes, in bounded memory
-        for start in range(0, codes.shape[0], step):
-            h.update(b"".join(blobs[codes[start:start + step]].tolist()))
+    def blob(v: str) -> bytes:
+        b = v.encode("utf-8", "surrogatepass")
+        return len(b).to_bytes(8, "little") + b
+
+    step = 1 << 20  # a million values at a time: the same bytes, in bounded memory
+    if factorized is not None and len(factorized) and categorical.shape[0]:
+        # one table of every column's texts (and the missing marker last); a cell's entry is its column's
+        # offset plus its code
+        tables = [t for _, t in factorized]
+        offsets = np.concatenate([[0], np.cumsum([len(t) for t in tables])]).astype(np.int64)
+        blobs = np.array([blob(v) for t in tables for v in t.tolist()] + [blob(MISSING)], dtype=object)
+        rows = max(1, step // len(factorized))
+        for start in range(0, categorical.shape[0], rows):
+            ids = np.column_stack([np.where(c[start:start + rows] < 0, offsets[-1], c[start:start + rows] + o)
+                                   for (c, _), o in zip(factorized, offsets[:-1])])
+            h.update(b"".join(blobs[ids.ravel()].tolist()))
+    else:
+        flat = np.asarray(categorical, dtype=object).ravel()
+        if flat.size:
+            codes, uniques = pd.factorize(flat)
+            blobs = np.array([blob(v) for v in uniques], dtype=object)
+            for start in range(0, codes.shape[0], step):
+                h.update(b"".join(blobs[codes[start:start + step]].tolist()))
     h.update(str(numeric.shape[0]).encode())
     return h.hexdigest()
 
@@ -331,16 +372,21 @@ BOOL_FALSE = frozenset({"false", "f", "no", "n", "0", "0.0"})
 _MAX_BOOL_SPELLINGS = 64
 
 
-def _unify_booleans(column: str, texts: dict[str, NDArray[np.object_]]) -> str | None:
+def _unify_booleans(column: str, texts: dict[str, NDArray[np.object_]],
+                    distinct: dict[str, NDArray[np.object_]] | None = None) -> str | None:
     """Map a boolean-like column to ``"True"``/``"False"`` in every set when its spellings differ.
 
     The column is boolean-like when each of its non-missing values in every set is a spelling of a boolean
     (:data:`BOOL_TRUE`, :data:`BOOL_FALSE`, any case); its spellings differ when one boolean is written in more
     than one way (``True`` in the real data, ``yes`` in the synthetic data). Such a column is rewritten in place
-    (``texts`` holds this module's own arrays) and a note is returned; otherwise nothing changes.
+    (``texts`` holds this module's own arrays) and a note is returned; otherwise nothing changes. ``distinct``:
+    each set's distinct non-missing texts where already known.
     """
     uniques: dict[str, NDArray[np.object_]] = {}
     for s, col in texts.items():
+        if distinct is not None:
+            uniques[s] = distinct[s]
+            continue
         u = pd.unique(col)
         uniques[s] = u[u != MISSING]
     if any(len(u) > _MAX_BOOL_SPELLINGS for u in uniques.values()):
@@ -512,36 +558,51 @@ def prepare(
     cat_cols = [c for c in columns if kinds[c] == "categorical"]
     num_arrays: dict[str, NDArray[np.float64]] = {}
     cat_arrays: dict[str, NDArray[np.object_]] = {}
+    # per set and categorical column: (codes, distinct texts), so that later checks and the fingerprints read
+    # each column's distinct values instead of a million strings
+    factorized: dict[str, list[tuple[NDArray[np.int64], NDArray[np.object_]]]] = {}
     for s, df in frames.items():
         n = len(df)
         num = np.empty((n, len(num_cols)), dtype=np.float64)
         for j, c in enumerate(num_cols):
             num[:, j] = _to_numeric(df[c], c, s, datetime_like=_is_datetime(frames["T"][c]), reveal=reveal)
         cat = np.empty((n, len(cat_cols)), dtype=object)
+        factorized[s] = []
         for j, c in enumerate(cat_cols):
             col = df[c]
             if s != "T" and pd.api.types.is_bool_dtype(frames["T"][c].dtype):
                 col = _as_bool_text(col)
-            texts = _to_strings(col)
-            clash = (texts == MISSING) & ~col.isna().to_numpy()
-            if clash.any():
+            texts, codes, table = _factorized_strings(col)
+            if any(v == MISSING for v in table.tolist()):
+                clash = (texts == MISSING) & ~col.isna().to_numpy()
                 raise ValueError(
                     f"column {c!r} holds the text reserved for missing values ({MISSING!r}) in the "
                     f"{SET_LABELS[s]} data {_where(c, s, clash, col, reveal=False)}; rename that value"
                 )
             cat[:, j] = texts
+            factorized[s].append((codes, table))
         num_arrays[s] = num
         cat_arrays[s] = cat
 
     notes = []
     for j, c in enumerate(cat_cols):
-        note = _unify_booleans(c, {s: cat_arrays[s][:, j] for s in frames})
+        note = _unify_booleans(c, {s: cat_arrays[s][:, j] for s in frames},
+                               {s: factorized[s][j][1] for s in frames})
         if note is not None:
             notes.append(note)
-        # (a column slice of a C-ordered object array is a view: _unify_booleans rewrote cat_arrays in place)
+            # (a column slice of a C-ordered object array is a view: _unify_booleans rewrote cat_arrays in place)
+            for s in frames:
+                codes, uniques = pd.factorize(cat_arrays[s][:, j])
+                codes = np.asarray(codes, dtype=np.int64)
+                table = np.array(list(uniques), dtype=object)
+                miss = np.array([u == MISSING for u in table.tolist()], dtype=bool)
+                if miss.any():
+                    codes, table = _renumber(table, np.where(miss[codes], -1, codes), ~miss)
+                factorized[s][j] = (codes, table)
 
     ordered = num_cols + cat_cols
-    prints = {s: fingerprint(num_arrays[s], cat_arrays[s], ordered, kinds) for s in frames}
+    prints = {s: fingerprint(num_arrays[s], cat_arrays[s], ordered, kinds, factorized=factorized[s])
+              for s in frames}
     real_sets = [s for s in ("T", "H") if s in frames]
     for j, c in enumerate(num_cols):
         real_vals = np.concatenate([num_arrays[s][:, j] for s in real_sets])
@@ -549,11 +610,14 @@ def prepare(
         if finite.size and finite.min() == finite.max():
             notes.append(f"column {c!r} is constant in the real data: its range is treated as 1, so a difference in it counts in full")
     for j, c in enumerate(cat_cols):
-        real_vals = np.concatenate([cat_arrays[s][:, j] for s in real_sets])
-        n_distinct = len(pd.unique(real_vals))
+        distinct = set().union(*(factorized[s][j][1].tolist() for s in real_sets))
+        if any((factorized[s][j][0] < 0).any() for s in real_sets):
+            distinct.add(MISSING)
+        n_distinct = len(distinct)
+        n_real = sum(len(frames[s]) for s in real_sets)
         if n_distinct == 1:
             notes.append(f"column {c!r} is constant in the real data: it only separates records of S that differ")
-        elif n_distinct == len(real_vals) >= IDENTIFIER_MIN_RECORDS and c not in kept:
+        elif n_distinct == n_real >= IDENTIFIER_MIN_RECORDS and c not in kept:
             notes.append(f"column {c!r} has a different value in every real record: it looks like an identifier, "
                          f"which sets every record apart; consider exclude=[{c!r}]")
     for s in frames:
@@ -563,7 +627,7 @@ def prepare(
             if num_arrays[s].shape[0] and np.isnan(num_arrays[s][:, j]).all():
                 notes.append(f"column {c!r} is entirely missing in the {SET_LABELS[s]} data")
         for j, c in enumerate(cat_cols):
-            if cat_arrays[s].shape[0] and (cat_arrays[s][:, j] == MISSING).all():
+            if cat_arrays[s].shape[0] and (factorized[s][j][0] < 0).all():
                 notes.append(f"column {c!r} is entirely missing in the {SET_LABELS[s]} data")
     return PreparedData(
         columns=columns,
