@@ -50,6 +50,10 @@ class PreparedData:
         Set name -> SHA-256 of the canonical form of the analysed columns.
     excluded : tuple of str
         Columns left out at the caller's request.
+    factorized : dict, optional
+        Set name -> per categorical column ``(codes, distinct texts)``: ``categorical[s][:, j]`` is
+        ``texts[codes]`` with :data:`MISSING` where the code is -1. Found once by :func:`prepare` so that later
+        steps need not number a million strings again; None where the data were built otherwise.
     """
 
     columns: tuple[str, ...]
@@ -60,6 +64,8 @@ class PreparedData:
     fingerprints: dict[str, str]
     excluded: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    factorized: dict[str, tuple[tuple[NDArray[np.int64], NDArray[np.object_]], ...]] | None = field(
+        default=None, compare=False, repr=False)
 
     @property
     def numeric_columns(self) -> tuple[str, ...]:
@@ -638,6 +644,7 @@ def prepare(
         fingerprints=prints,
         excluded=tuple(exclude),
         notes=tuple(notes),
+        factorized={s: tuple(f) for s, f in factorized.items()},
     )
 
 

@@ -25,7 +25,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .data import SET_LABELS as SET_NAMES
-from .data import PreparedData
+from .data import MISSING, PreparedData
 
 SpaceKind = Literal["gower", "euclidean", "projected", "hamming"]
 MODE_GOWER, MODE_L2, MODE_HAMMING = 0, 1, 2
@@ -197,6 +197,23 @@ def _levels_and_codes(stacked: NDArray[np.object_]) -> tuple[NDArray[np.object_]
     return uniques[order], rank[codes]
 
 
+def _levels_from_tables(data: PreparedData, j: int, codes: dict[str, NDArray[np.int64]]) -> NDArray[np.object_]:
+    """:func:`_levels_and_codes` for categorical column ``j`` from the codes and distinct texts :func:`prepare`
+    found per set (``data.factorized``): the same sorted levels and codes, without numbering the strings again.
+    Writes each set's codes into ``codes[s][:, j]`` and returns the levels."""
+    parts = [data.factorized[s][j] for s in data.sets]
+    distinct = set().union(*(t.tolist() for _, t in parts))
+    if any((c < 0).any() for c, _ in parts):
+        distinct.add(MISSING)
+    levels = np.array(sorted(distinct), dtype=object)
+    position = {v: i for i, v in enumerate(levels.tolist())}
+    missing_at = position.get(MISSING, -1)
+    for s, (c, t) in zip(data.sets, parts):
+        lookup = np.array([position[v] for v in t.tolist()] + [missing_at], dtype=np.int64)
+        codes[s][:, j] = lookup[c]  # code -1 (missing) takes the last entry
+    return levels
+
+
 def fit(data: PreparedData) -> Fitted:
     """Numeric ranges from the real data, category levels from the union of all sets (spec section 0).
 
@@ -222,6 +239,10 @@ def fit(data: PreparedData) -> Fitted:
     levels = []
     codes = {s: np.empty((data.sizes[s], len(data.categorical_columns)), dtype=np.int64) for s in all_sets}
     for j in range(len(data.categorical_columns)):
+        if data.factorized is not None:
+            lv = _levels_from_tables(data, j, codes)
+            levels.append(lv)
+            continue
         stacked = np.concatenate([data.categorical[s][:, j] for s in all_sets])
         lv, inv = _levels_and_codes(stacked)
         levels.append(lv)
