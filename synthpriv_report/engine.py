@@ -221,6 +221,8 @@ class _Engine:
         table = nb.NeighborTable(dist, idx, spec.label, query.label, ref.label, choice=choice)
         self.tables[key] = table
         self._release_tree(spec, ref)
+        if not any(p[0] == spec and p[1] == query.key and p not in self.tables for p in self.planned_k):
+            self.orders.pop((spec, query.key), None)  # no planned search from these records is left
         return table.head(k)
 
     def query_order(self, spec: SpaceSpec, query: SetRef, tree: nb.RefTree, qn: NDArray[np.float64],

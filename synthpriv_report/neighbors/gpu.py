@@ -76,8 +76,6 @@ _SOURCE = r"""
 #define UNROLL _Pragma("unroll 1")
 #endif
 
-extern "C" {
-
 // Stage references t0 .. t0 + TILE - 1 (columns of Rt / Rct, one row per column) in shared memory; slots past
 // the last reference get 0 and are never offered.
 __device__ __forceinline__ void stage(const float* Rt, const int* Rct, float* sR, int* sC, long long m,
@@ -131,94 +129,89 @@ __device__ __forceinline__ float4 acc4(const float* qv, const int* qc, const flo
     return a;
 }
 
-// Pass 1: keep a in the k-best list when it beats the k-th (held in `worst`); t: its tree position.
-__device__ __forceinline__ void keep(float a, long long t, long long m, long long st, int k, float* best,
-                                     float& worst) {
-    if (a < worst && t < m && t != st) {
-        int p = k - 1;
-        while (p > 0 && a < best[p - 1]) { best[p] = best[p - 1]; p--; }
-        best[p] = a;
-        worst = best[k - 1];
+// Pass 1: the k best accumulators of a query, the k-th held in `worst` (t: a reference's tree position).
+struct KeepBest {
+    float* best;
+    float worst;
+    int k;
+    long long m, st;
+    __device__ __forceinline__ void operator()(float a, long long t) {
+        if (a < worst && t < m && t != st) {
+            int p = k - 1;
+            while (p > 0 && a < best[p - 1]) { best[p] = best[p - 1]; p--; }
+            best[p] = a;
+            worst = best[k - 1];
+        }
     }
-}
+};
 
-// Pass 2: note reference t when its accumulator is within the query's threshold.
-__device__ __forceinline__ void take(float a, long long t, long long m, long long st, float thr, long long i,
-                                     int cap, int* cand, int& cnt) {
-    if (a <= thr && t < m && t != st) {
-        if (cnt < cap) cand[i * cap + cnt] = (int)t;
-        cnt++;
+// Pass 2: the references within the query's threshold, the first cap of them in tree order, and their count.
+struct Collect {
+    float thr;
+    long long m, st, i;
+    int cap, cnt;
+    int* cand;
+    __device__ __forceinline__ void operator()(float a, long long t) {
+        if (a <= thr && t < m && t != st) {
+            if (cnt < cap) cand[i * cap + cnt] = (int)t;
+            cnt++;
+        }
+    }
+};
+
+// The loop both passes share: query i's accumulator with every reference, four at a time from the tiles staged
+// in shared memory (sR, sC), each handed to `visit` with its tree position. Every thread of the block takes part
+// in the staging, inactive ones (past the last query) included.
+template <class Visit>
+__device__ __forceinline__ void scan(const float* Qt, const int* Qct, const float* Rt, const int* Rct,
+                                     const float* cost, long long n, long long m, long long i, bool active,
+                                     float* sR, int* sC, Visit& visit) {
+    float qv[QA], cst[CA];
+    int qc[CA];
+    if (active) load_query(Qt, Qct, cost, n, i, qv, qc, cst);
+    for (long long t0 = 0; t0 < m; t0 += TILE) {
+        __syncthreads();
+        stage(Rt, Rct, sR, sC, m, t0);
+        __syncthreads();
+        if (!active) continue;
+        for (int tl = 0; tl < TILE; tl += 4) {
+            if (t0 + tl >= m) break;
+            const float4 a = acc4(qv, qc, cst, sR, sC, tl);
+            const long long t = t0 + tl;
+            visit(a.x, t);
+            visit(a.y, t + 1);
+            visit(a.z, t + 2);
+            visit(a.w, t + 3);
+        }
     }
 }
 
 // Pass 1: the k-th smallest single-precision accumulator of each query (self excluded by tree position).
-__global__ void kth_approx(const float* Qt, const int* Qct, const float* Rt, const int* Rct, const float* cost,
-                           const long long* self_t, long long n, long long m, int k, float* kth) {
+extern "C" __global__ void kth_approx(const float* Qt, const int* Qct, const float* Rt, const int* Rct,
+                                      const float* cost, const long long* self_t, long long n, long long m, int k,
+                                      float* kth) {
     extern __shared__ float shared[];
-    float* sR = shared;
-    int* sC = (int*)(shared + TILE * Q);
     const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const bool active = i < n;
-    float qv[QA], cst[CA];
-    int qc[CA];
-    if (active) load_query(Qt, Qct, cost, n, i, qv, qc, cst);
     float best[MAX_K];
     const float inf = __int_as_float(0x7f800000);
     for (int x = 0; x < k; x++) best[x] = inf;
-    float worst = inf;
-    const long long st = active ? self_t[i] : -1;
-    for (long long t0 = 0; t0 < m; t0 += TILE) {
-        __syncthreads();
-        stage(Rt, Rct, sR, sC, m, t0);
-        __syncthreads();
-        if (!active) continue;
-        for (int tl = 0; tl < TILE; tl += 4) {
-            if (t0 + tl >= m) break;
-            const float4 a = acc4(qv, qc, cst, sR, sC, tl);
-            const long long t = t0 + tl;
-            keep(a.x, t, m, st, k, best, worst);
-            keep(a.y, t + 1, m, st, k, best, worst);
-            keep(a.z, t + 2, m, st, k, best, worst);
-            keep(a.w, t + 3, m, st, k, best, worst);
-        }
-    }
-    if (active) kth[i] = worst;
+    KeepBest visit{best, inf, k, m, active ? self_t[i] : -1};
+    scan(Qt, Qct, Rt, Rct, cost, n, m, i, active, shared, (int*)(shared + TILE * Q), visit);
+    if (active) kth[i] = visit.worst;
 }
 
 // Pass 2: the references whose single-precision accumulator is <= thr[i] (self excluded), the first cap of
 // them in tree order, and their count.
-__global__ void collect(const float* Qt, const int* Qct, const float* Rt, const int* Rct, const float* cost,
-                        const long long* self_t, long long n, long long m, const float* thr, int cap, int* count,
-                        int* cand) {
+extern "C" __global__ void collect(const float* Qt, const int* Qct, const float* Rt, const int* Rct,
+                                   const float* cost, const long long* self_t, long long n, long long m,
+                                   const float* thr, int cap, int* count, int* cand) {
     extern __shared__ float shared[];
-    float* sR = shared;
-    int* sC = (int*)(shared + TILE * Q);
     const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const bool active = i < n;
-    float qv[QA], cst[CA];
-    int qc[CA];
-    if (active) load_query(Qt, Qct, cost, n, i, qv, qc, cst);
-    const long long st = active ? self_t[i] : -1;
-    const float T = active ? thr[i] : 0.0f;
-    int cnt = 0;
-    for (long long t0 = 0; t0 < m; t0 += TILE) {
-        __syncthreads();
-        stage(Rt, Rct, sR, sC, m, t0);
-        __syncthreads();
-        if (!active) continue;
-        for (int tl = 0; tl < TILE; tl += 4) {
-            if (t0 + tl >= m) break;
-            const float4 a = acc4(qv, qc, cst, sR, sC, tl);
-            const long long t = t0 + tl;
-            take(a.x, t, m, st, T, i, cap, cand, cnt);
-            take(a.y, t + 1, m, st, T, i, cap, cand, cnt);
-            take(a.z, t + 2, m, st, T, i, cap, cand, cnt);
-            take(a.w, t + 3, m, st, T, i, cap, cand, cnt);
-        }
-    }
-    if (active) count[i] = cnt;
-}
-
+    Collect visit{active ? thr[i] : 0.0f, m, active ? self_t[i] : -1, i, cap, 0, cand};
+    scan(Qt, Qct, Rt, Rct, cost, n, m, i, active, shared, (int*)(shared + TILE * Q), visit);
+    if (active) count[i] = visit.cnt;
 }
 """
 
