@@ -207,7 +207,8 @@ def _build(mode, num, cat, w, cost, n_codes, leaf_size):
 
     The records are copied once into column-major working arrays kept in tree order (each node's records
     contiguous), so a node's statistics read its columns in sequence rather than gathering through ``perm``;
-    the working copies are returned row-major in tree order for the search. The tree depends only on the data
+    they are freed on return, before the caller gathers the row-major copy the search reads (so memory peaks no
+    higher than that copy's). The tree depends only on the data
     (each node's split is a function of its records), not on the threads.
     """
     m = num.shape[0]
@@ -257,8 +258,7 @@ def _build(mode, num, cat, w, cost, n_codes, leaf_size):
             nxt[nn + 1] = r
             nn += 2
         frontier = nxt[:nn].copy()
-    return (perm, start[:n_nodes].copy(), end[:n_nodes].copy(), left[:n_nodes].copy(), right[:n_nodes].copy(),
-            wnum, wcat)
+    return perm, start[:n_nodes].copy(), end[:n_nodes].copy(), left[:n_nodes].copy(), right[:n_nodes].copy()
 
 
 _MAX_BITMASK_WORDS = 4  # category bitmasks up to 256 codes; larger columns keep only the code range
@@ -345,14 +345,12 @@ def build_tree(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None = No
     num = np.ascontiguousarray(num, dtype=np.float64)
     cat = np.ascontiguousarray(cat, dtype=np.int64)
     n_codes = enc.n_codes.astype(np.int64) if len(enc.n_codes) else np.zeros(0, dtype=np.int64)
-    perm, start, end, left, right, wnum, wcat = _build(
+    perm, start, end, left, right = _build(
         enc.mode, num, cat, enc.num_weight, enc.cat_cost, n_codes, LEAF_SIZE
     )
     start, end, left, right = _preorder(start, end, left, right)
-    pnum = np.ascontiguousarray(wnum.T)
-    del wnum
-    pcat = np.ascontiguousarray(wcat.T)
-    del wcat
+    pnum = np.ascontiguousarray(num[perm])
+    pcat = np.ascontiguousarray(cat[perm])
     n_words = min(_MAX_BITMASK_WORDS, max(1, int((int(n_codes.max()) if len(n_codes) else 1) + 63) // 64))
     nmin, nmax, nnan, mask = _boxes(pnum, pcat, start, end, n_words)
     return RefTree(
@@ -372,5 +370,5 @@ def query_order(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64
         return np.arange(n, dtype=np.int64)
     maxc = int(max(int(qcat.max()) + 1 if qcat.size else 1, int(tree.cat.max()) + 1 if tree.cat.size else 1))
     n_codes = np.full(qcat.shape[1], maxc, dtype=np.int64)
-    perm = _build(tree.mode, qnum, qcat, tree.w, tree.cost, n_codes, _ORDER_LEAF_SIZE)[0]
+    perm, *_ = _build(tree.mode, qnum, qcat, tree.w, tree.cost, n_codes, _ORDER_LEAF_SIZE)
     return perm.astype(np.int64)
