@@ -332,6 +332,8 @@ class Evaluation:
             "backend": "local" if client is None else "dask",
         }
         self._engine = _Engine(self.data, progress=progress, search_engine=engine, device=device, client=client)
+        # the per-column numbering prepare found has served the fit: its codes (8 bytes per cell) need not stay
+        self.data = self._engine.data = replace(self.data, factorized=None)
         self._ctx = Context(self._engine, self.settings)
         self._raw: dict[tuple, MetricResult] = {}
         self._graded: dict[tuple, MetricResult] = {}
