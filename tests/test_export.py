@@ -323,3 +323,17 @@ def test_chromium_engine(ev: Evaluation, tmp_path: Path) -> None:
 def test_unknown_engine(ev: Evaluation, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="engine"):
         ev.to_pdf(tmp_path / "x.pdf", engine="latex")
+
+
+def test_measures_sharing_a_rule_share_one_appendix_row(ev: Evaluation, html_text: str) -> None:
+    """The appendix prints each rule once: the Closest-record and Distance-ratio tests (one rule, one source)
+    share a row; every measure with a level appears in exactly one row."""
+    page = _no_wbr(html_text)
+    table = re.search(r'<table class="spr-summary-table spr-rules">(.*?)</table>', page, re.S).group(1)
+    body = table.split("<tbody>", 1)[1]
+    rows = [re.findall(r"<code>([^<]+)</code>", row) for row in body.split("<tr>")[1:]]
+    rated = [m for m, r in ev.results().items() if r.computed and r.level is not None]
+    listed = [name for row in rows for name in row]
+    assert sorted(listed) == sorted(rated) and len(set(listed)) == len(listed)
+    assert ["dcr_test", "nndr_test"] in rows
+    assert len(rows) < len(rated)

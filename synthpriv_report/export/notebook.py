@@ -243,9 +243,17 @@ def _appendix(data: ReportData) -> tuple[str, str]:
         if name not in doc["metrics"]:
             spec = _spec(name)
             not_selected.append((name, getattr(spec, "title", "") or name))
-    rules = [{"name": m["name"], "title": m["title"] or m["name"], "description": m["level_rule"]["description"],
-              "scale": m["level_rule"].get("scale") or "the value", "source": m["level_rule"]["source"]}
-             for m in doc["metrics"].values() if m["level_rule"] is not None]
+    # measures that share one rule (the same words, applied to the same quantity, from the same source) share one
+    # row, so that a rule read once is not printed again for each of them
+    groups: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for m in doc["metrics"].values():
+        rule = m["level_rule"]
+        if rule is None:
+            continue
+        key = (rule["description"], rule.get("scale") or "the value", rule["source"])
+        group = groups.setdefault(key, {"description": key[0], "scale": key[1], "source": key[2], "measures": []})
+        group["measures"].append((m["title"] or m["name"], m["name"]))
+    rules = list(groups.values())
     html = render("appendix.html.j2", rules=rules, sources=list(SOURCES.values()), not_computed=not_computed,
                   not_selected=not_selected)
     text = "\n".join(f"{shorten_text(m['name'])}: {shorten_text(m['reason_not_computed'], 600)}"
