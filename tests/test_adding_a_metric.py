@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 import json
 
 import numpy as np
@@ -14,6 +13,8 @@ from synthpriv_report import Evaluation, plotting, stats
 from synthpriv_report.display import bundle
 from synthpriv_report.registry import FigureSpec, LevelSpec, MetricSpec, Param, Words, register, unregister
 from synthpriv_report.results import MetricResult, ResultSet
+
+from page_text import no_wbr
 
 TOY_CUT = Param("toy_cut", 0.25, low=0.0, high=1.0, slider=(0.0, 1.0, 0.05), label="toy cut",
                 doc="Distance at or below which a synthetic record counts as close.")
@@ -73,13 +74,8 @@ def test_toy_metric_in_results_with_its_level(ev):
     assert ev.results(levels={"toy_share": {"medium": 1.0, "high": 1.0}})["toy_share"].level == "low"
 
 
-def _no_wbr(html: str) -> str:
-    """A page without its line-break opportunities (names may break after underscores)."""
-    return re.sub(r"<wbr\s*/?>", "", html)
-
-
 def test_toy_metric_in_notebook_html_with_its_figure(ev):
-    html = _no_wbr(bundle(ev)["text/html"])
+    html = no_wbr(bundle(ev)["text/html"])
     assert "toy_share" in html and "Toy close share" in html
     assert "Distances of synthetic records with the toy cut" in html
 
@@ -105,5 +101,5 @@ def test_toy_parameter_has_a_slider(ev):
 def test_toy_metric_in_html_export(ev, tmp_path):
     out = tmp_path / "r.html"
     ev.to_html(out)
-    page = _no_wbr(out.read_text(encoding="utf-8"))
+    page = no_wbr(out.read_text(encoding="utf-8"))
     assert "toy_share" in page and "Distances of synthetic records with the toy cut" in page

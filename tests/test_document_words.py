@@ -23,6 +23,8 @@ from synthpriv_report.export.notebook import cover_context
 from synthpriv_report.results import ResultSet
 from synthpriv_report.wording import DISTINGUISHABILITY_TITLE, SETTING_WORDS
 
+from page_text import no_wbr
+
 NAMES = {"real": "adult_sample.csv", "synthetic": "generator_output.csv", "holdout": "unseen_people.csv"}
 
 #: Internal references and Python reprs that must never reach a reader.
@@ -43,7 +45,7 @@ FORBIDDEN = {
 def _reader_text(page: str) -> str:
     """What a reader sees: the text of the page without styles, scripts, tags and image data."""
     page = re.sub(r"<style.*?</style>|<script.*?</script>", " ", page, flags=re.S)
-    page = re.sub(r"<wbr\s*/?>", "", page)  # a line-break opportunity inside a name, not a space
+    page = no_wbr(page)  # a line-break opportunity inside a name, not a space
     return " ".join(_html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
 
 
@@ -165,7 +167,7 @@ def test_first_page_says_what_each_check_found_in_one_sentence(honest):
 def test_dmlp_graded_high_appears_only_among_the_distinguishability_measures(honest, honest_pages):
     assert honest["detection_mlp"].level == "high" and honest.verdict.level != "high"
     for page in (honest_pages["html"], honest_pages["json_html"]):
-        summary = re.sub(r"<wbr\s*/?>", "", _block(page, "spr-summary"))  # names break after underscores
+        summary = no_wbr(_block(page, "spr-summary"))  # names break after underscores
         checks = summary[:summary.index(DISTINGUISHABILITY_TITLE)]
         assert "detection_mlp" not in checks and "D-MLP" not in _block(page, "spr-cover")
         dist = summary[summary.index(DISTINGUISHABILITY_TITLE):]
@@ -174,7 +176,7 @@ def test_dmlp_graded_high_appears_only_among_the_distinguishability_measures(hon
         assert "high risk" in row and "Does not drive the verdict" in row
         assert "Distinguishability is not leakage" in dist and "0.5" in row  # ideal value beside it
     # the tables of the view (the overview figure's alt text lists every measure, in the figure's own order)
-    view = re.sub(r"<img[^>]*>", "", re.sub(r"<wbr\s*/?>", "", honest_pages["view"]))
+    view = re.sub(r"<img[^>]*>", "", no_wbr(honest_pages["view"]))
     dist = view[view.index(DISTINGUISHABILITY_TITLE):]
     assert "detection_mlp" in dist and "Does not drive the verdict" in dist
     assert "detection_mlp" not in view[:view.index(DISTINGUISHABILITY_TITLE)]

@@ -34,6 +34,8 @@ from synthpriv_report.export import (
 )
 from synthpriv_report.registry import metric_names
 
+from page_text import no_wbr
+
 ROOT = Path(__file__).resolve().parents[1]
 SECRET_CAT = "ZZ_PLANTED_SECRET"
 SECRET_NUM = 987654321
@@ -72,12 +74,6 @@ def pdf_path(ev: Evaluation, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return Path(ev.to_pdf(tmp_path_factory.mktemp("pdf") / "report.pdf"))
 
 
-def _no_wbr(html_text: str) -> str:
-    """The page without the line-break opportunities after underscores (``<wbr>``; ``<wbr/>`` once nbconvert
-    has re-serialised it), so that names read whole."""
-    return re.sub(r"<wbr\s*/?>", "", html_text)
-
-
 def _pdf_text(path: Path) -> str:
     _need("pdftotext")
     return subprocess.run(["pdftotext", "-layout", str(path), "-"], check=True, capture_output=True,
@@ -99,7 +95,7 @@ class _Collector(html.parser.HTMLParser):
 
 def test_html_parses_and_names_every_registered_metric(html_text: str) -> None:
     parser = _Collector()
-    parser.feed(_no_wbr(html_text))  # names carry line-break opportunities after their underscores
+    parser.feed(no_wbr(html_text))  # names carry line-break opportunities after their underscores
     parser.close()
     text = " ".join(parser.text)
     assert any(tag == "html" for tag, _ in parser.tags)
@@ -264,7 +260,7 @@ def test_json_schema_and_round_trip(ev: Evaluation, tmp_path: Path) -> None:
 def test_loaded_report_rerenders_without_data(ev: Evaluation, tmp_path: Path) -> None:
     loaded = from_json(ev.to_json(tmp_path / "r.json"))
     html_path = loaded.to_html(tmp_path / "again.html")
-    text = _no_wbr(Path(html_path).read_text(encoding="utf-8"))
+    text = no_wbr(Path(html_path).read_text(encoding="utf-8"))
     assert "drawn again from a saved JSON report" in text
     for name in metric_names():
         assert name in text
@@ -307,7 +303,7 @@ def test_nbconvert_cli_with_synthpriv_template(ev: Evaluation, tmp_path: Path) -
            f"--TemplateExporter.extra_template_basedirs={ROOT / 'templates'}", str(src)]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
     assert run.returncode == 0, run.stderr
-    out = _no_wbr((tmp_path / "my_analysis.html").read_text(encoding="utf-8"))
+    out = no_wbr((tmp_path / "my_analysis.html").read_text(encoding="utf-8"))
     assert "<script src=" not in out and "size: A4" in out and "print(&#39;hidden code&#39;)" not in out
     assert "exact_copies" in out
 
@@ -328,7 +324,7 @@ def test_unknown_engine(ev: Evaluation, tmp_path: Path) -> None:
 def test_measures_sharing_a_rule_share_one_appendix_row(ev: Evaluation, html_text: str) -> None:
     """The appendix prints each rule once: the Closest-record and Distance-ratio tests (one rule, one source)
     share a row; every measure with a level appears in exactly one row."""
-    page = _no_wbr(html_text)
+    page = no_wbr(html_text)
     table = re.search(r'<table class="spr-summary-table spr-rules">(.*?)</table>', page, re.S).group(1)
     body = table.split("<tbody>", 1)[1]
     rows = [re.findall(r"<code>([^<]+)</code>", row) for row in body.split("<tr>")[1:]]
