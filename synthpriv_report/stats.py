@@ -453,75 +453,156 @@ def bootstrap_ratio(num: ArrayLike, den: ArrayLike, *, n_resamples: int = 1000,
     return percentile_interval(out, confidence)
 
 
-def _splitmix_kernels():
-    """Compiled kernels (built on first use, cached on disk by numba)."""
-    global _PAIRED_MEDIANS
-    if _PAIRED_MEDIANS is not None:
-        return _PAIRED_MEDIANS
+_WINDOWED = None
+
+#: Half-width of the rank window around the median in which :func:`paired_median_bootstrap` counts records one by
+#: one, in standard deviations of a resample's count below a rank (at most sqrt(n) / 2): past 12 of them a
+#: resample's median leaves the window with probability below 1e-30, and such a resample is resolved record by
+#: record.
+WINDOW_SDS = 12
+
+
+def _windowed_kernel():
+    """The compiled windowed paired-median kernel (built on first use, cached on disk by numba)."""
+    global _WINDOWED
+    if _WINDOWED is not None:
+        return _WINDOWED
     from numba import njit, prange
 
+    @njit(cache=True, inline="always")
+    def median_of_counts(c, v, lo_rank, hi_rank, frac):  # pragma: no cover (compiled)
+        acc = 0
+        lo_v = 0.0
+        found_lo = False
+        for j in range(c.shape[0]):
+            acc += c[j]
+            if not found_lo and acc > lo_rank:
+                lo_v = v[j]
+                found_lo = True
+            if acc > hi_rank:
+                return lo_v + frac * (v[j] - lo_v)
+        return np.nan
+
     @njit(cache=True, parallel=True)
-    def paired_medians(a, b_sorted, rank_b, seeds, lo_rank, hi_rank, frac):  # pragma: no cover (compiled)
+    def windowed(a, b_sorted, rank_b, seeds, lo_rank, hi_rank, frac, half):  # pragma: no cover (compiled)
         n = a.shape[0]
+        lo_w = max(0, lo_rank - half)
+        hi_w = min(n, hi_rank + half + 1)
+        # records counted one by one: in the window of a's ranks (their positions) or of b's ranks
+        single = np.zeros(n, dtype=np.bool_)
+        for i in range(n):
+            single[i] = (lo_w <= i < hi_w) or (lo_w <= rank_b[i] < hi_w)
+        ind = np.nonzero(single)[0]
+        k = ind.shape[0]
+        # the other records in four cells: below or above the window in a, times below or above it in b
+        cell_of = np.full(n, -1, dtype=np.int64)
+        cells = np.zeros(4, dtype=np.int64)
+        for i in range(n):
+            if not single[i]:
+                cell_of[i] = (0 if i < lo_w else 2) + (0 if rank_b[i] < lo_w else 1)
+                cells[cell_of[i]] += 1
+        start = np.zeros(5, dtype=np.int64)
+        for c in range(4):
+            start[c + 1] = start[c] + cells[c]
+        members = np.empty(start[4], dtype=np.int64)
+        fill = start[:4].copy()
+        for i in range(n):
+            if cell_of[i] >= 0:
+                members[fill[cell_of[i]]] = i
+                fill[cell_of[i]] += 1
+        p = np.empty(k + 4)
+        p[:k] = 1.0 / n
+        for c in range(4):
+            p[k + c] = cells[c] / n
+        a_first = np.searchsorted(ind, lo_w)
+        a_last = np.searchsorted(ind, hi_w)
+        b_win = np.array([x for x in range(k) if lo_w <= rank_b[ind[x]] < hi_w], dtype=np.int64)
+        b_win = b_win[np.argsort(rank_b[ind[b_win]])]
         B = seeds.shape[0]
         ma = np.empty(B)
         mb = np.empty(B)
         for r in prange(B):
-            ca = np.zeros(n, dtype=np.int32)
-            cb = np.zeros(n, dtype=np.int32)
-            state = np.uint64(seeds[r])
-            for _ in range(n):
-                # splitmix64: one 64-bit draw per record, its top 53 bits a uniform in [0, 1)
-                state = state + np.uint64(0x9E3779B97F4A7C15)
-                z = state
-                z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-                z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-                z = z ^ (z >> np.uint64(31))
-                i = int((z >> np.uint64(11)) * (1.0 / 9007199254740992.0) * n)
-                if i >= n:
-                    i = n - 1
-                ca[i] += 1
-                cb[rank_b[i]] += 1
+            np.random.seed(seeds[r])
+            cnt = np.random.multinomial(n, p)
+            inside = True
             for which in range(2):
-                c = ca if which == 0 else cb
-                v = a if which == 0 else b_sorted
-                acc = 0
-                lo_v = 0.0
-                hi_v = 0.0
-                found_lo = False
-                for j in range(n):
-                    acc += c[j]
-                    if not found_lo and acc > lo_rank:
-                        lo_v = v[j]
-                        found_lo = True
-                    if acc > hi_rank:
-                        hi_v = v[j]
-                        break
-                val = lo_v + frac * (hi_v - lo_v)
+                acc = cnt[k] + cnt[k + 1] if which == 0 else cnt[k] + cnt[k + 2]
+                for x in range(k):
+                    if (ind[x] < lo_w) if which == 0 else (rank_b[ind[x]] < lo_w):
+                        acc += cnt[x]
+                n_win = a_last - a_first if which == 0 else b_win.shape[0]
+                win = np.empty(n_win, dtype=np.int64)
+                vals = np.empty(n_win)
+                for y in range(n_win):
+                    x = a_first + y if which == 0 else b_win[y]
+                    win[y] = cnt[x]
+                    vals[y] = a[ind[x]] if which == 0 else b_sorted[rank_b[ind[x]]]
+                m = np.nan
+                if acc <= lo_rank:
+                    m = median_of_counts(win, vals, lo_rank - acc, hi_rank - acc, frac)
+                if np.isnan(m):
+                    inside = False
+                    break
                 if which == 0:
-                    ma[r] = val
+                    ma[r] = m
                 else:
-                    mb[r] = val
+                    mb[r] = m
+            if not inside:
+                # a median outside the window: the same draw resolved record by record (each cell's draws
+                # spread uniformly over its records), then both medians read from the full counts
+                ca = np.zeros(n, dtype=np.int64)
+                cb = np.zeros(n, dtype=np.int64)
+                for x in range(k):
+                    ca[ind[x]] += cnt[x]
+                    cb[rank_b[ind[x]]] += cnt[x]
+                for c in range(4):
+                    for _ in range(cnt[k + c]):
+                        j = members[start[c] + np.random.randint(0, cells[c])]
+                        ca[j] += 1
+                        cb[rank_b[j]] += 1
+                ma[r] = median_of_counts(ca, a, lo_rank, hi_rank, frac)
+                mb[r] = median_of_counts(cb, b_sorted, lo_rank, hi_rank, frac)
         return ma, mb
 
-    _PAIRED_MEDIANS = paired_medians
-    return paired_medians
+    _WINDOWED = windowed
+    return windowed
 
 
-_PAIRED_MEDIANS = None
+def paired_median_replicates(a: NDArray[np.float64], b: NDArray[np.float64], *, n_resamples: int,
+                             rng: np.random.Generator,
+                             window: int | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The bootstrap replicates ``(median(a*), median(b*))`` of :func:`paired_median_bootstrap`'s large-n scheme,
+    ``a`` sorted ascending (ties in ``a`` ordered by ``b``); ``window``: the half-width in ranks of the window
+    counted record by record (default: :data:`WINDOW_SDS` standard deviations)."""
+    n = a.shape[0]
+    order_b = np.argsort(b, kind="stable")
+    rank_b = np.empty(n, dtype=np.int64)
+    rank_b[order_b] = np.arange(n)
+    seeds = rng.integers(0, 2**63 - 1, size=int(n_resamples), dtype=np.int64)
+    lo_rank, hi_rank, frac = _quantile_ranks(n, 0.5)
+    a_c, b_c = np.ascontiguousarray(a, dtype=np.float64), np.ascontiguousarray(b[order_b], dtype=np.float64)
+    half = int(math.ceil(WINDOW_SDS * math.sqrt(n) / 2.0)) + 2 if window is None else int(window)
+    return _windowed_kernel()(a_c, b_c, rank_b, seeds, lo_rank, hi_rank, frac, half)
 
 
 def paired_median_bootstrap(num: ArrayLike, den: ArrayLike, *, statistic: Any, n_resamples: int = 1000,
                             random_state: int | None = None, confidence: float = 0.95,
-                            method: str = "auto") -> tuple[float, float]:
+                            method: str = "auto", window: int | None = None) -> tuple[float, float]:
     """Percentile bootstrap interval of ``statistic(median(num), median(den))`` over records (MDCR' uses it).
 
     Each resample draws record positions with replacement (``default_rng(random_state)``) and takes both
     medians over the same records. Records are first sorted by (num, den), so the interval does not depend on
-    the row order. Above :data:`GROUPED_MIN_N` records (or with ``method="grouped"``) the same plain bootstrap
-    runs as a compiled kernel, resamples in parallel, each drawn from its own splitmix64 stream seeded from
-    ``default_rng(random_state)`` (the numbers do not depend on the threads), with the medians read from the
-    resample's counts: linear in the records, no resample sorted.
+    the row order. Above :data:`GROUPED_MIN_N` records (or with ``method="grouped"``) each resample is drawn in
+    two steps with the plain bootstrap's distribution exactly: a median only depends on the records near the
+    middle rank and on how many draws fall below them, so the records within ``WINDOW_SDS`` standard deviations
+    of the middle rank of ``num`` or of ``den`` are counted one by one and every other record only through its
+    cell (below or above the window in each order), all in one multinomial draw over those counts. Each
+    resample's stream is numba's generator seeded from ``default_rng(random_state)`` (the numbers do not depend
+    on the threads); the cost is O(n_resamples * sqrt(n)). A resample whose median falls outside the window
+    (probability below 1e-30) is resolved record by record from the same draw, each cell's draws spread
+    uniformly over its records, so the law stays exactly the plain bootstrap's.
+
+    ``window``: the window's half-width in ranks (tests; default from :data:`WINDOW_SDS`).
 
     >>> ratio = lambda a, b: a / b
     >>> lo, hi = paired_median_bootstrap([1.0, 2.0, 3.0, 4.0], [2.0, 2.0, 2.0, 2.0], statistic=ratio,
@@ -537,13 +618,7 @@ def paired_median_bootstrap(num: ArrayLike, den: ArrayLike, *, statistic: Any, n
     how = _method(method, n)
     rng = np.random.default_rng(random_state)
     if how == "grouped" and n > 0:
-        order_b = np.argsort(b, kind="stable")
-        rank_b = np.empty(n, dtype=np.int64)
-        rank_b[order_b] = np.arange(n)
-        seeds = rng.integers(0, 2**63 - 1, size=int(n_resamples), dtype=np.int64)
-        lo_rank, hi_rank, frac = _quantile_ranks(n, 0.5)
-        ma, mb = _splitmix_kernels()(np.ascontiguousarray(a), np.ascontiguousarray(b[order_b]), rank_b, seeds,
-                                     lo_rank, hi_rank, frac)
+        ma, mb = paired_median_replicates(a, b, n_resamples=n_resamples, rng=rng, window=window)
         out = np.array([statistic(x, y) for x, y in zip(ma, mb)], dtype=np.float64)
     else:
         out = np.empty(n_resamples)
