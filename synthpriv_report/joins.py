@@ -95,6 +95,23 @@ def _hitr_kernel(a, b, order, num_t, num_s, h):  # pragma: no cover - compiled
     return pairs
 
 
+@njit(cache=True, parallel=True)
+def _window_bounds(xt, hw, uniq, groups, width, key_sorted):  # pragma: no cover - compiled
+    """Per real record, the window of S (positions in ``key_sorted``, S sorted by group then value rank) whose
+    values lie within ``hw`` of the record's value ``xt[i]`` in its group: ``np.searchsorted`` of the same keys,
+    record by record in parallel."""
+    n = xt.shape[0]
+    a = np.empty(n, dtype=np.int64)
+    b = np.empty(n, dtype=np.int64)
+    for i in prange(n):
+        lo_rank = np.searchsorted(uniq, xt[i] - hw)
+        hi_rank = np.searchsorted(uniq, xt[i] + hw, side="right")
+        base = groups[i] * width
+        a[i] = np.searchsorted(key_sorted, base + lo_rank)
+        b[i] = np.searchsorted(key_sorted, base + hi_rank)
+    return a, b
+
+
 class _HitrIndex:
     """Divisor-independent part of the HitR join: groups on the categorical signature and, per numeric column,
     S sorted by (group, rank of the value)."""
@@ -134,11 +151,7 @@ class _HitrIndex:
         best = None
         for j, (xt, uniq, width, key_sorted, order) in enumerate(self.columns):
             hw = h[j] * (1.0 + 4 * REL_TOL) + 2 * ABS_TOL if h[j] > 0 else 0.0
-            lo_rank = np.searchsorted(uniq, xt - hw, side="left")
-            hi_rank = np.searchsorted(uniq, xt + hw, side="right")
-            base = self.g_t * width
-            a = np.searchsorted(key_sorted, base + lo_rank, side="left")
-            b = np.searchsorted(key_sorted, base + hi_rank, side="left")
+            a, b = _window_bounds(xt, float(hw), uniq, self.g_t, int(width), key_sorted)
             size = int((b - a).sum())
             if best is None or size < best[0]:
                 best = (size, a, b, order, j)
