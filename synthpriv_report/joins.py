@@ -13,7 +13,8 @@ from .stats import ABS_TOL, REL_TOL
 
 
 def group_ids(a: ArrayLike, b: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
-    """Shared integer ids of the rows of two integer arrays: equal rows get equal ids.
+    """Shared integer ids of the rows of two integer arrays: equal rows get equal ids, different rows different
+    ids, dense from 0 (in no particular order: every use compares or counts them).
 
     Parameters
     ----------
@@ -43,26 +44,25 @@ def group_ids(a: ArrayLike, b: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np
     ids = np.zeros(both.shape[0], dtype=np.int64)
     n_groups = 1
     for j in range(both.shape[1]):
-        # mixed-radix combination, re-densified after every column so that it never overflows; the ranks of the
-        # sorted distinct values (np.unique's inverse), found by hashing (pandas.factorize) and sorting only the
-        # distinct values
-        col = _ranks(both[:, j])
-        ids = _ranks(ids * (int(col.max()) + 1) + col)
+        # mixed-radix combination, re-densified after every column so that it never overflows; dense codes found
+        # by hashing (pandas.factorize), the distinct values left unsorted
+        col = _codes(both[:, j])
+        ids = _codes(ids * (int(col.max()) + 1) + col)
         n_groups = int(ids.max()) + 1
     if both.shape[0] == 0:
         n_groups = 0
     return ids[:n], ids[n:], n_groups
 
 
-def _ranks(x: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Rank of each value among the sorted distinct values of ``x`` (``np.unique(x, return_inverse=True)[1]``).
+def _codes(x: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Dense codes of the values of ``x`` in order of first appearance (equal values, equal codes).
 
-    >>> _ranks(np.array([7, 3, 7, 9])).tolist()
-    [1, 0, 1, 2]
+    >>> _codes(np.array([7, 3, 7, 9])).tolist()
+    [0, 1, 0, 2]
     """
     import pandas as pd
 
-    return pd.factorize(x, sort=True)[0].astype(np.int64, copy=False)
+    return pd.factorize(x, sort=False)[0].astype(np.int64, copy=False)
 
 
 @njit(cache=True, parallel=True)

@@ -292,7 +292,8 @@ def encode(data: PreparedData, fitted: Fitted, spec: SpaceSpec) -> Encoding:
         for c, j in zip(num_cols, ni):
             stacked = np.concatenate([data.numeric[s][:, j] for s in data.sets])
             key = np.where(np.isnan(stacked), np.inf, stacked)  # one code for missing
-            _, inv = np.unique(key, return_inverse=True)
+            # codes by hashing in order of first appearance (only equality counts; -0.0 and 0.0 share a code)
+            inv = pd.factorize(key, sort=False)[0].astype(np.int64)
             start = 0
             for s in data.sets:
                 num_codes.setdefault(s, []).append(inv[start:start + data.sizes[s]])
