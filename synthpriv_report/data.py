@@ -298,13 +298,8 @@ def _factorized_strings(series: pd.Series) -> tuple[NDArray[np.object_], NDArray
             codes, table = _renumber(table, codes)
     else:
         vals = series.to_numpy(dtype=object)
-        conv = np.array([MISSING if m else _as_text(v) for v, m in zip(vals, missing)], dtype=object)
-        codes, uniques = pd.factorize(conv)
-        table = np.array(list(uniques), dtype=object)
-        codes = np.where(missing, -1, codes)
-        if missing.any() and not (conv[~missing] == MISSING).any():
-            keep = np.array([u != MISSING for u in table], dtype=bool)
-            codes, table = _renumber(table, codes, keep)
+        codes, table = _factorize_texts(np.array([None if m else _as_text(v) for v, m in zip(vals, missing)],
+                                                 dtype=object))
     codes = np.asarray(codes, dtype=np.int64)
     lookup = np.empty(len(table) + 1, dtype=object)
     lookup[:-1] = table
@@ -313,16 +308,17 @@ def _factorized_strings(series: pd.Series) -> tuple[NDArray[np.object_], NDArray
     return out, codes, table
 
 
-def _renumber(table: NDArray[np.object_], codes: NDArray[np.int64],
-              keep: NDArray[np.bool_] | None = None) -> tuple[NDArray[np.int64], NDArray[np.object_]]:
-    """Codes and table over the distinct texts of ``table`` (entries not in ``keep`` dropped; their codes must
-    not occur); code -1 stays -1."""
-    kept = table if keep is None else table[keep]
-    new_codes, uniques = pd.factorize(kept)
-    remap = np.full(len(table) + 1, -1, dtype=np.int64)
-    idx = np.arange(len(table)) if keep is None else np.nonzero(keep)[0]
-    remap[idx] = new_codes
+def _renumber(table: NDArray[np.object_], codes: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.object_]]:
+    """Codes over the distinct entries of ``table`` (two entries may hold the same text); -1 stays -1."""
+    new_codes, uniques = pd.factorize(table)
+    remap = np.append(new_codes.astype(np.int64), -1)  # code -1 takes the last entry
     return remap[np.asarray(codes, dtype=np.int64)], np.array(list(uniques), dtype=object)
+
+
+def _factorize_texts(texts: NDArray[np.object_]) -> tuple[NDArray[np.int64], NDArray[np.object_]]:
+    """``(codes, distinct texts)`` of an array of texts, None (missing) coded -1."""
+    codes, uniques = pd.factorize(texts)
+    return codes.astype(np.int64), np.array(list(uniques), dtype=object)
 
 
 def fingerprint(numeric: NDArray[np.float64], categorical: NDArray[np.object_], columns: Sequence[str],
@@ -598,13 +594,8 @@ def prepare(
             notes.append(note)
             # (a column slice of a C-ordered object array is a view: _unify_booleans rewrote cat_arrays in place)
             for s in frames:
-                codes, uniques = pd.factorize(cat_arrays[s][:, j])
-                codes = np.asarray(codes, dtype=np.int64)
-                table = np.array(list(uniques), dtype=object)
-                miss = np.array([u == MISSING for u in table.tolist()], dtype=bool)
-                if miss.any():
-                    codes, table = _renumber(table, np.where(miss[codes], -1, codes), ~miss)
-                factorized[s][j] = (codes, table)
+                col = cat_arrays[s][:, j]
+                factorized[s][j] = _factorize_texts(np.where(col == MISSING, None, col))
 
     ordered = num_cols + cat_cols
     prints = {s: fingerprint(num_arrays[s], cat_arrays[s], ordered, kinds, factorized=factorized[s])
