@@ -121,11 +121,11 @@ def record_ids(numeric: Mapping[str, NDArray[np.float64]], codes: Mapping[str, N
 
 def record_ids_by_columns(numeric: Mapping[str, NDArray[np.float64]], codes: Mapping[str, NDArray[np.integer]],
                           sets: Sequence[str]) -> dict[str, NDArray[np.int64]]:
-    """:func:`record_ids` column by column: each column's values (canonical bit patterns of the numbers; category
-    codes) are numbered by hashing, and the running record id is combined with them and numbered again, so ids
-    stay below the number of records. Exact by construction; memory a few vectors."""
+    """:func:`record_ids` column by column (:func:`synthpriv_report.joins.row_ids` over each column's canonical bit
+    patterns of the numbers, then the category codes). Exact by construction; memory a few vectors."""
+    from .joins import row_ids
+
     total = sum(numeric[s].shape[0] for s in sets)
-    ids_all = np.zeros(total, dtype=np.int64)
     n_num = numeric[sets[0]].shape[1] if sets else 0
     n_cat = codes[sets[0]].shape[1] if sets else 0
 
@@ -137,10 +137,7 @@ def record_ids_by_columns(numeric: Mapping[str, NDArray[np.float64]], codes: Map
             return bits
         return np.concatenate([codes[s][:, j - n_num] for s in sets]).astype(np.int64)
 
-    for j in range(n_num + n_cat):
-        col_codes, uniques = pd.factorize(column(j))
-        ids_all, _ = pd.factorize(ids_all * np.int64(len(uniques)) + col_codes.astype(np.int64))
-        ids_all = ids_all.astype(np.int64)
+    ids_all = row_ids((column(j) for j in range(n_num + n_cat)), total)
     out, start = {}, 0
     for s in sets:
         n = numeric[s].shape[0]

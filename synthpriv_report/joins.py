@@ -5,6 +5,8 @@ reduce what they return.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 from numba import njit, prange
 from numpy.typing import ArrayLike, NDArray
@@ -41,17 +43,25 @@ def group_ids(a: ArrayLike, b: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np
         a = a[:, None]
         b = b[:, None]
     both = np.concatenate([a, b], axis=0)
-    ids = np.zeros(both.shape[0], dtype=np.int64)
-    n_groups = 1
-    for j in range(both.shape[1]):
-        # mixed-radix combination, re-densified after every column so that it never overflows; dense codes found
-        # by hashing (pandas.factorize), the distinct values left unsorted
-        col = _codes(both[:, j])
-        ids = _codes(ids * (int(col.max()) + 1) + col)
-        n_groups = int(ids.max()) + 1
-    if both.shape[0] == 0:
-        n_groups = 0
+    ids = row_ids((both[:, j] for j in range(both.shape[1])), both.shape[0])
+    n_groups = int(ids.max()) + 1 if ids.shape[0] else 0
     return ids[:n], ids[n:], n_groups
+
+
+def row_ids(columns: Iterable[NDArray[np.int64]], n: int) -> NDArray[np.int64]:
+    """Dense ids (first-appearance order) of ``n`` rows given column by column: equal rows get equal ids.
+
+    A mixed-radix combination, re-densified after every column so that it never overflows; codes found by
+    hashing (pandas.factorize). ``columns`` may be a generator, so only one column need exist at a time.
+
+    >>> row_ids(iter([np.array([5, 5, 7]), np.array([1, 1, 1])]), 3).tolist()
+    [0, 0, 1]
+    """
+    ids = np.zeros(n, dtype=np.int64)
+    for column in columns:
+        col = _codes(np.asarray(column, dtype=np.int64))
+        ids = _codes(ids * (int(col.max(initial=-1)) + 1) + col)
+    return ids
 
 
 def _codes(x: NDArray[np.int64]) -> NDArray[np.int64]:
