@@ -17,7 +17,10 @@ the engine choice and every metric's reduction (bootstraps included, with their 
 local process; only the searches are spread.
 
 Faults: a block whose worker dies is run again elsewhere by Dask (``retries=`` counts failures of the task
-itself; a worker's death is retried up to the scheduler's ``distributed.scheduler.allowed-failures``). A search
+itself; a worker's death is retried up to the scheduler's ``distributed.scheduler.allowed-failures``). Dask's
+active memory manager keeps a single copy of scattered data that no waiting task needs, so a worker's death can
+take the tree with it; Dask then cancels the blocks that needed it, and the search scatters the tree again from
+the evaluation's own copy and runs those blocks again (up to ``retries + 1`` times per search). A search
 that cannot be completed raises :class:`DistributedSearchError` naming the search; no partial or unchecked
 block is ever used.
 
@@ -55,6 +58,8 @@ MIN_BLOCK_ROWS = 1_000
 BLOCKS_PER_THREAD = 4
 #: Retries of a block whose task raised (a worker's death is retried by the scheduler besides).
 RETRIES = 2
+#: Longest wait, in seconds, for a running worker before a lost tree is scattered again.
+WORKER_WAIT_S = 300
 
 _INSTALL_HINT = 'pip install "synthpriv_report[dask]"'
 
@@ -129,11 +134,12 @@ def dashboard_link(client: Any) -> str | None:
 
 @dataclass(frozen=True)
 class Placement:
-    """Where one search ran: ``blocks`` tasks on ``workers`` (addresses, sorted)."""
+    """Where one search ran: ``blocks`` tasks on ``workers`` (addresses, sorted), and how many times its tree was
+    scattered again after Dask lost it with a worker."""
 
     blocks: int
     workers: tuple[str, ...]
-    retried: int = 0
+    rescattered: int = 0
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -192,7 +198,8 @@ class DaskSearcher:
     client : distributed.Client
         A running client (:func:`resolve_client`).
     retries : int, default 2
-        Retries of a block whose task raised.
+        Retries of a block whose task raised; also the most times one search scatters its tree again after Dask
+        lost it with a worker.
     """
 
     def __init__(self, client: Any, *, retries: int = RETRIES):
@@ -270,20 +277,39 @@ class DaskSearcher:
         n = qnum.shape[0]
         blocks = self.blocks(n)
         _, by_host = self._cluster()
-        remote_tree = self.scattered_tree(key, tree)
         search_id = uuid.uuid4().hex[:12]
-        futures = {}
-        for b, (s, e) in enumerate(blocks):
+        futures: dict[Any, int] = {}
+        tree_of: dict[Any, Any] = {}  # the scattered tree each block task was given
+        rescatters = 0
+
+        def submit(b: int, remote_tree: Any, attempt: int) -> Any:
+            s, e = blocks[b]
+            name = f"{TASK_PREFIX}-{search_id}-{b}" + (f"-r{attempt}" if attempt else "")
             fut = self.client.submit(_search_block, remote_tree, qnum[s:e], qcat[s:e], self_pos[s:e], k, choice,
-                                     by_host, key=f"{TASK_PREFIX}-{search_id}-{b}", retries=self.retries,
-                                     pure=False)
+                                     by_host, key=name, retries=self.retries, pure=False)
             futures[fut] = b
+            tree_of[fut] = remote_tree
+            return fut
+
+        remote_tree = self.scattered_tree(key, tree)
+        pending = as_completed([submit(b, remote_tree, 0) for b in range(len(blocks))])
         workers: set[str] = set()
         bar = _bar(n, f"{desc} (Dask, {len(blocks)} tasks)", progress)
         try:
-            for fut in as_completed(list(futures)):
+            for fut in pending:
                 b = futures[fut]
                 s, e = blocks[b]
+                if fut.cancelled() and rescatters <= self.retries:
+                    # Dask cancels the tasks of a scattered input it has lost: the worker that held its last
+                    # copy died (the scheduler keeps one copy of data no waiting task needs). The tree is here:
+                    # scatter it again, once for all the blocks it took with it, and run those blocks again.
+                    if tree_of[fut] is self._trees.get(key):
+                        self._forget_tree(key)
+                        rescatters += 1
+                        # the lost worker may have been the only one running: wait for its replacement
+                        self.client.wait_for_workers(1, timeout=WORKER_WAIT_S)
+                    pending.add(submit(b, self.scattered_tree(key, tree), rescatters))
+                    continue
                 try:
                     d, i, address, _ = fut.result()
                 except Exception as exc:  # noqa: BLE001 - any failure of a block fails the search, clearly
@@ -306,17 +332,20 @@ class DaskSearcher:
             for fut in futures:
                 if not fut.done():
                     fut.cancel()
-        return Placement(len(blocks), tuple(sorted(workers)))
+        return Placement(len(blocks), tuple(sorted(workers)), rescatters)
 
-    def release(self, key: Hashable) -> None:
-        """Let the workers drop the scattered tree of ``key`` (its last planned search has run); a later search
-        against it scatters it again."""
+    def _forget_tree(self, key: Hashable) -> None:
         fut = self._trees.pop(key, None)
         if fut is not None:
             try:
                 fut.release()
             except Exception:  # noqa: BLE001 - a closed client has released them already
                 pass
+
+    def release(self, key: Hashable) -> None:
+        """Let the workers drop the scattered tree of ``key`` (its last planned search has run); a later search
+        against it scatters it again."""
+        self._forget_tree(key)
 
     def close(self) -> None:
         """Release the scattered trees (the client itself stays open: it belongs to the caller)."""

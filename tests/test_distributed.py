@@ -1,5 +1,5 @@
 """Neighbour searches on Dask workers (synthpriv_report.distributed): the numbers of the local run, tasks on the
-cluster's workers, and a worker killed during a search.
+cluster's workers, a worker killed during a search, and the tree lost with the worker that held its only copy.
 
 One LocalCluster of 2 worker processes (1 thread each) serves the module; each worker compiles or loads the numba
 kernels once.
@@ -12,6 +12,7 @@ import sys
 import time
 
 import numpy as np
+import pandas as pd
 import pytest
 
 distributed = pytest.importorskip(
@@ -22,8 +23,16 @@ from distributed import Client, LocalCluster, get_task_stream  # noqa: E402
 from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
 
 from synthpriv_report import Evaluation  # noqa: E402
+from synthpriv_report.data import prepare  # noqa: E402
 from synthpriv_report.datasets import load_demo  # noqa: E402
-from synthpriv_report.distributed import TASK_PREFIX, DistributedSearchError, resolve_client  # noqa: E402
+from synthpriv_report.distributed import (  # noqa: E402
+    TASK_PREFIX,
+    DaskSearcher,
+    DistributedSearchError,
+    resolve_client,
+)
+from synthpriv_report.neighbors import build_tree, knn  # noqa: E402
+from synthpriv_report.spaces import SpaceSpec, encode, fit  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -244,3 +253,76 @@ def test_a_search_that_cannot_complete_is_a_clear_error_never_a_number(sets, clu
     text = _canonical(ev.results())
     assert len(ev.searches) > failed
     assert _differences(text, _canonical(_evaluation(sets, metrics=FAULT_METRICS).results())) == []
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# faults: the worker holding the only copy of the scattered tree dies during a search
+
+
+class KillHolder(WorkerPlugin):
+    """Kills the worker at ``address`` when it starts a search block (once, as :class:`KillOnce`)."""
+
+    name = "synthpriv-test-kill-holder"
+
+    def __init__(self, address: str, marker: str):
+        self.address = address
+        self.marker = marker
+
+    def setup(self, worker):
+        self.worker = worker
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish == "executing" and str(key).startswith(TASK_PREFIX) and self.worker.address == self.address:
+            try:
+                fd = os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                return
+            os.close(fd)
+            os._exit(1)
+
+
+def _set_status(status: str, dask_worker=None) -> None:
+    """Pause or resume a worker; a paused worker gets no task (and its memory monitor, which would resume it, is
+    stopped until it runs again)."""
+    from distributed.core import Status
+
+    monitor = dask_worker.periodic_callbacks.get("memory_monitor")
+    if monitor is not None:
+        (monitor.stop if status == "paused" else monitor.start)()
+    dask_worker.status = Status[status]
+
+
+def test_a_tree_lost_with_the_worker_that_held_its_only_copy_is_scattered_again(cluster, tmp_path):
+    # Dask's active memory manager keeps one copy of scattered data that no waiting task needs, so the death of
+    # one worker can take the tree with it; Dask then cancels every block that needed it (the CI failure of
+    # "cancelled for reason: already forgotten"). Here the tree is put on one worker only and the other worker is
+    # paused, so the holder's death surely loses the tree while blocks are still to run.
+    _, client = cluster
+    rng = np.random.default_rng(3)
+    T = pd.DataFrame({"a": rng.integers(0, 50, 6000).astype(float), "b": rng.choice(list("pqrs"), 6000)})
+    S = pd.DataFrame({"a": rng.integers(0, 50, 8000).astype(float), "b": rng.choice(list("pqrs"), 8000)})
+    d = prepare(T, S)
+    enc = encode(d, fit(d), SpaceSpec("gower"))
+    tree = build_tree(enc, "T")
+    qn, qc = np.ascontiguousarray(enc.num["S"]), np.ascontiguousarray(enc.cat["S"])
+    want_d, want_i = knn(tree, qn, qc, k=3)
+
+    holder, other = sorted(_workers(client))
+    marker = str(tmp_path / "killed")
+    searcher = DaskSearcher(client)
+    searcher._trees["key"] = client.scatter([tree], workers=[holder], hash=False)[0]  # the one copy
+    register = getattr(client, "register_plugin", None) or client.register_worker_plugin
+    register(KillHolder(holder, marker))
+    client.run(_set_status, "paused", workers=[other])
+    try:
+        dist, idx, _, placed = searcher.knn("key", tree, qn, qc, k=3, exclude_self=False)
+    finally:
+        client.run(_set_status, "running", workers=[other])
+        client.unregister_worker_plugin(KillHolder.name)
+        searcher.close()
+        client.wait_for_workers(2, timeout=600)
+    assert os.path.exists(marker)  # the holder really died during the search
+    assert placed.rescattered == 1  # the tree was lost once, and scattered again once for all its blocks
+    assert holder not in placed.workers and other not in placed.workers  # the holder's replacement ran them
+    assert np.array_equal(dist.view(np.int64), want_d.view(np.int64))
+    assert np.array_equal(idx, want_i)
