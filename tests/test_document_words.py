@@ -34,6 +34,7 @@ FORBIDDEN = {
     "internal source document": r"(?i)\bseeds?\b",
     "internal rule family": r"review_excess|review_absolute",
     "internal verdict jargon": r"(?i)driving check",
+    "unnamed paper": r"(?i)\b(?:review paper|the paper)\b",
     "float repr": r"\b\d+\.0*[1-9]\d{3,}",
     "dict repr": r"\{'|'\}|\{\"",
     "list repr": r"\[\s*'",
@@ -197,3 +198,22 @@ def test_intervals_are_labelled_by_kind_in_the_summary(honest_pages):
     summary = _reader_text(_block(honest_pages["html"], "spr-summary"))
     assert "Wilson 95%" in summary and "min-max over the 5 fold AUCs" in summary and "bootstrap 95%" in summary
     assert "95% interval" not in summary
+
+
+#: The set letters of the metric definitions' formulas (training, synthetic, holdout data, the halves of the real
+#: data): a reader who never saw those formulas does not know them, so a measure's own words use none of them.
+SET_NOTATION = r"\b(?:T|S|H|R1|R2|t\*)(?![\w'])|\bS'"
+
+
+def test_every_measure_is_described_in_words_without_set_notation_or_an_unnamed_paper():
+    from dataclasses import asdict
+
+    from synthpriv_report.registry import get_spec, metric_names
+
+    for name in metric_names():
+        spec = get_spec(name)
+        texts = {"title": spec.title, "summary": spec.summary, "definition": spec.definition,
+                 **({f"words.{k}": v for k, v in asdict(spec.words).items()} if spec.words else {})}
+        for field, text in texts.items():
+            assert not re.search(SET_NOTATION, text or ""), (name, field, text)
+            assert not _bad(text or ""), (name, field, _bad(text or ""))

@@ -723,9 +723,10 @@ register(MetricSpec(
                         "distances for holdout records and within the real data", ncols=2, size=(5.0, 3.4)),),
     summary="Median distance from each synthetic record to its closest real training record; compare it with "
             "the same distance for fresh real (holdout) records.",
-    definition="DCR(s, T) is the distance from a synthetic record to its nearest real training record. The "
-               "distribution is compared with holdout-to-train and within-real distances; a synthetic set much "
-               "closer to T than fresh real data is suspicious.",
+    definition="The distance to closest record (DCR) of a synthetic record is its distance to the nearest real "
+               "training record. Their distribution is compared with the same distances of holdout records and "
+               "with the distances between training records themselves; synthetic data much closer to the "
+               "training data than fresh real records are is suspicious.",
     words=Words(measures="how far each synthetic record is from the nearest real person in the training data",
                 high_means="a high value is safe: synthetic records are not near-copies of real people",
                 ideal="about the holdout's own median distance to the training data"),
@@ -788,10 +789,12 @@ register(MetricSpec(
                         "(TSPR), with the alpha-quantile"),),
     summary="Compares how often synthetic records fall unusually close to real records with how often real "
             "records do; 100 means no excess closeness.",
-    definition="Real records are split into halves R1 and R2; for each r in R1 the distance to R2 and to the "
-               "synthetic set are divided by its distance to its neighbour in R1 (TTPR, TSPR). The score is "
-               "100 times the share of TTPR below their alpha-quantile divided by the share of TSPR below it, "
-               "capped at 100.",
+    definition="The real training records are split at random into two halves, A and B. For each record of A, "
+               "its distance to the nearest record of B and its distance to the nearest synthetic record are "
+               "each divided by its distance to the nearest other record of A: the train-to-train and "
+               "train-to-synthetic proximity ratios. The score is 100 times the share of train-to-train ratios "
+               "below their alpha-quantile divided by the share of train-to-synthetic ratios below that same "
+               "value, capped at 100.",
     words=Words(measures="how often synthetic records fall unusually close to real people, compared with how "
                          "often real people fall close to each other",
                 high_means="a high score is safe; 100 means no excess closeness",
@@ -814,8 +817,10 @@ register(MetricSpec(
                         "Nearest-neighbour distance ratios of synthetic and holdout records, with the threshold"),),
     summary="Share of synthetic records much closer to their nearest real record than real records typically "
             "are to their own neighbours.",
-    definition="NNDR(s) divides the distance from s to its nearest real record t* by the mean distance from t* "
-               "to its k nearest real neighbours. A low ratio means s sits unusually close to one real person.",
+    definition="For each synthetic record, the nearest-neighbour distance ratio (NNDR) divides its distance to "
+               "the nearest real training record by that real record's mean distance to its k nearest other "
+               "real records. A low ratio means the synthetic record sits unusually close to one real person; "
+               "the measure is the share of synthetic records below the threshold.",
     words=Words(measures="how many synthetic records sit unusually close to one real person",
                 high_means="a high share is risky",
                 ideal="about the holdout's own share"),
@@ -835,9 +840,9 @@ register(MetricSpec(
     params=(TEST_STATISTIC, N_BOOTSTRAP), interval_kind="bootstrap 95% (percentile)", level=_D_LEVEL,
     summary="How much closer synthetic records are to the training data than holdout records are (100 = no "
             "closer).",
-    definition="D is the relative drop from the holdout-to-train DCR statistic to the synthetic-to-train one, "
-               "in percent; the privacy score is 100 - max(D, 0). Bands: D < 10 high privacy, 10-50 medium, "
-               "above 50 low.",
+    definition="D is the drop, in percent, from the holdout records' distance-to-closest-training-record "
+               "statistic to the synthetic records' one; the privacy score is 100 - max(D, 0). Bands: D below "
+               "10 high privacy, 10 to 50 medium, above 50 low.",
     words=Words(measures="whether synthetic records are closer to the training data than unseen real records are",
                 high_means="a high score is safe; 100 means synthetic records are no closer than unseen real ones",
                 ideal="100"),
@@ -849,8 +854,10 @@ register(MetricSpec(
     params=(TEST_STATISTIC, N_BOOTSTRAP), interval_kind="bootstrap 95% (percentile)", level=_D_LEVEL,
     summary="Whether synthetic records are more distinctly close to a single training record than holdout "
             "records are (100 = no difference).",
-    definition="ratio(x) = d1/d2, the distances to the nearest and second-nearest training records (0 for a "
-               "copy). D compares the holdout and synthetic ratio statistics as in the DCR test.",
+    definition="A record's distance ratio divides its distance to the nearest training record by its distance "
+               "to the second-nearest one (0 for a copy of a training record). D is the drop, in percent, from "
+               "the holdout records' ratio statistic to the synthetic records' one, and the score and bands are "
+               "those of the closest-record distance test.",
     words=Words(measures="whether synthetic records sit distinctly close to one single training record more "
                          "often than unseen real records do",
                 high_means="a high score is safe; 100 means no difference from unseen real records",

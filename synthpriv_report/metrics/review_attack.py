@@ -633,7 +633,7 @@ AIR_TOLERANCE = Param("air_tolerance", 0.1, low=0.0, slider=(0.0, 0.5, 0.01), la
                       doc="A numeric sensitive value is guessed right when within this share of the true value.")
 
 _WORDS_ATTACK = Words(measures="how much an attacker who knows some of a person's values learns from the synthetic "
-                               "data, as defined in the review paper",
+                               "data, as defined by Trudslev et al.",
                       high_means="a high value is risky (1 = the attack always succeeds)",
                       ideal="the value the holdout reaches when it stands in for the synthetic data")
 _COMMON = {"level": review_level, "words": _WORDS_ATTACK}
@@ -648,7 +648,7 @@ register(MetricSpec(
             "value.",
     definition="For each real record, the share of synthetic records with identical key attributes that also "
                "share its categorical sensitive value (0 when none matches). ZCAP is the mean over real records "
-               "and sensitive attributes (review paper Eq. 3-4).",
+               "and sensitive attributes (Trudslev et al., Eq. 3-4).",
 ))
 
 register(MetricSpec(
@@ -660,8 +660,8 @@ register(MetricSpec(
             "value.",
     definition="For each real record, the synthetic records at the minimal Hamming distance on the key "
                "attributes are its matches, and its score is the share of them sharing its categorical "
-               "sensitive value. GCAP is the mean over real records and sensitive attributes (review paper "
-               "Eq. 5-6).",
+               "sensitive value. GCAP is the mean over real records and sensitive attributes "
+               "(Trudslev et al., Eq. 5-6).",
 ))
 
 register(MetricSpec(
@@ -675,7 +675,7 @@ register(MetricSpec(
                "attributes are guesses, correct when the sensitive value is equal (categorical) or within the "
                "relative tolerance (numeric), scored by F1 = 2TP/(2TP + FP). AIR is the mean of these F1 "
                "scores weighted by -P ln P of each record's frequency in the real data, averaged over sensitive "
-               "attributes (review paper Eq. 8-11).",
+               "attributes (Trudslev et al., Eq. 8-11).",
 ))
 
 register(MetricSpec(
@@ -685,7 +685,7 @@ register(MetricSpec(
     summary="How many synthetic records are exact copies of real records, relative to the real data's size.",
     definition="The number of synthetic records identical to some real record, counted with multiplicity, "
                "divided by the number of real records and clipped to [0, 1]. Identical means every analysed "
-               "column equal (review paper Eq. 12).",
+               "column equal (Trudslev et al., Eq. 12).",
 ))
 
 register(MetricSpec(
@@ -696,5 +696,5 @@ register(MetricSpec(
     summary="The share of real records that have a near-identical synthetic record.",
     definition="A real record is hit when some synthetic record has every categorical value equal and every "
                "numeric value within the real range divided by the divisor (30 by default). The hitting rate "
-               "is the share of real records hit (review paper Eq. 32-33, counting real records).",
+               "is the share of real records hit (Trudslev et al., Eq. 32-33, counting real records).",
 ))

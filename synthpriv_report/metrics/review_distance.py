@@ -657,7 +657,7 @@ DVP_THRESHOLD = Param("dvp_threshold", 0.8, low=0.0, high=1.0, slider=(0.5, 0.95
                       doc="A real record counts as distant for the distant value probability (DVP) when its distance "
                           "to the synthetic data, rescaled to [0, 1], is at least this.")
 
-_WORDS_CLOSE = Words(measures="how close synthetic records come to real people, as defined in the review paper",
+_WORDS_CLOSE = Words(measures="how close synthetic records come to real people, as defined by Trudslev et al.",
                      high_means="a high value is risky (1 = no privacy)",
                      ideal="the value the holdout reaches when it stands in for the synthetic data")
 
@@ -697,17 +697,19 @@ _spec("nsnd", "Nearest synthetic neighbour distance (NSND)", _compute_nsnd, _pla
       params=(N_BOOTSTRAP,), interval_kind="bootstrap 95% (percentile)",
       summary="One minus the mean rescaled distance from each real record to its nearest synthetic record.",
       definition="With the same rescaled nearest-synthetic distance u as CVP, NSND = 1 - mean u over the real "
-      "records. The paper's Eq. 24 (mean u) grows with distance, so it is turned around to keep 1 = no privacy.")
+      "records. The mean u of Trudslev et al. (Eq. 24) grows with distance, so it is turned around to keep 1 = no "
+      "privacy.")
 _spec("authenticity", "Authenticity'", _compute_authenticity, _plan_authenticity, space="euclidean",
       copy_sensitive=True,
       summary="Share of real records whose nearest synthetic record is closer than their nearest other real one.",
-      definition="For each real record y, compare d(y, S) with d(y, T without y); a closer synthetic record "
-      "counts 1, a tie one half. Authenticity' is the mean, i.e. 1 - Auth of the paper.")
+      definition="For each real record, its distance to the nearest synthetic record is compared with its "
+      "distance to the nearest other real record; a closer synthetic record counts 1, a tie one half. "
+      "Authenticity' is the mean count, i.e. 1 minus the authenticity of Trudslev et al.")
 _spec("identifiability", "Identifiability (ID)", _compute_identifiability, _plan_identifiability,
       space=None, copy_sensitive=True, choosable=False,
       summary="Authenticity' with low-entropy (more identifying) columns weighted up.",
-      definition="Each column's euclidean coordinates are multiplied by 1/(H + 1e-8), H its entropy in the real "
-      "data (constant columns left out). ID is the share of real records whose nearest synthetic record is "
+      definition="Each column's euclidean coordinates are multiplied by 1/(entropy + 1e-8), the column's "
+      "entropy taken in the real data (constant columns left out). ID is the share of real records whose nearest synthetic record is "
       "closer than their nearest other real record in that weighted space, ties counted one half.")
 _spec("nndr_review", "Nearest neighbour distance ratio (review NNDR)", _compute_nndr_review, _plan_nndr_review,
       space="projected", copy_sensitive=True,
@@ -715,7 +717,7 @@ _spec("nndr_review", "Nearest neighbour distance ratio (review NNDR)", _compute_
       summary="Mean over synthetic records of 1 - d1/d2 to the real records (1 for copies), in PCA space.",
       definition="For each synthetic record, d1 and d2 are the distances to its two nearest real records in the "
       "projected (PCA) space; its score is 1 for an exact copy of a real record, else 1 - d1/d2 (1 when d2 = 0). "
-      "The value is the mean score; the paper's Eq. 27 mean is in the details.")
+      "The value is the mean score; the mean of Trudslev et al. (Eq. 27) is in the details.")
 _spec("dcr_review", "Distance to closest record (DCR')", _compute_dcr_review, _plan_dcr_review,
       space="projected", copy_sensitive=True,
       params=(N_BOOTSTRAP,), interval_kind="bootstrap 95% (percentile)",
@@ -727,18 +729,19 @@ _spec("mdcr", "Median distance to closest record (MDCR')", _compute_mdcr, _plan_
       copy_sensitive=True,
       params=(N_BOOTSTRAP,), interval_kind="bootstrap 95% (percentile)",
       summary="Median real-to-synthetic nearest distance relative to the median real-to-real one, squashed.",
-      definition="ratio = median over real records of DCR(y, S) / median of DCR(y, T without y). "
-      "MDCR' = 1/(1 + ratio), 1 when the numerator is 0, so a synthetic set closer than real records are to "
+      definition="ratio = the median, over real records, of the distance to the nearest synthetic record, "
+      "divided by the median distance to the nearest other real record. MDCR' = 1/(1 + ratio), 1 when the "
+      "numerator is 0, so a synthetic set closer than real records are to "
       "each other scores above 0.5.")
 _spec("nnaa", "Nearest neighbour adversarial accuracy (NNAA')", _compute_nnaa, _plan_nnaa, space="euclidean",
       copy_sensitive=True,
       summary="One minus the accuracy of telling real from synthetic by whose nearest neighbour is which.",
       definition="AA averages, over real records, whether the nearest synthetic record is farther than the "
       "nearest other real one, and over synthetic records, whether the nearest real record is farther than the "
-      "nearest other synthetic one (ties one half), on equally sized sets. NNAA' = 1 - AA; 1 when S copies T.")
+      "nearest other synthetic one (ties one half), on equally sized sets. NNAA' = 1 - AA; 1 when the synthetic data copies the real data.")
 _spec("hidden_rate", "Hidden rate (HiddR)", _compute_hidden_rate, _plan_hidden_rate, space="projected",
       needs=("pairing",), calibratable=False,
       summary="Share of real records whose own synthetic offspring is their nearest synthetic record.",
-      definition="Given the generator's pairing g of real and synthetic records, a real record counts when one "
+      definition="Given the generator's pairing of real and synthetic records, a real record counts when one "
       "of its paired synthetic records is at its minimal distance to the synthetic data in the projected space. "
-      "HiddR is the counted share of the real records that appear in g.")
+      "HiddR is the counted share of the real records that appear in the pairing.")
