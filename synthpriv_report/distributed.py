@@ -5,8 +5,12 @@ Dask's current default client) runs each exact neighbour search as tasks:
 
 1. the reference structure (the tree of :mod:`synthpriv_report.neighbors`, which also carries the tiled and dense
    kernels' reference arrays) is built where the evaluation runs and scattered once to every worker
-   (``client.scatter(..., broadcast=True)``), once per (space, reference set), and released on the workers when
-   the evaluation drops its own copy (after the last search and read its metrics planned);
+   (``client.scatter(..., broadcast=True)``), once per (space, reference set). A task names the tree by its key
+   instead of depending on it, and each worker process keeps its own reference to a tree once it has used it:
+   Dask's active memory manager keeps a single copy of scattered data that no waiting task needs, so a dependency
+   would make every later search against the same tree fetch it to every other worker again. Dask's copies and
+   the workers' references are released when the evaluation drops its own copy (after the last search and read
+   its metrics planned);
 2. the engine (tree, tiled, dense) is chosen once for the whole query set, as in a single-process run;
 3. the queries are cut into contiguous blocks, each block is searched on a worker by the same compiled kernels,
    and the blocks are put back in query order.
@@ -17,12 +21,11 @@ the engine choice and every metric's reduction (bootstraps included, with their 
 local process; only the searches are spread.
 
 Faults: a block whose worker dies is run again elsewhere by Dask (``retries=`` counts failures of the task
-itself; a worker's death is retried up to the scheduler's ``distributed.scheduler.allowed-failures``). Dask's
-active memory manager keeps a single copy of scattered data that no waiting task needs, so a worker's death can
-take the tree with it; Dask then cancels the blocks that needed it, and the search scatters the tree again from
-the evaluation's own copy and runs those blocks again (up to ``retries + 1`` times per search). A search
-that cannot be completed raises :class:`DistributedSearchError` naming the search; no partial or unchecked
-block is ever used.
+itself; a worker's death is retried up to the scheduler's ``distributed.scheduler.allowed-failures``). A worker's
+death can also take the last copy of a tree Dask holds; a block that then finds none raises
+:class:`TreeUnavailable`, and the search scatters the tree again from the evaluation's own copy and runs the
+blocks that missed it again (up to ``retries + 1`` times per search). A search that cannot be completed raises
+:class:`DistributedSearchError` naming the search; no partial or unchecked block is ever used.
 
 Workers compile the numba kernels on their first search (about 30 s per worker process for a cold cache; numba
 keeps the machine code on disk next to the package, so later worker processes on the same machine load it in a
@@ -36,6 +39,7 @@ import os
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -46,8 +50,8 @@ from numpy.typing import NDArray
 from .neighbors.search import SearchChoice, choose_engine, run_engine
 from .neighbors.tree import RefTree
 
-__all__ = ["DaskSearcher", "DistributedSearchError", "resolve_client", "TASK_PREFIX", "MIN_BLOCK_ROWS",
-           "BLOCKS_PER_THREAD"]
+__all__ = ["DaskSearcher", "DistributedSearchError", "TreeUnavailable", "resolve_client", "TASK_PREFIX",
+           "MIN_BLOCK_ROWS", "BLOCKS_PER_THREAD"]
 
 #: Prefix of the key of every search task (``synthpriv-knn-<search id>-<block>``), as the task stream and the
 #: dashboard show it.
@@ -58,6 +62,8 @@ MIN_BLOCK_ROWS = 1_000
 BLOCKS_PER_THREAD = 4
 #: Retries of a block whose task raised (a worker's death is retried by the scheduler besides).
 RETRIES = 2
+#: Most trees one worker process keeps referenced between the searches of evaluations.
+WORKER_TREES_MAX = 8
 #: Longest wait, in seconds, for a running worker before a lost tree is scattered again.
 WORKER_WAIT_S = 300
 
@@ -168,13 +174,73 @@ def _layer_is_threadsafe() -> bool:
         return False
 
 
-def _search_block(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
+class TreeUnavailable(RuntimeError):
+    """A worker found no copy of a search's tree on the cluster (the last copy was lost with a worker, or the
+    tree was released); the search scatters it again."""
+
+
+#: The trees this worker process holds for searches, by the key of their scattered future, most recently used
+#: last. A worker keeps its own reference to a tree once it has used it, so Dask's active memory manager, which
+#: keeps a single copy of scattered data no waiting task needs, cannot make every later search against the same
+#: tree fetch it again (a million-record tree is about 250 MB). :meth:`DaskSearcher.release` empties the entry on
+#: every worker; at most ``WORKER_TREES_MAX`` trees are kept (the least recently used is dropped first, and
+#: fetched again if a search needs it).
+_WORKER_TREES: OrderedDict[str, RefTree] = OrderedDict()
+_WORKER_TREES_LOCK = threading.Lock()
+_WORKER_FETCH_LOCK = threading.Lock()
+#: Each scattered tree is published under this prefix and its key, so that a worker without a copy can fetch it.
+_DATASET_PREFIX = "synthpriv-tree-"
+
+
+def _tree_on_worker(tree_key: str) -> RefTree:
+    """The tree of ``tree_key`` in this worker process: its own reference, else Dask's copy on this worker, else a
+    copy fetched from the worker that holds one. Raises :class:`TreeUnavailable` when no worker holds one."""
+    from distributed import get_client, get_worker
+
+    with _WORKER_FETCH_LOCK:  # threads of one worker that miss the same tree fetch it once
+        with _WORKER_TREES_LOCK:
+            tree = _WORKER_TREES.get(tree_key)
+            if tree is not None:
+                _WORKER_TREES.move_to_end(tree_key)
+                return tree
+        worker = get_worker()
+        try:
+            tree = worker.data[tree_key] if tree_key in worker.data else None
+        except KeyError:  # dropped from this worker's data meanwhile
+            tree = None
+        if tree is None:
+            client = get_client()
+            try:
+                fut = client.get_dataset(_DATASET_PREFIX + tree_key)
+            except KeyError as exc:
+                raise TreeUnavailable(f"the search tree {tree_key!r} was released") from exc
+            if not client.who_has([fut]).get(fut.key):
+                raise TreeUnavailable(f"no worker holds the search tree {tree_key!r}")
+            try:
+                tree = fut.result(timeout=WORKER_WAIT_S)
+            except Exception as exc:  # noqa: BLE001 - lost or released while it was fetched
+                raise TreeUnavailable(f"the search tree {tree_key!r} could not be fetched: {exc}") from exc
+        with _WORKER_TREES_LOCK:
+            _WORKER_TREES[tree_key] = tree
+            while len(_WORKER_TREES) > WORKER_TREES_MAX:
+                _WORKER_TREES.popitem(last=False)
+        return tree
+
+
+def _forget_worker_tree(tree_key: str) -> bool:
+    """Drop this worker process's reference to a tree (``client.run`` calls it on every worker)."""
+    with _WORKER_TREES_LOCK:
+        return _WORKER_TREES.pop(tree_key, None) is not None
+
+
+def _search_block(tree_key: str, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
                   k: int, choice: SearchChoice, threads_by_host: dict[str, int]) -> tuple:
     """One block's search on a worker: ``(dist, idx, worker address, seconds)``."""
     import numba
     from distributed import get_worker
 
     worker = get_worker()
+    tree = _tree_on_worker(tree_key)
     host = worker.address.rsplit(":", 1)[0]
     numba.set_num_threads(_numba_threads(threads_by_host.get(host, worker.state.nthreads)))
     t0 = time.perf_counter()
@@ -223,8 +289,11 @@ class DaskSearcher:
         """The future of ``tree`` on every worker, scattered on first use and kept until :meth:`release`."""
         fut = self._trees.get(key)
         if fut is None or fut.status != "finished":
+            if fut is not None:
+                self.release(key)
             # a RefTree is a named tuple: scattered inside a list, or each of its fields would become a future
             fut = self.client.scatter([tree], broadcast=True, hash=False)[0]
+            self.client.publish_dataset(fut, name=_DATASET_PREFIX + fut.key)
             self._trees[key] = fut
         return fut
 
@@ -285,8 +354,10 @@ class DaskSearcher:
         def submit(b: int, remote_tree: Any, attempt: int) -> Any:
             s, e = blocks[b]
             name = f"{TASK_PREFIX}-{search_id}-{b}" + (f"-r{attempt}" if attempt else "")
-            fut = self.client.submit(_search_block, remote_tree, qnum[s:e], qcat[s:e], self_pos[s:e], k, choice,
-                                     by_host, key=name, retries=self.retries, pure=False)
+            # the tree goes by its key, not as a dependency: a worker uses its own reference when it has one
+            # (see _tree_on_worker), where a dependency would make Dask fetch it again after dropping its copy
+            fut = self.client.submit(_search_block, remote_tree.key, qnum[s:e], qcat[s:e], self_pos[s:e], k,
+                                     choice, by_host, key=name, retries=self.retries, pure=False)
             futures[fut] = b
             tree_of[fut] = remote_tree
             return fut
@@ -299,12 +370,12 @@ class DaskSearcher:
             for fut in pending:
                 b = futures[fut]
                 s, e = blocks[b]
-                if fut.cancelled() and rescatters <= self.retries:
-                    # Dask cancels the tasks of a scattered input it has lost: the worker that held its last
-                    # copy died (the scheduler keeps one copy of data no waiting task needs). The tree is here:
-                    # scatter it again, once for all the blocks it took with it, and run those blocks again.
+                lost = fut.cancelled() or (fut.status == "error" and isinstance(fut.exception(), TreeUnavailable))
+                if lost and rescatters <= self.retries:
+                    # Dask lost the tree: the worker that held its last copy died. The tree is here: scatter it
+                    # again, once for all the blocks that missed it, and run those blocks again.
                     if tree_of[fut] is self._trees.get(key):
-                        self._forget_tree(key)
+                        self.release(key)
                         rescatters += 1
                         # the lost worker may have been the only one running: wait for its replacement
                         self.client.wait_for_workers(1, timeout=WORKER_WAIT_S)
@@ -334,18 +405,21 @@ class DaskSearcher:
                     fut.cancel()
         return Placement(len(blocks), tuple(sorted(workers)), rescatters)
 
-    def _forget_tree(self, key: Hashable) -> None:
-        fut = self._trees.pop(key, None)
-        if fut is not None:
-            try:
-                fut.release()
-            except Exception:  # noqa: BLE001 - a closed client has released them already
-                pass
-
     def release(self, key: Hashable) -> None:
-        """Let the workers drop the scattered tree of ``key`` (its last planned search has run); a later search
-        against it scatters it again."""
-        self._forget_tree(key)
+        """Let the workers drop the tree of ``key`` (its last planned search has run): Dask's copies and each
+        worker's own reference; a later search against it scatters it again."""
+        fut = self._trees.pop(key, None)
+        if fut is None:
+            return
+        try:
+            self.client.unpublish_dataset(_DATASET_PREFIX + fut.key)
+        except Exception:  # noqa: BLE001 - unpublished already, or a closed client
+            pass
+        try:
+            self.client.run(_forget_worker_tree, fut.key, on_error="ignore")
+            fut.release()
+        except Exception:  # noqa: BLE001 - a closed client's workers have dropped them already
+            pass
 
     def close(self) -> None:
         """Release the scattered trees (the client itself stays open: it belongs to the caller)."""

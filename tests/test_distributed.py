@@ -94,6 +94,12 @@ def local_run(sets):
     return ev, _canonical(ev.results())
 
 
+def _frames(n_t: int, n_s: int, *, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rng = np.random.default_rng(seed)
+    return tuple(pd.DataFrame({"a": rng.integers(0, 50, n).astype(float), "b": rng.choice(list("pqrs"), n)})
+                 for n in (n_t, n_s))
+
+
 def _workers(client) -> set[str]:
     return set(client.scheduler_info()["workers"])
 
@@ -134,7 +140,9 @@ def test_scattered_trees_leave_the_workers_with_the_evaluations_own(sets, cluste
     _, client = cluster
 
     def held(dask_worker):
-        return sorted(str(k) for k in dask_worker.data.keys())
+        from synthpriv_report.distributed import _WORKER_TREES
+
+        return sorted(str(k) for k in dask_worker.data.keys()) + [f"own:{k}" for k in _WORKER_TREES]
 
     before = {w: set(keys) for w, keys in client.run(held).items()}
     ev = _evaluation(sets, client=client, metrics=["dcr", "nndr", "holdout_dcr_share"])
@@ -156,7 +164,40 @@ def test_scattered_trees_leave_the_workers_with_the_evaluations_own(sets, cluste
         time.sleep(0.1)
     for w, keys in now.items():
         assert not {str(k) for k in scattered} & set(keys), w
+        assert not any(k.startswith("own:") for k in keys), w  # the workers' own references went too
         assert set(keys) <= before.get(w, set()) | {str(k) for k in scattered}
+    assert not client.list_datasets()
+
+
+def test_a_tree_dask_kept_one_copy_of_is_not_fetched_again_by_each_search(cluster):
+    """Dask's memory manager keeps one copy of scattered data no waiting task needs; the workers that searched
+    the tree before keep their own reference, so a later search runs on every worker without Dask copying the
+    tree to them again."""
+    _, client = cluster
+    T, S = _frames(6000, 8000, seed=5)
+    d = prepare(T, S)
+    enc = encode(d, fit(d), SpaceSpec("gower"))
+    tree = build_tree(enc, "T")
+    qn, qc = np.ascontiguousarray(enc.num["S"]), np.ascontiguousarray(enc.cat["S"])
+    searcher = DaskSearcher(client)
+    try:
+        first = searcher.knn("key", tree, qn, qc, k=2, exclude_self=False)
+        fut = searcher._trees["key"]
+        assert len(first[3].workers) == 2
+        client.amm.run_once()
+        for _ in range(100):
+            if len(client.who_has([fut])[fut.key]) == 1:
+                break
+            time.sleep(0.05)
+        assert len(client.who_has([fut])[fut.key]) == 1  # Dask dropped all copies but one
+        second = searcher.knn("key", tree, qn, qc, k=2, exclude_self=False)
+        assert len(second[3].workers) == 2  # both workers searched again ...
+        assert len(client.who_has([fut])[fut.key]) == 1  # ... without Dask copying the tree to the other one
+        assert second[3].rescattered == 0
+        assert np.array_equal(second[0].view(np.int64), first[0].view(np.int64))
+        assert np.array_equal(second[1], first[1])
+    finally:
+        searcher.close()
 
 
 def test_backend_dask_uses_the_current_client(sets, cluster, local_run):
@@ -298,9 +339,7 @@ def test_a_tree_lost_with_the_worker_that_held_its_only_copy_is_scattered_again(
     # "cancelled for reason: already forgotten"). Here the tree is put on one worker only and the other worker is
     # paused, so the holder's death surely loses the tree while blocks are still to run.
     _, client = cluster
-    rng = np.random.default_rng(3)
-    T = pd.DataFrame({"a": rng.integers(0, 50, 6000).astype(float), "b": rng.choice(list("pqrs"), 6000)})
-    S = pd.DataFrame({"a": rng.integers(0, 50, 8000).astype(float), "b": rng.choice(list("pqrs"), 8000)})
+    T, S = _frames(6000, 8000, seed=3)
     d = prepare(T, S)
     enc = encode(d, fit(d), SpaceSpec("gower"))
     tree = build_tree(enc, "T")
