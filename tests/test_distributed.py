@@ -29,6 +29,7 @@ from synthpriv_report.distributed import (  # noqa: E402
     TASK_PREFIX,
     DaskSearcher,
     DistributedSearchError,
+    _forget_worker_tree,
     resolve_client,
 )
 from synthpriv_report.neighbors import build_tree, knn  # noqa: E402
@@ -196,8 +197,24 @@ def test_a_tree_dask_kept_one_copy_of_is_not_fetched_again_by_each_search(cluste
         assert second[3].rescattered == 0
         assert np.array_equal(second[0].view(np.int64), first[0].view(np.int64))
         assert np.array_equal(second[1], first[1])
+
+        # a worker with neither Dask's copy nor its own reference (a new worker) fetches the published tree
+        (holder,) = client.who_has([fut])[fut.key]
+        (other,) = _workers(client) - {holder}
+        assert client.run(_forget_worker_tree, fut.key, workers=[other]) == {other: True}
+        third = searcher.knn("key", tree, qn, qc, k=2, exclude_self=False)
+        assert other in third[3].workers and third[3].rescattered == 0
+        assert client.run(_holds_own_reference, fut.key, workers=[other]) == {other: True}
+        assert np.array_equal(third[0].view(np.int64), first[0].view(np.int64))
+        assert np.array_equal(third[1], first[1])
     finally:
         searcher.close()
+
+
+def _holds_own_reference(tree_key: str) -> bool:
+    from synthpriv_report.distributed import _WORKER_TREES
+
+    return tree_key in _WORKER_TREES
 
 
 def test_backend_dask_uses_the_current_client(sets, cluster, local_run):
