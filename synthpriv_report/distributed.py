@@ -12,8 +12,9 @@ Dask's current default client) runs each exact neighbour search as tasks:
    the workers' references are released when the evaluation drops its own copy (after the last search and read
    its metrics planned);
 2. the engine (tree, tiled, dense) is chosen once for the whole query set, as in a single-process run;
-3. the queries are cut into contiguous blocks, each block is searched on a worker by the same compiled kernels,
-   and the blocks are put back in query order.
+3. the queries are cut into contiguous blocks (for the tree engine, of the queries in the walk's visiting order,
+   which the evaluation finds once per query set), each block is searched on a worker by the same compiled
+   kernels, and the rows are put back in query order.
 
 The result of one query depends neither on the other queries of its block nor on their order (every engine is
 exact, with one tie rule), so the tables are bit-for-bit those of the single-process search. Encodings, trees,
@@ -40,7 +41,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -234,8 +235,9 @@ def _forget_worker_tree(tree_key: str) -> bool:
 
 
 def _search_block(tree_key: str, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
-                  k: int, choice: SearchChoice, threads_by_host: dict[str, int]) -> tuple:
-    """One block's search on a worker: ``(dist, idx, worker address, seconds)``."""
+                  k: int, choice: SearchChoice, threads_by_host: dict[str, int], presorted: bool = False) -> tuple:
+    """One block's search on a worker: ``(dist, idx, worker address, seconds)``. ``presorted``: the queries
+    are already in the tree walk's visiting order (a slice of the whole set's order), kept as they are."""
     import numba
     from distributed import get_worker
 
@@ -244,11 +246,12 @@ def _search_block(tree_key: str, qnum: NDArray[np.float64], qcat: NDArray[np.int
     host = worker.address.rsplit(":", 1)[0]
     numba.set_num_threads(_numba_threads(threads_by_host.get(host, worker.state.nthreads)))
     t0 = time.perf_counter()
+    order = (lambda: np.arange(qnum.shape[0], dtype=np.int64)) if presorted else None
     if worker.state.nthreads > 1 and not _layer_is_threadsafe():
         with _KERNEL_LOCK:
-            dist, idx = run_engine(choice, tree, qnum, qcat, self_pos, k)
+            dist, idx = run_engine(choice, tree, qnum, qcat, self_pos, k, order=order)
     else:
-        dist, idx = run_engine(choice, tree, qnum, qcat, self_pos, k)
+        dist, idx = run_engine(choice, tree, qnum, qcat, self_pos, k, order=order)
     return dist, idx, worker.address, time.perf_counter() - t0
 
 
@@ -308,11 +311,15 @@ class DaskSearcher:
         return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
 
     def knn(self, key: Hashable, tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], *, k: int,
-            exclude_self: bool, engine: str = "auto", progress: bool = False,
-            desc: str = "neighbours") -> tuple[NDArray[np.float64], NDArray[np.int64], SearchChoice, Placement]:
+            exclude_self: bool, engine: str = "auto", progress: bool = False, desc: str = "neighbours",
+            order: Callable[[], NDArray[np.int64]] | None = None,
+            ) -> tuple[NDArray[np.float64], NDArray[np.int64], SearchChoice, Placement]:
         """The search of :func:`synthpriv_report.neighbors.knn` in blocks on the workers.
 
         Returns ``dist, idx`` (identical to the local search), the engine choice and where the blocks ran.
+        ``order``, as in :func:`~synthpriv_report.neighbors.knn`, gives the tree walk's visiting order of the
+        queries (an evaluation finds it once per query set); where the tree engine runs, the blocks are cut from
+        the queries in that order, so each block holds neighbouring queries and no worker sorts its block again.
 
         Raises
         ------
@@ -325,22 +332,34 @@ class DaskSearcher:
         n = qnum.shape[0]
         self_pos = np.arange(n, dtype=np.int64) if exclude_self else np.full(n, -1, dtype=np.int64)
         choice = choose_engine(tree, qnum, qcat, self_pos, k, engine=engine, device="cpu")
+        perm = None
+        if order is not None and choice.engine == "tree" and n:
+            perm = np.asarray(order(), dtype=np.int64)
+            if perm.shape != (n,):
+                raise ValueError(f"a query order of shape {perm.shape} for {n} queries")
+            qnum, qcat, self_pos = qnum[perm], qcat[perm], self_pos[perm]
         dist = np.full((n, k), np.inf)
         idx = np.full((n, k), -1, dtype=np.int64)
         if n == 0:
             return dist, idx, choice, Placement(0, ())
         try:
             with self.client.as_current():
-                placed = self._run(key, tree, qnum, qcat, self_pos, k, choice, dist, idx, progress, desc)
+                placed = self._run(key, tree, qnum, qcat, self_pos, k, choice, dist, idx, progress, desc,
+                                   presorted=perm is not None)
         except DistributedSearchError:
             raise
         except Exception as exc:  # noqa: BLE001 - the cluster's own errors, named as such
             raise DistributedSearchError(
                 f"the neighbour search {desc!r} could not be completed on the Dask cluster: "
                 f"{type(exc).__name__}: {exc}. No result of this search was used.") from exc
+        if perm is not None:  # back to the caller's query order
+            back = np.empty_like(perm)
+            back[perm] = np.arange(n)
+            dist, idx = dist[back], idx[back]
         return dist, idx, choice, placed
 
-    def _run(self, key, tree, qnum, qcat, self_pos, k, choice, dist, idx, progress, desc) -> Placement:
+    def _run(self, key, tree, qnum, qcat, self_pos, k, choice, dist, idx, progress, desc, *,
+             presorted: bool = False) -> Placement:
         from distributed import as_completed
 
         n = qnum.shape[0]
@@ -357,7 +376,7 @@ class DaskSearcher:
             # the tree goes by its key, not as a dependency: a worker uses its own reference when it has one
             # (see _tree_on_worker), where a dependency would make Dask fetch it again after dropping its copy
             fut = self.client.submit(_search_block, remote_tree.key, qnum[s:e], qcat[s:e], self_pos[s:e], k,
-                                     choice, by_host, key=name, retries=self.retries, pure=False)
+                                     choice, by_host, presorted, key=name, retries=self.retries, pure=False)
             futures[fut] = b
             tree_of[fut] = remote_tree
             return fut

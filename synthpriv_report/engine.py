@@ -204,9 +204,13 @@ class _Engine:
         desc = f"{spec.label}: {query.label} -> {ref.label}"
         where: dict[str, Any] = {}
         if self.dask is not None:
+            qn, qc = np.ascontiguousarray(qn), np.ascontiguousarray(qc)
+            # the blocks are cut from the queries in the tree walk's visiting order, found once per query set as
+            # in a local search: each block holds neighbouring queries and no worker orders its block again
             dist, idx, choice, placed = self.dask.knn((spec, ref.key), tree, qn, qc, k=k_search,
                                                       exclude_self=(query.key == ref.key), engine=self.search_engine,
-                                                      progress=self.progress, desc=desc)
+                                                      progress=self.progress, desc=desc,
+                                                      order=lambda: self.query_order(spec, query, tree, qn, qc))
             where = {"where": "dask", "blocks": placed.blocks, "workers": placed.workers}
         else:
             info: dict[str, Any] = {}

@@ -32,7 +32,7 @@ from synthpriv_report.distributed import (  # noqa: E402
     _forget_worker_tree,
     resolve_client,
 )
-from synthpriv_report.neighbors import build_tree, knn  # noqa: E402
+from synthpriv_report.neighbors import build_tree, knn, query_order  # noqa: E402
 from synthpriv_report.spaces import SpaceSpec, encode, fit  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -209,6 +209,35 @@ def test_a_tree_dask_kept_one_copy_of_is_not_fetched_again_by_each_search(cluste
         assert np.array_equal(third[1], first[1])
     finally:
         searcher.close()
+
+
+def test_blocks_cut_from_the_queries_in_visiting_order_give_the_rows_of_the_caller_order(cluster):
+    """With the tree walk's visiting order, blocks hold neighbouring queries and go back to the caller's order:
+    the same rows, bit for bit, as a local search and as blocks cut in the caller's order."""
+    _, client = cluster
+    T, S = _frames(5000, 9000, seed=11)
+    d = prepare(T, S)
+    enc = encode(d, fit(d), SpaceSpec("gower"))
+    tree = build_tree(enc, "T")
+    qn, qc = np.ascontiguousarray(enc.num["S"]), np.ascontiguousarray(enc.cat["S"])
+    want_d, want_i = knn(tree, qn, qc, k=3)
+    searcher = DaskSearcher(client)
+    asked = []
+
+    def order():
+        asked.append(True)
+        return query_order(tree, qn, qc)
+
+    try:
+        for given in (order, None):
+            dist, idx, choice, placed = searcher.knn("key", tree, qn, qc, k=3, exclude_self=False, engine="tree",
+                                                     order=given)
+            assert choice.engine == "tree" and placed.blocks > 1
+            assert np.array_equal(dist.view(np.int64), want_d.view(np.int64))
+            assert np.array_equal(idx, want_i)
+    finally:
+        searcher.close()
+    assert asked == [True]  # asked once, where the tree engine ran
 
 
 def _holds_own_reference(tree_key: str) -> bool:
