@@ -137,7 +137,7 @@ def test_holdout_dcr_share_by_hand(space: str) -> None:
     # Wilson(.625, 4): denom 1.960365, centre 1.105182 / 1.960365 = .563764, half .344337
     assert r.interval == pytest.approx((0.2194265, 0.9081008), abs=1e-6)
     assert r.interval == pytest.approx(_wilson(0.625, 4))
-    assert r.details["real_sizes_used"] == {"T": 6, "H": 6} and r.details["subsampled"] is None
+    assert r.details["real_sizes_used"] == {"training": 6, "holdout": 6} and r.details["subsampled"] is None
     assert r.level == "low"  # lower bound .219 <= .5
 
 
@@ -147,7 +147,7 @@ def test_holdout_dcr_share_subsamples_the_larger_real_set() -> None:
     for rs in (0, 7):
         rows = np.sort(np.random.default_rng(rs).choice(6, 3, replace=False))
         r = _ev(h=h3, random_state=rs).results(metrics=["holdout_dcr_share"])["holdout_dcr_share"]
-        assert r.details["real_sizes_used"] == {"T": 3, "H": 3} and r.details["subsampled"] == "T"
+        assert r.details["real_sizes_used"] == {"training": 3, "holdout": 3} and r.details["subsampled"] == "training"
         # expected by brute force on the subsample with the gower formula
         tx, tc = T.x.to_numpy()[rows] / 10, T.c.to_numpy()[rows]
         hx, hc = h3.x.to_numpy() / 10, h3.c.to_numpy()
@@ -164,7 +164,7 @@ def test_holdout_dcr_share_subsamples_the_larger_real_set() -> None:
     # |H| > |T|: H is subsampled
     h9 = pd.concat([H, H.iloc[:3]], ignore_index=True)
     r = _ev(t=T.iloc[:5], h=h9).results(metrics=["holdout_dcr_share"])["holdout_dcr_share"]
-    assert r.details["real_sizes_used"] == {"T": 5, "H": 5} and r.details["subsampled"] == "H"
+    assert r.details["real_sizes_used"] == {"training": 5, "holdout": 5} and r.details["subsampled"] == "holdout"
 
 
 def test_holdout_dcr_share_subsample_is_used_by_that_metric_only() -> None:
@@ -238,7 +238,7 @@ def test_privacy_score_gower_by_hand() -> None:
     assert r.value == pytest.approx(100 / 3)
     assert r.details["q"] == pytest.approx(3.6)
     assert r.details["f_tt"] == pytest.approx(1 / 3) and r.details["f_ts"] == 1.0
-    assert r.details["sizes"] == {"R1": 3, "R2": 3, "S'": 3}
+    assert r.details["sizes"] == {"half_a": 3, "half_b": 3, "synthetic_sample": 3}
     assert r.level == "high" and r.space == "gower"
     arrays = md.privacy_score_arrays(_ev(random_state=0).context)
     np.testing.assert_allclose(arrays["ttpr"], [6.0, 6.0, 3.0])
@@ -276,7 +276,7 @@ def test_privacy_score_small_synthetic_subsamples_r2() -> None:
     s2 = S.iloc[[0, 2]].reset_index(drop=True)
     ev = _ev(s=s2, random_state=0)
     r = ev.results(metrics=["privacy_score"])["privacy_score"]
-    assert r.details["sizes"] == {"R1": 3, "R2": 2, "S'": 2}
+    assert r.details["sizes"] == {"half_a": 3, "half_b": 2, "synthetic_sample": 2}
     np.testing.assert_allclose(md.privacy_score_arrays(ev.context)["ttpr"], [7.0, 6.0, 3.0])
     np.testing.assert_allclose(md.privacy_score_arrays(ev.context)["tspr"], [0.5, 0.5, 1.25])
     assert r.value == pytest.approx(100 / 3)

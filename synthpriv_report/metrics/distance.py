@@ -226,7 +226,7 @@ def privacy_score_arrays(ctx: Any) -> dict[str, Any]:
         to_r2 = ctx.knn(sp, r1, r2, 1).dist[:, 0]
         to_s = ctx.knn(sp, r1, s1, 1).dist[:, 0]
         return {"ttpr": _ratio(to_r2, d2), "tspr": _ratio(to_s, d2), "space": sp.label,
-                "sizes": {"R1": ctx.size(r1), "R2": ctx.size(r2), "S'": ctx.size(s1)}}
+                "sizes": {"half_a": ctx.size(r1), "half_b": ctx.size(r2), "synthetic_sample": ctx.size(s1)}}
 
     return ctx.memo(("privacy_score.arrays", sp, ctx.S, ctx.random_state), make)
 
@@ -338,13 +338,13 @@ def _dcr_compute(ctx, params) -> MetricResult:
         "baseline_within_real": {**{k: v for k, v in stats.summary(a["T"]).items()},
                                  "histogram": dcr_histogram(a["T"], gower=gower, upper=upper)},
     }
-    baseline = "within-real (T to T \\ t)"
+    baseline = "within the training data (each record to its nearest other record)"
     base_median = details["baseline_within_real"]["median"]
     if "H" in a:
         hs = stats.summary(a["H"])
         details["baseline_holdout"] = {**hs, "histogram": dcr_histogram(a["H"], gower=gower, upper=upper),
                                        "exact_copy_share": float(a["H_copies"].mean())}
-        baseline = "holdout to train (H to T)"
+        baseline = "holdout to training data"
         base_median = hs["median"]
     # both medians 0: S is exactly as close to T as the baseline is (ratio 1); only the baseline 0: safe side
     ratio = s["median"] / base_median if base_median > 0 else (1.0 if s["median"] == 0 else float("inf"))
@@ -394,8 +394,9 @@ def _share_compute(ctx, params) -> MetricResult:
     d_h = ctx.knn(sp, ctx.S, h_ref, 1).dist[:, 0]
     r = holdout_dcr_share(d_t, d_h)
     details = {k: r[k] for k in ("wins", "ties", "n", "k", "p_value")}
-    details["real_sizes_used"] = {"T": ctx.size(t_ref), "H": ctx.size(h_ref)}
-    details["subsampled"] = "T" if t_ref.rows is not None else ("H" if h_ref.rows is not None else None)
+    details["real_sizes_used"] = {"training": ctx.size(t_ref), "holdout": ctx.size(h_ref)}
+    details["subsampled"] = ("training" if t_ref.rows is not None
+                             else "holdout" if h_ref.rows is not None else None)
     return MetricResult(name="holdout_dcr_share", value=r["share"], interval=r["interval"], details=details,
                         space=sp.label)
 
