@@ -54,7 +54,7 @@ def test_plot_privacy_score_alpha_line():
     hlines = [ln.get_ydata()[0] for ln in ax.lines if len(set(ln.get_ydata())) == 1 and len(ln.get_ydata()) == 2]
     assert 0.1 in hlines
     labels = " ".join(t.get_text() for t in ax.get_legend().get_texts())
-    assert "f_TS = 30.0%" in labels and "TTPR" in labels and "TSPR" in labels
+    assert "TSPR at most q: 30.0%" in labels and "TTPR" in labels and "TSPR" in labels
 
 
 def test_plot_nndr_threshold_line():

@@ -15,7 +15,8 @@ Filters
     (:func:`synthpriv_report.display.views.wbr`).
 ``value``
     Any JSON value (settings, parameters, details) as compact text: at most :data:`MAX_ITEMS` items per list or
-    mapping, :data:`MAX_DEPTH` levels deep, every leaf shortened.
+    mapping, :data:`MAX_DEPTH` levels deep, every leaf shortened (a value that is a string on its own, such as a
+    note among a metric's details, to the width of a sentence).
 """
 
 from __future__ import annotations
@@ -137,6 +138,8 @@ def value_html(v: Any) -> Markup:
     >>> str(value_html({"a": [1, 0.5], "b": "<i>"}))
     'a: [1, 0.5]; b: &lt;i&gt;'
     """
+    if isinstance(v, str):  # a value of its own, often a sentence (a note): the width of a sentence
+        return shorten(v, TEXT_WIDTH)
     return Markup("").join(_parts(v, 0, num, escape))
 
 
@@ -146,6 +149,8 @@ def value_text(v: Any) -> str:
     >>> value_text({"a": [1, 0.5], "b": {"c": None}})
     'a: [1, 0.5]; b: {c: —}'
     """
+    if isinstance(v, str):
+        return shorten_text(v, TEXT_WIDTH)
     return "".join(_parts(v, 0, fmt_number, str))
 
 

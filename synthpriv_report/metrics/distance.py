@@ -425,7 +425,8 @@ def _ps_compute(ctx, params) -> MetricResult:
                "f_ts_interval": r["f_ts_interval"], "sizes": a["sizes"],
                "note": "even a synthetic set equal to the training data cannot score 0: the synthetic half holds "
                        "only about half of the first real half's copies",
-               "interval_method": "score at the ends of the Wilson 95% interval of f_TS"}
+               "interval_method": "the score at the two ends of the Wilson 95% interval of the share of "
+                                  "train-to-synthetic ratios at most q"}
     return MetricResult(name="privacy_score", value=r["score"], interval=r["interval"], details=details,
                         space=a["space"], evidence=privacy_score_evidence(a, alpha=alpha))
 
@@ -596,12 +597,12 @@ def plot_privacy_score(data: Any, *, ax: Any = None, alpha: float | None = None)
     if not ev:
         return plot.empty(ax, "privacy score evidence not available (the metric was not computed)")
     a, q = float(ev["alpha"]), float(ev["q"])
-    plot.ecdf(ax, ev["ttpr"], color=plot.COLORS["T"], lw=1.6, label="TTPR: train half → other train half")
-    plot.ecdf(ax, ev["tspr"], color=plot.COLORS["S"], lw=1.6, label="TSPR: train half → synthetic")
+    plot.ecdf(ax, ev["ttpr"], color=plot.COLORS["T"], lw=1.6, label="train-to-train ratio (TTPR): half A → half B")
+    plot.ecdf(ax, ev["tspr"], color=plot.COLORS["S"], lw=1.6, label="train-to-synthetic ratio (TSPR): half A → synthetic")
     ax.axvline(q, color=plot.COLORS["line"], ls="--", lw=1.2, label=f"q = {a:g}-quantile of TTPR = {q:.3g}")
     ax.axhline(a, color=plot.COLORS["line"], ls=":", lw=1.0, label=f"α = {a:g}")
     ax.plot([q], [ev["f_ts"]], "o", color=plot.COLORS["S"], ms=5,
-            label=f"f_TS = {ev['f_ts']:.1%} (f_TT = {ev['f_tt']:.1%})")
+            label=f"TSPR at most q: {ev['f_ts']:.1%} (TTPR: {ev['f_tt']:.1%})")
     tops = [s["values"][98] for s in (ev["ttpr"], ev["tspr"]) if len(s.get("values", [])) > 98]
     hi = max(tops) * 1.05 if tops else 1.0
     ax.set_xlim(0.0, max(hi, q * 1.2, 1e-9))
