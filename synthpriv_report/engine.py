@@ -442,3 +442,7 @@ class Context:
         if key not in store:
             store[key] = fn()
         return store[key]
+
+    def peek(self, key: Any) -> Any:
+        """What :meth:`memo` cached under ``key``, or None (never computes)."""
+        return self._engine.memo.get(key)

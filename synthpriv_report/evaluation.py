@@ -556,11 +556,20 @@ class Evaluation:
             "settings": self.settings_dict(),
             "fingerprints": self.fingerprints,
             "versions": _versions(),
-            "data_notes": list(d.notes),
+            "data_notes": self.data_notes(),
             "searches": self.search_count,
             "revealed_real_values": bool(self.settings["reveal_real_values"]),
             "registered_metrics": metric_names(),
         })
+
+    def data_notes(self) -> list[str]:
+        """Notes on the data for the reader: those of the data preparation (identifier columns, spellings), and
+        whether the holdout looks like a random sample of the training data's records where a metric compared
+        with it (:func:`synthpriv_report.metrics.distance.holdout_shift`; no search of its own)."""
+        from .metrics.distance import holdout_shift_note, holdout_shift_of
+
+        shift = holdout_shift_note(holdout_shift_of(self._ctx, compute=False))
+        return list(self.data.notes) + ([shift] if shift else [])
 
     def to_dict(self, **params: Any) -> dict[str, Any]:
         """JSON-safe dictionary: results, settings, data fingerprints, package versions."""
@@ -571,7 +580,7 @@ class Evaluation:
                 "settings": self.settings_dict(),
                 "fingerprints": self.fingerprints,
                 "versions": _versions(),
-                "data_notes": list(self.data.notes),
+                "data_notes": self.data_notes(),
             }
         )
 

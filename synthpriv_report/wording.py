@@ -270,6 +270,9 @@ def is_distinguishability(m: Mapping[str, Any]) -> bool:
         return False
 
 
+#: What a measure shows in place of a note on the data that is shown once, under the verdict.
+SEE_VERDICT_NOTE = "the note on the data under the verdict bears on this measure"
+
 RISK_TITLE = "Synthetic records flagged one by one"
 
 

@@ -623,3 +623,84 @@ def test_dcr_level_not_high_when_synthetic_and_holdout_medians_are_both_zero() -
     assert r.value == 0.0 and r.details["baseline_holdout"]["median"] == 0.0
     assert r.details["ratio_to_baseline"] == 1.0
     assert r.level == "low"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# is the holdout like the training data? (package check; the spec assumes it)
+
+
+def test_holdout_shift_by_hand() -> None:
+    # holdout [.3, .4, .5] against within-real [.1, .2, .3]: the holdout record is farther in 2 + 3 + 3 pairs
+    # and ties in one (.3 = .3, counted one half): AUC = 8.5 / 9
+    r = md.holdout_shift([0.3, 0.4, 0.5], [0.1, 0.2, 0.3])
+    assert r["auc"] == pytest.approx(8.5 / 9)
+    assert (r["median_holdout"], r["median_within"], r["n_holdout"], r["n_within"]) == (0.4, 0.2, 3, 3)
+    # U = 8.5, mean n1 n2 / 2 = 4.5; tie-corrected variance 9/12 (7 - (2^3 - 2) / 30) = 5.1: z = 4 / sqrt(5.1)
+    assert r["p_value"] == pytest.approx(0.07652, abs=1e-4)
+    with pytest.raises(ValueError, match="at least one distance"):
+        md.holdout_shift([], [0.1])
+
+
+def test_holdout_shift_note_needs_both_a_small_p_and_a_real_difference() -> None:
+    base = {"median_holdout": 0.0109, "median_within": 0.00855, "n_holdout": 7563, "n_within": 31648}
+    assert md.holdout_shift_note(None) is None
+    assert md.holdout_shift_note({**base, "auc": 0.561, "p_value": 0.002}) is None  # not significant enough
+    assert md.holdout_shift_note({**base, "auc": 0.515, "p_value": 1e-9}) is None  # significant but tiny
+    far = md.holdout_shift_note({**base, "auc": 0.561, "p_value": 1e-60})
+    assert "farther from the training records" in far and "56.1% of pairs" in far and "0.0109" in far
+    assert "report a risk that is not there" in far and len(far) < 600
+    near = md.holdout_shift_note({**base, "auc": 0.3, "p_value": 1e-60})
+    assert "closer to the training records" in near and "70.0% of pairs" in near and "hide a risk" in near
+
+
+def test_canonical_holdout_against_within_real_distances() -> None:
+    # DCR(h, T) = [.05, .05, .05, 0, .05, .05] all below DCR(t, T \ t) = [.1, .1, .1, .1, .3, .2]: AUC 0. U = 0
+    # against a mean of 18: with the ties counted (var 3 (13 - 180/132)) p = 0.0023, without (var 39) p = 0.0040;
+    # the computed distances tie only where their floats are equal, so p lies between: above 0.001, no note
+    r = _ev().results()
+    shift = r["dcr"].details["holdout_vs_within_real"]
+    assert shift["auc"] == 0.0 and shift["median_holdout"] == pytest.approx(0.05)
+    assert shift["median_within"] == pytest.approx(0.1)
+    assert 0.0023 <= shift["p_value"] <= 0.0040
+    assert not any("random sample" in n for m in SECTION2 for n in r[m].notes)
+
+
+def test_a_holdout_from_elsewhere_is_noted_beside_every_comparison_with_it_and_the_verdict() -> None:
+    from synthpriv_report.datasets import load_demo
+    from synthpriv_report.export.document import report_data
+    from synthpriv_report.export.notebook import cover_context
+
+    d = load_demo()
+    real, syn = d.real.iloc[:1200], d.synthetic.iloc[:1200]
+    moved = d.holdout.iloc[:600].assign(age=d.holdout["age"].iloc[:600] + 25)  # older people: farther records
+    for holdout, flagged in ((d.holdout.iloc[:600], False), (moved, True)):
+        ev = Evaluation(real, syn, holdout, metrics=SECTION2, progress=False, n_bootstrap=50, random_state=0)
+        r = ev.results()
+        noted = {m for m in SECTION2 if any("does not look like a random sample" in n for n in r[m].notes)}
+        data_notes = [n for n in ev.data_notes() if "random sample" in n]
+        cautions = cover_context(report_data(ev))["verdict"]["cautions"]
+        if flagged:
+            assert noted == {"dcr", "holdout_dcr_share", "dcr_test", "nndr_test"}
+            assert len(data_notes) == 1 and "farther from the training records" in data_notes[0]
+            assert cautions == data_notes
+            assert r["dcr"].details["holdout_vs_within_real"]["auc"] > 0.55
+        else:
+            assert not noted and not data_notes and not cautions
+
+
+def test_the_holdout_note_is_shown_once_under_the_verdict_in_the_notebook_view() -> None:
+    from synthpriv_report.datasets import load_demo
+    from synthpriv_report.display import bundle
+    from synthpriv_report.wording import SEE_VERDICT_NOTE
+
+    d = load_demo()
+    moved = d.holdout.iloc[:600].assign(age=d.holdout["age"].iloc[:600] + 25)
+    ev = Evaluation(d.real.iloc[:1200], d.synthetic.iloc[:1200], moved, metrics=SECTION2, progress=False,
+                    n_bootstrap=50, random_state=0)
+    b = bundle(ev.results())
+    # once under the verdict (and in the HTML's folded list of notes on the data), never in the measures' rows
+    for kind, times in (("text/html", 2), ("text/plain", 1)):
+        assert b[kind].count("does not look like a random sample") == times, kind
+        assert b[kind].count(SEE_VERDICT_NOTE) == 4, kind  # dcr, holdout_dcr_share, dcr_test, nndr_test
+    html = b["text/html"]
+    assert html.index("does not look like a random sample") < html.index("The checks behind the verdict")

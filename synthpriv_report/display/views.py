@@ -155,6 +155,12 @@ def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = Tru
     driving = [n for n, _ in v.checks]
     metrics = [metric_view(r, params=rs.params, figures=per_metric, driving=driving) for r in rs.values()]
     by_name = {m["name"]: m for m in metrics}
+    # a note on the data that also bears on a check behind the verdict (the holdout unlike the training data) is
+    # shown once, under the verdict; the measures it bears on point to it
+    check_notes = {n for name in driving if name in by_name for n in by_name[name]["notes"]}
+    cautions = [str(n) for n in (rs.meta or {}).get("data_notes") or [] if n in check_notes]
+    for m in metrics:
+        m["notes"] = [wording.SEE_VERDICT_NOTE if n in cautions else n for n in m["notes"]]
     parts = {
         "checks": [by_name[n] for n in driving if n in by_name],
         "distinguishability": [m for m in metrics if m["name"] not in driving
@@ -189,6 +195,7 @@ def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = Tru
                         "sentence": wording.check_sentence(rs[n].to_dict()) if lv is not None and n in rs else ""}
                        for n, lv in v.checks],
             "not_run": [{"name": n, "title": titles_of.get(n, n), "reason": why} for n, why in v.not_run],
+            "cautions": cautions,
         },
         "groups": groups,
         "risk": wording.risk_text((rs.meta or {}).get("records_at_risk")),
@@ -249,6 +256,8 @@ def text_summary(view: dict, *, header: str = "") -> str:
             lines.append(f"  - {c['title']} [{c['level_text']}]: {c['sentence']}")
     for nr in v["not_run"]:
         lines.append(f"  - did not run: {nr['title']}: {nr['reason']}")
+    for c in v.get("cautions") or []:
+        lines.append(f"  note on the data: {c}")
     if view.get("risk"):
         lines += ["", view["risk_title"], "  " + view["risk"]["summary"]]
     for g in view["groups"]:

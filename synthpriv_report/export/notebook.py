@@ -115,6 +115,10 @@ def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any
                        "level_text": wording.LEVEL_WORDS.get(lv, str(lv))})
     not_run = [{"name": c["metric"], "title": _title(doc, c["metric"]), "reason": c["reason"]}
                for c in v.get("not_run") or []]
+    # a note on the data that also bears on a check behind the verdict (the holdout unlike the training data)
+    # is shown beside the verdict, not only at the end of the first page
+    check_notes = {str(n) for name in driving for n in ((doc["metrics"].get(name) or {}).get("notes") or [])}
+    cautions = [str(n) for n in doc.get("data_notes") or [] if str(n) in check_notes]
     n_checks = len(v.get("checks") or [])
     n_fired = sum(1 for c in checks if c["level"] in ("medium", "high"))
     level = str(v["level"])
@@ -136,7 +140,7 @@ def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any
         "verdict": {
             "level": level, "word": LEVEL_WORDS.get(level, level.upper()),
             "lead": _verdict_lead(level, len(checks), n_checks, n_fired),
-            "checks": checks, "not_run": not_run,
+            "checks": checks, "not_run": not_run, "cautions": cautions,
             "not_run_lead": ("Checks behind the verdict that did not run, so the verdict does not rest on them:"
                              if level != "not_assessed" else "Why the checks did not run:"),
         },
