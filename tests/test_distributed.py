@@ -101,6 +101,14 @@ def _frames(n_t: int, n_s: int, *, seed: int) -> tuple[pd.DataFrame, pd.DataFram
                  for n in (n_t, n_s))
 
 
+def _search_case(n_t: int, n_s: int, *, seed: int) -> tuple:
+    """The gower tree of a small T and the queries of S (:func:`_frames`)."""
+    T, S = _frames(n_t, n_s, seed=seed)
+    d = prepare(T, S)
+    enc = encode(d, fit(d), SpaceSpec("gower"))
+    return build_tree(enc, "T"), np.ascontiguousarray(enc.num["S"]), np.ascontiguousarray(enc.cat["S"])
+
+
 def _workers(client) -> set[str]:
     return set(client.scheduler_info()["workers"])
 
@@ -175,11 +183,7 @@ def test_a_tree_dask_kept_one_copy_of_is_not_fetched_again_by_each_search(cluste
     the tree before keep their own reference, so a later search runs on every worker without Dask copying the
     tree to them again."""
     _, client = cluster
-    T, S = _frames(6000, 8000, seed=5)
-    d = prepare(T, S)
-    enc = encode(d, fit(d), SpaceSpec("gower"))
-    tree = build_tree(enc, "T")
-    qn, qc = np.ascontiguousarray(enc.num["S"]), np.ascontiguousarray(enc.cat["S"])
+    tree, qn, qc = _search_case(6000, 8000, seed=5)
     searcher = DaskSearcher(client)
     try:
         first = searcher.knn("key", tree, qn, qc, k=2, exclude_self=False)
@@ -215,11 +219,7 @@ def test_blocks_cut_from_the_queries_in_visiting_order_give_the_rows_of_the_call
     """With the tree walk's visiting order, blocks hold neighbouring queries and go back to the caller's order:
     the same rows, bit for bit, as a local search and as blocks cut in the caller's order."""
     _, client = cluster
-    T, S = _frames(5000, 9000, seed=11)
-    d = prepare(T, S)
-    enc = encode(d, fit(d), SpaceSpec("gower"))
-    tree = build_tree(enc, "T")
-    qn, qc = np.ascontiguousarray(enc.num["S"]), np.ascontiguousarray(enc.cat["S"])
+    tree, qn, qc = _search_case(5000, 9000, seed=11)
     want_d, want_i = knn(tree, qn, qc, k=3)
     searcher = DaskSearcher(client)
     asked = []
@@ -385,11 +385,7 @@ def test_a_tree_lost_with_the_worker_that_held_its_only_copy_is_scattered_again(
     # "cancelled for reason: already forgotten"). Here the tree is put on one worker only and the other worker is
     # paused, so the holder's death surely loses the tree while blocks are still to run.
     _, client = cluster
-    T, S = _frames(6000, 8000, seed=3)
-    d = prepare(T, S)
-    enc = encode(d, fit(d), SpaceSpec("gower"))
-    tree = build_tree(enc, "T")
-    qn, qc = np.ascontiguousarray(enc.num["S"]), np.ascontiguousarray(enc.cat["S"])
+    tree, qn, qc = _search_case(6000, 8000, seed=3)
     want_d, want_i = knn(tree, qn, qc, k=3)
 
     holder, other = sorted(_workers(client))
