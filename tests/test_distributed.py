@@ -292,13 +292,16 @@ class KillOnce(WorkerPlugin):
         self.marker = marker
 
     def transition(self, key, start, finish, **kwargs):
-        if finish == "executing" and str(key).startswith(TASK_PREFIX):
+        if finish == "executing" and str(key).startswith(TASK_PREFIX) and self.targeted():
             try:
                 fd = os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
             except FileExistsError:
                 return
             os.close(fd)
             os._exit(1)
+
+    def targeted(self) -> bool:
+        return True
 
 
 @pytest.fixture
@@ -346,26 +349,20 @@ def test_a_search_that_cannot_complete_is_a_clear_error_never_a_number(sets, clu
 # faults: the worker holding the only copy of the scattered tree dies during a search
 
 
-class KillHolder(WorkerPlugin):
+class KillHolder(KillOnce):
     """Kills the worker at ``address`` when it starts a search block (once, as :class:`KillOnce`)."""
 
     name = "synthpriv-test-kill-holder"
 
     def __init__(self, address: str, marker: str):
+        super().__init__(marker)
         self.address = address
-        self.marker = marker
 
     def setup(self, worker):
         self.worker = worker
 
-    def transition(self, key, start, finish, **kwargs):
-        if finish == "executing" and str(key).startswith(TASK_PREFIX) and self.worker.address == self.address:
-            try:
-                fd = os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-            except FileExistsError:
-                return
-            os.close(fd)
-            os._exit(1)
+    def targeted(self) -> bool:
+        return self.worker.address == self.address
 
 
 def _set_status(status: str, dask_worker=None) -> None:
