@@ -9,6 +9,7 @@ search; figures draw from the result's evidence alone.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -232,16 +233,25 @@ def holdout_shift(d_holdout: ArrayLike, d_within: ArrayLike) -> dict[str, float]
     >>> r["auc"], r["median_holdout"], r["median_within"]
     (0.9444444444444444, 0.4, 0.2)
     """
-    from scipy.stats import mannwhitneyu
-
     h = np.asarray(d_holdout, dtype=np.float64)
     t = np.asarray(d_within, dtype=np.float64)
     if h.size == 0 or t.size == 0:
         raise ValueError("holdout_shift needs at least one distance in each set")
-    u = mannwhitneyu(h, t, alternative="two-sided", method="asymptotic", use_continuity=False)
-    return {"auc": float(u.statistic) / (h.size * t.size), "p_value": float(u.pvalue),
-            "median_holdout": float(np.median(h)), "median_within": float(np.median(t)),
-            "n_holdout": int(h.size), "n_within": int(t.size)}
+    n1, n2 = h.size, t.size
+    ts = np.sort(t)
+    below = np.searchsorted(ts, h, side="left")
+    equal = np.searchsorted(ts, h, side="right") - below
+    u = float(below.sum()) + 0.5 * float(equal.sum())  # Mann-Whitney U of the holdout
+    # normal approximation with the tie correction (as scipy.stats.mannwhitneyu, method="asymptotic", without the
+    # continuity correction), from sorts instead of a ranking of both sets: a second at a million each
+    n = n1 + n2
+    counts = np.unique(np.concatenate([h, ts]), return_counts=True)[1].astype(np.float64)
+    ties = float(np.sum(counts ** 3 - counts))
+    var = n1 * n2 / 12.0 * ((n + 1) - (ties / (n * (n - 1)) if n > 1 else 0.0))
+    z = (u - n1 * n2 / 2.0) / math.sqrt(var) if var > 0 else 0.0
+    return {"auc": u / (n1 * n2), "p_value": math.erfc(abs(z) / math.sqrt(2.0)),
+            "median_holdout": float(np.median(h)), "median_within": float(np.median(ts)),
+            "n_holdout": int(n1), "n_within": int(n2)}
 
 
 def holdout_shift_note(shift: dict[str, Any] | None) -> str | None:
