@@ -186,17 +186,15 @@ def test_a_tree_dask_kept_one_copy_of_is_not_fetched_again_by_each_search(cluste
     tree, qn, qc = _search_case(6000, 8000, seed=5)
     searcher = DaskSearcher(client)
     try:
-        first = searcher.knn("key", tree, qn, qc, k=2, exclude_self=False)
+        first = _search_on(searcher, _workers(client), tree, qn, qc)
         fut = searcher._trees["key"]
-        assert len(first[3].workers) == 2
         client.amm.run_once()
         for _ in range(100):
             if len(client.who_has([fut])[fut.key]) == 1:
                 break
             time.sleep(0.05)
         assert len(client.who_has([fut])[fut.key]) == 1  # Dask dropped all copies but one
-        second = searcher.knn("key", tree, qn, qc, k=2, exclude_self=False)
-        assert len(second[3].workers) == 2  # both workers searched again ...
+        second = _search_on(searcher, _workers(client), tree, qn, qc)  # both workers searched again ...
         assert len(client.who_has([fut])[fut.key]) == 1  # ... without Dask copying the tree to the other one
         assert second[3].rescattered == 0
         assert np.array_equal(second[0].view(np.int64), first[0].view(np.int64))
@@ -206,8 +204,8 @@ def test_a_tree_dask_kept_one_copy_of_is_not_fetched_again_by_each_search(cluste
         (holder,) = client.who_has([fut])[fut.key]
         (other,) = _workers(client) - {holder}
         assert client.run(_forget_worker_tree, fut.key, workers=[other]) == {other: True}
-        third = searcher.knn("key", tree, qn, qc, k=2, exclude_self=False)
-        assert other in third[3].workers and third[3].rescattered == 0
+        third = _search_on(searcher, {other}, tree, qn, qc)
+        assert third[3].rescattered == 0
         assert client.run(_holds_own_reference, fut.key, workers=[other]) == {other: True}
         assert np.array_equal(third[0].view(np.int64), first[0].view(np.int64))
         assert np.array_equal(third[1], first[1])
@@ -238,6 +236,16 @@ def test_blocks_cut_from_the_queries_in_visiting_order_give_the_rows_of_the_call
     finally:
         searcher.close()
     assert asked == [True]  # asked once, where the tree engine ran
+
+
+def _search_on(searcher, workers: set[str], tree, qn, qc, tries: int = 5) -> tuple:
+    """The search of the tree-reuse tests, repeated (the same rows each time) until blocks ran on ``workers``:
+    where blocks run is Dask's choice."""
+    for _ in range(tries):
+        out = searcher.knn("key", tree, qn, qc, k=2, exclude_self=False)
+        if workers <= set(out[3].workers):
+            return out
+    raise AssertionError(f"no search of {tries} ran blocks on every worker of {sorted(workers)}")
 
 
 def _holds_own_reference(tree_key: str) -> bool:
