@@ -273,6 +273,14 @@ def is_distinguishability(m: Mapping[str, Any]) -> bool:
 #: What a measure shows in place of a note on the data that is shown once, under the verdict.
 SEE_VERDICT_NOTE = "the note on the data under the verdict bears on this measure"
 
+
+def verdict_cautions(data_notes: Sequence[Any], notes_of: Mapping[str, Sequence[Any]],
+                     driving: Sequence[str]) -> list[str]:
+    """The notes on the data that also bear on a check behind the verdict (the holdout unlike the training data):
+    shown beside the verdict, once. ``notes_of`` maps a metric's name to its notes."""
+    check_notes = {str(n) for name in driving for n in notes_of.get(name) or ()}
+    return [str(n) for n in data_notes or () if str(n) in check_notes]
+
 RISK_TITLE = "Synthetic records flagged one by one"
 
 

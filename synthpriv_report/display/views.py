@@ -157,8 +157,8 @@ def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = Tru
     by_name = {m["name"]: m for m in metrics}
     # a note on the data that also bears on a check behind the verdict (the holdout unlike the training data) is
     # shown once, under the verdict; the measures it bears on point to it
-    check_notes = {n for name in driving if name in by_name for n in by_name[name]["notes"]}
-    cautions = [str(n) for n in (rs.meta or {}).get("data_notes") or [] if n in check_notes]
+    cautions = wording.verdict_cautions((rs.meta or {}).get("data_notes") or [],
+                                        {n: m["notes"] for n, m in by_name.items()}, driving)
     for m in metrics:
         m["notes"] = [wording.SEE_VERDICT_NOTE if n in cautions else n for n in m["notes"]]
     parts = {

@@ -117,8 +117,8 @@ def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any
                for c in v.get("not_run") or []]
     # a note on the data that also bears on a check behind the verdict (the holdout unlike the training data)
     # is shown beside the verdict, not only at the end of the first page
-    check_notes = {str(n) for name in driving for n in ((doc["metrics"].get(name) or {}).get("notes") or [])}
-    cautions = [str(n) for n in doc.get("data_notes") or [] if str(n) in check_notes]
+    cautions = wording.verdict_cautions(doc.get("data_notes") or [],
+                                        {n: m.get("notes") or [] for n, m in doc["metrics"].items()}, driving)
     n_checks = len(v.get("checks") or [])
     n_fired = sum(1 for c in checks if c["level"] in ("medium", "high"))
     level = str(v["level"])
