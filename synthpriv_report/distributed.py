@@ -389,10 +389,10 @@ class DaskSearcher:
             for fut in pending:
                 b = futures[fut]
                 s, e = blocks[b]
-                lost = fut.cancelled() or (fut.status == "error" and isinstance(fut.exception(), TreeUnavailable))
+                lost = fut.status == "error" and isinstance(fut.exception(), TreeUnavailable)
                 if lost and rescatters <= self.retries:
-                    # Dask lost the tree: the worker that held its last copy died. The tree is here: scatter it
-                    # again, once for all the blocks that missed it, and run those blocks again.
+                    # no worker could find the tree: the worker that held Dask's last copy died. The tree is here:
+                    # scatter it again, once for all the blocks that missed it, and run those blocks again.
                     if tree_of[fut] is self._trees.get(key):
                         self.release(key)
                         rescatters += 1

@@ -386,9 +386,10 @@ def _set_status(status: str, dask_worker=None) -> None:
 
 def test_a_tree_lost_with_the_worker_that_held_its_only_copy_is_scattered_again(cluster, tmp_path):
     # Dask's active memory manager keeps one copy of scattered data that no waiting task needs, so the death of
-    # one worker can take the tree with it; Dask then cancels every block that needed it (the CI failure of
-    # "cancelled for reason: already forgotten"). Here the tree is put on one worker only and the other worker is
-    # paused, so the holder's death surely loses the tree while blocks are still to run.
+    # one worker can take the tree with it (when blocks depended on the tree, Dask cancelled them all: the CI
+    # failure of "cancelled for reason: already forgotten"; now a block that finds no tree says so). Here the tree
+    # is put on one worker only and the other worker is paused, so the holder's death surely loses the tree while
+    # blocks are still to run.
     _, client = cluster
     tree, qn, qc = _search_case(6000, 8000, seed=3)
     want_d, want_i = knn(tree, qn, qc, k=3)

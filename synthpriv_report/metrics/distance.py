@@ -22,6 +22,7 @@ from ..params import N_BOOTSTRAP, SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, Words, register
 from ..results import MetricResult, not_computed
 from ..spaces import SPACE_DESCRIPTIONS, SpaceSpec
+from ..wording import fmt_number
 
 EPS = 1e-12
 
@@ -266,17 +267,11 @@ def holdout_shift_note(shift: dict[str, Any] | None) -> str | None:
     return (f"The holdout does not look like a random sample of the training data's records: its records lie "
             f"{word} {'from' if farther else 'to'} the training records than these lie {'from' if farther else 'to'} "
             f"one another (median "
-            f"distance to the closest training record {_short(shift['median_holdout'])} against "
-            f"{_short(shift['median_within'])}; the holdout record is the {word} one in {share:.1%} of pairs, 50% "
+            f"distance to the closest training record {fmt_number(shift['median_holdout'])} against "
+            f"{fmt_number(shift['median_within'])}; the holdout record is the {word} one in {share:.1%} of pairs, 50% "
             f"for a random split; Mann-Whitney p < {HOLDOUT_SHIFT_P:g}), as when a holdout is split off by date "
             f"or source. Comparisons with it then expect {effect}. Draw the holdout at random from the same "
             f"records.")
-
-
-def _short(v: float) -> str:
-    from ..wording import fmt_number
-
-    return fmt_number(v)
 
 
 def holdout_shift_requests(ctx: Any) -> list[Any]:
@@ -469,8 +464,9 @@ def _dcr_compute(ctx, params) -> MetricResult:
     shift = holdout_shift_of(ctx)
     if shift is not None:
         details["holdout_vs_within_real"] = shift
+    note = holdout_shift_note(shift)
     return MetricResult(name="dcr", value=s["median"], interval=s["median_ci"], details=details,
-                        space=a["space"], evidence=dcr_evidence(a), notes=holdout_shift_notes(ctx))
+                        space=a["space"], evidence=dcr_evidence(a), notes=(note,) if note else ())
 
 
 def _copies_compute(ctx, params) -> MetricResult:
@@ -716,8 +712,10 @@ def plot_privacy_score(data: Any, *, ax: Any = None, alpha: float | None = None)
     if not ev:
         return plot.empty(ax, "privacy score evidence not available (the metric was not computed)")
     a, q = float(ev["alpha"]), float(ev["q"])
-    plot.ecdf(ax, ev["ttpr"], color=plot.COLORS["T"], lw=1.6, label="train-to-train ratio (TTPR): half A → half B")
-    plot.ecdf(ax, ev["tspr"], color=plot.COLORS["S"], lw=1.6, label="train-to-synthetic ratio (TSPR): half A → synthetic")
+    plot.ecdf(ax, ev["ttpr"], color=plot.COLORS["T"], lw=1.6,
+              label="train-to-train ratio (TTPR): half A → half B")
+    plot.ecdf(ax, ev["tspr"], color=plot.COLORS["S"], lw=1.6,
+              label="train-to-synthetic ratio (TSPR): half A → synthetic")
     ax.axvline(q, color=plot.COLORS["line"], ls="--", lw=1.2, label=f"q = {a:g}-quantile of TTPR = {q:.3g}")
     ax.axhline(a, color=plot.COLORS["line"], ls=":", lw=1.0, label=f"α = {a:g}")
     ax.plot([q], [ev["f_ts"]], "o", color=plot.COLORS["S"], ms=5,
