@@ -66,6 +66,27 @@ class PreparedData:
     notes: tuple[str, ...] = field(default_factory=tuple)
     factorized: dict[str, tuple[tuple[NDArray[np.int64], NDArray[np.object_]], ...]] | None = field(
         default=None, compare=False, repr=False)
+    order: dict[str, NDArray[np.int64]] | None = field(default=None, compare=False, repr=False)
+    precision: dict[str, str] = field(default_factory=dict)
+
+    def caller_rows(self, set_name: str, positions: NDArray[np.integer]) -> NDArray[np.int64]:
+        """The caller's row positions (in the frame as passed) of records at ``positions`` of the prepared arrays.
+
+        :func:`prepare` holds every set in a canonical order (:func:`canonical_order`), so that no number depends
+        on the order of the rows; views that name rows map them back with this.
+        """
+        pos = np.asarray(positions, dtype=np.int64)
+        return pos.copy() if self.order is None else self.order[set_name][pos]
+
+    def prepared_rows(self, set_name: str, rows: NDArray[np.integer]) -> NDArray[np.int64]:
+        """The positions in the prepared arrays of the caller's row positions ``rows`` (inverse of
+        :meth:`caller_rows`)."""
+        r = np.asarray(rows, dtype=np.int64)
+        if self.order is None:
+            return r.copy()
+        inv = np.empty_like(self.order[set_name])
+        inv[self.order[set_name]] = np.arange(self.order[set_name].size, dtype=np.int64)
+        return inv[r]
 
     @property
     def numeric_columns(self) -> tuple[str, ...]:
@@ -626,6 +647,12 @@ def prepare(
         for j, c in enumerate(cat_cols):
             if cat_arrays[s].shape[0] and (factorized[s][j][0] < 0).all():
                 notes.append(f"column {c!r} is entirely missing in the {SET_LABELS[s]} data")
+    precision = _synthetic_precision(frames, num_cols, num_arrays)
+    for c, p in precision.items():
+        notes.append(f"column {c!r} of the synthetic data is stored at {p} precision: its numbers are compared "
+                     f"with the real ones at that precision (a real value rounded to {p} is not a new value)")
+    notes.extend(_spelling_notes(cat_cols, factorized, real_sets))
+    order = {s: _canonicalize(s, num_arrays, cat_arrays, factorized) for s in frames}
     return PreparedData(
         columns=columns,
         kinds=kinds,
@@ -636,7 +663,89 @@ def prepare(
         excluded=tuple(exclude),
         notes=tuple(notes),
         factorized={s: tuple(f) for s, f in factorized.items()},
+        order=order,
+        precision=precision,
     )
+
+
+def _canonicalize(s: str, num_arrays: dict[str, NDArray[np.float64]], cat_arrays: dict[str, NDArray[np.object_]],
+                  factorized: dict[str, list[tuple[NDArray[np.int64], NDArray[np.object_]]]]) -> NDArray[np.int64]:
+    """Put set ``s`` in its canonical order (:func:`synthpriv_report.identity.canonical_order`), in place in the
+    three dicts, and number each categorical column's texts in order of first appearance in that order; returns
+    the order (canonical position -> caller's row)."""
+    from .identity import canonical_order
+
+    cols = factorized[s]
+    codes = np.stack([c for c, _ in cols], axis=1) if cols else None
+    order = canonical_order(num_arrays[s], codes, [t for _, t in cols])
+    num_arrays[s] = np.ascontiguousarray(num_arrays[s][order])
+    cat_arrays[s] = np.ascontiguousarray(cat_arrays[s][order])
+    renumbered = []
+    for codes_j, table in cols:
+        cj = codes_j[order]
+        seen = pd.unique(cj[cj >= 0])
+        remap = np.full(len(table) + 1, -1, dtype=np.int64)
+        remap[seen] = np.arange(seen.size, dtype=np.int64)
+        renumbered.append((remap[cj], np.asarray(table, dtype=object)[seen]))
+    factorized[s] = renumbered
+    return order
+
+
+def _synthetic_precision(frames: dict[str, pd.DataFrame], num_cols: Sequence[str],
+                         num_arrays: dict[str, NDArray[np.float64]]) -> dict[str, str]:
+    """Numeric columns that the synthetic data holds at a lower precision than float64: stored as float32 or
+    float16, or written with float64 values that are all float32 numbers while the real values are not (as a
+    generator that computes in float32 writes them). Numbers are then judged equal at that precision."""
+    out: dict[str, str] = {}
+    real_sets = [s for s in ("T", "H") if s in frames]
+    for j, c in enumerate(num_cols):
+        dtype = frames["S"][c].dtype
+        if pd.api.types.is_float_dtype(dtype) and np.dtype(dtype).itemsize < 8:
+            out[c] = np.dtype(dtype).name
+            continue
+        v = num_arrays["S"][:, j]
+        v = v[np.isfinite(v)]
+        if not v.size or (v == np.round(v)).all():
+            continue  # no fractions: whole numbers (below 2**24) are the same at every precision
+        with np.errstate(over="ignore"):
+            if not (v.astype(np.float32).astype(np.float64) == v).all():
+                continue
+            real = np.concatenate([num_arrays[s][:, j] for s in real_sets])
+            real = real[np.isfinite(real)]
+            if real.size and not (real.astype(np.float32).astype(np.float64) == real).all():
+                out[c] = "float32"
+    return out
+
+
+def _spelling_key(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).strip().rstrip(".").strip().casefold()
+
+
+def _spelling_notes(cat_cols: Sequence[str], factorized: dict[str, list[tuple[NDArray[np.int64],
+                    NDArray[np.object_]]]], real_sets: Sequence[str]) -> list[str]:
+    """Notes on synthetic categorical values that are no real value but differ from one only by case,
+    surrounding spaces, Unicode form or a trailing dot, and on synthetic columns that share no value with the
+    real column (only synthetic values are quoted)."""
+    notes = []
+    for j, c in enumerate(cat_cols):
+        real = set().union(*(factorized[s][j][1].tolist() for s in real_sets))
+        syn = [v for v in factorized["S"][j][1].tolist()]
+        if not syn or not real:
+            continue
+        unseen = [v for v in syn if v not in real]
+        if len(unseen) == len(syn):
+            notes.append(f"column {c!r}: the synthetic data shares no value with the real data (for example "
+                         f"{unseen[0]!r}), so every synthetic record differs from every real one in it; check "
+                         f"that the column holds the same thing in both")
+            continue
+        keys = {_spelling_key(v) for v in real}
+        respelled = [v for v in unseen if _spelling_key(v) in keys]
+        if respelled:
+            notes.append(f"column {c!r}: {len(respelled)} synthetic value(s) differ from a real value only by "
+                         f"case, surrounding spaces, Unicode form or a trailing dot (for example "
+                         f"{respelled[0]!r}); they count as different values, so records that carry them are "
+                         f"counted as near copies, not exact copies")
+    return notes
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -648,8 +757,14 @@ IDENTIFIER_MIN_VALUES = 20
 #: every value must be distinct).
 IDENTIFIER_REPEAT_ONE_IN = 100
 #: A whole-number column counts as numbered like a running count when its span (max - min + 1) is at most this
-#: many times its number of distinct values.
-IDENTIFIER_SPAN_FACTOR = 2
+#: many times its number of distinct values: near-consecutive (a running count, or what is left of it after a
+#: split that keeps four records in five) ...
+IDENTIFIER_SPAN_FACTOR = 1.25
+#: ... or, with at least this many distinct values, at most :data:`IDENTIFIER_WIDE_SPAN_FACTOR` times (a split that
+#: keeps half the records): so many distinct whole numbers packed so tightly are no measurement. Below it, 30
+#: distinct ages among 53 possible values are a small sample of ages, not record numbers.
+IDENTIFIER_WIDE_MIN_DISTINCT = 100
+IDENTIFIER_WIDE_SPAN_FACTOR = 2
 #: Distinct values checked against the code-like pattern (a sample; the share below must match).
 _CODE_SAMPLE = 2000
 _CODE_SHARE = 0.95
@@ -698,10 +813,13 @@ def identifier_reason(series: pd.Series, column: str) -> str | None:
     2. And one of:
 
        - *whole numbers numbered like a record count*: every value is a whole number (an integer column, or a
-         float column without fractions) and the values are packed like a running number (the span from the
-         smallest to the largest is at most twice the number of distinct values: 1, 2, 3, ... or what is left
-         of it after a split), or they run in increasing or decreasing order down the file, or the column's
-         name reads like an identifier's (``id``, ``patient_id``, ``recordNo``, ``uuid``, ...);
+         float column without fractions) and the values are packed like a running number, or they run in
+         increasing or decreasing order down the file, or the column's
+         name reads like an identifier's (``id``, ``patient_id``, ``recordNo``, ``uuid``, ...). Packed means
+         near-consecutive: the span from the smallest to the largest value is at most 1.25 times the number of
+         distinct values (1, 2, 3, ... or what is left of it after a split keeping four records in five), or at
+         most twice that number when there are at least 100 distinct values. A small sample of a measurement
+         (30 distinct ages between 17 and 69) is not packed enough;
        - *code-like text*: at least 95% of the distinct texts (a sample of 2,000) are UUIDs or single tokens
          with a digit and no spaces (``ID-000123``, ``A77F3``, ``000123``), excluding decimal numbers and
          dates written as text.
@@ -753,7 +871,8 @@ def identifier_reason(series: pd.Series, column: str) -> str | None:
             return None
         every = "every" if n_distinct == n else "nearly every"
         span = float(arr.max() - arr.min()) + 1.0
-        if span <= IDENTIFIER_SPAN_FACTOR * n_distinct:
+        if span <= IDENTIFIER_SPAN_FACTOR * n_distinct or (
+                n_distinct >= IDENTIFIER_WIDE_MIN_DISTINCT and span <= IDENTIFIER_WIDE_SPAN_FACTOR * n_distinct):
             return f"a different whole number in {every} real record, numbered like a running count"
         if values.is_monotonic_increasing or values.is_monotonic_decreasing:
             return f"a different whole number in {every} real record, in order down the file like a record number"

@@ -272,7 +272,24 @@ class _Engine:
         from .identity import record_ids
 
         d = self.data
-        return record_ids(d.numeric, self.fitted.codes, list(d.sets))
+        return record_ids(compared_numbers(d), self.fitted.codes, list(d.sets))
+
+
+def compared_numbers(data: PreparedData) -> dict[str, NDArray[np.float64]]:
+    """The numbers of every set as records are compared for equality: float64, except that a column the
+    synthetic data holds at a lower precision (:attr:`PreparedData.precision`) is rounded to it in every set."""
+    if not data.precision:
+        return data.numeric
+    cols = data.numeric_columns
+    out = {}
+    for s, num in data.numeric.items():
+        num = num.copy()
+        for c, p in data.precision.items():
+            j = cols.index(c)
+            with np.errstate(over="ignore"):
+                num[:, j] = num[:, j].astype(p).astype(np.float64)
+        out[s] = num
+    return out
 
 
 class _TimedStage:

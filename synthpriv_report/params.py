@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .evidence import check_alpha
 from .registry import LevelSpec, Param
 
 #: Parameters shared by several metrics.
@@ -60,11 +61,18 @@ def review_level(result: Any) -> LevelSpec:
 #: Metrics that drive the headline verdict by default.
 DEFAULT_VERDICT_METRICS: tuple[str, ...] = (
     "exact_copies",
+    "near_copies",
     "holdout_dcr_share",
     "privacy_score",
     "dcr_test",
     "nndr_test",
 )
+
+
+#: The one-sided level at which each default check of the verdict compares the synthetic data with its baseline:
+#: the verdict's false-alarm rate (:data:`synthpriv_report.evidence.VERDICT_FALSE_ALARM`, 5%) shared among the
+#: checks (Bonferroni), so that an ideal generator is graded medium or high in at most about 5% of releases.
+CHECK_ALPHA: float = check_alpha(len(DEFAULT_VERDICT_METRICS))
 
 
 def default_params() -> dict[str, Any]:

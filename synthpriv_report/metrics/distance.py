@@ -16,9 +16,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import plotting as plot
-from .. import stats
+from .. import evidence, stats
 from ..levels import beyond
-from ..params import N_BOOTSTRAP, SOURCES
+from ..params import CHECK_ALPHA, N_BOOTSTRAP, SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, Words, register
 from ..results import MetricResult, not_computed
 from ..spaces import SPACE_DESCRIPTIONS, SpaceSpec
@@ -334,9 +334,11 @@ def privacy_score_arrays(ctx: Any) -> dict[str, Any]:
     def make():
         r1, r2, s1 = _ps_sets(ctx)
         d2 = ctx.knn(sp, r1, r1, 1).dist[:, 0]
-        to_r2 = ctx.knn(sp, r1, r2, 1).dist[:, 0]
-        to_s = ctx.knn(sp, r1, s1, 1).dist[:, 0]
+        t_r2 = ctx.knn(sp, r1, r2, 1)
+        t_s = ctx.knn(sp, r1, s1, 1)
+        to_r2, to_s = t_r2.dist[:, 0], t_s.dist[:, 0]
         return {"ttpr": _ratio(to_r2, d2), "tspr": _ratio(to_s, d2), "space": sp.label,
+                "nearest_b": t_r2.idx[:, 0], "nearest_s": t_s.idx[:, 0],
                 "sizes": {"half_a": ctx.size(r1), "half_b": ctx.size(r2), "synthetic_sample": ctx.size(s1)}}
 
     return ctx.memo(("privacy_score.arrays", sp, ctx.S, ctx.random_state), make)
@@ -469,31 +471,70 @@ def _dcr_compute(ctx, params) -> MetricResult:
                         space=a["space"], evidence=dcr_evidence(a), notes=(note,) if note else ())
 
 
+def copy_baseline(ctx: Any, flags_of: Any) -> tuple[NDArray[np.bool_], NDArray[np.int64] | None, str]:
+    """The baseline of a copy check: the same flag for fresh real records.
+
+    With a holdout, each holdout record against the training data (independent records). Without one, each
+    training record against the *other* training records (leave one out): how often a real record has a
+    duplicate or near duplicate in the real data itself. Duplicates flag one another, so those flags come with
+    groups (records that flag each other share one) for the design effect.
+
+    ``flags_of(query, ref)`` returns ``(flags, partner)``: per query record its flag and the position in ``ref``
+    of the record that flagged it (-1 where none).
+    """
+    if ctx.H is not None:
+        flags, _ = flags_of(ctx.H, ctx.T)
+        return flags, None, "holdout"
+    flags, partner = flags_of(ctx.T, ctx.T)
+    return flags, _pair_groups(partner), "training"
+
+
+def _pair_groups(partner: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Connected groups of records linked to the record that flagged them (-1: no link)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = partner.size
+    rows = np.flatnonzero(partner >= 0)
+    graph = coo_matrix((np.ones(rows.size), (rows, partner[rows])), shape=(n, n))
+    return connected_components(graph, directed=True, connection="weak")[1].astype(np.int64)
+
+
+def _exact_flags(ctx: Any, query: Any, ref: Any) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+    flags = ctx.identical_in(query, ref)
+    ids_q, ids_r = ctx.record_ids(query), ctx.record_ids(ref)
+    first = np.full(int(max(ids_q.max(initial=0), ids_r.max(initial=0))) + 1, -1, dtype=np.int64)
+    first[ids_r[::-1]] = np.arange(ids_r.size - 1, -1, -1, dtype=np.int64)
+    partner = np.where(flags, first[ids_q], -1)
+    if query == ref:  # a record's partner is another record with its id: the first one, or for it the next
+        own = np.arange(ids_q.size)
+        partner = np.where(flags & (partner == own), -1, partner)
+    return flags, partner
+
+
+def excess_evidence(flags: NDArray[np.bool_], base: NDArray[np.bool_], groups: NDArray[np.int64] | None,
+                    baseline: str) -> dict[str, Any]:
+    """Details of a copy check: the synthetic share against its baseline, both sides' uncertainty counted
+    (:func:`synthpriv_report.evidence.excess_share` at the verdict's per-check level)."""
+    e = evidence.excess_share(flags, base, alpha=CHECK_ALPHA, baseline_groups=groups)
+    n_base = int(base.size)
+    return {"baseline": baseline, "baseline_share": e["baseline_share"], "n_baseline": n_base,
+            "baseline_interval": stats.wilson(e["baseline_share"], n_base),
+            "baseline_design_effect": e["deff_baseline"], "excess": e["excess"],
+            "excess_lower_bound": e["excess_lower"], "check_alpha": CHECK_ALPHA}
+
+
 def _copies_compute(ctx, params) -> MetricResult:
     copies = ctx.identical_in(ctx.S, ctx.T)
     share, interval = exact_copy_share(copies)
     details: dict[str, Any] = {"n_copies": int(copies.sum()), "n": int(copies.size),
                                "distinct_real_records_copied": int(np.unique(ctx.record_ids(ctx.S)[copies]).size)}
+    base, groups, which = copy_baseline(ctx, lambda q, r: _exact_flags(ctx, q, r))
+    details.update(excess_evidence(copies, base, groups, which))
     if ctx.H is not None:
-        h_copies = ctx.identical_in(ctx.H, ctx.T)
-        base = float(h_copies.mean())
-        details["holdout_copy_share"] = base
-        details["holdout_copy_interval"] = stats.wilson(base, int(h_copies.size))
+        details["holdout_copy_share"] = details["baseline_share"]
+        details["holdout_copy_interval"] = details["baseline_interval"]
     return MetricResult(name="exact_copies", value=share, interval=interval, details=details)
-
-
-def _copies_rule(r: MetricResult) -> str:
-    """High when even the Wilson lower bound of the copy share is above the holdout's own copy share (without a
-    holdout: any copy); medium when the share is above it. Compared beyond rounding (:func:`levels.beyond`)."""
-    base = r.details.get("holdout_copy_share")
-    if base is None:
-        return "high" if int(r.details.get("n_copies", 0)) > 0 else "low"
-    lo = r.interval[0] if r.interval is not None else r.value
-    if beyond(lo, base, "higher_is_riskier"):
-        return "high"
-    if beyond(float(r.value), base, "higher_is_riskier"):
-        return "medium"
-    return "low"
 
 
 def _share_plan(ctx, params):
@@ -505,10 +546,11 @@ def _share_plan(ctx, params):
 def _share_compute(ctx, params) -> MetricResult:
     sp = _space(ctx, "holdout_dcr_share", "gower")
     t_ref, h_ref = _holdout_share_sets(ctx)
-    d_t = ctx.knn(sp, ctx.S, t_ref, 1).dist[:, 0]
-    d_h = ctx.knn(sp, ctx.S, h_ref, 1).dist[:, 0]
+    tab_t, tab_h = ctx.knn(sp, ctx.S, t_ref, 1), ctx.knn(sp, ctx.S, h_ref, 1)
+    d_t, d_h = tab_t.dist[:, 0], tab_h.dist[:, 0]
     r = holdout_dcr_share(d_t, d_h)
     details = {k: r[k] for k in ("wins", "ties", "n", "k", "p_value")}
+    details.update(share_level_bounds(d_t, d_h, tab_t.idx[:, 0], tab_h.idx[:, 0]))
     details["real_sizes_used"] = {"training": ctx.size(t_ref), "holdout": ctx.size(h_ref)}
     details["subsampled"] = ("training" if t_ref.rows is not None
                              else "holdout" if h_ref.rows is not None else None)
@@ -516,10 +558,46 @@ def _share_compute(ctx, params) -> MetricResult:
                         space=sp.label, notes=holdout_shift_notes(ctx))
 
 
+def share_level_bounds(d_t: ArrayLike, d_h: ArrayLike, near_t: ArrayLike, near_h: ArrayLike) -> dict[str, Any]:
+    """The bound the level of ``holdout_dcr_share`` rests on: the lower confidence bound of the share at the
+    verdict's per-check level, Wilson's at the effective number of synthetic records.
+
+    Synthetic records whose nearest real record (among training and holdout) is the same one win or lose
+    together, so they are one group for the design effect; the per-record outcomes are 1 (closer to the training
+    record), 1/2 (a tie) and 0.
+    """
+    dt = np.asarray(d_t, dtype=np.float64)
+    dh = np.asarray(d_h, dtype=np.float64)
+    tie = stats.ties(dt, dh)
+    win = (dt < dh) & ~tie
+    y = np.where(tie, 0.5, win.astype(np.float64))
+    nt = np.asarray(near_t, dtype=np.int64)
+    groups = np.where(dh < dt, nt.max(initial=0) + 1 + np.asarray(near_h, dtype=np.int64), nt)
+    b = evidence.share_bounds(y, groups, alpha=CHECK_ALPHA)
+    return {"lower_bound_for_level": b["lower"], "design_effect": b["deff"], "check_alpha": CHECK_ALPHA}
+
+
 def _ps_plan(ctx, params):
     sp = _space(ctx, "privacy_score", "gower")
     r1, r2, s1 = _ps_sets(ctx)
     return [ctx.request(sp, r1, r1, 1), ctx.request(sp, r1, r2, 1), ctx.request(sp, r1, s1, 1)]
+
+
+def score_level_bound(arrays: dict[str, Any], q: float, f_tt: float) -> dict[str, Any]:
+    """The bound the level of ``privacy_score`` rests on: the score's upper confidence bound at the verdict's
+    per-check level, from the lower bound of f_TS - f_TT.
+
+    Both shares are over the same records of the first half, and each is uncertain: f_TT through the second
+    half drawn from the training data, f_TS through the synthetic sample. Their difference is bounded with
+    the two variances added, each clustered by the record that is nearest (records of the first half that share
+    their nearest synthetic, or second-half, record are one group).
+    """
+    a = stats.leq(arrays["ttpr"], q).astype(np.float64)
+    b = stats.leq(arrays["tspr"], q).astype(np.float64)
+    d = evidence.difference_bounds(a, arrays["nearest_b"], b, arrays["nearest_s"], alpha=CHECK_ALPHA)
+    den = f_tt + d["lower"]
+    upper = 100.0 if den <= 0 or f_tt <= 0 else 100.0 * min(1.0, f_tt / den)
+    return {"upper_bound_for_level": upper, "f_ts_minus_f_tt_lower": d["lower"], "check_alpha": CHECK_ALPHA}
 
 
 def privacy_score_evidence(arrays: dict[str, Any], *, alpha: float) -> dict[str, Any]:
@@ -538,6 +616,7 @@ def _ps_compute(ctx, params) -> MetricResult:
     r = proximity_ratio_score(a["ttpr"], a["tspr"], alpha=alpha)
     details = {"alpha": alpha, "q": r["q"], "f_tt": r["f_tt"], "f_ts": r["f_ts"],
                "f_ts_interval": r["f_ts_interval"], "sizes": a["sizes"],
+               **score_level_bound(a, r["q"], r["f_tt"]),
                "note": "even a synthetic set equal to the training data cannot score 0: the synthetic half holds "
                        "only about half of the first real half's copies",
                "interval_method": "the score at the two ends of the Wilson 95% interval of the share of "
@@ -609,11 +688,14 @@ def _test_result(metric: str, ctx, params, ref_vals, syn_vals, sp: SpaceSpec, qu
     with np.errstate(divide="ignore", invalid="ignore"):
         rep_d = 100.0 * (rep_h - rep_s) / rep_h
     rep_score = np.maximum(0.0, 100.0 - np.maximum(rep_d, 0.0))
+    finite_d = rep_d[np.isfinite(rep_d)]
+    d_lower = float(np.quantile(finite_d, CHECK_ALPHA)) if finite_d.size else float("nan")
     details = {"statistic": stat, "quantity": quantity, f"{quantity}_HT": r["stat_ht"],
                f"{quantity}_ST": r["stat_st"], "D": r["D"], "band": r["band"],
                f"{quantity}_HT_ci": stats.percentile_interval(rep_h),
                f"{quantity}_ST_ci": stats.percentile_interval(rep_s), "D_ci": stats.percentile_interval(rep_d),
                "n_holdout": int(np.size(ref_vals)), "n_synthetic": int(np.size(syn_vals)),
+               "D_lower_bound_for_level": d_lower, "check_alpha": CHECK_ALPHA,
                "interval_method": "percentile bootstrap 95%, holdout and synthetic resampled independently"}
     return MetricResult(name=metric, value=r["score"], interval=stats.percentile_interval(rep_score),
                         details=details, space=sp.label, notes=holdout_shift_notes(ctx))
@@ -807,15 +889,26 @@ def plot_exact_copies(result: Any, *, ax: Any = None) -> Any:
     ax = plot.new_ax(ax)
     if result is None or not result.computed:
         return plot.empty(ax, "exact copies not computed")
+    return copy_strip(ax, result, what="copies", xlabel="share of synthetic records identical to a training record",
+                      title="Exact copies", base_words=("holdout records equal to a training record",
+                                                        "training records equal to another one"))
+
+
+def copy_strip(ax: Any, result: MetricResult, *, what: str, xlabel: str, title: str,
+               base_words: tuple[str, str]) -> Any:
+    """A copy check's share with its Wilson interval on a strip, against its baseline's share (a dashed line):
+    ``base_words`` name the baseline with a holdout and without one."""
     v = float(result.value)
-    base = result.details.get("holdout_copy_share")
-    refs = [] if base is None else [(float(base), f"holdout records equal to a training record: {base:.1%}", "--")]
+    d = result.details
+    base = d.get("baseline_share", d.get("holdout_copy_share"))
+    words = base_words[0] if d.get("baseline", "holdout") == "holdout" else base_words[1]
+    refs = [] if base is None else [(float(base), f"{words}: {base:.1%}", "--")]
     lo, hi = (result.interval if result.interval is not None else (v, v))
     upper = min(1.0, max(0.05, hi * 1.2, (base or 0.0) * 1.2))
-    label = f"copies = {v:.1%} of synthetic (Wilson 95% {lo:.1%}–{hi:.1%})"
+    label = f"{what} = {v:.1%} of synthetic (Wilson 95% {lo:.1%}–{hi:.1%})"
     plot.interval_strip(ax, v, result.interval, result.level, label=label, refs=refs, xlim=(0.0, upper))
-    ax.set_xlabel("share of synthetic records identical to a training record")
-    ax.set_title("Exact copies")
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
     ax.legend(fontsize=8, loc="upper right")
     return ax
 
@@ -855,13 +948,16 @@ register(MetricSpec(
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_copies_compute, calibratable=True,
     copy_sensitive=True, interval_kind="Wilson 95%",
     level=LevelSpec(
-        medium=None, high=None, rule=_copies_rule,
-        scale="the copy share and its Wilson lower bound, against the holdout's own share of records equal to a "
-              "training record",
-        source="package default, after " + SOURCES["apx"] + " (a distance of 0 leaks a real record)",
-        description="high when even the Wilson lower bound of the copy share is above the share of holdout records "
-                    "that equal a training record (without a holdout: when any copy exists); medium when the "
-                    "share itself is above it"),
+        medium=None, high=0.0, difference=True, direction="higher_is_riskier",
+        of=lambda r: r.details.get("excess_lower_bound"),
+        scale="the lower confidence bound of the copy share minus its baseline (the share of holdout records "
+              "equal to a training record; without a holdout, of training records equal to another one)",
+        source="package default, after " + SOURCES["apx"] + " (a distance of 0 leaks a real record); the "
+               "comparison is Newcombe's interval for a difference of two shares",
+        description="high when the synthetic data hold more exact copies of training records than fresh real "
+                    "records do, beyond chance: the lower end of the confidence interval of the difference "
+                    "between the two shares (both sides' uncertainty counted, at the level that keeps the "
+                    "verdict's false alarms near 5%) is above {high}"),
     figures=(FigureSpec(lambda r, a: plot_exact_copies(r, ax=a),
                         "Share of synthetic records identical to a training record, against the holdout's own "
                         "share", size=(6.0, 2.2), needs_evidence=False),),
@@ -878,11 +974,14 @@ register(MetricSpec(
     needs=("holdout",), default_space="gower", space_choosable=True, copy_sensitive=True,
     interval_kind="Wilson 95%",
     level=LevelSpec(
-        medium=0.5, high=0.55, of=lambda r: r.interval[0] if r.interval is not None else r.value, same_scale=True,
-        scale="the Wilson lower bound of the share",
+        medium=0.5, high=0.55, same_scale=True,
+        of=lambda r: r.details.get("lower_bound_for_level", r.interval[0] if r.interval is not None else r.value),
+        scale="the lower confidence bound of the share (synthetic records that share their nearest real record "
+              "counted as one group)",
         source="package default, after " + SOURCES["clearbox"],
-        description="high when the Wilson lower bound of the share is above {high}, medium when above {medium} "
-                    "(an honest generator gives about 50%)"),
+        description="high when the share is above {high} beyond chance, medium when above {medium} beyond chance: "
+                    "the lower end of its confidence interval (at the level that keeps the verdict's false alarms "
+                    "near 5%) is above the threshold; an honest generator gives about 50%"),
     figures=(FigureSpec(lambda r, a: plot_holdout_share(r, ax=a),
                         "Share of synthetic records closer to the training data than to the holdout, with its "
                         "interval, the 50% line and the high-risk threshold", size=(6.0, 2.2),
@@ -901,8 +1000,13 @@ register(MetricSpec(
     direction="higher_is_safer", value_range=(0.0, 100.0), compute=_ps_compute, plan=_ps_plan,
     default_space="gower", space_choosable=True, params=(ALPHA,), calibratable=True,
     interval_kind="Wilson 95% (the score at the two ends of the Wilson interval of the share of real records with a synthetic record unusually close)",
-    level=LevelSpec(medium=90.0, high=50.0, source="package default, after " + SOURCES["aindo"],
-                    description="high below {high}, medium below {medium}"),
+    level=LevelSpec(medium=90.0, high=50.0, source="package default, after " + SOURCES["aindo"], same_scale=True,
+                    of=lambda r: r.details.get("upper_bound_for_level", r.value),
+                    scale="the upper confidence bound of the score",
+                    description="high when the score is below {high} beyond chance, medium when below {medium} "
+                                "beyond chance: the upper end of its confidence interval (both halves' "
+                                "uncertainty counted, at the level that keeps the verdict's false alarms near 5%) "
+                                "is below the threshold"),
     figures=(FigureSpec(lambda r, a: plot_privacy_score(r, ax=a),
                         "Proximity ratios of real records to other real records (TTPR) and to synthetic records "
                         "(TSPR), with the alpha-quantile"),),
@@ -946,11 +1050,15 @@ register(MetricSpec(
 ))
 
 _D_LEVEL = LevelSpec(
-    medium=10.0, high=50.0, direction="higher_is_riskier", of=lambda r: r.details.get("D"), inclusive=(True, False),
-    scale="D, the drop in percent from the holdout's distance statistic to the synthetic data's",
-    source=SOURCES["betterdata"],
-    description="D above {high}: low privacy (high risk); D from {medium} to {high}: medium privacy; D below "
-                "{medium}: high privacy")
+    medium=10.0, high=50.0, direction="higher_is_riskier", inclusive=(True, False),
+    of=lambda r: r.details.get("D_lower_bound_for_level", r.details.get("D")),
+    scale="the lower confidence bound of D, the drop in percent from the holdout's distance statistic to the "
+          "synthetic data's",
+    source=SOURCES["betterdata"] + "; graded on the lower confidence bound of D (holdout and synthetic records "
+                                   "resampled), by this package",
+    description="D above {high} beyond chance: low privacy (high risk); D at least {medium} beyond chance: medium "
+                "privacy; otherwise high privacy. Beyond chance: the lower end of D's bootstrap confidence "
+                "interval (at the level that keeps the verdict's false alarms near 5%) reaches the band")
 
 register(MetricSpec(
     name="dcr_test", title="Closest-record distance test against the holdout", section="2.5", group="holdout",

@@ -1,0 +1,355 @@
+"""How often is the verdict wrong? False alarms on honest releases and power on leaky ones, by simulation.
+
+Honest releases are made so by construction: an *ideal generator* whose "synthetic" records are fresh real records
+of the same population (three disjoint draws from the pooled real records: training, holdout, synthetic), and the
+repository's independent-marginals and Gaussian-copula sets of Adult (or, for Bank, columns drawn independently
+from the training draw). Leaky releases inject copies into an ideal draw: exact copies of a share of training
+records, near copies (one number moved by one unit, one category changed, redacted or re-spelled, whole records
+at float32 precision) and the whole training set released with one column redacted or re-spelled.
+
+Every draw runs the checks behind the verdict and the verdict itself; a cell prints the share of draws graded low /
+medium / high with the Wilson 95% interval of the alarm rate. Splits are drawn from a generator seeded per draw over
+a canonical order of the pooled records (sorted by a hash of each record), never over the files' row order.
+
+Run by hand (it prints its tables; nothing is asserted)::
+
+    python benchmarks/bench_calibration.py                 # the full tables of the README (about 40 min, 2 cores)
+    python benchmarks/bench_calibration.py --quick         # a few draws per cell
+    python benchmarks/bench_calibration.py --power         # smallest leak share detected with 95% power
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DATA = ROOT.parent / "shared" / "data"
+
+from synthpriv_report import Evaluation  # noqa: E402
+from synthpriv_report.params import DEFAULT_VERDICT_METRICS  # noqa: E402
+from synthpriv_report.stats import wilson  # noqa: E402
+
+CHECKS = DEFAULT_VERDICT_METRICS
+ADULT_NUMERIC = ["age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week"]
+ADULT_CATEGORICAL = ["workclass", "marital-status", "race", "sex"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# data shapes
+
+
+def _canonical(df: pd.DataFrame) -> pd.DataFrame:
+    """The records in an order that depends on their values alone (sorted by a hash of each record)."""
+    h = pd.util.hash_pandas_object(df, index=False).to_numpy()
+    return df.iloc[np.argsort(h, kind="stable")].reset_index(drop=True)
+
+
+def _adult_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
+    tr = pd.read_csv(DATA / "adult" / "adult_train.csv")
+    te = pd.read_csv(DATA / "adult" / "adult_test.csv")
+    te["income"] = te["income"].str.rstrip(".")  # the test file writes '<=50K.'
+    return tr, te
+
+
+_CACHE: dict[str, pd.DataFrame] = {}
+
+
+def pool(shape: str) -> pd.DataFrame:
+    """The pooled real records of a shape, in canonical order."""
+    if shape not in _CACHE:
+        if shape.startswith("adult") or shape == "small":
+            tr, te = _adult_frames()
+            df = pd.concat([tr, te], ignore_index=True)
+        elif shape == "bank":
+            df = pd.concat([pd.read_csv(DATA / "bank" / "bank_train.csv"),
+                            pd.read_csv(DATA / "bank" / "bank_holdout.csv")], ignore_index=True)
+        else:
+            raise ValueError(shape)
+        _CACHE[shape] = _canonical(shape_columns(df, shape))
+    return _CACHE[shape]
+
+
+def shape_columns(df: pd.DataFrame, shape: str) -> pd.DataFrame:
+    """A shape's columns: Adult numeric-only in standard units (numbers with fractions, so that float32 output
+    differs from the real values), Adult with four categorical columns (most records not unique), or all."""
+    if shape == "adult_numeric":
+        out = df[ADULT_NUMERIC].astype(np.float64)
+        return (out - out.mean()) / out.std()
+    if shape == "adult_categorical":
+        return df[ADULT_CATEGORICAL].copy()
+    return df.copy()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# generators and leaks
+
+
+def _marginals(t: pd.DataFrame, n: int, rng: np.random.Generator) -> pd.DataFrame:
+    return pd.DataFrame({c: t[c].to_numpy()[rng.integers(0, len(t), n)] for c in t.columns})
+
+
+def _file_generator(name: str, shape: str) -> pd.DataFrame:
+    key = f"file:{name}:{shape}"
+    if key not in _CACHE:
+        df = pd.read_csv(DATA / "adult" / "synthetic" / f"{name}.csv.gz")
+        tr, _ = _adult_frames()
+        if shape == "adult_numeric":  # the same standard units as the real records
+            full = pd.concat(_adult_frames(), ignore_index=True)[ADULT_NUMERIC].astype(np.float64)
+            _CACHE[key] = (df[ADULT_NUMERIC].astype(np.float64) - full.mean()) / full.std()
+        else:
+            _CACHE[key] = _canonical(shape_columns(df, shape))
+    return _CACHE[key]
+
+
+def _respell(v: object) -> object:
+    if not isinstance(v, str):
+        return v
+    s = v.swapcase()
+    return s if s != v else v + "."
+
+
+def _near(rec: pd.DataFrame, kind: str, rng: np.random.Generator, real: pd.DataFrame) -> pd.DataFrame:
+    """Each record with one value changed as ``kind`` says."""
+    rec = rec.copy()
+    num = [c for c in rec.columns if pd.api.types.is_numeric_dtype(rec[c])]
+    cat = [c for c in rec.columns if c not in num]
+    for i in range(len(rec)):
+        if kind == "near_number":
+            c = num[rng.integers(len(num))]
+            v = rec.iat[i, rec.columns.get_loc(c)]
+            whole = float(v) == round(float(v))
+            rec.iat[i, rec.columns.get_loc(c)] = v + (1 if whole else 1e-6 * max(abs(v), 1.0))
+            continue
+        c = cat[rng.integers(len(cat))]
+        j = rec.columns.get_loc(c)
+        v = rec.iat[i, j]
+        if kind == "near_category":
+            others = [x for x in real[c].dropna().unique() if x != v]
+            rec.iat[i, j] = others[rng.integers(len(others))] if others else v
+        elif kind == "near_redacted":
+            rec.iat[i, j] = "REDACTED"
+        elif kind == "near_respelled":
+            rec.iat[i, j] = _respell(v)
+    return rec
+
+
+LEAKS = ("exact", "near_number", "near_category", "near_redacted", "near_respelled", "float32")
+VERBATIM = ("verbatim_redacted", "verbatim_respelled")
+
+
+def applicable(kind: str, shape: str) -> bool:
+    if shape == "adult_numeric":
+        return kind in ("ideal", "marginals", "copula", "exact", "near_number", "float32")
+    if shape == "adult_categorical":
+        return kind not in ("near_number", "float32", "copula")
+    return not (shape == "bank" and kind == "copula")
+
+
+@dataclass
+class Draw:
+    T: pd.DataFrame
+    S: pd.DataFrame
+    H: pd.DataFrame | None
+
+
+def draw(shape: str, n: int, holdout: bool, kind: str, frac: float, seed: int) -> Draw:
+    """One release: disjoint training / holdout / synthetic draws, then the generator or the leak."""
+    rng = np.random.default_rng(seed)
+    p = pool(shape)
+    n_t, n_s, n_h = n if isinstance(n, tuple) else (n, n, n)
+    if not holdout:
+        n_h = 0
+    perm = rng.permutation(len(p))
+    if n_t + n_s + n_h > len(p):
+        raise ValueError(f"{shape}: {n_t + n_s + n_h} records needed, {len(p)} pooled")
+    T = p.iloc[perm[:n_t]].reset_index(drop=True)
+    H = p.iloc[perm[n_t:n_t + n_h]].reset_index(drop=True) if holdout else None
+    S = p.iloc[perm[n_t + n_h:n_t + n_h + n_s]].reset_index(drop=True)
+    if kind == "marginals":
+        S = _marginals(T, n_s, rng) if shape == "bank" else _sample(_file_generator("independent_marginals", shape),
+                                                                      n_s, rng)
+    elif kind == "copula":
+        S = _sample(_file_generator("gaussian_copula", shape), n_s, rng)
+    elif kind in LEAKS:
+        k = int(round(frac * n_s))
+        src = T.iloc[np.sort(rng.choice(n_t, k, replace=False))].reset_index(drop=True)
+        if kind.startswith("near_"):
+            src = _near(src, kind, rng, T)
+        where = np.sort(rng.choice(n_s, k, replace=False))
+        S = S.copy()
+        if kind == "float32":
+            num = [c for c in S.columns if pd.api.types.is_numeric_dtype(S[c])]
+            S[num] = S[num].astype(np.float32)
+            src[num] = src[num].astype(np.float32)
+        S.iloc[where] = src.to_numpy()
+        if kind == "float32":
+            S[num] = S[num].astype(np.float32)
+        else:
+            S = S.astype(T.dtypes.to_dict())
+    elif kind in VERBATIM:
+        S = T.copy()
+        cat = [c for c in S.columns if not pd.api.types.is_numeric_dtype(S[c])]
+        c = cat[rng.integers(len(cat))]
+        S[c] = "REDACTED" if kind == "verbatim_redacted" else S[c].map(_respell)
+    return Draw(T, S, H)
+
+
+def _sample(df: pd.DataFrame, n: int, rng: np.random.Generator) -> pd.DataFrame:
+    return df.iloc[np.sort(rng.choice(len(df), n, replace=False))].reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# running cells
+
+
+def grade(d: Draw, seed: int) -> dict[str, str]:
+    """The level of every check behind the verdict, and the verdict."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = Evaluation(d.T, d.S, holdout=d.H, metrics=list(CHECKS), random_state=seed, progress=False)
+        res = ev.results()
+    out = {m: (res[m].level or "n/a") if m in res else "n/a" for m in CHECKS}
+    out["verdict"] = res.verdict.level
+    return out
+
+
+def run_cell(shape: str, n, holdout: bool, kind: str, frac: float, draws: int, seed0: int = 0
+             ) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {m: [] for m in (*CHECKS, "verdict")}
+    for i in range(draws):
+        seed = seed0 + 1000 * i + 17
+        g = grade(draw(shape, n, holdout, kind, frac, seed), seed)
+        for m, lv in g.items():
+            out[m].append(lv)
+    return out
+
+
+def _rate(levels: list[str], which: tuple[str, ...]) -> tuple[int, int, float, float]:
+    ran = [lv for lv in levels if lv not in ("n/a", "not_assessed")]
+    k = sum(lv in which for lv in ran)
+    n = len(ran)
+    lo, hi = wilson(k / n, n) if n else (float("nan"), float("nan"))
+    return k, n, lo, hi
+
+
+def _size_label(n) -> str:
+    if isinstance(n, tuple):
+        return "/".join(f"{v:,}" for v in n)
+    return f"{n:,}"
+
+
+def false_alarm_table(cells: list[tuple], draws: int) -> None:
+    print("\n## False alarms: honest releases graded medium or high\n")
+    print("| shape | records per set (T/S/H) | holdout | generator | verdict low / medium / high | alarm rate "
+          "[Wilson 95%] | alarms by check |")
+    print("|---|---|---|---|---|---|---|")
+    for shape, n, holdout, kind in cells:
+        t0 = time.perf_counter()
+        r = run_cell(shape, n, holdout, kind, 0.0, draws(n))
+        v = r["verdict"]
+        k, m, lo, hi = _rate(v, ("medium", "high"))
+        by = ", ".join(f"{c} {_rate(r[c], ('medium', 'high'))[0]}" for c in CHECKS
+                       if _rate(r[c], ("medium", "high"))[0])
+        counts = " / ".join(str(sum(x == lv for x in v)) for lv in ("low", "medium", "high"))
+        print(f"| {shape} | {_size_label(n)} | {'yes' if holdout else 'no'} | {kind} | {counts} | "
+              f"{k}/{m} = {k / max(m, 1):.1%} [{lo:.1%}, {hi:.1%}] | {by or 'none'} |"
+              f"  <!-- {time.perf_counter() - t0:.0f} s -->", flush=True)
+
+
+def power_table(cells: list[tuple], draws: int) -> None:
+    print("\n## Power: leaky releases graded high\n")
+    print("| shape | records per set | holdout | leak | share leaked | verdict high [Wilson 95%] | high by check |")
+    print("|---|---|---|---|---|---|---|")
+    for shape, n, holdout, kind, frac in cells:
+        t0 = time.perf_counter()
+        r = run_cell(shape, n, holdout, kind, frac, draws)
+        k, m, lo, hi = _rate(r["verdict"], ("high",))
+        by = ", ".join(f"{c} {_rate(r[c], ('high',))[0]}" for c in CHECKS if _rate(r[c], ("high",))[0])
+        share = "all (one column changed)" if kind in VERBATIM else f"{frac:.0%}"
+        print(f"| {shape} | {_size_label(n)} | {'yes' if holdout else 'no'} | {kind} | {share} | "
+              f"{k}/{m} = {k / max(m, 1):.1%} [{lo:.1%}, {hi:.1%}] | {by or 'none'} |"
+              f"  <!-- {time.perf_counter() - t0:.0f} s -->", flush=True)
+
+
+def smallest_fraction_table(sizes: list[int], draws: int, kinds: tuple[str, ...]) -> None:
+    print("\n## Smallest leaked share graded high with at least 95% probability (Adult, with and without a "
+          "holdout)\n")
+    grid = (0.0025, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2)
+    print("| leak | records per set | holdout | " + " | ".join(CHECKS) + " | verdict |")
+    print("|---|---|---|" + "---|" * (len(CHECKS) + 1))
+    for kind in kinds:
+        for n in sizes:
+            for holdout in (True, False):
+                found: dict[str, float | None] = {c: None for c in (*CHECKS, "verdict")}
+                for frac in grid:
+                    if all(v is not None for v in found.values()):
+                        break
+                    if int(round(frac * n)) < 1:
+                        continue
+                    r = run_cell("adult", n, holdout, kind, frac, draws)
+                    for c in found:
+                        if found[c] is None:
+                            k, m, _, _ = _rate(r[c], ("high",))
+                            if m and k / m >= 0.95:
+                                found[c] = frac
+                cells = " | ".join("-" if found[c] is None else f"{found[c]:.2%}".rstrip("0").rstrip(".") + ""
+                                   for c in (*CHECKS, "verdict"))
+                print(f"| {kind} | {n:,} | {'yes' if holdout else 'no'} | {cells} |", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a few draws per cell (a smoke run)")
+    ap.add_argument("--power", action="store_true", help="only the smallest-detected-share table")
+    ap.add_argument("--draws", type=int, default=None, help="draws per cell (default: 100 up to 1,000 records, "
+                                                            "40 above, 40 for leaks)")
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    if args.power:
+        smallest_fraction_table([1000, 10000], args.draws or (5 if args.quick else 40),
+                                ("exact", "near_number", "near_category", "near_redacted", "near_respelled"))
+        print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+        return
+
+    def draws(n) -> int:
+        if args.draws:
+            return args.draws
+        big = max(n) if isinstance(n, tuple) else n
+        return 5 if args.quick else (100 if big <= 1000 else 40)
+
+    honest = []
+    for shape, sizes in (("adult", (100, 1000, 10000)), ("bank", (100, 1000, 10000)),
+                         ("adult_numeric", (100, 1000, 10000)), ("adult_categorical", (100, 1000, 10000)),
+                         ("small", (20, 50))):
+        for n in sizes:
+            for holdout in (True, False):
+                for kind in ("ideal", "marginals", "copula"):
+                    if applicable(kind, shape) and not (kind != "ideal" and shape == "small"):
+                        honest.append((shape, n, holdout, kind))
+    honest += [("adult", (30000, 9000, 9000), True, "ideal"), ("adult", (30000, 9000), False, "ideal")]
+    false_alarm_table(honest, draws)
+    leak_draws = args.draws or (5 if args.quick else 40)
+    leaks = []
+    for shape in ("adult", "bank", "adult_numeric", "adult_categorical"):
+        for n in (1000, 10000):
+            for holdout in (True, False):
+                for kind in (*LEAKS, *VERBATIM):
+                    if not applicable(kind, shape):
+                        continue
+                    frac = 0.03 if kind == "exact" else 0.1
+                    leaks.append((shape, n, holdout, kind, frac))
+    power_table(leaks, leak_draws)
+    print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

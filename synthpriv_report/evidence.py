@@ -1,0 +1,197 @@
+"""The statistics behind the levels of the verdict's checks: a level is reached only when the data show it beyond
+chance.
+
+Each check compares a synthetic statistic with its baseline (fresh real records: the holdout, or without one the
+training records among themselves) through the uncertainty of *both* sides, and at a confidence level that keeps
+the verdict's false-alarm rate bounded across all its checks (Bonferroni: each of the m checks is tested at
+one-sided level alpha / m; :func:`check_alpha`).
+
+Per-record indicators of one set are not always independent: synthetic records that share the same nearest
+real record win or lose together, and duplicates among the training records come in groups. Their variance is
+then the cluster-robust ("sandwich") variance over those groups, and intervals use the effective number of
+independent records (Kish's design effect), so that clustering never makes an honest release look significant.
+
+Sources: E. B. Wilson, "Probable inference, the law of succession, and statistical inference", JASA 22 (1927);
+R. G. Newcombe, "Interval estimation for the difference between independent proportions", Statistics in
+Medicine 17 (1998) 873-890 (the hybrid score interval, method 10); L. Kish, "Survey Sampling" (1965) for the
+design effect; C. E. Bonferroni's inequality for several checks at once.
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+#: The false-alarm rate the verdict is built for: the probability that an ideal generator (fresh real records of
+#: the training data's population) gets a verdict of medium or high, summed over the checks behind it.
+VERDICT_FALSE_ALARM = 0.05
+
+
+def check_alpha(n_checks: int, rate: float = VERDICT_FALSE_ALARM) -> float:
+    """The one-sided level at which each of ``n_checks`` checks is tested (Bonferroni: ``rate / n_checks``).
+
+    >>> round(check_alpha(6), 6)
+    0.008333
+    """
+    if n_checks < 1:
+        raise ValueError(f"n_checks must be at least 1, got {n_checks}")
+    return float(rate) / int(n_checks)
+
+
+def z_of(alpha: float) -> float:
+    """The standard normal quantile of ``1 - alpha`` (one-sided critical value).
+
+    >>> round(z_of(0.025), 4)
+    1.96
+    """
+    return float(NormalDist().inv_cdf(1.0 - float(alpha)))
+
+
+def wilson_bounds(p_hat: float, n: float, z: float) -> tuple[float, float]:
+    """Wilson score interval of a proportion at critical value ``z``, for a possibly fractional number of trials
+    ``n`` (an effective number of independent records). ``n <= 0`` gives (0, 1).
+
+    >>> [round(v, 4) for v in wilson_bounds(0.5, 100, 1.959964)]
+    [0.4038, 0.5962]
+    """
+    if not n > 0 or not math.isfinite(p_hat):
+        return 0.0, 1.0
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p_hat + z2 / (2.0 * n)) / denom
+    half = z * math.sqrt(max(p_hat * (1.0 - p_hat) / n + z2 / (4.0 * n * n), 0.0)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def clustered_variance(y: ArrayLike, groups: ArrayLike, *, centre: float | None = None) -> float:
+    """Cluster-robust variance of the mean of ``y`` when records of one group are not independent.
+
+    V = sum over groups g of (sum over i in g of (y_i - c))^2 / n^2, with c = ``centre`` (default the mean).
+    With one record per group this is the plain variance estimate sum (y_i - c)^2 / n^2.
+
+    >>> clustered_variance([1, 1, 0, 0], [0, 0, 1, 2], centre=0.5)
+    0.09375
+    """
+    v = np.asarray(y, dtype=np.float64)
+    n = v.size
+    if n == 0:
+        return float("nan")
+    c = float(v.mean()) if centre is None else float(centre)
+    g = np.unique(np.asarray(groups), return_inverse=True)[1].ravel()
+    sums = np.bincount(g, weights=v - c)
+    return float(np.sum(sums * sums)) / (n * n)
+
+
+def design_effect(y: ArrayLike, groups: ArrayLike) -> float:
+    """Kish's design effect of the mean of 0/1 (or 0/0.5/1) indicators clustered in ``groups``: the cluster-robust
+    variance over the variance the same indicators would have if independent; at least 1.
+
+    >>> design_effect([1, 1, 0, 0], [0, 0, 1, 1])
+    2.0
+    >>> design_effect([1, 0, 0, 0], [0, 1, 2, 3])
+    1.0
+    """
+    v = np.asarray(y, dtype=np.float64)
+    n = v.size
+    if n == 0:
+        return 1.0
+    m = float(v.mean())
+    plain = float(np.mean((v - m) ** 2)) / n
+    if plain <= 0.0:
+        return 1.0
+    return max(1.0, clustered_variance(v, groups) / plain)
+
+
+def newcombe_lower(k1: float, n1: float, k0: float, n0: float, *, z: float) -> float:
+    """Lower end of Newcombe's hybrid score interval for p1 - p0 (k1 of n1 against k0 of n0) at critical value
+    ``z``; counts and sizes may be effective (fractional) numbers.
+
+    L = p1 - p0 - sqrt((p1 - l1)^2 + (u0 - p0)^2), with l1 the lower Wilson bound of p1 and u0 the upper one of p0.
+
+    >>> round(newcombe_lower(30, 1000, 1, 1000, z=2.394), 4)
+    0.0166
+    >>> newcombe_lower(1, 1000, 1, 1000, z=2.394) < 0
+    True
+    """
+    p1 = k1 / n1 if n1 > 0 else 0.0
+    p0 = k0 / n0 if n0 > 0 else 0.0
+    l1, _ = wilson_bounds(p1, n1, z)
+    _, u0 = wilson_bounds(p0, n0, z)
+    return p1 - p0 - math.sqrt((p1 - l1) ** 2 + (u0 - p0) ** 2)
+
+
+def excess_share(flags: ArrayLike, baseline: ArrayLike, *, alpha: float,
+                 flag_groups: ArrayLike | None = None, baseline_groups: ArrayLike | None = None) -> dict[str, float]:
+    """Compare a synthetic share with its baseline share, both sides' uncertainty counted.
+
+    Parameters
+    ----------
+    flags : bool array (n1,)
+        Per synthetic record: is it flagged (a copy, a near copy)?
+    baseline : bool array (n0,)
+        The same flag for each baseline record (holdout records against the training data, or training records
+        against the other training records).
+    alpha : float
+        One-sided level of the comparison.
+    flag_groups, baseline_groups : int arrays, optional
+        Groups of records whose flags are not independent (e.g. identical training records flag one another);
+        their design effect shrinks that side to its effective number of records.
+
+    Returns
+    -------
+    dict
+        ``share``, ``baseline_share``, ``excess`` (the difference), ``excess_lower`` (lower end of Newcombe's
+        hybrid score interval at one-sided level ``alpha``, on effective sizes), ``n``, ``n_baseline``,
+        ``deff``, ``deff_baseline``, ``alpha``.
+
+    >>> r = excess_share([True] * 3 + [False] * 97, [False] * 100, alpha=0.05)
+    >>> r["excess"], r["excess_lower"] > 0
+    (0.03, False)
+    """
+    f = np.asarray(flags, dtype=bool)
+    b = np.asarray(baseline, dtype=bool)
+    d1 = 1.0 if flag_groups is None else design_effect(f, flag_groups)
+    d0 = 1.0 if baseline_groups is None else design_effect(b, baseline_groups)
+    n1, n0 = f.size / d1, b.size / d0
+    p1 = float(f.mean()) if f.size else float("nan")
+    p0 = float(b.mean()) if b.size else float("nan")
+    lower = newcombe_lower(p1 * n1, n1, p0 * n0, n0, z=z_of(alpha)) if f.size and b.size else float("nan")
+    return {"share": p1, "baseline_share": p0, "excess": p1 - p0, "excess_lower": lower, "n": int(f.size),
+            "n_baseline": int(b.size), "deff": d1, "deff_baseline": d0, "alpha": float(alpha)}
+
+
+def share_bounds(y: ArrayLike, groups: ArrayLike | None, *, alpha: float) -> dict[str, float]:
+    """One-sided bounds of a share of per-record outcomes (1, 0.5 for a tie, 0), Wilson's at the effective number
+    of records (the design effect of ``groups``), each at level ``alpha``.
+
+    >>> r = share_bounds([1, 1, 0, 0, 1, 0, 1, 0], None, alpha=0.025)
+    >>> round(r["lower"], 4), round(r["upper"], 4), r["deff"]
+    (0.2152, 0.7848, 1.0)
+    """
+    v = np.asarray(y, dtype=np.float64)
+    d = 1.0 if groups is None else design_effect(v, groups)
+    p = float(v.mean()) if v.size else float("nan")
+    lo, hi = wilson_bounds(p, v.size / d, z_of(alpha))
+    return {"share": p, "lower": lo, "upper": hi, "deff": d, "n_effective": v.size / d, "alpha": float(alpha)}
+
+
+def difference_bounds(a: ArrayLike, a_groups: ArrayLike, b: ArrayLike, b_groups: ArrayLike, *,
+                      alpha: float) -> dict[str, float]:
+    """Normal bounds of mean(b) - mean(a) for two indicator arrays over the same records, each clustered in its
+    own groups; their variances are added (the covariance of the two, positive when they share records, is left
+    out, which widens the interval).
+
+    >>> r = difference_bounds([0, 0, 1, 0], [0, 1, 2, 3], [1, 1, 1, 0], [0, 1, 2, 3], alpha=0.05)
+    >>> r["difference"], round(r["lower"], 3)
+    (0.5, -0.004)
+    """
+    va = np.asarray(a, dtype=np.float64)
+    vb = np.asarray(b, dtype=np.float64)
+    diff = float(vb.mean() - va.mean())
+    se = math.sqrt(clustered_variance(va, a_groups) + clustered_variance(vb, b_groups))
+    z = z_of(alpha)
+    return {"difference": diff, "lower": diff - z * se, "upper": diff + z * se, "se": se, "alpha": float(alpha)}
+
