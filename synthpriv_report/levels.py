@@ -3,7 +3,8 @@
 A metric's default rule is its declaration's :class:`~synthpriv_report.registry.LevelSpec` (thresholds on a
 stated scale, or a rule such as "copies beyond the holdout's own share"). ``levels={name: {"medium": m,
 "high": h}}`` replaces it for any metric that has a level, with thresholds on the metric's headline value in the
-metric's direction; ``levels={family: {...}}`` moves a shared rule (``review_absolute``, ``review_excess``).
+metric's direction (both keys, every metric alike: ``None`` switches a level off; a default rule may grade another
+quantity, such as a confidence bound, so a missing threshold is never borrowed from it); ``levels={family: {...}}`` moves a shared rule (``review_absolute``, ``review_excess``).
 
 Comparisons use the tie tolerance of :func:`synthpriv_report.stats.ties`, so rounding can never move a value
 across a threshold, and a value that is not a finite number is never graded: the metric is reported as not
@@ -85,18 +86,6 @@ def _on_headline(ls: LevelSpec | None, spec: MetricSpec) -> bool:
             and ls.direction in (None, spec.direction))
 
 
-def _defaults_on_headline(name: str) -> dict[str, float | None]:
-    """The default thresholds of ``name`` when they are on its headline value (else none)."""
-    fam = level_families()
-    if name in fam:
-        ls = fam[name]
-        return {"medium": ls.medium, "high": ls.high}
-    spec = get_spec(name)
-    if isinstance(spec.level, LevelSpec) and _on_headline(spec.level, spec):
-        return {"medium": spec.level.medium, "high": spec.level.high}
-    return {"medium": None, "high": None}
-
-
 def validate_levels(levels: Any) -> dict[str, dict[str, float]] | None:
     """Checked ``levels=`` overrides: known metric (with a level) or rule family, numeric thresholds in the order
     of the metric's direction. A ``ValueError`` naming the metric otherwise.
@@ -126,11 +115,15 @@ def validate_levels(levels: Any) -> dict[str, dict[str, float]] | None:
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ValueError(f"levels= names an unknown metric {name!r}{hint}; known: "
                              f"{', '.join(names + list(fam))}")
-        if not isinstance(rule, Mapping) or not rule or set(rule) - set(_KEYS):
-            raise ValueError(f"levels[{name!r}] must be a dict with keys 'medium' and/or 'high', got {rule!r}")
-        user = {k: _number(name, k, v) for k, v in rule.items()}
-        merged = {**_defaults_on_headline(name), **user}
-        m, h = merged.get("medium"), merged.get("high")
+        if not isinstance(rule, Mapping) or set(rule) != set(_KEYS):
+            missing = [k for k in _KEYS if not isinstance(rule, Mapping) or k not in rule]
+            hint = (f" (missing {' and '.join(map(repr, missing))}: give both, None to switch a level off; the "
+                    f"default rule may grade another quantity than the value, so a threshold is never taken from "
+                    f"it)" if missing and isinstance(rule, Mapping) and not set(rule) - set(_KEYS) else "")
+            raise ValueError(f"levels[{name!r}] must be a dict with the keys 'medium' and 'high', got "
+                             f"{rule!r}{hint}")
+        user = {k: None if v is None else _number(name, k, v) for k, v in rule.items()}
+        m, h = user["medium"], user["high"]
         if m is not None and h is not None:
             d = _direction_of(name)
             if d == "higher_is_riskier" and h < m:
@@ -200,8 +193,7 @@ def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Map
     ls = resolve_level(spec, result)
     if user:
         headline = _on_headline(ls, spec)
-        merged = {**({"medium": ls.medium, "high": ls.high} if headline else {}), **user}
-        m, h = merged.get("medium"), merged.get("high")
+        m, h = user.get("medium"), user.get("high")
         basis = ls.of(result) if headline and ls.of is not None else float(v)
         if basis is None or math.isnan(float(basis)):
             basis = float(v)

@@ -51,10 +51,10 @@ def test_each_search_runs_once_across_all_section2_metrics_and_ten_parameter_cha
         n = ev.search_count
         changes = [
             {"alpha": 0.05}, {"alpha": 0.3}, {"nndr_threshold": 0.2}, {"nndr_threshold": 0.8},
-            {"test_statistic": "median"}, {"levels": {"privacy_score": {"high": 10.0}}},
+            {"test_statistic": "median"}, {"levels": {"privacy_score": {"medium": 90.0, "high": 10.0}}},
             {"levels": {"holdout_dcr_share": {"high": 0.9, "medium": 0.6}}}, {"n_bootstrap": 30},
             {"alpha": 0.2, "nndr_threshold": 0.4, "test_statistic": "median"},
-            {"levels": {"dcr_test": {"high": 80.0}, "nndr_test": {"medium": 5.0}}},
+            {"levels": {"dcr_test": {"medium": 90.0, "high": 80.0}, "nndr_test": {"medium": 5.0, "high": None}}},
         ]
         for ch in changes:
             res = ev.results(**ch)

@@ -64,11 +64,13 @@ def test_cvp_override_from_the_issue_is_followed():
     ({"cvp": {"medium": 0.9, "high": 0.1}}, r"levels\['cvp'\].*below the medium"),
     ({"nope": {"high": 1}}, r"unknown metric 'nope'"),
     ({"privacy_scor": {"high": 1}}, r"did you mean 'privacy_score'"),
-    ({"dcr": {"high": "low"}}, r"levels\['dcr'\]\['high'\] must be a number"),
-    ({"dcr": {"high": float("nan")}}, r"levels\['dcr'\]\['high'\] must be a finite number"),
-    ({"dcr": {"hihg": 0.1}}, r"levels\['dcr'\] must be a dict with keys 'medium' and/or 'high'"),
+    ({"dcr": {"medium": None, "high": "low"}}, r"levels\['dcr'\]\['high'\] must be a number"),
+    ({"dcr": {"medium": None, "high": float("nan")}}, r"levels\['dcr'\]\['high'\] must be a finite number"),
+        ({"dcr": {"high": 0.5}}, r"levels\['dcr'\] must be a dict with the keys 'medium' and 'high'.*missing 'medium'"),
+        ({"exact_copies": {"medium": 0.1}}, r"levels\['exact_copies'\] must be a dict with the keys.*missing 'high'"),
+    ({"dcr": {"hihg": 0.1}}, r"levels\['dcr'\] must be a dict with the keys 'medium' and 'high'"),
     ({"dcr": {}}, r"levels\['dcr'\] must be a dict"),
-    ({"holdout_dcr_share": {"medium": 0.9}}, r"levels\['holdout_dcr_share'\].*below the medium"),
+    ({"holdout_dcr_share": {"medium": 0.9, "high": 0.55}}, r"levels\['holdout_dcr_share'\].*below the medium"),
 ])
 def test_wrong_overrides_are_refused_by_name(levels, match):
     with pytest.raises(ValueError, match=match):
@@ -95,22 +97,42 @@ def test_non_finite_values_are_never_graded(bad):
         assert "not a finite number" in r.reason_not_computed
 
 
+def _copy_result(n_copies: int, n: int, n_base_copies: int, n_base: int) -> MetricResult:
+    """An exact_copies result whose evidence comes from the two shares (as the metric computes it)."""
+    from synthpriv_report.metrics.distance import excess_evidence
+
+    flags = np.arange(n) < n_copies
+    base = np.arange(n_base) < n_base_copies
+    return MetricResult("exact_copies", n_copies / n, interval=wilson(n_copies / n, n),
+                        details={"n_copies": n_copies, "n": n, **excess_evidence(flags, base, None, "holdout")})
+
+
 def test_exact_copies_of_independent_samples_are_never_high_at_any_size():
     """Regression: the Wilson lower bound at k = 0 came out as 8.7e-19 for 186 sizes (69, 75, 125, 138, 150,
-    ...), which 'exceeded' the holdout's own copy share of 0 and graded an honest generator HIGH RISK."""
+    ...), which 'exceeded' the holdout's own copy share of 0 and graded an honest generator HIGH RISK. The rule
+    now compares the two shares (Newcombe's interval of their difference); equal shares are never high."""
     spec = get_spec("exact_copies")
-    for n in range(1, 3001):
-        r = MetricResult("exact_copies", 0.0, interval=wilson(0.0, n),
-                         details={"n_copies": 0, "n": n, "holdout_copy_share": 0.0})
-        assert apply_level(spec, r, None).level == "low", n
+    for n in range(1, 3001, 7):
+        assert apply_level(spec, _copy_result(0, n, 0, n), None).level == "low", n
+        k = n // 10
+        assert apply_level(spec, _copy_result(k, n, k, n), None).level == "low", n
 
 
-def test_full_copy_is_high_at_every_size():
+def test_full_copy_is_high_at_every_size_with_evidence():
+    """A full copy against a baseline without copies is high from 3 records on; with 2 against 2 the data cannot
+    tell it from chance at the verdict's per-check level (Newcombe's lower bound is below 0)."""
     spec = get_spec("exact_copies")
-    for n in range(2, 3001):
-        r = MetricResult("exact_copies", 1.0, interval=wilson(1.0, n),
-                         details={"n_copies": n, "n": n, "holdout_copy_share": 0.0})
-        assert apply_level(spec, r, None).level == "high", n
+    assert apply_level(spec, _copy_result(2, 2, 0, 2), None).level == "low"
+    for n in range(3, 3001, 7):
+        assert apply_level(spec, _copy_result(n, n, 0, n), None).level == "high", n
+
+
+def test_a_few_more_copies_than_the_holdout_is_not_evidence():
+    """Regression (the old rule): 3 copies in 1,000 synthetic records against 1 in 1,000 holdout records had a
+    Wilson lower bound above the holdout's share, and was graded high; the difference is within chance."""
+    spec = get_spec("exact_copies")
+    assert apply_level(spec, _copy_result(3, 1000, 1, 1000), None).level == "low"
+    assert apply_level(spec, _copy_result(30, 1000, 1, 1000), None).level == "high"
 
 
 def test_three_independent_normal_samples_are_not_high_risk():
@@ -133,7 +155,7 @@ def test_verdict_not_assessed_when_no_driving_check_ran():
     ev = Evaluation(T, T.copy(), progress=False, metrics=["dcr", "nndr"])
     v = ev.results().verdict
     assert v.level == "not_assessed" and v.n_ran == 0
-    assert {n for n, _ in v.not_run} == {"exact_copies", "holdout_dcr_share", "privacy_score", "dcr_test",
+    assert {n for n, _ in v.not_run} == {"exact_copies", "near_copies", "holdout_dcr_share", "privacy_score", "dcr_test",
                                          "nndr_test"}
 
 

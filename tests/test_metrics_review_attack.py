@@ -501,8 +501,8 @@ def test_levels_from_review_absolute_thresholds():
     r = _res(ev)["gcap"]  # 0.6
     assert r.level == "medium"
     assert r.level_rule.medium == 0.5 and r.level_rule.high == 0.8
-    assert _res(ev, levels={"review_absolute": {"medium": 0.7}})["gcap"].level == "low"
-    assert _res(ev, levels={"gcap": {"high": 0.6}})["gcap"].level == "high"
+    assert _res(ev, levels={"review_absolute": {"medium": 0.7, "high": 0.8}})["gcap"].level == "low"
+    assert _res(ev, levels={"gcap": {"medium": 0.5, "high": 0.6}})["gcap"].level == "high"
 
 
 def test_slider_moves_run_no_new_search():

@@ -369,7 +369,7 @@ def test_levels_use_review_absolute_thresholds():
     r = _ev(T1, S1).results(metrics=["cvp"], cvp_threshold=1.0)["cvp"]  # every u <= 1 -> 1.0
     assert r.value == 1.0 and r.level == "high"
     assert r.level_rule.high == 0.8 and r.level_rule.medium == 0.5
-    r2 = _ev(T1, S1).results(metrics=["cvp"], cvp_threshold=1.0, levels={"review_absolute": {"high": 1.1}})["cvp"]
+    r2 = _ev(T1, S1).results(metrics=["cvp"], cvp_threshold=1.0, levels={"review_absolute": {"medium": 0.5, "high": 1.1}})["cvp"]
     assert r2.level == "medium"
 
 

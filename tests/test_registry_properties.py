@@ -47,7 +47,7 @@ PARAM_MOVES: list[dict] = [
     {"test_statistic": "median"},
     {"levels": {"review_absolute": {"medium": 0.1, "high": 0.2}, "review_excess": {"medium": 0.005, "high": 0.01}}},
     {"alpha": 0.05, "nndr_threshold": 0.8, "cvp_threshold": 0.3, "dvp_threshold": 0.7},
-    {"hitr_divisor": 50.0, "air_tolerance": 0.0, "test_statistic": "mean", "levels": {"dcr_test": {"high": 5.0}}},
+    {"hitr_divisor": 50.0, "air_tolerance": 0.0, "test_statistic": "mean", "levels": {"dcr_test": {"medium": 50.0, "high": 5.0}}},
 ]
 
 
