@@ -94,7 +94,8 @@ def _verdict_lead(level: str, n_ran: int, n_checks: int, n_fired: int) -> str:
         found = "none of them found more than a low risk"
     else:
         found = f"{n_fired} of them found a medium or high risk, and the verdict takes the highest level found"
-    return f"{rests}; {found}. Each check compares the synthetic data with the real records the generator learned from."
+    return (f"{rests}; {found}. Each check compares the synthetic data with the real records the generator learned "
+            f"from. {wording.VERDICT_RELIABILITY}")
 
 
 def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any]:
