@@ -266,7 +266,7 @@ def false_alarm_table(cells: list[tuple], draws: int) -> None:
 
 
 def power_table(cells: list[tuple], draws: int) -> None:
-    print("\n## Power: leaky releases graded high\n")
+    print(f"\n## Power: leaky releases graded high ({draws} draws per cell)\n")
     print("| shape | records per set | holdout | leak | share leaked | verdict high [Wilson 95%] | high by check |")
     print("|---|---|---|---|---|---|---|")
     for shape, n, holdout, kind, frac in cells:
@@ -281,28 +281,33 @@ def power_table(cells: list[tuple], draws: int) -> None:
 
 
 def smallest_fraction_table(sizes: list[int], draws: int, kinds: tuple[str, ...]) -> None:
-    print("\n## Smallest leaked share graded high with at least 95% probability (Adult, with and without a "
-          "holdout)\n")
-    grid = (0.0025, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2)
+    """Per leak kind, size and holdout setting, the smallest share of the grid that each check (and the verdict)
+    grades high in at least 95% of draws. The scan stops once the verdict and both copy checks have reached it;
+    a check that has not by then shows "> x", x the last share tried."""
+    print("\n## Smallest leaked share graded high in at least 95% of draws (Adult)\n")
+    grid = (0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2)
     print("| leak | records per set | holdout | " + " | ".join(CHECKS) + " | verdict |")
     print("|---|---|---|" + "---|" * (len(CHECKS) + 1))
     for kind in kinds:
         for n in sizes:
             for holdout in (True, False):
                 found: dict[str, float | None] = {c: None for c in (*CHECKS, "verdict")}
+                last = None
                 for frac in grid:
-                    if all(v is not None for v in found.values()):
-                        break
                     if int(round(frac * n)) < 1:
                         continue
+                    last = frac
                     r = run_cell("adult", n, holdout, kind, frac, draws)
                     for c in found:
-                        if found[c] is None:
-                            k, m, _, _ = _rate(r[c], ("high",))
-                            if m and k / m >= 0.95:
-                                found[c] = frac
-                cells = " | ".join("-" if found[c] is None else f"{found[c]:.2%}".rstrip("0").rstrip(".") + ""
-                                   for c in (*CHECKS, "verdict"))
+                        k, m, _, _ = _rate(r[c], ("high",))
+                        if found[c] is None and m and k / m >= 0.95:
+                            found[c] = frac
+                    if all(found[c] is not None for c in ("verdict", "exact_copies" if kind == "exact"
+                                                          else "near_copies")):
+                        break
+                cells = " | ".join(f"{found[c]:.1%}" if found[c] is not None else
+                                   ("n/a" if c in ("holdout_dcr_share", "dcr_test", "nndr_test") and not holdout
+                                    else f"> {last:.1%}") for c in (*CHECKS, "verdict"))
                 print(f"| {kind} | {n:,} | {'yes' if holdout else 'no'} | {cells} |", flush=True)
 
 
@@ -339,15 +344,14 @@ def main(argv: list[str] | None = None) -> None:
     false_alarm_table(honest, draws)
     leak_draws = args.draws or (5 if args.quick else 10)
     leaks = []
-    for shape in ("adult", "bank", "adult_numeric", "adult_categorical"):
-        for n in (1000, 10000):
-            for holdout in (True, False):
-                for kind in (*LEAKS, *VERBATIM):
-                    if not applicable(kind, shape):
-                        continue
-                    frac = 0.03 if kind == "exact" else 0.1
-                    leaks.append((shape, n, holdout, kind, frac))
-    power_table(leaks, leak_draws)
+    for shape, n in (("adult", 1000), ("bank", 1000), ("adult_numeric", 1000), ("adult_categorical", 1000),
+                     ("adult", 10000), ("bank", 10000)):
+        for holdout in (True, False):
+            for kind in (*LEAKS, *VERBATIM):
+                if applicable(kind, shape):
+                    leaks.append((shape, n, holdout, kind, 0.03 if kind == "exact" else 0.1))
+    power_table([c for c in leaks if c[1] <= 1000], leak_draws)
+    power_table([c for c in leaks if c[1] > 1000], args.draws or 5)
     print(f"\n(total {time.perf_counter() - t0:.0f} s)")
 
 

@@ -461,6 +461,7 @@ def prepare(
     exclude: Sequence[str] | None = None,
     reveal_real_values: bool = False,
     kept: Sequence[str] = (),
+    row_order: Literal["canonical", "as_given"] = "as_given",
 ) -> PreparedData:
     """Validate and align T, H and S (spec section 0).
 
@@ -480,6 +481,13 @@ def prepare(
     kept : sequence of str, default ()
         Columns kept on purpose although they look like identifiers (``Evaluation(include=...)``): no note
         suggests leaving them out.
+    row_order : {"canonical", "as_given"}, default "as_given"
+        ``"canonical"`` holds every set in an order that depends on the records' values alone
+        (:func:`synthpriv_report.identity.canonical_order`), so that every step that takes records by position
+        (the privacy score's halves, subsamples, bootstrap resamples, the lowest position among tied nearest
+        records) gives the same numbers whatever the order of the rows; ``"as_given"`` keeps the caller's order
+        (positions as the metric definitions write them, to reproduce a computation made on that order).
+        :class:`~synthpriv_report.evaluation.Evaluation` asks for ``"canonical"`` unless told otherwise.
 
     Returns
     -------
@@ -652,7 +660,10 @@ def prepare(
         notes.append(f"column {c!r} of the synthetic data is stored at {p} precision: its numbers are compared "
                      f"with the real ones at that precision (a real value rounded to {p} is not a new value)")
     notes.extend(_spelling_notes(cat_cols, factorized, real_sets))
-    order = {s: _canonicalize(s, num_arrays, cat_arrays, factorized) for s in frames}
+    if row_order not in ("canonical", "as_given"):
+        raise ValueError(f"row_order must be 'canonical' or 'as_given', got {row_order!r}")
+    order = ({s: _canonicalize(s, num_arrays, cat_arrays, factorized) for s in frames} if row_order == "canonical"
+             else {s: np.arange(len(df), dtype=np.int64) for s, df in frames.items()})
     return PreparedData(
         columns=columns,
         kinds=kinds,

@@ -164,6 +164,12 @@ class Evaluation:
         Also compute each comparable metric with H in the role of S.
     random_state : int, numpy.random.Generator or None, default 0
         Seed of every random step (a Generator is turned into one seed, once).
+    row_order : {"canonical", "as_given"}, default "canonical"
+        ``"canonical"``: each set is held in an order that depends on its records' values alone, so that every
+        number, interval and level is the same whatever the order of the rows (halves, subsamples, bootstrap
+        resamples and the lowest position among tied nearest records follow that order). ``"as_given"``: the
+        rows' own order, as the metric definitions write positions (to reproduce a computation made on that
+        order). Per-record tables and ``pairing=`` always use the caller's row positions.
     progress : bool, default True
         Progress bars for long searches.
     reveal_real_values : bool, default False
@@ -225,6 +231,7 @@ class Evaluation:
         device: str = "cpu",
         client: distributed.Client | None = None,
         backend: str = "local",
+        row_order: str = "canonical",
         **params: Any,
     ):
         # settings first (cheap), data second: a bad setting is refused before any work
@@ -237,6 +244,8 @@ class Evaluation:
         reveal_real_values = check_bool("reveal_real_values", reveal_real_values)
         if engine not in ("auto", "tree", "tiled"):
             raise ValueError(f"engine must be one of 'auto', 'tree', 'tiled', got {engine!r}")
+        if row_order not in ("canonical", "as_given"):
+            raise ValueError(f"row_order must be 'canonical' or 'as_given', got {row_order!r}")
         if device not in ("cpu", "cuda", "auto"):
             raise ValueError(f"device must be one of 'cpu', 'cuda', 'auto', got {device!r}")
         client = resolve_client(client, backend)
@@ -276,7 +285,7 @@ class Evaluation:
                                                         named=(key_fields, sensitive_fields))
             data = prepare(inputs.real, inputs.synthetic, inputs.holdout, numeric=numeric,
                            categorical=categorical, exclude=list(exclude or []) + list(auto_excluded),
-                           reveal_real_values=reveal_real_values, kept=list(kept))
+                           reveal_real_values=reveal_real_values, kept=list(kept), row_order=row_order)
             if inputs.excluded:  # left out while reading: recorded as if prepare() had left them out
                 data = replace(data, excluded=tuple(dict.fromkeys(list(inputs.excluded) + list(data.excluded))))
             self.data = _with_identifier_notes(data, auto_excluded, kept)
@@ -302,6 +311,9 @@ class Evaluation:
             if pairs.size and (pairs[:, 0].min() < 0 or pairs[:, 0].max() >= self.data.sizes["T"]
                                or pairs[:, 1].min() < 0 or pairs[:, 1].max() >= self.data.sizes["S"]):
                 raise ValueError("pairing holds positions outside the real or synthetic data")
+            # the caller's row positions, held as positions of the prepared (canonically ordered) records
+            pairs = np.stack([self.data.prepared_rows("T", pairs[:, 0]), self.data.prepared_rows("S", pairs[:, 1])],
+                             axis=1) if pairs.size else pairs
         self.metric_names = chosen
         self.verdict_metrics = driving
         self.default_params = default_params
@@ -325,6 +337,7 @@ class Evaluation:
             "n_components": n_components,
             "max_rows": max_rows,
             "random_state": random_state,
+            "row_order": row_order,
             "calibrate": calibrate,
             "reveal_real_values": reveal_real_values,
             "engine": engine,

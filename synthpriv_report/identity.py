@@ -181,9 +181,10 @@ def canonical_order(numeric: NDArray[np.float64], codes: NDArray[np.int64] | Non
 
     Examples
     --------
-    >>> num = np.array([[2.0], [1.0], [2.0]])
-    >>> a = canonical_order(num, np.array([[0], [1], [0]]), [np.array(["x", "y"], dtype=object)])
-    >>> b = canonical_order(num[::-1], np.array([[0], [0], [1]]), [np.array(["x", "y"], dtype=object)])
+    >>> num, codes = np.array([[2.0], [1.0], [3.0]]), np.array([[0], [1], [0]])
+    >>> a = canonical_order(num, codes, [np.array(["x", "y"], dtype=object)])
+    >>> # the same records in reverse order, their texts numbered in their own order of appearance
+    >>> b = canonical_order(num[::-1], np.array([[0], [1], [0]]), [np.array(["x", "y"], dtype=object)])
     >>> num[a].ravel().tolist() == num[::-1][b].ravel().tolist()
     True
     """

@@ -167,7 +167,7 @@ def rule_text(spec: MetricSpec, ls: LevelSpec) -> str:
     >>> from synthpriv_report.registry import get_spec
     >>> spec = get_spec("holdout_dcr_share")
     >>> rule_text(spec, spec.level)
-    'high when the Wilson lower bound of the share is above 55%, medium when above 50% (an honest generator gives about 50%)'
+    "high when the share is above 55% beyond chance, medium when above 50% beyond chance: the lower end of its confidence interval (at the level that keeps the verdict's false alarms near 5%; synthetic records that share their nearest real record count as one group) is above the threshold; an honest generator gives about 50%"
     """
     return _rule_text(ls, ls.medium, ls.high, _unit(spec, ls))
 

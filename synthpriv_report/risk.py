@@ -255,8 +255,9 @@ def records_at_risk(ev: Any, *, risk_percentile: float | None = None,
         if low_nndr[i]:
             r.append(f"distance ratio (NNDR) below {cut.nndr_cut:.3g}")
         reasons.append("; ".join(r))
+    syn_rows = ev.data.caller_rows("S", at_risk)  # the caller's row positions, not the prepared order
     frame = pd.DataFrame({
-        "nearest_real_row": nearest[at_risk],
+        "nearest_real_row": ev.data.caller_rows("T", nearest[at_risk]),
         "dcr": d_s[at_risk],
         "nndr": nndr[at_risk],
         "exact_copy": copy[at_risk],
@@ -265,7 +266,7 @@ def records_at_risk(ev: Any, *, risk_percentile: float | None = None,
         "reasons": reasons,
         "n_differing": diff.sum(axis=1).astype(np.int64),
         "differing_columns": [", ".join(cols[row]) for row in diff],
-    }, index=pd.Index(at_risk, name="synthetic_row"))
+    }, index=pd.Index(syn_rows, name="synthetic_row"))
     if reveal:
         real_vals, syn_vals = [], []
         for k, i in enumerate(at_risk):
@@ -276,6 +277,7 @@ def records_at_risk(ev: Any, *, risk_percentile: float | None = None,
             syn_vals.append({c: sv[c] for c in names})
         frame["real_values"] = real_vals
         frame["synthetic_values"] = syn_vals
+    frame = frame.sort_index()
     frame.attrs.update({**_counts(f, int(at_risk.size)), "revealed": reveal})
     return frame
 

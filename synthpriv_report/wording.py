@@ -56,7 +56,7 @@ CHECKS_INTRO = ("These checks compare the synthetic data with the real records t
 
 #: Value kinds of the registered metrics whose kind is not plain from their declaration.
 _KINDS: dict[str, ValueKind] = {
-    "exact_copies": "share", "holdout_dcr_share": "share", "nndr": "share", "mir": "share",
+    "exact_copies": "share", "near_copies": "share", "holdout_dcr_share": "share", "nndr": "share", "mir": "share",
     "privacy_score": "score", "dcr_test": "score", "nndr_test": "score",
     "detection_mlp": "auc", "dcr": "distance",
 }
@@ -365,6 +365,17 @@ def _d_sentence(m: Mapping[str, Any], what: str, lower_means: str, ideal: str) -
             f"({fmt_number(-d)}% higher): {tail}")
 
 
+def _baseline_tail(details: Mapping[str, Any], holdout_words: str, training_words: str) -> str:
+    """The end of a copy check's sentence: its baseline in words (the holdout's share, or without a holdout the
+    training records' own share against the other training records)."""
+    base = details.get("baseline_share", details.get("holdout_copy_share"))
+    if not _finite(base):
+        return " (no holdout to compare with)."
+    if details.get("baseline", "holdout") == "holdout":
+        return f"; among real records the generator never saw, {fmt_share(base)} {holdout_words}."
+    return f"; among the training records themselves, {fmt_share(base)} {training_words}."
+
+
 def check_sentence(m: Mapping[str, Any]) -> str:
     """One plain sentence saying what a check found, with its number formatted (JSON form of the metric).
 
@@ -381,10 +392,14 @@ def check_sentence(m: Mapping[str, Any]) -> str:
     if name == "exact_copies":
         n_copies, n = details.get("n_copies"), details.get("n")
         counts = f" ({fmt_count(n_copies)} of {fmt_count(n)})" if _finite(n_copies) and _finite(n) else ""
-        base = details.get("holdout_copy_share")
-        tail = (f"; among real records the generator never saw, {fmt_share(base)} equal a training record."
-                if _finite(base) else " (no holdout to compare with).")
+        tail = _baseline_tail(details, "equal a training record", "equal another training record")
         return f"{fmt_share(v)} of the synthetic records{counts} are exact copies of a real training record{tail}"
+    if name == "near_copies":
+        n_near, n = details.get("n_near_copies"), details.get("n")
+        counts = f" ({fmt_count(n_near)} of {fmt_count(n)})" if _finite(n_near) and _finite(n) else ""
+        tail = _baseline_tail(details, "are as near a training record", "are as near another training record")
+        return (f"{fmt_share(v)} of the synthetic records{counts} are a training record with a small change (a "
+                f"copy, equal on all columns but one, or closer than real people are to one another){tail}")
     if name == "holdout_dcr_share":
         return (f"{fmt_share(v)} of the synthetic records are closer to a training record than to any real record "
                 f"the generator never saw; about 50% is expected when the generator did not memorise its training "
@@ -459,6 +474,7 @@ SETTING_WORDS: dict[str, str] = {
     "n_components": "Dimensions kept in the projected (principal-component) space",
     "max_rows": "Most records per set given to the classifiers",
     "random_state": "Random state (makes every random step repeatable)",
+    "row_order": "Order of the records (canonical: every number independent of the row order)",
     "calibrate": "Each measure also computed with the holdout in place of the synthetic data",
     "reveal_real_values": "Real record values shown in this report",
     "engine": "Nearest-neighbour search method",

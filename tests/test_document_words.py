@@ -158,7 +158,9 @@ def test_first_page_names_the_inputs_and_states_every_setting_in_words(honest, h
 def test_first_page_says_what_each_check_found_in_one_sentence(honest):
     ctx = cover_context(report_data(honest))
     v = ctx["verdict"]
-    assert v["lead"].startswith("The verdict rests on all 5 checks behind it")
+    assert v["lead"].startswith("The verdict rests on all 6 checks behind it")
+    # how often the verdict is wrong, from the calibration harness's figures, on the first page
+    assert "graded medium or high in none of" in v["reliability"] and "graded high in all" in v["reliability"]
     assert [c["name"] for c in v["checks"]] == [n for n, _ in honest.verdict.checks]
     for c in v["checks"]:
         assert c["sentence"].count(". ") == 0 and c["sentence"].endswith(".")  # one sentence

@@ -37,6 +37,9 @@ def _ev(t=T, s=S, h=H, **kw) -> Evaluation:
     kw.setdefault("metrics", SECTION2)
     kw.setdefault("nndr_k", 2)
     kw.setdefault("n_bootstrap", 50)
+    # the hand computations below name records by their position in these frames (the spec's positions), so the
+    # rows keep their order; the default canonical order is tested in tests/test_calibration.py
+    kw.setdefault("row_order", "as_given")
     return Evaluation(t, s, h, **kw)
 
 
@@ -100,13 +103,17 @@ def test_exact_copies_by_hand_and_level() -> None:
     assert r.value == 0.5
     assert r.interval == pytest.approx((0.1500390, 0.8499610), abs=1e-6)
     assert r.details["n_copies"] == 2 and r.details["distinct_real_records_copied"] == 2
-    # holdout baseline: 1 of 6 (H3 = T5) = .1667; lower bound .150 does not exceed it -> not high;
-    # the share .5 exceeds it -> medium
+    # holdout baseline: 1 of 6 (H3 = T5) = .1667. The level compares the two shares through both sides'
+    # uncertainty (Newcombe's interval of the difference at one-sided 5%/6): 2 of 4 against 1 of 6 cannot be told
+    # from chance (the old rule graded it medium, the share being above the holdout's point value)
     assert r.details["holdout_copy_share"] == pytest.approx(1 / 6)
-    assert r.level == "medium"
-    # without a holdout: high as soon as any copy exists
+    assert r.details["excess"] == pytest.approx(0.5 - 1 / 6) and r.details["excess_lower_bound"] < 0
+    assert r.level == "low"
+    # without a holdout the baseline is the training records against the other training records: none of the
+    # six equals another, 0 of 6; 2 of 4 against 0 of 6 is still within chance (the old rule: high on any copy)
     r = _ev(h=None).results(metrics=["exact_copies"])["exact_copies"]
-    assert r.level == "high" and "holdout_copy_share" not in r.details
+    assert r.details["baseline"] == "training" and r.details["baseline_share"] == 0.0
+    assert r.level == "low" and "holdout_copy_share" not in r.details
     r = _ev(s=S.iloc[[1, 2]], h=None).results(metrics=["exact_copies"])["exact_copies"]
     assert r.value == 0.0 and r.level == "low"
 
@@ -183,7 +190,7 @@ def test_holdout_metrics_not_computed_without_holdout() -> None:
         assert "holdout" in res[m].reason_not_computed
     for m in ("dcr", "exact_copies", "privacy_score", "nndr"):
         assert res[m].computed
-    assert {n for n, _ in res.verdict.not_run} == {"holdout_dcr_share", "dcr_test", "nndr_test"}
+    assert {n for n, _ in res.verdict.not_run} == {"near_copies", "holdout_dcr_share", "dcr_test", "nndr_test"}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -233,13 +240,23 @@ def test_privacy_score_gower_by_hand() -> None:
     # DCR(r, R2): every R2 record has category a: T2 -> T1 (.2 + 1)/2 = .6; T3 -> T4 .6; T5 -> T4 .6
     # TTPR = [.6/.1, .6/.1, .6/.2] = [6, 6, 3]; DCR(r, S'): T2 -> S2 .05, T3 -> S2 .05, T5 -> S3 0
     # TSPR = [.5, .5, ~0]; q = quantile([3, 6, 6], .1) = 3 + .2 (6 - 3) = 3.6
-    # f_TT = 1/3, f_TS = 3/3 -> score = 100 * (1/3) = 33.33 -> high (< 50)
+    # f_TT = 1/3, f_TS = 3/3 -> score = 100 * (1/3) = 33.33
     r = _ev(random_state=0).results(metrics=["privacy_score"])["privacy_score"]
     assert r.value == pytest.approx(100 / 3)
     assert r.details["q"] == pytest.approx(3.6)
     assert r.details["f_tt"] == pytest.approx(1 / 3) and r.details["f_ts"] == 1.0
     assert r.details["sizes"] == {"half_a": 3, "half_b": 3, "synthetic_sample": 3}
-    assert r.level == "high" and r.space == "gower"
+    # the level rests on the score's upper confidence bound at one-sided 5%/6: f_TS - f_TT = 2/3, with the
+    # variance of the TTPR indicators [0, 0, 1] clustered by their nearest half-B record (T2 -> T1; T3, T5 -> T4):
+    # ((0 - 1/3)^2 + (0 - 1/3 + 1 - 1/3)^2) / 9 = 2/81; TSPR indicators all 1 (variance 0). Lower bound
+    # 2/3 - z sqrt(2/81); the upper score 100 (1/3) / (1/3 + that) = 53.4: medium (the point value 33 alone was
+    # graded high before; three records cannot show a score below 50 beyond chance)
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(1 - 0.05 / 6)
+    upper = 100 * (1 / 3) / (1 / 3 + 2 / 3 - z * math.sqrt(2 / 81))
+    assert r.details["upper_bound_for_level"] == pytest.approx(upper)
+    assert 50 < upper < 90 and r.level == "medium" and r.space == "gower"
     arrays = md.privacy_score_arrays(_ev(random_state=0).context)
     np.testing.assert_allclose(arrays["ttpr"], [6.0, 6.0, 3.0])
     np.testing.assert_allclose(arrays["tspr"], [0.5, 0.5, 0.0], atol=1e-10)
@@ -409,7 +426,10 @@ def test_nndr_test_by_hand(space: str) -> None:
     assert r.details["NNDR_ST"] == pytest.approx(0.375)
     assert r.details["D"] == pytest.approx(100 * (h - 0.375) / h)
     assert r.value == pytest.approx(100 - 100 * (h - 0.375) / h)
-    assert r.details["band"] == "Medium privacy" and r.level == "medium"
+    # the level rests on D's lower confidence bound (holdout and synthetic resampled): with 6 and 4 records it is
+    # far below 10, so the band's point value is not evidence (the old rule graded the point value: medium)
+    assert r.details["band"] == "Medium privacy" and r.details["D_lower_bound_for_level"] < 10
+    assert r.level == "low"
 
 
 def test_nndr_test_ratio_zero_for_copies() -> None:
@@ -502,7 +522,8 @@ def test_levels_and_overrides_on_a_leaky_set() -> None:
     assert all(r.lower().startswith("high risk") for r in res.verdict.reasons)
     # threshold overrides move levels without a search
     n = ev.search_count
-    res = ev.results(levels={"holdout_dcr_share": {"high": 0.95}, "privacy_score": {"high": 1.0, "medium": 99.0}})
+    res = ev.results(levels={"holdout_dcr_share": {"medium": 0.5, "high": 0.95},
+                             "privacy_score": {"high": 1.0, "medium": 99.0}})
     assert res["holdout_dcr_share"].level == "medium"
     assert res["holdout_dcr_share"].level_rule.source == "user"
     assert res["privacy_score"].level == "medium"

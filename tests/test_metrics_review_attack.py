@@ -33,6 +33,7 @@ NAN = float("nan")
 
 def _ev(T, S, H=None, **kw):
     kw.setdefault("metrics", NAMES)
+    kw.setdefault("row_order", "as_given")  # the expectations name records by their position in these frames
     return Evaluation(T, S, holdout=H, progress=False, **kw)
 
 

@@ -169,7 +169,7 @@ def test_no_refit_and_no_search_on_re_reduction(monkeypatch):
     ev = _ev(_frame(80, 0.0, 1), _frame(80, 0.5, 2))
     first = ev.results(metrics=["detection_mlp", "mir"])
     over = ev.results(metrics=["detection_mlp", "mir"], alpha=0.3,
-                      levels={"detection_mlp": {"medium": 0.0, "high": 1.0}, "mir": {"high": 0.0}})
+                      levels={"detection_mlp": {"medium": 0.0, "high": 1.0}, "mir": {"medium": None, "high": 0.0}})
     assert calls == {"dmlp": 1, "mir": 1}
     assert ev.search_count == 0
     assert over["detection_mlp"].value == first["detection_mlp"].value

@@ -26,6 +26,7 @@ COPY_SENSITIVE = ["authenticity", "identifiability", "nnaa", "mdcr", "dcr_review
 
 def _ev(T, S, H=None, **kw):
     kw.setdefault("calibrate", False)
+    kw.setdefault("row_order", "as_given")  # the expectations name records by their position in these frames
     return Evaluation(T, S, H, progress=False, metrics=kw.pop("metrics", NAMES), **kw)
 
 

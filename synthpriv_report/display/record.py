@@ -119,7 +119,8 @@ def explain_record(ev: Any, real_index: int) -> RecordExplanation:
     n_t = ev.data.sizes["T"]
     if not isinstance(real_index, (int, np.integer)) or not 0 <= int(real_index) < n_t:
         raise ValueError(f"real_index must be a position in the real data, 0 to {n_t - 1}; got {real_index!r}")
-    i = int(real_index)
+    # the caller's row position, held at another position when the evaluation keeps its records in canonical order
+    i = int(ev.data.prepared_rows("T", np.array([int(real_index)]))[0])
     space = ctx.metric_space("dcr", "gower")
     d_s, j_s = _nearest_one(ctx, space, i, ctx.S)
     tt = ctx.cached_table(space, "T", "T")
@@ -175,11 +176,14 @@ def explain_record(ev: Any, real_index: int) -> RecordExplanation:
         rnb = record_values(data, "T", j_t) if j_t >= 0 else {}
         values = [{"column": c, "real": real[c], "synthetic": syn.get(c), "real_neighbour": rnb.get(c)}
                   for c in data.columns]
+    caller = ev.data.caller_rows
     return RecordExplanation(
-        real_index=i,
+        real_index=int(real_index),
         space=space.label,
-        nearest_synthetic={"index": j_s, "distance": d_s, "differing_columns": diff_s},
-        nearest_real={"index": j_t, "distance": d_t, "differing_columns": diff_t},
+        nearest_synthetic={"index": int(caller("S", np.array([j_s]))[0]) if j_s >= 0 else j_s, "distance": d_s,
+                           "differing_columns": diff_s},
+        nearest_real={"index": int(caller("T", np.array([j_t]))[0]) if j_t >= 0 else j_t, "distance": d_t,
+                      "differing_columns": diff_t},
         conclusions=conclusions,
         values=values,
         columns=list(data.columns),

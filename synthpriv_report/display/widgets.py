@@ -116,8 +116,17 @@ class Explorer:
     # ---------------------------------------------------------------------------------------------------------
     def _results(self):
         """``ev.results`` at the current settings (levels are re-graded only; nothing is recomputed for them)."""
-        levels = {m: dict(v) for m, v in self.levels.items()} or None
+        levels = {m: self._both(m, v) for m, v in self.levels.items()} or None
         return self.ev.results(**self.params, levels=levels)
+
+    def _both(self, metric: str, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Both thresholds of ``metric``: those given, the other from its slider (None without one)."""
+        out = dict(given)
+        for which in ("medium", "high"):
+            if which not in out:
+                slider = self.sliders.get(f"levels:{metric}:{which}")
+                out[which] = None if slider is None else float(slider.value)
+        return out
 
     def _on_change(self, key: str):
         def handler(change: Mapping[str, Any]) -> None:

@@ -94,8 +94,7 @@ def _verdict_lead(level: str, n_ran: int, n_checks: int, n_fired: int) -> str:
         found = "none of them found more than a low risk"
     else:
         found = f"{n_fired} of them found a medium or high risk, and the verdict takes the highest level found"
-    return (f"{rests}; {found}. Each check compares the synthetic data with the real records the generator learned "
-            f"from. {wording.VERDICT_RELIABILITY}")
+    return f"{rests}; {found}. Each check compares the synthetic data with the real records the generator learned from."
 
 
 def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any]:
@@ -141,6 +140,7 @@ def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any
         "verdict": {
             "level": level, "word": LEVEL_WORDS.get(level, level.upper()),
             "lead": _verdict_lead(level, len(checks), n_checks, n_fired),
+            "reliability": wording.VERDICT_RELIABILITY if level != "not_assessed" else "",
             "checks": checks, "not_run": not_run, "cautions": cautions,
             "not_run_lead": ("Checks behind the verdict that did not run, so the verdict does not rest on them:"
                              if level != "not_assessed" else "Why the checks did not run:"),
@@ -172,6 +172,7 @@ def _cover(data: ReportData, title: str) -> tuple[str, str]:
     html = render("cover.html.j2", **ctx)
     v = ctx["verdict"]
     text = "\n".join([shorten_text(title, 200), f"Verdict: {v['word']}", v["lead"]]
+                     + ([v["reliability"]] if v["reliability"] else [])
                      + [f"- {c['title']}: {c['sentence']} ({c['level_text']})" for c in v["checks"]]
                      + [f"- did not run: {n['title']}: {shorten_text(n['reason'], 600)}" for n in v["not_run"]])
     return html, text
