@@ -5,6 +5,17 @@ Each metric is a pure function over per-record distance arrays, an adapter that 
 evaluation's neighbour cache and one declaration (:func:`register`) with its parameters, level rule, figures and
 words. The ``*_arrays`` helpers are public so that per-record views can read the same cached arrays without a new
 search; figures draw from the result's evidence alone.
+
+Levels of the checks behind the verdict (a deliberate change from spec section 5, whose rules graded point values
+or one side's interval against the other's point value, and so graded about half of honest releases medium or
+high): every level is a one-sided test at :data:`synthpriv_report.params.CHECK_ALPHA` (5% shared by the six
+default checks), comparing the synthetic statistic with its baseline through both sides' uncertainty
+(:mod:`synthpriv_report.evidence`). The thresholds of spec section 5 and seed 004's bands stay; they apply to the
+confidence bound instead of the point value. The displayed 95% intervals are those of the spec. Without a holdout,
+the copy baseline is the training records against the other training records (spec section 5 graded any copy
+high). The privacy score's halves and every subsample follow the canonical order of the records
+(:func:`synthpriv_report.identity.canonical_order`), so that the same data in another row order give the same
+numbers.
 """
 
 from __future__ import annotations
