@@ -23,7 +23,7 @@ import math
 from statistics import NormalDist
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 #: The false-alarm rate the verdict is built for: the probability that an ideal generator (fresh real records of
 #: the training data's population) gets a verdict of medium or high, summed over the checks behind it.

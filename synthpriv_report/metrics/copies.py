@@ -29,10 +29,9 @@ from numpy.typing import NDArray
 from .. import plotting as plot
 from .. import stats
 from ..engine import compared_numbers
-from ..params import SOURCES
-from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, Words, register
+from ..registry import FigureSpec, MetricSpec, Param, Words, register
 from ..results import MetricResult, not_computed
-from .distance import _exact_flags, copy_baseline, copy_strip, dcr_arrays, excess_evidence
+from .distance import _exact_flags, copy_baseline, copy_check_level, copy_strip, dcr_arrays, excess_evidence
 
 NEAR_COPY_QUANTILE = Param(
     "near_copy_quantile", 0.01, low=0.0, high=0.5, low_open=True, slider=(0.001, 0.1, 0.001),
@@ -259,18 +258,11 @@ register(MetricSpec(
     name="near_copies", title="Near copies", section="package", group="closeness",
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_compute, plan=_plan, calibratable=True,
     copy_sensitive=True, params=(NEAR_COPY_QUANTILE,), interval_kind="Wilson 95%",
-    level=LevelSpec(
-        medium=None, high=0.0, difference=True, direction="higher_is_riskier",
-        of=lambda r: r.details.get("excess_lower_bound"),
-        scale="the lower confidence bound of the near-copy share minus its baseline (holdout records that are "
-              "near copies of a training record; without a holdout, training records near another one)",
-        source="package default: near copies count as copies (Article 29 Working Party, Opinion 05/2014 on "
-               "anonymisation techniques: a record that singles out a person); the comparison is Newcombe's "
-               "interval for a difference of two shares",
-        description="high when the synthetic data hold more near copies of training records than fresh real "
-                    "records do, beyond chance: the lower end of the confidence interval of the difference "
-                    "between the two shares (both sides' uncertainty counted, at the level that keeps the "
-                    "verdict's false alarms near 5%) is above {high}"),
+    level=copy_check_level(
+        "near-copy share", "near copies", "holdout records that are near copies of a training record; without a "
+        "holdout, training records near another one",
+        "package default: near copies count as copies (Article 29 Working Party, Opinion 05/2014 on anonymisation "
+        "techniques: a record that singles out a person)"),
     figures=(FigureSpec(lambda r, a: plot_near_copies(r, ax=a),
                         "Share of synthetic records that are near copies of a training record, by kind, against "
                         "the same share for fresh real records", size=(6.0, 2.2), needs_evidence=False),),

@@ -28,7 +28,6 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import plotting as plot
 from .. import evidence, stats
-from ..levels import beyond
 from ..params import CHECK_ALPHA, N_BOOTSTRAP, SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, Words, register
 from ..results import MetricResult, not_computed
@@ -535,6 +534,20 @@ def excess_evidence(flags: NDArray[np.bool_], base: NDArray[np.bool_], groups: N
             "excess_lower_bound": e["excess_lower"], "check_alpha": CHECK_ALPHA}
 
 
+def copy_check_level(share: str, what: str, baseline: str, source: str) -> LevelSpec:
+    """The level rule of a copy check (exact or near copies): high when the lower end of Newcombe's interval of the
+    synthetic share minus its baseline, at the verdict's per-check level, is above 0."""
+    return LevelSpec(
+        medium=None, high=0.0, difference=True, direction="higher_is_riskier",
+        of=lambda r: r.details.get("excess_lower_bound"),
+        scale=f"the lower confidence bound of the {share} minus its baseline ({baseline})",
+        source=f"{source}; the comparison is Newcombe's interval for a difference of two shares",
+        description=f"high when the synthetic data hold more {what} of training records than fresh real records "
+                    f"do, beyond chance: the lower end of the confidence interval of the difference between the "
+                    f"two shares (both sides' uncertainty counted, at the level that keeps the verdict's false "
+                    f"alarms near 5%) is above {{high}}")
+
+
 def _copies_compute(ctx, params) -> MetricResult:
     copies = ctx.identical_in(ctx.S, ctx.T)
     share, interval = exact_copy_share(copies)
@@ -985,17 +998,10 @@ register(MetricSpec(
     name="exact_copies", title="Exact copies", section="2.1", group="closeness",
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_copies_compute, calibratable=True,
     copy_sensitive=True, interval_kind="Wilson 95%",
-    level=LevelSpec(
-        medium=None, high=0.0, difference=True, direction="higher_is_riskier",
-        of=lambda r: r.details.get("excess_lower_bound"),
-        scale="the lower confidence bound of the copy share minus its baseline (the share of holdout records "
-              "equal to a training record; without a holdout, of training records equal to another one)",
-        source="package default, after " + SOURCES["apx"] + " (a distance of 0 leaks a real record); the "
-               "comparison is Newcombe's interval for a difference of two shares",
-        description="high when the synthetic data hold more exact copies of training records than fresh real "
-                    "records do, beyond chance: the lower end of the confidence interval of the difference "
-                    "between the two shares (both sides' uncertainty counted, at the level that keeps the "
-                    "verdict's false alarms near 5%) is above {high}"),
+    level=copy_check_level(
+        "copy share", "exact copies", "the share of holdout records equal to a training record; without a holdout, "
+        "of training records equal to another one",
+        "package default, after " + SOURCES["apx"] + " (a distance of 0 leaks a real record)"),
     figures=(FigureSpec(lambda r, a: plot_exact_copies(r, ax=a),
                         "Share of synthetic records identical to a training record, against the holdout's own "
                         "share", size=(6.0, 2.2), needs_evidence=False),),
