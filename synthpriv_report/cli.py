@@ -318,7 +318,7 @@ _CONTROL = re.compile(r"[^\S ]|[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u20
 
 
 def printable(text: str) -> str:
-    """``text`` safe for a terminal: every control or layout character (escape sequences, carriage returns,
+    r"""``text`` safe for a terminal: every control or layout character (escape sequences, carriage returns,
     tabs, bidirectional overrides) written as its escape, so a file or column name cannot move the cursor,
     clear the screen or hide part of a message.
 

@@ -88,10 +88,8 @@ def output_kind(path: str | os.PathLike[str]) -> str:
         return "descriptor"
     try:
         st = os.stat(target)
-    except FileNotFoundError:
-        return "replace"  # a new file (or a link to nothing: the link is replaced)
-    except OSError as exc:
-        raise OSError(exc.errno, f"cannot inspect the output path {target}: {exc.strerror}") from None
+    except OSError:  # a new file (or a link to nothing: the link is replaced); a path that cannot be written
+        return "replace"  # fails when it is, with the reason
     mode = st.st_mode
     if stat.S_ISREG(mode):
         return "replace"
