@@ -342,7 +342,7 @@ def check_levels(document: Mapping[str, Any], *, source: str = "document") -> No
         levels = validate_levels(document["params"].get("levels"))
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{source}: field params.levels: {exc}") from None
-    results = results_from_document(document)
+    results = results_from_document(document, source=source)
     graded: dict[str, MetricResult] = {}
     for name, stored in results.items():
         spec = REGISTRY.get(name)
@@ -429,12 +429,12 @@ def _result_from_dict(d: Mapping[str, Any]) -> MetricResult:
     )
 
 
-def results_from_document(doc: Mapping[str, Any]) -> ResultSet:
+def results_from_document(doc: Mapping[str, Any], *, source: str = "document") -> ResultSet:
     """The :class:`ResultSet` of a validated document (a field of an unexpected shape is a ``ValueError``)."""
     try:
         return _results_from_document(doc)
     except (TypeError, KeyError, AttributeError, IndexError) as exc:
-        raise ValueError(f"document: a field has an unexpected shape ({type(exc).__name__}: "
+        raise ValueError(f"{source}: a field has an unexpected shape ({type(exc).__name__}: "
                          f"{shorten_text(str(exc), 120)}); not a report this version can draw") from None
 
 

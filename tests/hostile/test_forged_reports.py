@@ -251,3 +251,21 @@ def test_a_metric_this_version_does_not_know_cannot_carry_a_level(toy: MetricSpe
         _refused(doc, "toy_test", "not one this version")
     finally:
         register(TOY)
+
+
+@pytest.mark.parametrize("leaky, holdout", [(True, True), (False, False)])
+def test_every_registered_metric_of_a_live_report_checks_out_after_a_json_round_trip(leaky: bool,
+                                                                                     holdout: bool) -> None:
+    """The guard for any level rule: what a rule reads must survive JSON (NaN becomes null, tuples lists)."""
+    from synthpriv_report.registry import metric_names
+
+    demo = load_demo()
+    syn = demo.synthetic_leaky if leaky else demo.synthetic
+    ev = Evaluation(demo.real.iloc[:300], syn.iloc[:300], demo.holdout.iloc[:150] if holdout else None,
+                    key_fields=list(demo.key_fields), sensitive_fields=list(demo.sensitive_fields),
+                    random_state=0, progress=False, n_bootstrap=50)
+    doc = ev.to_json()
+    assert set(doc["metrics"]) == set(metric_names())
+    loaded = from_json(json.loads(json.dumps(doc)))
+    assert loaded.verdict.level == doc["verdict"]["level"]
+    assert {n: r.level for n, r in loaded.results.items()} == {n: m["level"] for n, m in doc["metrics"].items()}
