@@ -28,20 +28,28 @@ Exit status:
 2    usage or input error: a bad option, a missing or unreadable file, mismatched columns, an output path that
      is also an input or another output, a file that does not decode or reads as one column (one line on stderr)
 3    ``--fail-on`` was given and the verdict reached that level or is "not assessed" (the reports are written)
-130  interrupted (Ctrl-C): no half-written or temporary file is left
+130  interrupted (Ctrl-C, SIGINT): no half-written or temporary file is left
+143  terminated (SIGTERM: ``docker stop``, ``timeout``, a cancelled CI job): the same
 ===  ===========================================================================================================
 
 Outputs are written whole or not at all: every document is rendered into a temporary file beside its target,
 and the files are moved into place only when all of them are complete, so an interrupted run leaves the
-previous reports as they were and nothing half-written behind.
+previous reports as they were and nothing half-written behind. An output that exists and is not a regular file
+(``/dev/null``, ``/dev/stdout``, a terminal, a FIFO, or a link to one) is written through, never replaced; when
+an output is the standard output, the verdict lines go to stderr so that the document can be piped (``--json
+/dev/stdout | jq .``).
 """
 
 from __future__ import annotations
 
 import argparse
 import codecs
+import os
+import re
 import shlex
+import signal
 import sys
+import threading
 import time
 import traceback
 import warnings
@@ -58,6 +66,7 @@ EXIT_INTERNAL_ERROR = 1
 EXIT_USER_ERROR = 2
 EXIT_FAIL_ON = 3
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 #: Verdict levels in order; ``--fail-on LEVEL`` fails on LEVEL and above, and on "not_assessed".
 _ORDER = {"low": 0, "medium": 1, "high": 2}
@@ -79,16 +88,34 @@ class _InputError(ValueError):
     """A file that cannot be read as a table (raised by :func:`read_table`; a user error on the command line)."""
 
 
+class _Terminated(BaseException):
+    """SIGTERM arrived (raised by the command line's handler, like ``KeyboardInterrupt`` for SIGINT)."""
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, exit 2, no usage dump
         raise _UserError(message)
 
 
-def _split(text: str | None) -> list[str] | None:
+def _split(text: str | None, option: str = "--metrics") -> list[str] | None:
+    """The names of a comma-separated option; ``None`` when the option was not given.
+
+    An option that was given but names nothing (``--metrics ',,,'``, ``--key ' '``) is a user error naming the
+    option, never read as "not given" (which would run every metric, or choose the key fields).
+
+    >>> _split("age, sex,,income", "--key")
+    ['age', 'sex', 'income']
+    >>> _split(",,,", "--metrics")
+    Traceback (most recent call last):
+    ...
+    synthpriv_report.cli._UserError: --metrics ',,,' names nothing: give comma-separated names, e.g. --metrics a,b
+    """
     if text is None:
         return None
     items = [t.strip() for t in text.split(",") if t.strip()]
-    return items or None
+    if not items:
+        raise _UserError(f"{option} {text!r} names nothing: give comma-separated names, e.g. {option} a,b")
+    return items
 
 
 def read_table(path: str | Path, *, sep: str = ",", encoding: str = "utf-8") -> pd.DataFrame:
@@ -98,7 +125,8 @@ def read_table(path: str | Path, *, sep: str = ",", encoding: str = "utf-8") -> 
     ----------
     path : path-like
     sep : str
-        CSV field separator (``.tsv`` files default to a tab; ``"tab"`` and ``"\\t"`` mean a tab).
+        CSV field separator (``.tsv`` files default to a tab; ``"tab"`` and ``"\\t"`` mean a tab). A separator of
+        several characters is taken literally (not as a regular expression).
     encoding : str
         Text encoding of CSV files (default UTF-8). A file that does not decode is a ``ValueError`` naming the
         file, the byte and its position, and suggesting ``--encoding latin-1``.
@@ -112,9 +140,10 @@ def read_table(path: str | Path, *, sep: str = ",", encoding: str = "utf-8") -> 
     FileNotFoundError, IsADirectoryError
         The path does not exist or is a folder.
     ValueError
-        An unsupported extension, an unknown encoding, a file that does not decode or parse, or a CSV file that
-        reads as one column while its header line holds another separator (``;``, ``,``, tab or ``|``): the
-        message names the file and the ``--sep`` to use.
+        An unsupported extension, an unknown encoding, a file that does not decode or parse, a compressed file
+        that is truncated or corrupt, a compression whose library is not installed, or a CSV file that reads as
+        one column while its header line holds another separator (``;``, ``,``, tab or ``|``): the message names
+        the file, the cause in one line and the fix where there is one.
     """
     p = Path(path)
     if not p.exists():
@@ -127,7 +156,12 @@ def read_table(path: str | Path, *, sep: str = ",", encoding: str = "utf-8") -> 
         raise ValueError(f"unknown text encoding {encoding!r} (--encoding); e.g. utf-8, latin-1, cp1252") from None
     suffixes = [s.lower() for s in p.suffixes]
     if suffixes and suffixes[-1] in (".parquet", ".pq"):
-        return pd.read_parquet(p)
+        try:
+            return pd.read_parquet(p)
+        except MemoryError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any failure to read a user's file is an input error
+            raise _InputError(_read_failure(p, exc, "Parquet")) from None
     if suffixes and suffixes[-1] in (".xlsx", ".xls", ".ods"):
         raise _InputError(f"unsupported file type {p.name!r}: save the sheet as .csv (or .parquet) first")
     if any(s in (".csv", ".tsv", ".txt") for s in suffixes):
@@ -136,8 +170,13 @@ def read_table(path: str | Path, *, sep: str = ",", encoding: str = "utf-8") -> 
         if sep == "":
             raise _InputError("the separator is empty (--sep); give one character, e.g. --sep ';'")
         sep = "\t" if ".tsv" in suffixes and sep == "," else sep
+        options: dict[str, Any] = {"sep": sep, "encoding": encoding}
+        if len(sep) > 1:  # literal, through the python engine (pandas would read it as a regular expression)
+            options.update(sep=re.escape(sep), engine="python")
         try:
-            df = pd.read_csv(p, sep=sep, encoding=encoding)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                df = pd.read_csv(p, **options)
         except UnicodeDecodeError as exc:
             byte = exc.object[exc.start:exc.start + 1].hex() if exc.object else "?"
             hint = ("; if it was saved by a spreadsheet or an older tool, try --encoding latin-1 (or cp1252)"
@@ -149,10 +188,48 @@ def read_table(path: str | Path, *, sep: str = ",", encoding: str = "utf-8") -> 
         except pd.errors.ParserError as exc:
             raise _InputError(f"{p}: not a readable CSV table with the separator {_shown_sep(sep)} "
                               f"({' '.join(str(exc).split())[:200]}); check --sep") from None
+        except MemoryError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - truncated or corrupt compressed data, a missing library, ...
+            raise _InputError(_read_failure(p, exc, "CSV")) from None
+        for w in caught:  # pandas' warnings, as one line naming the file (never its source line)
+            warnings.warn(f"{p}: {' '.join(str(w.message).split())}", UserWarning, stacklevel=2)
         _check_separator(df, p, sep)
         return df
     raise _InputError(f"unsupported file type {p.name!r}: use .csv (optionally compressed, e.g. .csv.gz), .tsv or "
                       ".parquet")
+
+
+#: Compression suffixes pandas infers, their format's name and the package that reads them (None: the standard
+#: library).
+_COMPRESSIONS = {".gz": ("gzip", None), ".bz2": ("bzip2", None), ".xz": ("xz", None), ".zip": ("zip", None),
+                 ".zst": ("zstandard", "zstandard"), ".tar": ("tar", None), ".tgz": ("tar.gz", None)}
+
+
+def _read_failure(p: Path, exc: BaseException, what: str) -> str:
+    """One line saying why ``p`` could not be read: the file, the cause and the fix where there is one."""
+    cause = " ".join(str(exc).split())[:200] or type(exc).__name__
+    suffix = p.suffix.lower()
+    fmt, package = _COMPRESSIONS.get(suffix, (None, None))
+    if isinstance(exc, ImportError):
+        module = package or exc.name or "pyarrow"
+        kind = f"{suffix} files" if fmt else f"{what} files"
+        return (f"{p}: reading {kind} needs the Python package {module!r}, which is not installed: "
+                f"pip install {module}" + (" (or give the file uncompressed)" if fmt else ""))
+    if isinstance(exc, EOFError) and fmt:
+        return (f"{p}: the {fmt} file ends early: it is truncated (incomplete download or copy?); copy it again "
+                f"whole ({cause})")
+    names = {type(e).__name__ for e in (exc, exc.__cause__, exc.__context__) if e is not None}
+    corrupt = {"BadGzipFile", "LZMAError", "BadZipFile", "error", "ZstdError", "ReadError", "ArrowInvalid",
+               "ArrowIOError", "OSError"}
+    if fmt and names & corrupt:
+        return (f"{p}: not valid {fmt} data: the file is corrupt or not compressed as its name says ({cause}); "
+                f"check the file, or rename it to match its format")
+    if isinstance(exc, PermissionError):
+        return f"{p}: permission denied: the file cannot be read by this user"
+    if isinstance(exc, ValueError) and "Multiple files" in cause:
+        return f"{p}: the archive holds several files ({cause}); extract the one to read and give it instead"
+    return f"{p}: cannot read the file as {what} ({type(exc).__name__}: {cause})"
 
 
 def _shown_sep(sep: str) -> str:
@@ -185,7 +262,7 @@ def _parser() -> argparse.ArgumentParser:
                      description="Does this synthetic dataset leak the real records it was trained on?",
                      epilog="exit status: 0 success; 1 internal error (a bug: run with --debug and report it); "
                             "2 usage or input error; 3 the verdict reached --fail-on (or is not assessed); "
-                            "130 interrupted")
+                            "130 interrupted (SIGINT); 143 terminated (SIGTERM)")
     parser.add_argument("--version", action="version", version=f"synthpriv-report {__version__}",
                         help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="{evaluate,demo}",
@@ -237,9 +314,23 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+_CONTROL = re.compile(r"[^\S ]|[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    r"""``text`` safe for a terminal: every control or layout character (escape sequences, carriage returns,
+    tabs, bidirectional overrides) written as its escape, so a file or column name cannot move the cursor,
+    clear the screen or hide part of a message.
+
+    >>> printable("real\x1b[2J.csv"), printable("tab\there")
+    ('real\\x1b[2J.csv', 'tab\\there')
+    """
+    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), str(text))
+
+
 def _say(message: str) -> None:
     """A note or warning for the person running the command (stderr, one line)."""
-    print(f"synthpriv-report: {message}", file=sys.stderr)
+    print(f"synthpriv-report: {printable(message)}", file=sys.stderr)
 
 
 def _shown(name: str) -> str:
@@ -331,6 +422,19 @@ def _fails(level: str, fail_on: str | None) -> bool:
     return level == "not_assessed" or _ORDER.get(level, 0) >= _ORDER[fail_on]
 
 
+def _is_stdout(path: str | None) -> bool:
+    """Whether an output path is this process's standard output (``/dev/stdout``, ``/dev/fd/1``, or a link to
+    the same file or pipe)."""
+    if path is None:
+        return False
+    if os.path.abspath(path) in ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"):
+        return True
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(1)) and not Path(path).is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | None, *, key: Any, sensitive: Any,
          exclude: Any, args: argparse.Namespace, html: str | None, pdf: str | None, js: str | None,
          inputs: dict[str, str], include: Any = None) -> int:
@@ -338,6 +442,8 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
 
     stages = ["evaluate"] + [n for n, p in (("html", html), ("pdf", pdf), ("json", js)) if p]
     bar = progress.bar(len(stages), "synthpriv-report", enabled=not args.no_progress, unit="stage")
+    # a document piped out on stdout (--json /dev/stdout | jq) must not be mixed with the verdict lines
+    out = sys.stderr if any(_is_stdout(p) for p in (html, pdf, js)) else sys.stdout
 
     def step(name: str, done: bool) -> None:
         bar.update(1) if done else bar.note(name)
@@ -345,7 +451,7 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
     try:
         bar.note("evaluate")
         ev = _build(real, synthetic, holdout, key_fields=key, sensitive_fields=sensitive, exclude=exclude,
-                    include=include, metrics=_split(args.metrics), random_state=args.random_state,
+                    include=include, metrics=_split(args.metrics, "--metrics"), random_state=args.random_state,
                     progress=not args.no_progress, reveal_real_values=args.reveal_real_values, names=inputs)
         _key_fields_notice(ev, key is not None)
         data = report_data(ev, inputs=inputs)
@@ -361,11 +467,11 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
     finally:
         bar.close()
     verdict = data.results.verdict
-    print(verdict_line(verdict))
+    print(printable(verdict_line(verdict)), file=out)
     for reason in verdict.reasons:
-        print(f"  - {reason}")
+        print(f"  - {printable(reason)}", file=out)
     for path in written:
-        print(f"wrote {path}")
+        print(f"wrote {printable(str(path))}", file=out)
     if _fails(verdict.level, args.fail_on):
         shown = "not assessed" if verdict.level == "not_assessed" else f"{verdict.level} risk"
         _say(f"the verdict ({shown}) reaches --fail-on {args.fail_on}: exit status {EXIT_FAIL_ON}")
@@ -373,24 +479,68 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
     return EXIT_OK
 
 
+def _strip_header_spaces(df: pd.DataFrame, path: str) -> pd.DataFrame:
+    """The table with spaces around its column names removed (``age, workclass`` headers), with a note.
+
+    A header written with a space after each comma gives columns named ``' workclass'``, which no ``--key`` or
+    ``--exclude`` could name. Names are stripped of surrounding whitespace; two columns that would then share a
+    name are refused, naming both as they are.
+    """
+    names = list(df.columns)
+    if not all(isinstance(c, str) for c in names):
+        return df
+    stripped = [c.strip() for c in names]
+    changed = [(a, b) for a, b in zip(names, stripped) if a != b]
+    if not changed:
+        return df
+    seen: dict[str, str] = {}
+    for a, b in zip(names, stripped):
+        if b in seen:
+            raise _UserError(f"{path}: columns {seen[b]!r} and {a!r} have the same name once the spaces around "
+                             f"them are removed; rename one of them")
+        seen[b] = a
+    if any(b == "" for b in stripped):
+        raise _UserError(f"{path}: a column name is only spaces ({next(a for a, b in changed if b == '')!r}); "
+                         "give every column a name")
+    shown = ", ".join(f"{a!r} -> {b!r}" for a, b in changed[:3]) + (f" and {len(changed) - 3} more"
+                                                                       if len(changed) > 3 else "")
+    _say(f"note: {path}: spaces around {len(changed)} column name(s) removed ({shown}); name them without the "
+         "spaces in --key, --sensitive, --exclude and --include")
+    return df.set_axis(stripped, axis=1)
+
+
+def _read_input(path: str, args: argparse.Namespace) -> pd.DataFrame:
+    """One input file, its pandas warnings as one-line notes and spaces around its column names removed."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        df = read_table(path, sep=args.sep, encoding=args.encoding)
+    for w in caught:
+        _say(f"warning: {w.message}")
+    return _strip_header_spaces(df, path)
+
+
 def _evaluate(args: argparse.Namespace) -> int:
     from .export import check_distinct
 
     if not (args.html or args.pdf or args.json):
         raise _UserError("nothing to write: give at least one of --html, --pdf, --json")
+    lists = {opt: _split(getattr(args, attr), opt) for opt, attr in (("--key", "key"), ("--sensitive", "sensitive"),
+                                                                    ("--exclude", "exclude"),
+                                                                    ("--include", "include"))}
+    _split(args.metrics, "--metrics")
     try:
         check_distinct({"--real": args.real, "--synthetic": args.synthetic, "--holdout": args.holdout},
                        {"--html": args.html, "--pdf": args.pdf, "--json": args.json})
-        real = read_table(args.real, sep=args.sep, encoding=args.encoding)
-        synthetic = read_table(args.synthetic, sep=args.sep, encoding=args.encoding)
-        holdout = read_table(args.holdout, sep=args.sep, encoding=args.encoding) if args.holdout else None
+        real = _read_input(args.real, args)
+        synthetic = _read_input(args.synthetic, args)
+        holdout = _read_input(args.holdout, args) if args.holdout else None
     except (ValueError, OSError) as exc:  # a missing, unreadable or malformed input file
         raise _UserError(str(exc)) from exc
     inputs = {"real": Path(args.real).name, "synthetic": Path(args.synthetic).name}
     if args.holdout:
         inputs["holdout"] = Path(args.holdout).name
-    return _run(real, synthetic, holdout, key=_split(args.key), sensitive=_split(args.sensitive),
-                exclude=_split(args.exclude), include=_split(args.include), args=args, html=args.html, pdf=args.pdf,
+    return _run(real, synthetic, holdout, key=lists["--key"], sensitive=lists["--sensitive"],
+                exclude=lists["--exclude"], include=lists["--include"], args=args, html=args.html, pdf=args.pdf,
                 js=args.json, inputs=inputs)
 
 
@@ -415,40 +565,118 @@ def _demo(args: argparse.Namespace) -> int:
                         "holdout": "demo holdout data (embedded)"})
 
 
+def _interruption(exc: BaseException) -> BaseException | None:
+    """The ``KeyboardInterrupt`` or SIGTERM behind an error, if any.
+
+    A signal that arrives while compiled code runs can surface as another error (numba's dispatcher, for one,
+    raises ``SystemError: ... returned a result with an exception set`` with the ``KeyboardInterrupt`` as its
+    context): the chain of causes and contexts is searched.
+    """
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        if isinstance(e, (KeyboardInterrupt, _Terminated)):
+            return e
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return None
+
+
+def _install_signal_handlers() -> dict[int, Any] | None:
+    """SIGINT raises ``KeyboardInterrupt`` and SIGTERM :class:`_Terminated`, each after removing the temporary
+    files this process staged, so whatever runs ends with no ``.part`` file left. Python runs a handler between
+    two bytecodes of the main thread: a compiled (numba) kernel that holds the interpreter finishes first, then
+    the handler runs (no temporary file exists while the kernels run: documents are staged after the metrics).
+    A signal the parent process ignores stays ignored. Returns the previous handlers (None outside the main
+    thread, where handlers cannot be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    from .export.files import remove_temporaries
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        remove_temporaries()
+        raise KeyboardInterrupt
+
+    def on_terminate(signum: int, frame: Any) -> None:
+        remove_temporaries()
+        raise _Terminated
+
+    previous = {}
+    for sig, handler in ((signal.SIGINT, on_interrupt), (signal.SIGTERM, on_terminate)):
+        try:
+            if signal.getsignal(sig) == signal.SIG_IGN:  # ignored by the parent (a background job, nohup): kept
+                continue
+            previous[sig] = signal.signal(sig, handler)
+        except (ValueError, OSError):  # pragma: no cover - an embedded interpreter without signals
+            pass
+    return previous
+
+
+def _restore_signal_handlers(previous: dict[int, Any] | None) -> None:
+    for sig, handler in (previous or {}).items():
+        try:
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+        except (ValueError, OSError, TypeError):  # pragma: no cover
+            pass
+
+
+def _interrupted(exc: BaseException) -> int:
+    from .export.files import remove_temporaries
+
+    remove_temporaries()
+    if isinstance(exc, _Terminated):
+        print("synthpriv-report: terminated (SIGTERM): no half-written or temporary file was left; earlier reports "
+              "are whole", file=sys.stderr)
+        return EXIT_TERMINATED
+    print("synthpriv-report: interrupted: no half-written or temporary file was left; earlier reports are whole",
+          file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit status.
 
     0 success; 1 internal error (a bug: a short message and a hint, the traceback with ``--debug``); 2 usage or
-    input error (one line on stderr); 3 the verdict reached ``--fail-on`` (or is not assessed); 130 interrupted.
+    input error (one line on stderr); 3 the verdict reached ``--fail-on`` (or is not assessed); 130 interrupted
+    (SIGINT); 143 terminated (SIGTERM). On 130 and 143 no temporary file is left and earlier reports are whole.
     """
     t0 = time.perf_counter()
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
+    previous = _install_signal_handlers()
     try:
-        args = _parser().parse_args(argv)
-        code = _evaluate(args) if args.command == "evaluate" else _demo(args)
-    except SystemExit as exc:  # --help, --version
-        return int(exc.code or 0)
-    except KeyboardInterrupt:
-        print("synthpriv-report: interrupted: no half-written or temporary file was left; earlier reports are whole", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except _UserError as exc:
-        if debug:
-            traceback.print_exc()
-        msg = " ".join(str(exc).split()) or type(exc).__name__
-        print(f"synthpriv-report: error: {msg}", file=sys.stderr)
-        return EXIT_USER_ERROR
-    except Exception as exc:  # anything else is a bug, not the user's mistake
-        if debug:
-            traceback.print_exc()
-        msg = " ".join(str(exc).split())[:300]
-        print(f"synthpriv-report: internal error: {type(exc).__name__}{': ' + msg if msg else ''}", file=sys.stderr)
-        if not debug:
-            print("synthpriv-report: this is a bug in synthpriv-report, not a problem with your input: run again with "
-                  "--debug for the traceback and please report it", file=sys.stderr)
-        return EXIT_INTERNAL_ERROR
-    print(f"done in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    return code
+        try:
+            args = _parser().parse_args(argv)
+            code = _evaluate(args) if args.command == "evaluate" else _demo(args)
+        except SystemExit as exc:  # --help, --version
+            return int(exc.code or 0)
+        except (KeyboardInterrupt, _Terminated) as exc:
+            return _interrupted(exc)
+        except _UserError as exc:
+            if debug:
+                traceback.print_exc()
+            msg = " ".join(str(exc).split()) or type(exc).__name__
+            print(f"synthpriv-report: error: {printable(msg)}", file=sys.stderr)
+            return EXIT_USER_ERROR
+        except Exception as exc:  # anything else is a bug, not the user's mistake
+            signalled = _interruption(exc)
+            if signalled is not None:  # a signal surfacing through compiled code as another error
+                return _interrupted(signalled)
+            if debug:
+                traceback.print_exc()
+            msg = " ".join(str(exc).split())[:300]
+            print(f"synthpriv-report: internal error: {type(exc).__name__}{': ' + printable(msg) if msg else ''}",
+                  file=sys.stderr)
+            if not debug:
+                print("synthpriv-report: this is a bug in synthpriv-report, not a problem with your input: run again "
+                      "with --debug for the traceback and please report it", file=sys.stderr)
+            return EXIT_INTERNAL_ERROR
+        print(f"done in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+        return code
+    except (KeyboardInterrupt, _Terminated) as exc:  # a signal while an error above was being reported
+        return _interrupted(exc)
+    finally:
+        _restore_signal_handlers(previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -209,7 +209,7 @@ def check_names(name: str, value: Any, known: Sequence[str], *, what: str = "col
     bad = [v for v in items if v not in known]
     if bad:
         raise ValueError(f"{name} names an unknown {what} {', '.join(map(repr, bad))}; known {what}s: "
-                         f"{', '.join(known)}")
+                         f"{', '.join(map(repr, known))}")
     dup = sorted({v for v in items if items.count(v) > 1})
     if dup:
         raise ValueError(f"{name} names {', '.join(map(repr, dup))} more than once")

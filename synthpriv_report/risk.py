@@ -238,8 +238,11 @@ def records_at_risk(ev: Any, *, risk_percentile: float | None = None,
         ``reference_flagged_share``, ``risk_percentile``, ``dcr_cutoff``, ``nndr_cutoff``, ``cutoff_rank`` (k),
         ``dcr_space``, ``nndr_space``, ``revealed`` and ``summary`` (one plain sentence comparing the counts).
     """
+    from .params import check_bool
+
     f = _flags(ev, risk_percentile)
-    reveal = bool(ev.settings["reveal_real_values"] if reveal_real_values is None else reveal_real_values)
+    reveal = bool(ev.settings["reveal_real_values"] if reveal_real_values is None
+                  else check_bool("reveal_real_values", reveal_real_values))
     d_s, nearest, copy, nndr, low_dcr, low_nndr, cut = (f["dcr"], f["nearest"], f["copy"], f["nndr"],
                                                           f["low_dcr"], f["low_nndr"], f["cut"])
     at_risk = np.flatnonzero(copy | low_dcr | low_nndr)
@@ -286,7 +289,11 @@ def _flags(ev: Any, risk_percentile: float | None) -> dict[str, Any]:
     """The rule's cut-offs, calibrated on the reference records, and which synthetic records each part flags."""
     from .metrics.distance import dcr_arrays, nndr_arrays
 
-    pct = float(ev.default_params["risk_percentile"] if risk_percentile is None else risk_percentile)
+    from .params import RISK_PERCENTILE
+
+    # validated where it is given: "5" or True is a TypeError naming the parameter, never read as a number
+    pct = float(ev.default_params["risk_percentile"] if risk_percentile is None
+                else RISK_PERCENTILE.validate(risk_percentile))
     if not 0.0 < pct < 100.0:
         raise ValueError(f"risk_percentile must be within (0, 100) (a percentage of the holdout), got {pct}")
     ctx = ev.context

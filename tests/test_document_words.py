@@ -152,7 +152,8 @@ def test_first_page_names_the_inputs_and_states_every_setting_in_words(honest, h
         if key in SETTING_WORDS and key not in ("key_fields", "sensitive_fields", "key_fields_chosen", "excluded"):
             assert SETTING_WORDS[key] in cover, key
     # the same from the JSON report
-    assert _reader_text(_block(honest_pages["json_html"], "spr-cover")) .count("SHA-256") == 1
+    # (the fingerprint's algorithm once; the cover also shows the JSON report's own SHA-256 digest)
+    assert _reader_text(_block(honest_pages["json_html"], "spr-cover")).count("Fingerprint: SHA-256") == 1
 
 
 def test_first_page_says_what_each_check_found_in_one_sentence(honest):

@@ -223,6 +223,7 @@ def test_report_states_the_counts_and_lists_no_record(tmp_path):
     # and stored text is never shown in place of the sentence
     doc = ev.to_json()
     doc["meta"]["records_at_risk"].update(n_flagged=999, summary="All clear.")
+    del doc["digest"]  # a deliberate edit (a document without a digest is read; its digest would refuse it)
     path = tmp_path / "tampered.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     ResultSet.from_json(path).to_html(tmp_path / "t.html")

@@ -117,7 +117,10 @@ def explain_record(ev: Any, real_index: int) -> RecordExplanation:
     """
     ctx = ev.context
     n_t = ev.data.sizes["T"]
-    if not isinstance(real_index, (int, np.integer)) or not 0 <= int(real_index) < n_t:
+    if isinstance(real_index, (bool, np.bool_)) or not isinstance(real_index, (int, np.integer)):
+        raise TypeError(f"real_index must be an integer position in the real data, 0 to {n_t - 1}; got "
+                        f"{real_index!r} ({type(real_index).__name__})")
+    if not 0 <= int(real_index) < n_t:
         raise ValueError(f"real_index must be a position in the real data, 0 to {n_t - 1}; got {real_index!r}")
     # the caller's row position, held at another position when the evaluation keeps its records in canonical order
     i = int(ev.data.prepared_rows("T", np.array([int(real_index)]))[0])

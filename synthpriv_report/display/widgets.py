@@ -16,6 +16,41 @@ from ..registry import LevelSpec, get_spec
 
 _LEVEL_WORDS = {"higher_is_riskier": "above", "higher_is_safer": "below"}
 
+#: The small HTML pieces of the widgets: every string goes through the one autoescaping Jinja environment.
+_HEADING = "<b>{{ text }}</b>"
+_STATUS = ("<span style='color:var(--jp-ui-font-color2, #57606a);font-size:0.85em'>updated in {{ ms }} ms; "
+           "neighbour searches so far: {{ searches }}</span>{% for n in notes %}<div class='spr-note' "
+           "style='font-size:0.85em'>{{ n }}</div>{% endfor %}")
+_PROBLEM = ("<div role='alert' style='color:var(--jp-error-color1, #b42318);font-size:0.85em'>{{ text }} The "
+            "panel shows the last settings that worked; every control still responds.</div>")
+
+
+def html(template: str, **values: Any) -> str:
+    """A piece of widget HTML: ``template`` rendered by the package's one Jinja environment (autoescaping on), so
+    a label, file name or message holding markup shows as text.
+
+    >>> html(_HEADING, text="<img src=x onerror=alert(1)>")
+    '<b>&lt;img src=x onerror=alert(1)&gt;</b>'
+    """
+    from . import environment
+
+    return environment().from_string(template).render(**values)
+
+
+def crossed(direction: str, which: str, value: float, partner: float) -> bool:
+    """Whether a level threshold ``which`` moved to ``value`` has passed its partner threshold.
+
+    For a metric where higher is riskier the high-risk threshold must not be below the medium one; where higher is
+    safer, not above it.
+
+    >>> crossed("higher_is_riskier", "medium", 0.7, 0.6), crossed("higher_is_safer", "medium", 40.0, 50.0)
+    (True, True)
+    >>> crossed("higher_is_riskier", "high", 0.7, 0.6)
+    False
+    """
+    high, medium = (value, partner) if which == "high" else (partner, value)
+    return high < medium if direction == "higher_is_riskier" else high > medium
+
 
 def param_sliders(metric_names: list[str]) -> list[Any]:
     """The declared parameters of these metrics that have a slider, in declaration order, each once."""
@@ -81,6 +116,9 @@ class Explorer:
         style = {"description_width": "260px"}
         layout = w.Layout(width="520px")
         self.sliders: dict[str, Any] = {}
+        self._syncing = False
+        self._notes: list[str] = []
+        self._start: dict[str, float] = {}
         self._param_keys: list[str] = []
         for p in param_sliders(names):
             lo, hi, step = p.slider
@@ -97,6 +135,7 @@ class Explorer:
                               continuous_update=False, style=style, layout=layout, readout_format=".2f")
             s.observe(self._on_level(metric, which), names="value")
             key = f"levels:{metric}:{which}"
+            self._start[key] = float(default)
             self.sliders[key] = s
             self._level_keys.append(key)
         self.summary = w.HTML()
@@ -107,9 +146,11 @@ class Explorer:
             if name in rs and rs[name].computed and get_spec(name).figures:
                 self.images[name] = w.Image(format="png", layout=w.Layout(max_width="640px"))
         self._refresh(rs, figures=tuple(self.images))
-        controls = w.VBox([w.HTML("<b>Reduction parameters</b>")] + [self.sliders[k] for k in self._param_keys]
-                          + [w.HTML("<b>Level thresholds</b>")] + [self.sliders[k] for k in self._level_keys]
-                          + [self.status])
+        self._good = (dict(self.params), {m: dict(v) for m, v in self.levels.items()})
+        controls = w.VBox([w.HTML(html(_HEADING, text="Reduction parameters"))]
+                          + [self.sliders[k] for k in self._param_keys]
+                          + [w.HTML(html(_HEADING, text="Level thresholds"))]
+                          + [self.sliders[k] for k in self._level_keys] + [self.status])
         figs = w.VBox(list(self.images.values()))
         self.widget = w.VBox([controls, w.HBox([self.summary, figs])])
 
@@ -130,27 +171,76 @@ class Explorer:
 
     def _on_change(self, key: str):
         def handler(change: Mapping[str, Any]) -> None:
+            if self._syncing:
+                return
             self.params[key] = float(change["new"])
             self.update(changed=key)
         return handler
 
     def _on_level(self, metric: str, which: str):
         def handler(change: Mapping[str, Any]) -> None:
-            self.levels.setdefault(metric, {})[which] = float(change["new"])
+            if self._syncing:
+                return
+            value = float(change["new"])
+            self.levels.setdefault(metric, {})[which] = value
+            partner = "medium" if which == "high" else "high"
+            key = f"levels:{metric}:{partner}"
+            current = self.levels[metric].get(partner)
+            if current is None and key in self.sliders:
+                current = float(self.sliders[key].value)
+            if current is not None and crossed(get_spec(metric).direction, which, value, current):
+                # a threshold moved past its partner takes the partner along (the pair stays in order)
+                self.levels[metric][partner] = value
+                if key in self.sliders:
+                    self._set_quietly(key, value)
+                self._notes.append(f"{metric}: the {partner}-risk threshold moved with the {which}-risk one "
+                                   f"(to {value:g}), so that they stay in order.")
             self.update(changed="levels")
         return handler
 
+    def _set_quietly(self, key: str, value: float) -> None:
+        """Move a slider without running its handler."""
+        self._syncing = True
+        try:
+            self.sliders[key].value = value
+        finally:
+            self._syncing = False
+
     def update(self, changed: str | None = None) -> None:
-        """Re-reduce and re-render after a parameter changed (figures that depend on it only)."""
+        """Re-reduce and re-render after a parameter changed (figures that depend on it only).
+
+        A setting the evaluation refuses never breaks the panel: the message is shown under the sliders, the
+        sliders go back to the last settings that worked, and every control keeps working.
+        """
         t0 = time.perf_counter()
-        rs = self._results()
-        figs = tuple(n for n in self.images if changed is None or changed == "levels"
-                     or changed in get_spec(n).param_names)
-        self._refresh(rs, figures=figs)
+        notes, self._notes = self._notes, []
+        try:
+            rs = self._results()
+            figs = tuple(n for n in self.images if changed is None or changed == "levels"
+                         or changed in get_spec(n).param_names)
+            self._refresh(rs, figures=figs)
+        except Exception as exc:  # noqa: BLE001 - a callback must not die: say what happened in the panel
+            self._restore()
+            self.status.value = html(_PROBLEM, text=f"This setting was not applied: {exc}")
+            return
+        self._good = (dict(self.params), {m: dict(v) for m, v in self.levels.items()})
         self.timings.append(time.perf_counter() - t0)
-        self.status.value = (f"<span style='color:#57606a;font-size:0.85em'>updated in "
-                             f"{self.timings[-1] * 1000:.0f} ms; neighbour searches so far: "
-                             f"{self.ev.search_count}</span>")
+        self.status.value = html(_STATUS, ms=f"{self.timings[-1] * 1000:.0f}", searches=self.ev.search_count,
+                                 notes=notes)
+
+    def _restore(self) -> None:
+        """Back to the last settings that worked, sliders included."""
+        params, levels = self._good
+        self.params = dict(params)
+        self.levels = {m: dict(v) for m, v in levels.items()}
+        for key in self._param_keys:
+            if key in self.params:
+                self._set_quietly(key, float(self.params[key]))
+        for key in self._level_keys:
+            _, metric, which = key.split(":", 2)
+            value = self.levels.get(metric, {}).get(which, self._start.get(key))
+            if value is not None:
+                self._set_quietly(key, float(value))
 
     def _refresh(self, rs: Any, *, figures: tuple[str, ...]) -> None:
         from . import _render
@@ -255,5 +345,5 @@ def compare(evaluations: Mapping[str, Any], metric: str, param: str, *, min: flo
     refresh(start)
     children = [slider, table]
     if figure:
-        children.append(w.HBox([w.VBox([w.HTML(f"<b>{label}</b>"), img]) for label, img in images.items()]))
+        children.append(w.HBox([w.VBox([w.HTML(html(_HEADING, text=label)), img]) for label, img in images.items()]))
     return w.VBox(children)

@@ -3,7 +3,10 @@
 The export never computes anything twice and never starts a kernel. :func:`report_data` turns an
 :class:`~synthpriv_report.evaluation.Evaluation` (or a :class:`~synthpriv_report.results.ResultSet`) into one
 JSON-safe document through one adapter (:func:`~synthpriv_report.export.document.build_document`) and validates
-it; a JSON report read back by :func:`from_json` is validated the same way. HTML and PDF are drawn from that
+it; a JSON report read back by :func:`from_json` is validated the same way, and checked, not trusted: its SHA-256
+digest (:func:`~synthpriv_report.export.document.content_digest`) must match its content, and every level and the
+verdict are derived again from the stored values and details by the registry's level rules
+(:func:`~synthpriv_report.export.document.check_levels`); a disagreement is a ``ValueError`` naming it. HTML and PDF are drawn from that
 document only, by the export's Jinja templates (one environment, autoescaping on), as the outputs of a notebook
 converted with nbconvert's ``HTMLExporter`` and the ``synthpriv`` template (a child of the ``lab`` template that
 hides code and prompts, loads nothing from a network, carries a Content-Security-Policy without script and adds
@@ -51,7 +54,8 @@ JSON schema ``synthpriv_report/1``
 "section", "computed", "value", "interval", "direction", "level", "level_rule", "value_range", "space",
 "calibration", "notes", "reason_not_computed", "details"}}, "settings": Evaluation.settings_dict(),
 "fingerprints": {set: sha256}, "versions": {package: version}, "data_notes": [...],
-"registered_metrics": [...], "revealed_real_values": bool, "inputs": {set: name}}``. Non-finite numbers are
+"registered_metrics": [...], "revealed_real_values": bool, "inputs": {set: name}, "meta": {...},
+"digest": {"algorithm": "sha256", "value": hex, "of": ...}}``. Non-finite numbers are
 ``null``. A reader accepts every ``synthpriv_report/1`` document; fields may be added within a major version,
 never removed. :data:`~synthpriv_report.export.schema.JSON_SCHEMA` is the JSON Schema; a document that does not
 conform, or of another version, is refused with a ``ValueError`` naming the field.

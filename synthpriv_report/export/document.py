@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import datetime as _dt
+import hashlib
 import json
 import math
 import os
@@ -22,11 +23,15 @@ from typing import Any
 
 from ..results import LevelRule, MetricResult, ResultSet, Verdict, to_jsonable
 from .files import write_atomic
-from .schema import JSON_SCHEMA, SCHEMA, SCHEMA_VERSION, parse_schema_id
+from .schema import DIGEST_ALGORITHM, JSON_SCHEMA, SCHEMA, SCHEMA_VERSION, parse_schema_id
 from .templating import shorten_text
 
-__all__ = ["LoadedReport", "ReportData", "build_document", "from_json", "load_document", "report_data", "to_json",
-           "validate_document"]
+__all__ = ["LoadedReport", "ReportData", "build_document", "check_levels", "content_digest", "from_json",
+           "load_document", "report_data", "to_json", "validate_document"]
+
+#: What the digest is computed over, in words (written beside it in the document).
+DIGEST_OF = ("SHA-256 of the document without its digest field, as JSON with sorted keys, no spaces and UTF-8 "
+             "text; it catches accidental edits, it is not a signature")
 
 #: Deepest nesting accepted in a document (ours is at most 6 levels deep; details may nest a little more).
 MAX_NESTING = 64
@@ -126,6 +131,42 @@ def _registered() -> list[str]:
     from ..registry import metric_names
 
     return list(metric_names())
+
+
+def content_digest(document: Mapping[str, Any]) -> str:
+    """The SHA-256 digest (hex) of a document's canonical content: every field but ``digest``, as JSON with
+    sorted keys, no insignificant spaces, non-ASCII text as UTF-8.
+
+    The same content gives the same digest whatever the indentation or key order of the file. It catches an
+    accidental edit or a damaged copy; anyone can compute it again after changing a report, so it is **not** a
+    signature (verify a report against its data by running the evaluation again and comparing).
+
+    >>> content_digest({"b": 1, "a": [1.5, "é"]}) == content_digest({"a": [1.5, "é"], "b": 1, "digest": {}})
+    True
+    """
+    body = {k: v for k, v in document.items() if k != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def with_digest(document: Mapping[str, Any]) -> dict[str, Any]:
+    """The document with its ``digest`` field (``{"algorithm": "sha256", "value": hex, "of": ...}``)."""
+    doc = {k: v for k, v in document.items() if k != "digest"}
+    doc["digest"] = {"algorithm": DIGEST_ALGORITHM, "value": content_digest(doc), "of": DIGEST_OF}
+    return doc
+
+
+def _check_digest(doc: Mapping[str, Any], source: str) -> None:
+    """Refuse a document whose content no longer matches its digest (a document without one is accepted: it was
+    written before digests existed)."""
+    stated = doc.get("digest")
+    if stated is None:
+        return
+    actual = content_digest(doc)
+    if stated["value"] != actual:
+        raise ValueError(f"{source}: field digest: the report's content does not match its SHA-256 digest (stated "
+                         f"{stated['value'][:16]}..., content {actual[:16]}...): it was changed after it was written "
+                         "(or damaged in a copy); draw it again from its evaluation")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -260,7 +301,93 @@ def validate_document(document: Any, *, source: str = "document") -> dict[str, A
         elif m["reason_not_computed"] is None:
             raise ValueError(f"{source}: field {_path(where + ('reason_not_computed',))} is missing for a metric "
                              "marked not computed")
+    _check_digest(doc, source)
     return doc
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# a loaded report is checked, not trusted: its levels and verdict are derived again
+
+
+def _shown_level(level: Any) -> str:
+    return "no level" if level is None else repr(level)
+
+
+def check_levels(document: Mapping[str, Any], *, source: str = "document") -> None:
+    """Derive every level and the verdict of a validated document again, and refuse it where they disagree.
+
+    For each stored metric the :class:`MetricResult` is rebuilt from its stored value, interval, calibration and
+    details, and graded by the package's one level policy (:func:`synthpriv_report.levels.apply_level` with the
+    registry's declaration of that metric and the document's ``params.levels`` overrides); the verdict is
+    computed again (:func:`synthpriv_report.verdict.compute_verdict`) over the driving checks the document's
+    settings name. Nothing here knows any metric's rule: a rule changed in the registry is the rule applied.
+
+    Raises
+    ------
+    ValueError
+        Naming the first disagreement (in document order: a metric's level, then the verdict's checks, then the
+        verdict's level), a metric this version does not know that carries a level, or overrides that are not
+        valid thresholds.
+    """
+    from dataclasses import replace
+
+    from ..levels import apply_level, validate_levels
+    from ..registry import REGISTRY
+    from ..verdict import compute_verdict
+
+    made_by = str((document.get("generator") or {}).get("version") or "an unknown version")
+    why = (f"the report was changed after it was made, or made by a version that grades differently (it was made "
+           f"by synthpriv_report {made_by}); draw it again from its evaluation")
+    try:
+        levels = validate_levels(document["params"].get("levels"))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{source}: field params.levels: {exc}") from None
+    results = results_from_document(document, source=source)
+    graded: dict[str, MetricResult] = {}
+    for name, stored in results.items():
+        spec = REGISTRY.get(name)
+        if spec is None:
+            if stored.level is not None:
+                raise ValueError(f"{source}: field {_path(('metrics', name, 'level'))}: metric {shorten_text(name, 60)!r} "
+                                 f"is not one this version of synthpriv_report knows, so its level "
+                                 f"{_shown_level(stored.level)} cannot be checked; refusing to draw it")
+            graded[name] = stored
+            continue
+        if stored.direction != spec.direction:
+            raise ValueError(f"{source}: field {_path(('metrics', name, 'direction'))} is {stored.direction!r} but "
+                             f"{name!r} is {spec.direction.replace('_', ' ')}: {why}")
+        try:
+            again = apply_level(spec, replace(stored, level=None, level_rule=None), levels)
+        except Exception as exc:  # noqa: BLE001 - a rule that cannot read the stored numbers
+            raise ValueError(f"{source}: field {_path(('metrics', name))}: its level cannot be derived again from the "
+                             f"stored values ({type(exc).__name__}: {shorten_text(str(exc), 120)}); {why}") from None
+        if again.computed != stored.computed:
+            raise ValueError(f"{source}: field {_path(('metrics', name, 'value'))}: the stored value cannot be "
+                             f"graded ({again.reason_not_computed}); {why}")
+        if again.level != stored.level:
+            rule = again.level_rule
+            basis = (f" (its rule, {shorten_text(rule.description, 160)}, on {rule.scale}"
+                     + (f" = {rule.graded:.6g}" if rule.graded is not None else "") + ")") if rule else ""
+            raise ValueError(f"{source}: field {_path(('metrics', name, 'level'))} is {_shown_level(stored.level)} "
+                             f"but the stored values give {_shown_level(again.level)}{basis}: {why}")
+        graded[name] = again
+    stored_verdict = results.verdict
+    settings = document.get("settings") or {}
+    driving = settings.get("verdict_metrics")
+    stored_names = [n for n, _ in stored_verdict.checks]
+    if driving is None:
+        driving = stored_names
+    if list(driving) != stored_names:
+        raise ValueError(f"{source}: field verdict.checks names {', '.join(map(repr, stored_names)) or 'no check'} "
+                         f"but the settings' verdict_metrics are {', '.join(map(repr, driving)) or 'none'}: {why}")
+    verdict = compute_verdict(graded, list(driving))
+    for (name, lv_stored), (_, lv_again) in zip(stored_verdict.checks, verdict.checks):
+        if lv_stored != lv_again:
+            raise ValueError(f"{source}: field verdict.checks: {name!r} is listed at {_shown_level(lv_stored)} but "
+                             f"its result gives {_shown_level(lv_again)}: {why}")
+    if stored_verdict.level != verdict.level:
+        raise ValueError(f"{source}: field verdict.level is {stored_verdict.level!r} but the checks give "
+                         f"{verdict.level!r}: {why}")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -302,8 +429,16 @@ def _result_from_dict(d: Mapping[str, Any]) -> MetricResult:
     )
 
 
-def results_from_document(doc: Mapping[str, Any]) -> ResultSet:
-    """The :class:`ResultSet` of a validated document."""
+def results_from_document(doc: Mapping[str, Any], *, source: str = "document") -> ResultSet:
+    """The :class:`ResultSet` of a validated document (a field of an unexpected shape is a ``ValueError``)."""
+    try:
+        return _results_from_document(doc)
+    except (TypeError, KeyError, AttributeError, IndexError) as exc:
+        raise ValueError(f"{source}: a field has an unexpected shape ({type(exc).__name__}: "
+                         f"{shorten_text(str(exc), 120)}); not a report this version can draw") from None
+
+
+def _results_from_document(doc: Mapping[str, Any]) -> ResultSet:
     v = doc["verdict"]
     verdict = Verdict(level=v["level"], reasons=tuple(v["reasons"]),
                       checks=tuple((c["metric"], c["level"]) for c in v["checks"]),
@@ -387,11 +522,18 @@ def report_data(source: Any, *, reveal_real_values: bool | None = None, inputs: 
     if isinstance(source, LoadedReport):
         return source.data
     if isinstance(source, Mapping) and not isinstance(source, ResultSet):
-        doc = validate_document(source)
+        doc = _checked(source, "document")
         return ReportData(doc, results_from_document(doc), from_json=True)
     doc, rs, ev = build_document(source, reveal_real_values=reveal_real_values, inputs=inputs, **params)
-    doc = validate_document(doc, source="report of this evaluation")
+    doc = with_digest(validate_document(doc, source="report of this evaluation"))
     return ReportData(doc, rs, evaluation=ev, from_json=ev is None and bool((rs.meta or {}).get("created")))
+
+
+def _checked(document: Any, source: str) -> dict[str, Any]:
+    """A document read from outside: validated field by field, its digest and its levels and verdict checked."""
+    doc = validate_document(document, source=source)
+    check_levels(doc, source=source)
+    return doc
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -432,7 +574,7 @@ def load_document(path: str | os.PathLike[str]) -> dict[str, Any]:
                          "synthpriv_report JSON report was expected") from None
     except (ValueError, RecursionError) as exc:
         raise ValueError(f"{p}: not a readable JSON document ({shorten_text(str(exc), 120)})") from None
-    return validate_document(document, source=str(p))
+    return _checked(document, str(p))
 
 
 class LoadedReport:
@@ -452,7 +594,7 @@ class LoadedReport:
     """
 
     def __init__(self, document: Mapping[str, Any], *, source: str = "document"):
-        doc = validate_document(document, source=source)
+        doc = _checked(document, source)
         self.document = doc
         self.results = results_from_document(doc)
         self.data = ReportData(doc, self.results, from_json=True)

@@ -164,7 +164,17 @@ def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any
         else "computed from the data",
         "settings": wording.setting_rows(setting_src, doc["params"]),
         "data_notes": list(doc.get("data_notes") or []),
+        "digest": _digest_text(doc),
     }
+
+
+def _digest_text(doc: Mapping[str, Any]) -> str | None:
+    """The document's SHA-256 digest as shown on the cover (grouped by eight for reading aloud), or None."""
+    d = doc.get("digest")
+    value = d.get("value") if isinstance(d, Mapping) else None
+    if not isinstance(value, str):
+        return None
+    return " ".join(value[i:i + 8] for i in range(0, len(value), 8))
 
 
 def _cover(data: ReportData, title: str) -> tuple[str, str]:

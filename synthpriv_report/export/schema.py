@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["JSON_SCHEMA", "LEVELS", "VERDICT_LEVELS", "SCHEMA", "SCHEMA_NAME", "SCHEMA_VERSION", "parse_schema_id"]
+__all__ = ["DIGEST_ALGORITHM", "JSON_SCHEMA", "LEVELS", "VERDICT_LEVELS", "SCHEMA", "SCHEMA_NAME", "SCHEMA_VERSION", "parse_schema_id"]
 
 SCHEMA_NAME = "synthpriv_report"
 SCHEMA_VERSION = 1
@@ -75,6 +75,52 @@ _METRIC = {
     },
 }
 
+_STR_LIST = {"type": "array", "items": _STR}
+_STR_MAP = {"type": "object", "additionalProperties": _STR}
+_COUNT = {"type": "integer", "minimum": 0}
+_COUNT_OR_NULL = {"type": ["integer", "null"], "minimum": 0}
+
+#: The evaluation's context (``ResultSet.meta``) as far as the documents read it: every field a view reads is
+#: typed, so a damaged one is refused by name instead of failing while the page is drawn.
+_META = {
+    "type": "object",
+    "properties": {
+        "sets": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"role": _STR, "name": _STR_OR_NULL, "rows": _COUNT_OR_NULL, "columns": _COUNT_OR_NULL,
+                           "fingerprint": _STR_OR_NULL}}},
+        "fingerprint_algorithm": _STR_OR_NULL,
+        "columns": {"type": "array", "items": {"type": "object",
+                                               "properties": {"name": _STR, "kind": _STR_OR_NULL}}},
+        "excluded": _STR_LIST,
+        "excluded_columns": _STR_LIST,
+        "key_fields": _STR_LIST,
+        "key_fields_chosen": _STR_OR_NULL,
+        "sensitive_fields": _STR_LIST,
+        "settings": {"type": "object"},
+        "fingerprints": _STR_MAP,
+        "versions": _STR_MAP,
+        "data_notes": _STR_LIST,
+        "searches": _COUNT,
+        "revealed_real_values": {"type": "boolean"},
+        "registered_metrics": _STR_LIST,
+        "records_at_risk": {"type": "object"},
+        "inputs": _STR_MAP,
+        "names": _STR_MAP,
+        "created": _STR_OR_NULL,
+    },
+}
+
+#: The digest of a document (see :func:`synthpriv_report.export.document.content_digest`).
+DIGEST_ALGORITHM = "sha256"
+_DIGEST = {
+    "type": "object",
+    "required": ["algorithm", "value"],
+    "properties": {"algorithm": {"const": DIGEST_ALGORITHM}, "value": {"type": "string",
+                                                                        "pattern": "^[0-9a-f]{64}$"},
+                   "of": _STR},
+}
+
 #: JSON Schema of a ``synthpriv_report/1`` document (extra properties allowed everywhere: fields may be added).
 JSON_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -100,7 +146,9 @@ JSON_SCHEMA: dict[str, Any] = {
                                                        "properties": {"metric": _STR, "reason": _STR}}},
             },
         },
-        "params": {"type": "object"},
+        "params": {"type": "object", "properties": {
+            "levels": {"type": ["object", "null"], "additionalProperties": {
+                "type": "object", "properties": {"medium": _NUM, "high": _NUM}}}}},
         "metrics": {"type": "object", "additionalProperties": _METRIC},
         "settings": {
             "type": "object",
@@ -109,6 +157,12 @@ JSON_SCHEMA: dict[str, Any] = {
                 "key_fields": {"type": "array", "items": _STR},
                 "sensitive_fields": {"type": "array", "items": _STR},
                 "columns": {"type": "object", "additionalProperties": _STR},
+                "verdict_metrics": _STR_LIST,
+                "metrics": _STR_LIST,
+                "excluded": _STR_LIST,
+                "key_fields_chosen": _STR_OR_NULL,
+                "reveal_real_values": {"type": "boolean"},
+                "default_params": {"type": "object"},
             },
         },
         "fingerprints": {"type": "object", "additionalProperties": _STR},
@@ -117,5 +171,7 @@ JSON_SCHEMA: dict[str, Any] = {
         "registered_metrics": {"type": "array", "items": _STR},
         "revealed_real_values": {"type": "boolean"},
         "inputs": {"type": "object", "additionalProperties": _STR},
+        "meta": _META,
+        "digest": _DIGEST,
     },
 }

@@ -131,13 +131,25 @@ CASES: list[tuple[str, Callable[[dict], Any], str | None]] = [
     # documents that are ours, if odd: they load and render
     ("large but finite numbers", _set("metrics.dcr.value", 1e308), OK),
     ("huge integer count", _set("metrics.dcr.details.n", 10**30), OK),
-    ("nested garbage in details", _set("metrics.dcr.details", {"a": [[{"b": [None, True, 1e-300, "x" * 5000]}]],
-                                                               "": {}, "k" * 3000: "v"}), OK),
+    ("nested garbage in details", lambda d: _set("metrics.dcr.details", {
+        **d["metrics"]["dcr"]["details"], "a": [[{"b": [None, True, 1e-300, "x" * 5000]}]], "": {},
+        "k" * 3000: "v"})(d), OK),
+    # the stored level is derived again from the stored details: details that no longer hold it are refused
+    ("details replaced by garbage", _set("metrics.dcr.details", {"a": [[{"b": [None, True]}]]}), "metrics.dcr.level"),
     ("extra fields (added within the major version)", _set("future_field", {"anything": [1, 2, 3]}), OK),
     ("garbage evidence", _set("metrics.dcr.evidence", {"histogram": "not an array", "S": [[None]]}), OK),
-    ("no metrics at all", _set("metrics", {}), OK),
-    ("unregistered metric name", lambda d: {**d, "metrics": {"my_metric": {**d["metrics"]["dcr"],
-                                                                            "name": "my_metric"}}}, OK),
+    ("no metrics at all", lambda d: {**d, "metrics": {}, "verdict": {
+        "level": "not_assessed", "reasons": [], "checks": [{**c, "level": None} for c in d["verdict"]["checks"]],
+        "not_run": [{"metric": c["metric"], "reason": "not requested in this evaluation"}
+                    for c in d["verdict"]["checks"]]}}, OK),
+    ("unregistered metric name without a level", lambda d: {**d, "metrics": {"my_metric": {
+        **d["metrics"]["dcr"], "name": "my_metric", "level": None, "level_rule": None}}, "verdict": {
+        "level": "not_assessed", "reasons": [], "checks": [{**c, "level": None} for c in d["verdict"]["checks"]],
+        "not_run": [{"metric": c["metric"], "reason": "not requested in this evaluation"}
+                    for c in d["verdict"]["checks"]]}}, OK),
+    # a level that cannot be checked is refused (the report is checked, not trusted)
+    ("unregistered metric with a level", lambda d: {**d, "metrics": {**d["metrics"], "my_metric": {
+        **d["metrics"]["dcr"], "name": "my_metric"}}}, "metrics.my_metric.level"),
     ("strange settings", _set("settings", {"spaces": {"dcr": ["x", {"y": None}]}, "sizes": {}}), OK),
     ("byte order mark", lambda d: "\ufeff" + json.dumps(d), OK),
 ]
@@ -152,6 +164,8 @@ def test_enough_cases() -> None:
 def test_damaged_document(case: str, mutate: Callable[[dict], Any], want: str | None, base: dict[str, Any],
                           tmp_path: Path) -> None:
     made = mutate(copy.deepcopy(base))
+    if isinstance(made, dict):  # a deliberate edit, about its fields: without its digest (as written before digests)
+        made.pop("digest", None)
     path = tmp_path / "report.json"
     if isinstance(made, str):
         path.write_bytes(made.encode("utf-8", "surrogateescape") if "\udcff" in made

@@ -32,16 +32,23 @@ def visible(payload: str, width: int = NAME_WIDTH) -> str:
     return short.rstrip("…") if short != payload else payload
 
 
-def poison(doc: dict[str, Any]) -> dict[str, Any]:
+def poison(doc: dict[str, Any], *, checkable: bool = True) -> dict[str, Any]:
     """Every free string of a report document, and every key of its free-form mappings, replaced by a payload.
 
     Fixed words of the schema (levels, directions, units, the schema id) and the figures' evidence keep their values.
+    A loaded report is checked, not trusted (its levels and verdict are derived again from the stored numbers and
+    details), so by default (``checkable``) the metric names, their details and the verdict's metric names keep
+    their values too and the document still draws its HIGH RISK verdict; with ``checkable=False`` the metrics are
+    renamed to payloads and their details' keys too, which a report may only hold for metrics without a level (an
+    unknown metric's level cannot be checked), so levels are cleared and the verdict is "not assessed". The
+    digest is dropped: the edit is deliberate (a document without a digest is accepted).
     """
     cycle = itertools.cycle(PAYLOADS)
+    fixed = _FIXED | ({"metric"} if checkable else set())
 
     def values(v: Any, key: str | None = None) -> Any:
         if isinstance(v, str):
-            return v if key in _FIXED else next(cycle)
+            return v if key in fixed else next(cycle)
         if isinstance(v, list):
             return [values(x, key) for x in v]
         if isinstance(v, dict):
@@ -58,14 +65,21 @@ def poison(doc: dict[str, Any]) -> dict[str, Any]:
         return v
 
     metrics = {}
-    for m in copy.deepcopy(doc["metrics"]).values():
-        name = next(cycle)
-        m = {k: x if k == "evidence" else everything(x) if k == "details" else values(x, k) for k, x in m.items()}
+    for key, m in copy.deepcopy(doc["metrics"]).items():
+        name = key if checkable else next(cycle)
+        keep = ("evidence", "details") if checkable else ("evidence",)
+        m = {k: x if k in keep else everything(x) if k == "details" else values(x, k) for k, x in m.items()}
         m["name"] = name
+        if not checkable:
+            m["level"] = None
         metrics[name] = m
     out = {k: everything(v) if k in ("params", "settings", "fingerprints", "versions", "inputs") else values(v, k)
-           for k, v in copy.deepcopy(doc).items() if k != "metrics"}
+           for k, v in copy.deepcopy(doc).items() if k not in ("metrics", "digest")}
     out["metrics"] = metrics
+    if not checkable:
+        v = out["verdict"]
+        v["level"] = "not_assessed"
+        v["checks"] = [{**c, "level": None} for c in v["checks"]]
     return out
 
 
@@ -75,27 +89,31 @@ def pages(hostile_ev: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str
     live = to_html(hostile_ev, d / "live.html", title=PAYLOADS[0])
     doc = poison(hostile_ev.to_json())
     again = from_json(doc).to_html(d / "from_json.html", title=PAYLOADS[1])
+    renamed = from_json(poison(hostile_ev.to_json(), checkable=False)).to_html(d / "from_json_renamed.html",
+                                                                               title=PAYLOADS[2])
     # the same pages without their Content-Security-Policy: escaping alone must hold
-    for p in (live, again):
+    for p in (live, again, renamed):
         text = p.read_text(encoding="utf-8")
         bare = re.sub(r'<meta[^>]*Content-Security-Policy[^>]*>', "", text)
         assert bare != text
         (d / f"bare_{p.name}").write_text(bare, encoding="utf-8")
-    return {"live": live, "from_json": again, "bare_live": d / "bare_live.html",
-            "bare_from_json": d / "bare_from_json.html"}
+    return {"live": live, "from_json": again, "from_json_renamed": renamed, "bare_live": d / "bare_live.html",
+            "bare_from_json": d / "bare_from_json.html", "bare_from_json_renamed": d / "bare_from_json_renamed.html"}
 
 
 def test_poisoned_document_is_valid_and_full_of_payloads(hostile_ev: Any) -> None:
-    doc = poison(hostile_ev.to_json())
-    loaded = from_json(doc)
+    loaded = from_json(poison(hostile_ev.to_json()))
     assert loaded.verdict.level == "high"
-    names = list(loaded.results)
+    assert all(r.title in PAYLOADS for r in loaded.results.values())
+    renamed = from_json(poison(hostile_ev.to_json(), checkable=False))
+    names = list(renamed.results)
     assert all(n in PAYLOADS for n in names)
-    assert all(loaded[n].reason_not_computed is None or loaded[n].reason_not_computed in PAYLOADS for n in names)
+    assert all(renamed[n].reason_not_computed is None or renamed[n].reason_not_computed in PAYLOADS for n in names)
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("page", ["live", "from_json", "bare_live", "bare_from_json"])
+@pytest.mark.parametrize("page", ["live", "from_json", "from_json_renamed", "bare_live", "bare_from_json",
+                                  "bare_from_json_renamed"])
 def test_no_payload_runs_and_each_shows_as_text(page: str, pages: dict[str, Path], browser: Any) -> None:
     seen = open_page(browser, pages[page])
     assert seen["pwned"] == "", f"a payload ran in {page}"
