@@ -165,7 +165,7 @@ def draw(shape: str, n: int, holdout: bool, kind: str, frac: float, seed: int) -
     """One release: disjoint training / holdout / synthetic draws, then the generator or the leak."""
     rng = np.random.default_rng(seed)
     p = pool(shape)
-    n_t, n_s, n_h = n if isinstance(n, tuple) else (n, n, n)
+    n_t, n_s, n_h = (tuple(n) + (0,))[:3] if isinstance(n, tuple) else (n, n, n)  # (T, S[, H]) or one size
     if not holdout:
         n_h = 0
     perm = rng.permutation(len(p))
@@ -315,6 +315,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few draws per cell (a smoke run)")
     ap.add_argument("--power", action="store_true", help="only the smallest-detected-share table")
+    ap.add_argument("--part", choices=("all", "honest", "leaks"), default="all",
+                    help="only the honest cells, or only the leaky ones")
     ap.add_argument("--draws", type=int, default=None, help="draws per cell (default: 40 up to 1,000 records, "
                                                             "10 above; 10 for leaks)")
     args = ap.parse_args(argv)
@@ -341,7 +343,11 @@ def main(argv: list[str] | None = None) -> None:
                     if applicable(kind, shape) and not (kind != "ideal" and shape == "small"):
                         honest.append((shape, n, holdout, kind))
     honest += [("adult", (30000, 9000, 9000), True, "ideal"), ("adult", (30000, 9000), False, "ideal")]
-    false_alarm_table(honest, draws)
+    if args.part != "leaks":
+        false_alarm_table(honest, draws)
+    if args.part == "honest":
+        print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+        return
     leak_draws = args.draws or (5 if args.quick else 10)
     leaks = []
     for shape, n in (("adult", 1000), ("bank", 1000), ("adult_numeric", 1000), ("adult_categorical", 1000),

@@ -182,16 +182,21 @@ def difference_bounds(a: ArrayLike, a_groups: ArrayLike, b: ArrayLike, b_groups:
                       alpha: float) -> dict[str, float]:
     """Normal bounds of mean(b) - mean(a) for two indicator arrays over the same records, each clustered in its
     own groups; their variances are added (the covariance of the two, positive when they share records, is left
-    out, which widens the interval).
+    out, which widens the interval). Each side's variance is at least the binomial variance at the two arrays'
+    pooled mean: with few records a cluster-robust estimate can come out near 0 (all indicators of one side
+    equal), which would make a chance difference look certain.
 
     >>> r = difference_bounds([0, 0, 1, 0], [0, 1, 2, 3], [1, 1, 1, 0], [0, 1, 2, 3], alpha=0.05)
     >>> r["difference"], round(r["lower"], 3)
-    (0.5, -0.004)
+    (0.5, -0.082)
     """
     va = np.asarray(a, dtype=np.float64)
     vb = np.asarray(b, dtype=np.float64)
     diff = float(vb.mean() - va.mean())
-    se = math.sqrt(clustered_variance(va, a_groups) + clustered_variance(vb, b_groups))
+    pooled = float(np.concatenate([va, vb]).mean())
+    floor_a = pooled * (1.0 - pooled) / va.size
+    floor_b = pooled * (1.0 - pooled) / vb.size
+    se = math.sqrt(max(clustered_variance(va, a_groups), floor_a) + max(clustered_variance(vb, b_groups), floor_b))
     z = z_of(alpha)
     return {"difference": diff, "lower": diff - z * se, "upper": diff + z * se, "se": se, "alpha": float(alpha)}
 

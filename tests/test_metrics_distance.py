@@ -248,15 +248,16 @@ def test_privacy_score_gower_by_hand() -> None:
     assert r.details["sizes"] == {"half_a": 3, "half_b": 3, "synthetic_sample": 3}
     # the level rests on the score's upper confidence bound at one-sided 5%/6: f_TS - f_TT = 2/3, with the
     # variance of the TTPR indicators [0, 0, 1] clustered by their nearest half-B record (T2 -> T1; T3, T5 -> T4):
-    # ((0 - 1/3)^2 + (0 - 1/3 + 1 - 1/3)^2) / 9 = 2/81; TSPR indicators all 1 (variance 0). Lower bound
-    # 2/3 - z sqrt(2/81); the upper score 100 (1/3) / (1/3 + that) = 53.4: medium (the point value 33 alone was
-    # graded high before; three records cannot show a score below 50 beyond chance)
+    # ((0 - 1/3)^2 + (0 - 1/3 + 1 - 1/3)^2) / 9 = 2/81, and the TSPR indicators all 1 (variance 0); each side's
+    # variance is at least the binomial one at the pooled share 2/3: (2/3)(1/3)/3 = 2/27. Lower bound
+    # 2/3 - z sqrt(4/27) = -0.255; the upper score 100 (1/3) / (1/3 - 0.255), capped at 100: low. Three records
+    # cannot show a score below 90 beyond chance (the point value 33 alone was graded high before)
     from statistics import NormalDist
 
     z = NormalDist().inv_cdf(1 - 0.05 / 6)
-    upper = 100 * (1 / 3) / (1 / 3 + 2 / 3 - z * math.sqrt(2 / 81))
-    assert r.details["upper_bound_for_level"] == pytest.approx(upper)
-    assert 50 < upper < 90 and r.level == "medium" and r.space == "gower"
+    lower = 2 / 3 - z * math.sqrt(2 / 27 + 2 / 27)
+    assert r.details["f_ts_minus_f_tt_lower"] == pytest.approx(lower)
+    assert r.details["upper_bound_for_level"] == 100.0 and r.level == "low" and r.space == "gower"
     arrays = md.privacy_score_arrays(_ev(random_state=0).context)
     np.testing.assert_allclose(arrays["ttpr"], [6.0, 6.0, 3.0])
     np.testing.assert_allclose(arrays["tspr"], [0.5, 0.5, 0.0], atol=1e-10)
