@@ -394,6 +394,11 @@ def check_sentence(m: Mapping[str, Any]) -> str:
         n_copies, n = details.get("n_copies"), details.get("n")
         counts = f" ({fmt_count(n_copies)} of {fmt_count(n)})" if _finite(n_copies) and _finite(n) else ""
         tail = _baseline_tail(details, "equal a training record", "equal another training record")
+        near = details.get("near_copies")
+        if isinstance(near, Mapping) and _finite(near.get("excess_lower_bound")) and near["excess_lower_bound"] > 0:
+            tail = (f"{tail[:-1]}; and {fmt_share(near.get('n_near_copies', 0) / max(near.get('n') or 1, 1))} are "
+                    f"a training record with a small change, against {fmt_share(near.get('baseline_share'))} of "
+                    f"fresh real records, which counts as copying.")
         return f"{fmt_share(v)} of the synthetic records{counts} are exact copies of a real training record{tail}"
     if name == "near_copies":
         n_near, n = details.get("n_near_copies"), details.get("n")

@@ -1,4 +1,6 @@
-"""Near copies: synthetic records that are a training record with a small change.
+"""Near copies: the machinery behind ``near_copies`` and the copy check of the verdict (declared in
+:mod:`synthpriv_report.metrics.distance`, beside ``exact_copies``): synthetic records that are a training record
+with a small change.
 
 A generator that memorises people does not always reproduce them verbatim: one number moved by a unit, one
 category changed, redacted or re-spelled, every number rounded to float32. Such a record still points at one
@@ -26,12 +28,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .. import plotting as plot
-from .. import stats
 from ..engine import compared_numbers
-from ..registry import FigureSpec, MetricSpec, Param, Words, register
-from ..results import MetricResult, not_computed
-from .distance import _exact_flags, copy_baseline, copy_check_level, copy_strip, dcr_arrays, excess_evidence
+from ..registry import Param
 
 NEAR_COPY_QUANTILE = Param(
     "near_copy_quantile", 0.01, low=0.0, high=0.5, low_open=True, slider=(0.001, 0.1, 0.001),
@@ -123,7 +121,7 @@ def one_column_matches(q: NDArray[np.uint64], r: NDArray[np.uint64], *, same: bo
     return column, partner
 
 
-def _words(ctx: Any) -> dict[str, NDArray[np.uint64]]:
+def cell_words_of(ctx: Any) -> dict[str, NDArray[np.uint64]]:
     """Cell words of every set, cached (numbers at the synthetic columns' precision)."""
 
     def make():
@@ -131,29 +129,6 @@ def _words(ctx: Any) -> dict[str, NDArray[np.uint64]]:
         return {s: cell_words(nums[s], ctx.fitted.codes[s]) for s in ctx.data.sets}
 
     return ctx.memo("near_copies.words", make)
-
-
-def near_copy_flags(ctx: Any, query: str, ref: str, cutoff: float | NDArray[np.float64], dist: NDArray[np.float64],
-                    nearest: NDArray[np.int64]) -> dict[str, Any]:
-    """Which records of ``query`` are near copies of a record of ``ref`` (the training data), by kind.
-
-    ``dist``/``nearest``: each query record's distance to its closest record of ``ref`` (itself left out within
-    one set) and that record's position.
-    """
-    same = query == ref
-    exact, exact_partner = _exact_flags(ctx, query, ref)
-
-    def make():
-        w = _words(ctx)
-        return one_column_matches(w[query], w[ref], same=same)
-
-    column, col_partner = ctx.memo(("near_copies.columns", query, ref), make)
-    one_col = (column >= 0) & ~exact
-    close = stats.less(dist, np.broadcast_to(np.asarray(cutoff, dtype=np.float64), dist.shape)) & ~exact & ~one_col
-    flags = exact | one_col | close
-    partner = np.where(exact, exact_partner, np.where(one_col, col_partner, np.where(close, nearest, -1)))
-    return {"flags": flags, "partner": partner, "exact": exact, "one_column": one_col, "column": column,
-            "close": close}
 
 
 def near_copy_cutoff(within: NDArray[np.float64], quantile: float) -> float:
@@ -199,83 +174,5 @@ def leave_one_out_cutoffs(within: NDArray[np.float64], quantile: float) -> NDArr
     return out
 
 
-def _plan(ctx, params):
-    sp = ctx.metric_space("dcr", "gower")
-    reqs = [ctx.request(sp, ctx.S, ctx.T, 1), ctx.request(sp, ctx.T, ctx.T, 1)]
-    if ctx.H is not None:
-        reqs.append(ctx.request(sp, ctx.H, ctx.T, 1))
-    return reqs
-
-
-def _compute(ctx, params) -> MetricResult:
-    if ctx.size(ctx.T) < 2:
-        return not_computed("near_copies", "needs at least 2 real training records")
-    a = dcr_arrays(ctx)
-    q = float(params["near_copy_quantile"])
-    cutoff = near_copy_cutoff(a["T"], q)
-    sp = ctx.metric_space("dcr", "gower")
-    tt = ctx.knn(sp, ctx.T, ctx.T, 1)
-    s = near_copy_flags(ctx, ctx.S, ctx.T, cutoff, a["S"], a["nearest"])
-
-    def flags_of(query, ref):
-        if query == ref:
-            loo = leave_one_out_cutoffs(tt.dist[:, 0], q)
-            f = near_copy_flags(ctx, query, ref, loo, tt.dist[:, 0], tt.idx[:, 0])
-        else:
-            th = ctx.knn(sp, query, ref, 1)
-            f = near_copy_flags(ctx, query, ref, cutoff, th.dist[:, 0], th.idx[:, 0])
-        return f["flags"], f["partner"]
-
-    base, groups, which = copy_baseline(ctx, flags_of)
-    flags = s["flags"]
-    share = float(flags.mean())
-    interval = stats.wilson(share, int(flags.size))
-    cols = list(ctx.data.numeric_columns) + list(ctx.data.categorical_columns)
-    by_col = np.bincount(s["column"][s["one_column"]], minlength=len(cols))
-    details: dict[str, Any] = {
-        "n_near_copies": int(flags.sum()), "n": int(flags.size),
-        "n_exact": int(s["exact"].sum()), "n_one_column": int(s["one_column"].sum()),
-        "n_closer_than_real": int(s["close"].sum()),
-        "one_column_by_column": {cols[j]: int(c) for j, c in enumerate(by_col) if c},
-        "distance_cutoff": cutoff, "cutoff_quantile": q, "space": sp.label,
-    }
-    details.update(excess_evidence(flags, base, groups, which))
-    return MetricResult(name="near_copies", value=share, interval=interval, details=details, space=sp.label)
-
-
-def plot_near_copies(result: Any, *, ax: Any = None) -> Any:
-    """The near-copy share with its Wilson interval against the same share for fresh real records."""
-    ax = plot.new_ax(ax)
-    if result is None or not result.computed:
-        return plot.empty(ax, "near copies not computed")
-    return copy_strip(ax, result, what="near copies",
-                      xlabel="share of synthetic records that are a training record with a small change",
-                      title="Near copies", base_words=("holdout records as near a training record",
-                                                       "training records as near another one"))
-
-
-register(MetricSpec(
-    name="near_copies", title="Near copies", section="package", group="closeness",
-    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_compute, plan=_plan, calibratable=True,
-    copy_sensitive=True, params=(NEAR_COPY_QUANTILE,), interval_kind="Wilson 95%",
-    level=copy_check_level(
-        "near-copy share", "near copies", "holdout records that are near copies of a training record; without a "
-        "holdout, training records near another one",
-        "package default: near copies count as copies (Article 29 Working Party, Opinion 05/2014 on anonymisation "
-        "techniques: a record that singles out a person)"),
-    figures=(FigureSpec(lambda r, a: plot_near_copies(r, ax=a),
-                        "Share of synthetic records that are near copies of a training record, by kind, against "
-                        "the same share for fresh real records", size=(6.0, 2.2), needs_evidence=False),),
-    summary="Share of synthetic records that are a training record with a small change: equal on every column "
-            "but one, or closer to it than real people are to one another.",
-    definition="A synthetic record is a near copy when it is an exact copy of a training record, equals one on "
-               "every column but one, or lies closer to one than all but 1% of training records lie to their "
-               "own closest other training record. The same count for fresh real records (the holdout, or the "
-               "training records among themselves) is its baseline.",
-    words=Words(measures="how many synthetic records are a real person's record with a small change",
-                high_means="a high value is risky: real records were reproduced with cosmetic changes",
-                ideal="no more than the share of unseen real records that lie as close to a training record"),
-))
-
-__all__ = ["near_copy_flags", "near_copy_cutoff", "one_column_matches", "cell_words", "plot_near_copies",
+__all__ = ["near_copy_cutoff", "leave_one_out_cutoffs", "one_column_matches", "cell_words", "cell_words_of",
            "NEAR_COPY_QUANTILE"]

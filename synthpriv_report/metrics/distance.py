@@ -33,6 +33,8 @@ from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, Words, register
 from ..results import MetricResult, not_computed
 from ..spaces import SPACE_DESCRIPTIONS, SpaceSpec
 from ..wording import fmt_number
+from .copies import (NEAR_COPY_QUANTILE, cell_words_of, leave_one_out_cutoffs, near_copy_cutoff,
+                     one_column_matches)
 
 EPS = 1e-12
 
@@ -534,12 +536,14 @@ def excess_evidence(flags: NDArray[np.bool_], base: NDArray[np.bool_], groups: N
             "excess_lower_bound": e["excess_lower"], "check_alpha": CHECK_ALPHA}
 
 
-def copy_check_level(share: str, what: str, baseline: str, source: str) -> LevelSpec:
+def copy_check_level(share: str, what: str, baseline: str, source: str, *,
+                     key: str = "excess_lower_bound") -> LevelSpec:
     """The level rule of a copy check (exact or near copies): high when the lower end of Newcombe's interval of the
-    synthetic share minus its baseline, at the verdict's per-check level, is above 0."""
+    synthetic share minus its baseline, at the verdict's per-check level, is above 0 (``key``: the details entry
+    holding that lower end)."""
     return LevelSpec(
         medium=None, high=0.0, difference=True, direction="higher_is_riskier",
-        of=lambda r: r.details.get("excess_lower_bound"),
+        of=lambda r: r.details.get(key, r.details.get("excess_lower_bound")),
         scale=f"the lower confidence bound of the {share} minus its baseline ({baseline})",
         source=f"{source}; the comparison is Newcombe's interval for a difference of two shares",
         description=f"high when the synthetic data hold more {what} of training records than fresh real records "
@@ -558,6 +562,13 @@ def _copies_compute(ctx, params) -> MetricResult:
     if ctx.H is not None:
         details["holdout_copy_share"] = details["baseline_share"]
         details["holdout_copy_interval"] = details["baseline_interval"]
+    lower = details["excess_lower_bound"]
+    if ctx.size(ctx.T) >= 2:  # near copies count as copies: the check also compares the near-copy shares
+        near = near_copy_evidence(ctx, params)["details"]
+        details["near_copies"] = {k: near[k] for k in ("n_near_copies", "n", "baseline_share", "excess",
+                                                       "excess_lower_bound")}
+        lower = max(lower, near["excess_lower_bound"])
+    details["copy_check_lower_bound"] = lower
     unique = unique_training_share(ctx)
     details["unique_training_share"] = unique
     return MetricResult(name="exact_copies", value=share, interval=interval, details=details,
@@ -607,6 +618,95 @@ def _share_compute(ctx, params) -> MetricResult:
                              else "holdout" if h_ref.rows is not None else None)
     return MetricResult(name="holdout_dcr_share", value=r["share"], interval=r["interval"], details=details,
                         space=sp.label, notes=holdout_shift_notes(ctx))
+
+
+def near_copy_flags(ctx: Any, query: str, ref: str, cutoff: float | NDArray[np.float64], dist: NDArray[np.float64],
+                    nearest: NDArray[np.int64]) -> dict[str, Any]:
+    """Which records of ``query`` are near copies of a record of ``ref`` (the training data), by kind.
+
+    ``dist``/``nearest``: each query record's distance to its closest record of ``ref`` (itself left out within
+    one set) and that record's position.
+    """
+    same = query == ref
+    exact, exact_partner = _exact_flags(ctx, query, ref)
+
+    def make():
+        w = cell_words_of(ctx)
+        return one_column_matches(w[query], w[ref], same=same)
+
+    column, col_partner = ctx.memo(("near_copies.columns", query, ref), make)
+    one_col = (column >= 0) & ~exact
+    close = stats.less(dist, np.broadcast_to(np.asarray(cutoff, dtype=np.float64), dist.shape)) & ~exact & ~one_col
+    flags = exact | one_col | close
+    partner = np.where(exact, exact_partner, np.where(one_col, col_partner, np.where(close, nearest, -1)))
+    return {"flags": flags, "partner": partner, "exact": exact, "one_column": one_col, "column": column,
+            "close": close}
+
+
+def _near_plan(ctx, params):
+    sp = ctx.metric_space("dcr", "gower")
+    reqs = [ctx.request(sp, ctx.S, ctx.T, 1), ctx.request(sp, ctx.T, ctx.T, 1)]
+    if ctx.H is not None:
+        reqs.append(ctx.request(sp, ctx.H, ctx.T, 1))
+    return reqs
+
+
+def plot_near_copies(result: Any, *, ax: Any = None) -> Any:
+    """The near-copy share with its Wilson interval against the same share for fresh real records."""
+    ax = plot.new_ax(ax)
+    if result is None or not result.computed:
+        return plot.empty(ax, "near copies not computed")
+    return copy_strip(ax, result, what="near copies",
+                      xlabel="share of synthetic records that are a training record with a small change",
+                      title="Near copies", base_words=("holdout records as near a training record",
+                                                       "training records as near another one"))
+
+
+def near_copy_evidence(ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """The near copies of the synthetic data (flags by kind) and their comparison with the baseline (cached per
+    ``near_copy_quantile``): read by ``near_copies`` and by the copy check ``exact_copies``."""
+    q = float(params["near_copy_quantile"])
+
+    def make() -> dict[str, Any]:
+        a = dcr_arrays(ctx)
+        cutoff = near_copy_cutoff(a["T"], q)
+        sp = _space(ctx, "dcr", "gower")
+        tt = ctx.knn(sp, ctx.T, ctx.T, 1)
+        s = near_copy_flags(ctx, ctx.S, ctx.T, cutoff, a["S"], a["nearest"])
+
+        def flags_of(query, ref):
+            if query == ref:
+                loo = leave_one_out_cutoffs(tt.dist[:, 0], q)
+                f = near_copy_flags(ctx, query, ref, loo, tt.dist[:, 0], tt.idx[:, 0])
+            else:
+                th = ctx.knn(sp, query, ref, 1)
+                f = near_copy_flags(ctx, query, ref, cutoff, th.dist[:, 0], th.idx[:, 0])
+            return f["flags"], f["partner"]
+
+        base, groups, which = copy_baseline(ctx, flags_of)
+        flags = s["flags"]
+        cols = list(ctx.data.numeric_columns) + list(ctx.data.categorical_columns)
+        by_col = np.bincount(s["column"][s["one_column"]], minlength=len(cols))
+        details: dict[str, Any] = {
+            "n_near_copies": int(flags.sum()), "n": int(flags.size),
+            "n_exact": int(s["exact"].sum()), "n_one_column": int(s["one_column"].sum()),
+            "n_closer_than_real": int(s["close"].sum()),
+            "one_column_by_column": {cols[j]: int(c) for j, c in enumerate(by_col) if c},
+            "distance_cutoff": cutoff, "cutoff_quantile": q, "space": sp.label,
+        }
+        details.update(excess_evidence(flags, base, groups, which))
+        return {"flags": flags, "details": details, "space": sp.label}
+
+    return ctx.memo(("near_copies.evidence", ctx.S, ctx.H, q), make)
+
+
+def _near_compute(ctx, params) -> MetricResult:
+    if ctx.size(ctx.T) < 2:
+        return not_computed("near_copies", "needs at least 2 real training records")
+    e = near_copy_evidence(ctx, params)
+    share = float(e["flags"].mean())
+    return MetricResult(name="near_copies", value=share, interval=stats.wilson(share, int(e["flags"].size)),
+                        details=dict(e["details"]), space=e["space"])
 
 
 def share_level_bounds(d_t: ArrayLike, d_h: ArrayLike, near_t: ArrayLike, near_h: ArrayLike) -> dict[str, Any]:
@@ -996,12 +1096,14 @@ register(MetricSpec(
 ))
 register(MetricSpec(
     name="exact_copies", title="Exact copies", section="2.1", group="closeness",
-    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_copies_compute, calibratable=True,
-    copy_sensitive=True, interval_kind="Wilson 95%",
+    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_copies_compute, plan=_near_plan,
+    params=(NEAR_COPY_QUANTILE,), calibratable=True, copy_sensitive=True, interval_kind="Wilson 95%",
     level=copy_check_level(
-        "copy share", "exact copies", "the share of holdout records equal to a training record; without a holdout, "
-        "of training records equal to another one",
-        "package default, after " + SOURCES["apx"] + " (a distance of 0 leaks a real record)"),
+        "copy share, or of the near-copy share,", "exact copies, or more near copies,",
+        "the share of holdout records equal, or near, to a training record; without a holdout, of training "
+        "records equal, or near, to another one",
+        "package default, after " + SOURCES["apx"] + " (a distance of 0 leaks a real record); near copies "
+        "count as copies", key="copy_check_lower_bound"),
     figures=(FigureSpec(lambda r, a: plot_exact_copies(r, ax=a),
                         "Share of synthetic records identical to a training record, against the holdout's own "
                         "share", size=(6.0, 2.2), needs_evidence=False),),
@@ -1011,6 +1113,28 @@ register(MetricSpec(
     words=Words(measures="how many synthetic records are exact copies of a real person's record",
                 high_means="a high value is risky: real records were reproduced",
                 ideal="no more than the share of unseen real records that happen to equal a training record"),
+))
+register(MetricSpec(
+    name="near_copies", title="Near copies", section="package", group="closeness",
+    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_near_compute, plan=_near_plan, calibratable=True,
+    copy_sensitive=True, params=(NEAR_COPY_QUANTILE,), interval_kind="Wilson 95%",
+    level=copy_check_level(
+        "near-copy share", "near copies", "holdout records that are near copies of a training record; without a "
+        "holdout, training records near another one",
+        "package default: near copies count as copies (Article 29 Working Party, Opinion 05/2014 on anonymisation "
+        "techniques: a record that singles out a person)"),
+    figures=(FigureSpec(lambda r, a: plot_near_copies(r, ax=a),
+                        "Share of synthetic records that are near copies of a training record, by kind, against "
+                        "the same share for fresh real records", size=(6.0, 2.2), needs_evidence=False),),
+    summary="Share of synthetic records that are a training record with a small change: equal on every column "
+            "but one, or closer to it than real people are to one another.",
+    definition="A synthetic record is a near copy when it is an exact copy of a training record, equals one on "
+               "every column but one, or lies closer to one than all but 1% of training records lie to their "
+               "own closest other training record. The same count for fresh real records (the holdout, or the "
+               "training records among themselves) is its baseline.",
+    words=Words(measures="how many synthetic records are a real person's record with a small change",
+                high_means="a high value is risky: real records were reproduced with cosmetic changes",
+                ideal="no more than the share of unseen real records that lie as close to a training record"),
 ))
 register(MetricSpec(
     name="holdout_dcr_share", title="Closer to the training data than to the holdout", section="2.2", group="holdout",
