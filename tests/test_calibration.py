@@ -185,3 +185,17 @@ def test_the_report_states_how_unique_the_training_records_are():
     r = Evaluation(d.T, d.S, holdout=d.H, metrics=["exact_copies"], progress=False).results()["exact_copies"]
     assert r.details["unique_training_share"] > 0.95
     assert r.notes and not any("little power" in n for n in r.notes)
+
+
+def test_near_copies_count_in_the_copy_check_itself():
+    """Regression: records copied with one number moved by 1 were graded medium where the same exact copies were
+    high; a verdict asked for with the copy check and the distance checks (without near_copies) grades them high
+    through exact_copies, whose sentence says why."""
+    older = ["exact_copies", "holdout_dcr_share", "privacy_score", "dcr_test", "nndr_test"]
+    for holdout in (True, False):
+        d = bench.draw("adult", 1000, holdout, "near_number", 0.1, 3)
+        res = Evaluation(d.T, d.S, holdout=d.H, random_state=3, progress=False, n_bootstrap=200).results(
+            metrics=older)
+        ec = res["exact_copies"]
+        assert ec.value < 0.01 and ec.level == "high" and res.verdict.level == "high"
+        assert "a training record with a small change" in res.verdict.reasons[0]

@@ -547,9 +547,9 @@ def copy_check_level(share: str, what: str, baseline: str, source: str, *,
         scale=f"the lower confidence bound of the {share} minus its baseline ({baseline})",
         source=f"{source}; the comparison is Newcombe's interval for a difference of two shares",
         description=f"high when the synthetic data hold more {what} of training records than fresh real records "
-                    f"do, beyond chance: the lower end of the confidence interval of the difference between the "
-                    f"two shares (both sides' uncertainty counted, at the level that keeps the verdict's false "
-                    f"alarms near 5%) is above {{high}}")
+                    f"do, beyond chance: the lower end of the confidence interval of the difference of the two "
+                    f"shares (both sides' uncertainty counted, at a level that keeps the verdict's false alarms near "
+                    f"5%) is above {{high}}")
 
 
 def _copies_compute(ctx, params) -> MetricResult:
@@ -1099,9 +1099,8 @@ register(MetricSpec(
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_copies_compute, plan=_near_plan,
     params=(NEAR_COPY_QUANTILE,), calibratable=True, copy_sensitive=True, interval_kind="Wilson 95%",
     level=copy_check_level(
-        "copy share, or of the near-copy share,", "exact copies, or more near copies,",
-        "the share of holdout records equal, or near, to a training record; without a holdout, of training "
-        "records equal, or near, to another one",
+        "copy (or near-copy) share", "exact copies, or more near copies,",
+        "the same share of holdout records; without a holdout, of training records against the others",
         "package default, after " + SOURCES["apx"] + " (a distance of 0 leaks a real record); near copies "
         "count as copies", key="copy_check_lower_bound"),
     figures=(FigureSpec(lambda r, a: plot_exact_copies(r, ax=a),
