@@ -10,14 +10,8 @@ ran, ``document.body.dataset.pwned`` must be empty and the labels must show as t
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from .conftest import PAYLOADS
@@ -56,74 +50,23 @@ print("{DONE}")
 @pytest.mark.browser
 @pytest.mark.slow
 def test_no_payload_runs_in_any_view_or_widget_in_jupyterlab(tmp_path: Path) -> None:
-    from test_browser import CHROMIUM, _free_port  # tests/ is on the path: the JupyterLab test's helpers
+    from jupyterlab_session import running_cell  # tests/ is on the path: the JupyterLab test's helper
 
-    if CHROMIUM is None:
-        pytest.skip("no system Chromium (shutil.which('chromium') is None); the browser check needs one")
-    playwright = pytest.importorskip("playwright.sync_api")
     (tmp_path / "payloads.json").write_text(json.dumps(PAYLOADS), encoding="utf-8")
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(CELL)]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, tmp_path / "hostile.ipynb")
-    port = _free_port()
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "cfg"), JUPYTER_RUNTIME_DIR=str(tmp_path / "rt"),
-               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    log = open(tmp_path / "server.log", "wb")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--IdentityProvider.token={TOKEN}",
-         "--ip", "127.0.0.1", f"--port={port}", f"--ServerApp.root_dir={tmp_path}",
-         "--allow-root", "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-        stdout=log, stderr=subprocess.STDOUT, env=env)
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={TOKEN}", timeout=2)
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    pytest.fail("JupyterLab did not start:\n" + (tmp_path / "server.log").read_text()[-3000:])
-                time.sleep(0.5)
-        with playwright.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run"])
-            try:
-                page = browser.new_page(viewport={"width": 1400, "height": 900})
-                page.set_default_timeout(60_000)
-                page.goto(f"http://127.0.0.1:{port}/lab/tree/hostile.ipynb?token={TOKEN}", timeout=90_000)
-                page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
-                try:  # JupyterLab may ask which kernel to start: accept the notebook's own (python3)
-                    page.wait_for_selector(".jp-Dialog .jp-mod-accept", timeout=15_000).click()
-                except playwright.TimeoutError:
-                    pass
-                page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
-                page.click(".jp-Cell .jp-InputArea-editor")
-                page.keyboard.press("Shift+Enter")
-                try:
-                    page.wait_for_selector(f".jp-OutputArea-output:has-text('{DONE}')", timeout=300_000)
-                    # the widgets render after their models arrive: wait for the compare() table
-                    page.wait_for_selector(".widget-html-content:has-text('alpha = 0.1')", timeout=120_000)
-                except Exception:
-                    page.screenshot(path=str(tmp_path / "failure.png"))
-                    raise
-                page.wait_for_timeout(2_000)  # an onerror handler runs once the broken image fails to load
-                seen = page.evaluate(
-                    "() => ({pwned: document.body.dataset.pwned || '', text: document.body.innerText,"
-                    " errors: [...document.querySelectorAll('.jp-OutputArea-output[data-mime-type="
-                    "\"application/vnd.jupyter.stderr\"]')].map(e => e.innerText.slice(0, 300))})")
-                page.screenshot(path=str(tmp_path / "after.png"))
-            finally:
-                browser.close()
-    finally:
-        server.terminate()
+    with running_cell(tmp_path, "hostile.ipynb", CELL, token=TOKEN, pythonpath=ROOT) as (page, _):
         try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(timeout=10)
-        log.close()
+            page.wait_for_selector(f".jp-OutputArea-output:has-text('{DONE}')", timeout=300_000)
+            # the widgets render after their models arrive: wait for the compare() table
+            page.wait_for_selector(".widget-html-content:has-text('alpha = 0.1')", timeout=120_000)
+        except Exception:
+            page.screenshot(path=str(tmp_path / "failure.png"))
+            raise
+        page.wait_for_timeout(2_000)  # an onerror handler runs once the broken image fails to load
+        seen = page.evaluate(
+            "() => ({pwned: document.body.dataset.pwned || '', text: document.body.innerText,"
+            " errors: [...document.querySelectorAll('.jp-OutputArea-output[data-mime-type="
+            "\"application/vnd.jupyter.stderr\"]')].map(e => e.innerText.slice(0, 300))})")
+        page.screenshot(path=str(tmp_path / "after.png"))
     assert seen["pwned"] == "", "a payload ran in JupyterLab"
     assert not [e for e in seen["errors"] if "Traceback" in e or "Error" in e], seen["errors"]
     labels = [PAYLOADS[k] for k in range(6, 10)]

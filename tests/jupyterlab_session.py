@@ -1,0 +1,88 @@
+"""A real JupyterLab in headless Chromium for the browser tests: one notebook of one cell, served from a
+temporary folder, opened, its kernel started and the cell run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+CHROMIUM = shutil.which("chromium")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def running_cell(tmp_path: Path, name: str, cell: str, *, token: str,
+                 pythonpath: Path | None = None) -> Iterator[tuple[Any, Any]]:
+    """Write ``name`` (one code cell), start JupyterLab on it, open it in Chromium, run the cell; yields
+    ``(page, playwright module)`` and closes browser and server afterwards. Skips without a system Chromium."""
+    if CHROMIUM is None:
+        pytest.skip("no system Chromium (shutil.which('chromium') is None); the browser check needs one")
+    playwright = pytest.importorskip("playwright.sync_api")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(cell)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, tmp_path / name)
+    port = free_port()
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "cfg"), JUPYTER_RUNTIME_DIR=str(tmp_path / "rt"))
+    if pythonpath is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(pythonpath), os.environ.get("PYTHONPATH", "")])
+    log = open(tmp_path / "server.log", "wb")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--IdentityProvider.token={token}",
+         "--ip", "127.0.0.1", f"--port={port}", f"--ServerApp.root_dir={tmp_path}",
+         "--allow-root", "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+        stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2)
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    pytest.fail("JupyterLab did not start:\n" + (tmp_path / "server.log").read_text()[-3000:])
+                time.sleep(0.5)
+        with playwright.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run"])
+            try:
+                page = browser.new_page(viewport={"width": 1400, "height": 900})
+                page.set_default_timeout(60_000)
+                page.goto(f"http://127.0.0.1:{port}/lab/tree/{name}?token={token}", timeout=90_000)
+                page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+                try:  # JupyterLab may ask which kernel to start: accept the notebook's own (python3)
+                    page.wait_for_selector(".jp-Dialog .jp-mod-accept", timeout=15_000).click()
+                except playwright.TimeoutError:
+                    pass
+                page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+                page.click(".jp-Cell .jp-InputArea-editor")
+                page.keyboard.press("Shift+Enter")
+                yield page, playwright
+            finally:
+                browser.close()
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=10)
+        log.close()
