@@ -46,9 +46,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..params import SOURCES
-from ..registry import LevelSpec, MetricSpec, Words, register
+from ..registry import LevelSpec, MetricSpec, ResultJSON, Words, register
 from ..results import MetricResult, not_computed
 from ..stats import subsample, wilson
+from ..wording import _finite as finite
+from ..wording import fmt_on_unit, fmt_share
 
 #: Fewest records per class (after the ``max_rows`` cap) for either classifier metric to run.
 MIN_PER_CLASS = 10
@@ -394,6 +396,23 @@ def _compute_mir(ctx: Any, params: dict[str, Any]) -> MetricResult:
                         details=details, space="euclidean")
 
 
+def mir_graded(m: ResultJSON) -> str | None:
+    """With a holdout the level of ``mir`` is graded on the membership advantage, not on the recall shown.
+
+    >>> mir_graded({"value": 0.99, "level_rule": {"scale": "the membership advantage", "graded": 0.003},
+    ...             "details": {"holdout_predicted_real": 0.987}})
+    'Graded on the membership advantage: 0.003, not on the value shown (99% of real test records were labelled real, and 98.7% of the holdout records too).'
+    """
+    rule = m.get("level_rule") or {}
+    details = m.get("details") or {}
+    graded, scale = rule.get("graded"), str(rule.get("scale") or "the value")
+    if not (finite(graded) and finite(details.get("holdout_predicted_real"))):
+        return None
+    return (f"Graded on {scale}: {fmt_on_unit(graded, rule.get('unit'))}, not on the value shown "
+            f"({fmt_share(m.get('value'))} of real test records were labelled real, and "
+            f"{fmt_share(details['holdout_predicted_real'])} of the holdout records too).")
+
+
 register(MetricSpec(
     name="detection_mlp",
     title="D-MLP (detection classifier AUC)",
@@ -412,6 +431,7 @@ register(MetricSpec(
     calibratable=False,
     level=DMLP_LEVEL,
     interval_kind="min-max over the 5 fold AUCs",
+    value_kind="auc",
     words=Words(measures="how easily a classifier tells synthetic records from real ones",
                 high_means="a high AUC means the synthetic data looks different from the real data; this is "
                            "about fidelity, not leakage: a perfect copy of the real data scores 0.5",
@@ -437,6 +457,8 @@ register(MetricSpec(
     calibratable=False,
     level=_mir_level,
     interval_kind="Wilson 95% on the recall",
+    value_kind="share",
+    graded_note=mir_graded,
     words=Words(measures="how often a classifier trained to tell real from synthetic records labels unseen "
                          "training records as real",
                 high_means="a high value alone shows the synthetic data differs from the real data; with a "
