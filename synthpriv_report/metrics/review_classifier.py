@@ -18,7 +18,7 @@ Choices where the spec is silent (documented here and in the details):
   calibration fit of T against H costs as much again as the metric itself (``benchmarks/bench_metrics.py --dmlp``
   prints the classifier's time).
 * **How D-MLP is run**: :func:`detection_auc` trains scikit-learn's ``MLPClassifier`` algorithm, with its
-  defaults and on its random draws, through the compiled :mod:`synthpriv_report.metrics.mlp` in float32 with the
+  defaults and on its random draws, through the compiled :mod:`synthpriv_report.models.mlp` in float32 with the
   five folds in parallel threads; the definition (architecture, folds, early stopping) is unchanged, and
   :func:`sklearn_detection_auc` runs scikit-learn itself for comparison (about 4.5 times the CPU time on the 3k
   demo, with fold AUCs that agree within their fold-to-fold range).
@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..models.mlp import fit_mlp, sparse_rows
 from ..params import SOURCES
 from ..registry import LevelSpec, MetricSpec, ResultJSON, Words, register
 from ..results import MetricResult, not_computed
@@ -132,7 +133,7 @@ def detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | None = None
     ``StratifiedKFold(n_splits, shuffle=True, random_state)``; per fold the network of ``MLPClassifier(
     hidden_layer_sizes=(100, 50), max_iter=300, early_stopping=True, validation_fraction=0.1, random_state)``
     (every other setting scikit-learn's default) scored by the ROC AUC of its predicted real-class probability on
-    the held-out fold. The network is trained by :func:`synthpriv_report.metrics.mlp.fit_mlp`, scikit-learn's
+    the held-out fold. The network is trained by :func:`synthpriv_report.models.mlp.fit_mlp`, scikit-learn's
     algorithm on the same random draws in float32 and compiled (its docstring lists what is kept and what
     changes); :func:`sklearn_detection_auc` is the scikit-learn run, kept for comparison.
 
@@ -164,8 +165,6 @@ def detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | None = None
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedKFold
     from threadpoolctl import threadpool_limits
-
-    from .mlp import fit_mlp, sparse_rows
 
     y = np.asarray(y)
     Xs = sparse_rows(X, dtype=np.float32)
