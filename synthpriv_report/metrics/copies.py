@@ -470,8 +470,8 @@ def near_copies_finding(m: ResultJSON) -> str:
     """What the near-copy check found, in one sentence.
 
     >>> near_copies_finding({"value": 0.1, "details": {"n_near_copies": 10, "n": 100, "baseline": "training",
-    ...                                                "baseline_share": 0.01}})[-80:]
-    'than real people are to one another); among the training records themselves, 1% are as near another training record.'
+    ...                                                "baseline_share": 0.01}}).split("; ")[1]
+    'among the training records themselves, 1% are as near another training record.'
     """
     details = m.get("details") or {}
     tail = _baseline_tail(details, "are as near a training record", "are as near another training record")
