@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from . import neighbors as nb
 from . import progress as pg
 from .data import PreparedData
+from .neighbors.search import Device, Engine
 from .spaces import Encoding, Fitted, Projection, SpaceSpec, as_space, encode, fit, project
 
 #: What a memoised step returns (:meth:`Context.memo`).
@@ -137,7 +138,7 @@ class SearchRecord:
 
 
 class _Engine:
-    def __init__(self, data: PreparedData, *, progress: bool, search_engine: str = "auto", device: str = "cpu",
+    def __init__(self, data: PreparedData, *, progress: bool, search_engine: Engine = "auto", device: Device = "cpu",
                  client: Any = None):
         self.data = data
         self.dask = None
@@ -238,6 +239,7 @@ class _Engine:
         t0 = time.perf_counter()
         desc = f"{spec.label}: {query.label} -> {ref.label}"
         where: dict[str, Any] = {}
+        choice: nb.SearchChoice | None
         if self.dask is not None:
             qn, qc = np.ascontiguousarray(qn), np.ascontiguousarray(qc)
             # the blocks are cut from the queries in the tree walk's visiting order, found once per query set as

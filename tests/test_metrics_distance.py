@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from synthpriv_report import Evaluation
+from synthpriv_report.levels import grade
 from synthpriv_report.metrics.arrays import nndr_arrays, nndr_values
 from synthpriv_report.metrics.copies import exact_copy_share
 from synthpriv_report.metrics.dcr import dcr_histogram
@@ -25,7 +26,6 @@ from synthpriv_report.metrics.holdout_share import holdout_dcr_share
 from synthpriv_report.metrics.holdout_tests import holdout_test, nn_ratio
 from synthpriv_report.metrics.privacy_score import privacy_score_arrays, proximity_ratio_score
 from synthpriv_report.metrics.shift import HoldoutShift, holdout_shift, holdout_shift_note
-from synthpriv_report.levels import grade
 from synthpriv_report.results import MetricResult, not_computed
 from synthpriv_report.verdict import compute_verdict
 

@@ -17,7 +17,7 @@ from .. import stats
 from ..params import N_BOOTSTRAP, SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, ResultJSON, Words, register
 from ..results import MetricResult
-from .arrays import describe, figure_evidence, space_for, dcr_arrays
+from .arrays import dcr_arrays, describe, figure_evidence, space_for
 from .shift import holdout_shift_note, holdout_shift_of
 
 

@@ -12,9 +12,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import evidence
+from .. import evidence, stats
 from .. import plotting as plot
-from .. import stats
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, ResultJSON, Words, register, verdict_alpha
 from ..results import MetricResult

@@ -8,7 +8,6 @@ Definition, source and choices: ``docs/metrics.md``, sections "dcr_test" and "nn
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray

@@ -250,7 +250,6 @@ def mir_predictions(X: ArrayLike, y: ArrayLike, X_holdout: ArrayLike | Iterator[
     """
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.model_selection import train_test_split
-
     from threadpoolctl import threadpool_limits
 
     X = np.asarray(X, dtype=np.float64)

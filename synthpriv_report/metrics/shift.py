@@ -15,7 +15,6 @@ from numpy.typing import ArrayLike
 from ..wording import fmt_number
 from .arrays import SmallResult, space_for
 
-
 #: A holdout is reported as unlike the training data when the two-sided Mann-Whitney p-value of its distances to
 #: the training data against the training records' own is below ``HOLDOUT_SHIFT_P`` and the probability that a
 #: holdout record is the farther one differs from one half by at least ``HOLDOUT_SHIFT_AUC`` (package defaults:
