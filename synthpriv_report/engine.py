@@ -385,8 +385,7 @@ class Context:
     **Roles.** A metric names sets through :attr:`T`, :attr:`S` and :attr:`H`, never by their letters, so that the
     same code computes it with the holdout in the synthetic role: the calibration value, what the metric gives
     for fresh real records the generator never saw (``docs/metrics.md``, section "Baselines: the holdout and the
-    calibration"). Anything a metric
-    memoises that depends on the roles has ``ctx.S`` (and ``ctx.H``) in its key.
+    calibration"). Anything a metric memoises that depends on the roles has ``ctx.S`` (and ``ctx.H``) in its key.
 
     **Positions.** Every row position (a :class:`SetRef`'s rows, a neighbour table's ``idx``, a record id) is a
     position in the evaluation's own order of the set: by default the canonical order, which depends on the
@@ -421,7 +420,8 @@ class Context:
     Examples
     --------
     How a metric uses it: ``plan`` lists the searches, ``compute`` reads them (registered with
-    :class:`synthpriv_report.registry.MetricSpec`, which calls both with the evaluation's context).
+    :class:`synthpriv_report.registry.MetricSpec`, the evaluation calls both with its context; here ``compute``
+    is called directly, unplanned, so its search runs with the ``k`` it asks for).
 
     >>> import pandas as pd
     >>> from synthpriv_report import Evaluation
@@ -431,10 +431,12 @@ class Context:
     >>> def plan(ctx, params):
     ...     return [ctx.request("gower", ctx.S, ctx.T, 2)]
     >>> def compute(ctx, params):
-    ...     table = ctx.knn("gower", ctx.S, ctx.T, 1)  # planned with k=2: searched once, with k=2
+    ...     table = ctx.knn("gower", ctx.S, ctx.T, 1)  # once planned, the first column of the k=2 table
     ...     return table.idx[:, 0].tolist(), table.dist.shape, table.dist.dtype.name, table.idx.dtype.name
     >>> compute(ev.context, {})
     ([1, 3], (2, 1), 'float64', 'int64')
+    >>> _ = compute(ev.context, {}); ev.search_count  # the second call reads the cached table
+    1
     >>> within = ev.context.knn("gower", "T", "T", 1)  # a set against itself: no record is its own neighbour
     >>> within.idx[:, 0].tolist()
     [1, 0, 1, 2]
