@@ -138,6 +138,10 @@ class SearchRecord:
 
 
 class _Engine:
+    """The caches one evaluation shares between its contexts: fitted encoders, encodings, search trees, neighbour
+    tables (keyed by space, query key and reference key), the planned ``k`` per search, memoised steps and the log
+    of the searches run. Metrics reach it only through a :class:`Context`."""
+
     def __init__(self, data: PreparedData, *, progress: bool, search_engine: Engine = "auto", device: Device = "cpu",
                  client: Any = None):
         self.data = data
@@ -727,5 +731,6 @@ class Context:
         return store[key]
 
     def peek(self, key: Hashable) -> Any:
-        """What :meth:`memo` cached under ``key``, or None (never computes)."""
+        """What :meth:`memo` cached under ``key``, or None (never computes; a step whose result is None reads the
+        same as one not run)."""
         return self._engine.memo.get(key)
