@@ -1,25 +1,29 @@
 """The search and cache engine behind an evaluation: encodings, trees, neighbour tables, memoised steps.
 
 Every (space, query set, reference set) is searched once per evaluation with the largest ``k`` any planned metric
-needs; metrics read the cached tables through a :class:`Context`. Nothing here knows about metrics, levels or
-presentation.
+needs; metrics read the cached tables through a :class:`Context`, the one object a metric's ``plan`` and
+``compute`` receive. Nothing here knows about metrics, levels or presentation.
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from . import neighbors as nb
 from . import progress as pg
 from .data import PreparedData
+from .neighbors.search import Device, Engine
 from .spaces import Encoding, Fitted, Projection, SpaceSpec, as_space, encode, fit, project
+
+#: What a memoised step returns (:meth:`Context.memo`).
+R = TypeVar("R")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -30,8 +34,33 @@ from .spaces import Encoding, Fitted, Projection, SpaceSpec, as_space, encode, f
 class SetRef:
     """A record set: a whole set (``rows is None``) or a subset of one, identified by a tag.
 
-    Neighbour positions returned for a subset are positions *within the subset*; ``rows`` maps them back to the
-    base set.
+    Made by :meth:`Context.full` and :meth:`Context.subset`; everywhere a :class:`Context` method takes a set, a
+    plain set name (``"T"``) means the whole set.
+
+    Parameters
+    ----------
+    base : {"T", "S", "H"}
+        The set the records come from: training (real), synthetic, holdout (real, not seen by the generator).
+    rows : ndarray of int64, shape (n_rows,), optional
+        Positions in ``base`` (the evaluation's row order, see :class:`Context`), in the order the subset lists
+        them; ``None``: the whole set.
+    tag : str
+        Name of the subset, shown in the search log (``"T[privacy_score.R1]"``). Part of the identity: two subsets
+        of the same rows under different tags are searched separately.
+
+    Notes
+    -----
+    Two references are equal, and share cached searches, when their :attr:`key` is: the same base, tag, number of
+    rows and rows. Neighbour positions returned for a subset are positions *within the subset*; ``rows`` maps them
+    back to the base set (``ref.rows[table.idx]``). A query subset's rows of a table follow ``rows``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> SetRef("T").label, SetRef("T", np.array([0, 2]), "half").label
+    ('T', 'T[half]')
+    >>> SetRef("T", np.array([0, 2]), "half") == SetRef("T", np.array([0, 2]), "half")
+    True
     """
 
     base: str
@@ -39,7 +68,9 @@ class SetRef:
     tag: str = ""
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> tuple[str, str, int, str]:
+        """What identifies the set in the caches: ``(base, tag, number of rows, digest of the rows)``; a whole set
+        is ``(base, "", 0, "")``."""
         if self.rows is None:
             return (self.base, "", 0, "")
         digest = hashlib.sha1(np.ascontiguousarray(self.rows, dtype=np.int64).tobytes()).hexdigest()[:16]
@@ -47,6 +78,7 @@ class SetRef:
 
     @property
     def label(self) -> str:
+        """``base`` for a whole set, ``base[tag]`` for a subset (the search log's name for it)."""
         return self.base if self.rows is None else f"{self.base}[{self.tag}]"
 
     def __eq__(self, other: object) -> bool:
@@ -58,7 +90,11 @@ class SetRef:
 
 @dataclass(frozen=True)
 class SearchRequest:
-    """A neighbour search a metric will ask for: ``k`` nearest records of ``ref`` for each record of ``query``."""
+    """A neighbour search a metric will ask for: ``k`` nearest records of ``ref`` for each record of ``query``.
+
+    Made by :meth:`Context.request` and returned by a metric's ``plan``. The evaluation plans the requests of all
+    its metrics before any searches, and each (space, query, ref) then runs once with the largest ``k`` asked for.
+    """
 
     space: SpaceSpec
     query: SetRef
@@ -102,7 +138,11 @@ class SearchRecord:
 
 
 class _Engine:
-    def __init__(self, data: PreparedData, *, progress: bool, search_engine: str = "auto", device: str = "cpu",
+    """The caches one evaluation shares between its contexts: fitted encoders, encodings, search trees, neighbour
+    tables (keyed by space, query key and reference key), the planned ``k`` per search, memoised steps and the log
+    of the searches run. Metrics reach it only through a :class:`Context`."""
+
+    def __init__(self, data: PreparedData, *, progress: bool, search_engine: Engine = "auto", device: Device = "cpu",
                  client: Any = None):
         self.data = data
         self.dask = None
@@ -203,6 +243,7 @@ class _Engine:
         t0 = time.perf_counter()
         desc = f"{spec.label}: {query.label} -> {ref.label}"
         where: dict[str, Any] = {}
+        choice: nb.SearchChoice | None
         if self.dask is not None:
             qn, qc = np.ascontiguousarray(qn), np.ascontiguousarray(qc)
             # the blocks are cut from the queries in the tree walk's visiting order, found once per query set as
@@ -262,7 +303,8 @@ class _Engine:
 
     # identity of records --------------------------------------------------------------------------------------
     def record_ids(self) -> dict[str, NDArray[np.int64]]:
-        """An id per record of every set; equal ids exactly when the records are identical (spec section 0)."""
+        """An id per record of every set; equal ids exactly when the records are identical (``docs/metrics.md``,
+        section "Shared machinery")."""
         if self._record_ids is None:
             with self.stage("identical records"):
                 self._record_ids = self._compute_record_ids()
@@ -308,16 +350,106 @@ class _TimedStage:
 
 
 class Context:
-    """What a metric's ``compute`` and ``plan`` see: the data, cached spaces and searches, and the roles.
+    """What a metric's ``plan`` and ``compute`` see: the data, cached encodings and searches, and the roles.
 
-    In the calibration context (spec section 4) the holdout plays the synthetic role: ``ctx.S == "H"`` and no
-    holdout is available.
+    An evaluation makes one context (:attr:`synthpriv_report.Evaluation.context`) and, when it calibrates, a
+    second one from :meth:`calibration`; both read the same caches, so a search or a memoised step is shared by
+    every metric and by both contexts.
+
+    Parameters
+    ----------
+    engine : _Engine
+        The evaluation's caches (encodings, trees, neighbour tables, memoised steps, the search log).
+    settings : mapping of str to object
+        The evaluation's settings (``random_state``, ``spaces``, ``n_components``, ``nndr_k``, ``key_fields``,
+        ...; :meth:`synthpriv_report.Evaluation.settings_dict` lists them). Copied.
+    syn : str, default "S"
+        The set in the synthetic role.
+    holdout : str or None, default "H"
+        The set in the holdout role; ``None``, or a set the data do not hold, leaves :attr:`H` None.
+    calibration : bool, default False
+        Whether this is the calibration context (:attr:`is_calibration`).
+
+    Attributes
+    ----------
+    T : str
+        The training (real) set: always ``"T"``.
+    S : str
+        The set in the synthetic role: ``"S"``, or ``"H"`` in the calibration context.
+    H : str or None
+        The holdout: ``"H"`` when the evaluation has one, else None; always None in the calibration context,
+        whose holdout is playing ``S``.
+    settings : dict of str to object
+        The evaluation's settings.
+    is_calibration : bool
+        True in the context made by :meth:`calibration`.
+
+    Notes
+    -----
+    **Roles.** A metric names sets through :attr:`T`, :attr:`S` and :attr:`H`, never by their letters, so that the
+    same code computes it with the holdout in the synthetic role: the calibration value, what the metric gives
+    for fresh real records the generator never saw (``docs/metrics.md``, section "Baselines: the holdout and the
+    calibration"). Anything a metric memoises that depends on the roles has ``ctx.S`` (and ``ctx.H``) in its key.
+
+    **Positions.** Every row position (a :class:`SetRef`'s rows, a neighbour table's ``idx``, a record id) is a
+    position in the evaluation's own order of the set: by default the canonical order, which depends on the
+    records' values alone (``row_order="canonical"`` of :class:`synthpriv_report.Evaluation`), otherwise the
+    caller's order (``row_order="as_given"``).
+
+    **Searches.** :meth:`knn` returns the ``k`` nearest records of a reference set for every record of a query set,
+    exactly, as a :class:`synthpriv_report.neighbors.NeighborTable`: ``dist`` of shape (n_query, k), float64,
+    ascending along each row, and ``idx`` of shape (n_query, k), int64, positions in the reference set. A metric
+    lists the searches it will ask for in ``plan`` (:meth:`request`); the evaluation plans every metric before it
+    computes any, and then runs each (space, query, ref) once, at the first :meth:`knn` that needs it, with the
+    largest ``k`` planned for it. Later calls with that ``k`` or less are slices of the cached table and never
+    search again. A call for more neighbours than are cached is searched again at the larger ``k`` (a second
+    entry in the search log, :attr:`synthpriv_report.Evaluation.searches`), so a metric that plans what it reads
+    causes no second search.
+
+    **Self-exclusion.** When the query and the reference set are the same (equal :attr:`SetRef.key`: the same
+    whole set, or the same subset), each query record is left out of its own neighbours by position, as
+    scikit-learn's ``NearestNeighbors.kneighbors()`` does without ``X``. Another record identical to it is still a
+    neighbour, at distance 0 (``docs/metrics.md``, section "Ties, self-matches and nearest records"). A subset
+    searched against its whole base set is not a within-set search: each record then finds itself.
+
+    **Ties and missing neighbours.** Distances within the package's tolerance (``|a - b| <= 1e-9 max(|a|, |b|) +
+    1e-12``, :mod:`synthpriv_report.neighbors`) are ties, and among tied references the lowest position comes
+    first, whichever engine ran. Where the reference set has fewer than ``k`` records (after self-exclusion), the
+    missing slots hold ``dist = inf`` and ``idx = -1``.
+
+    **Memoised steps.** :meth:`memo` runs an expensive step once per evaluation and key (a fit, a subsample, an
+    array several metrics read); :meth:`peek` and :meth:`cached_table` read the caches without computing, for
+    presentation code.
+
+    Examples
+    --------
+    How a metric uses it: ``plan`` lists the searches, ``compute`` reads them (registered with
+    :class:`synthpriv_report.registry.MetricSpec`, the evaluation calls both with its context; here ``compute``
+    is called directly, unplanned, so its search runs with the ``k`` it asks for).
+
+    >>> import pandas as pd
+    >>> from synthpriv_report import Evaluation
+    >>> T = pd.DataFrame({"x": [0.0, 1.0, 2.0, 4.0]})
+    >>> S = pd.DataFrame({"x": [0.9, 4.0]})
+    >>> ev = Evaluation(T, S, progress=False, calibrate=False, row_order="as_given")
+    >>> def plan(ctx, params):
+    ...     return [ctx.request("gower", ctx.S, ctx.T, 2)]
+    >>> def compute(ctx, params):
+    ...     table = ctx.knn("gower", ctx.S, ctx.T, 1)  # once planned, the first column of the k=2 table
+    ...     return table.idx[:, 0].tolist(), table.dist.shape, table.dist.dtype.name, table.idx.dtype.name
+    >>> compute(ev.context, {})
+    ([1, 3], (2, 1), 'float64', 'int64')
+    >>> _ = compute(ev.context, {}); ev.search_count  # the second call reads the cached table
+    1
+    >>> within = ev.context.knn("gower", "T", "T", 1)  # a set against itself: no record is its own neighbour
+    >>> within.idx[:, 0].tolist()
+    [1, 0, 1, 2]
     """
 
     def __init__(self, engine: _Engine, settings: Mapping[str, Any], *, syn: str = "S",
                  holdout: str | None = "H", calibration: bool = False):
         self._engine = engine
-        self.settings = dict(settings)
+        self.settings: dict[str, Any] = dict(settings)
         self.T = "T"
         self.S = syn
         self.H = holdout if holdout in engine.data.sizes else None
@@ -326,33 +458,74 @@ class Context:
     # data ---------------------------------------------------------------------------------------------------
     @property
     def data(self) -> PreparedData:
+        """The prepared data: every set's numbers and category codes, in the evaluation's row order."""
         return self._engine.data
 
     @property
     def fitted(self) -> Fitted:
+        """The encoders, fitted on the real records only (ranges, scales, category codes)."""
         return self._engine.fitted
 
     @property
     def random_state(self) -> int | None:
+        """The evaluation's seed: every random step of a metric draws from ``numpy.random.default_rng`` of it (or
+        of a number derived from it), so that the same evaluation gives the same numbers."""
         return self.settings["random_state"]
 
     def size(self, s: str | SetRef) -> int:
+        """Number of records of a set, or of a subset's rows.
+
+        Parameters
+        ----------
+        s : str or SetRef
+            A set name (``ctx.T``, ``ctx.S``, ``ctx.H``) or a reference.
+
+        Returns
+        -------
+        int
+        """
         if isinstance(s, SetRef):
             return self.data.sizes[s.base] if s.rows is None else int(s.rows.shape[0])
         return self.data.sizes[s]
 
     def full(self, base: str) -> SetRef:
+        """A reference to the whole set ``base`` (what a plain set name stands for)."""
         return SetRef(base)
 
-    def subset(self, base: str, rows: NDArray[np.int64], tag: str) -> SetRef:
+    def subset(self, base: str, rows: ArrayLike, tag: str) -> SetRef:
+        """A reference to some records of ``base``, to search from or against.
+
+        Parameters
+        ----------
+        base : str
+            The set (``ctx.T``, ``ctx.S``, ``ctx.H``).
+        rows : array of int, shape (n_rows,)
+            Positions in ``base``, in the order the subset's tables list them; converted to int64.
+        tag : str
+            The subset's name: it appears in the search log and is part of its identity (:class:`SetRef`).
+
+        Returns
+        -------
+        SetRef
+            Searches against it return positions within ``rows``; a search of it against itself leaves each
+            record out of its own neighbours.
+        """
         return SetRef(base, np.asarray(rows, dtype=np.int64), tag)
 
-    def calibration(self) -> "Context":
-        """The same caches with H in the role of S (only when a holdout exists)."""
+    def calibration(self) -> Context:
+        """The calibration context: the same caches with the holdout in the role of the synthetic set.
+
+        Returns
+        -------
+        Context
+            ``S == "H"``, ``H is None`` and ``is_calibration`` true. Call it only when the evaluation has a holdout.
+        """
         return Context(self._engine, self.settings, syn="H", holdout=None, calibration=True)
 
     # spaces -------------------------------------------------------------------------------------------------
     def space(self, name: str | SpaceSpec) -> SpaceSpec:
+        """The space of a name (``"gower"``, ``"euclidean"``, ``"hamming"``, ``"projected"``) or a spec, with the
+        evaluation's number of projected components filled in (``n_components``, default 0.95 of the variance)."""
         spec = as_space(name)
         if spec.kind == "projected" and spec.n_components is None:
             spec = replace(spec, n_components=self.settings.get("n_components") or 0.95)
@@ -366,17 +539,28 @@ class Context:
         return self.space(choice.get(metric, default))
 
     def encoding(self, space: str | SpaceSpec) -> Encoding:
+        """The compact encoding of every set in ``space`` (built on first use, then cached): per set, numeric
+        coordinates (n, q) float64 and category codes (n, c) int64."""
         return self._engine.encoding(self.space(space))
 
     def projection(self, space: str | SpaceSpec = "projected") -> Projection:
+        """The PCA behind a projected space (fitted on the real records; built with its encoding)."""
         spec = self.space(space)
         self._engine.encoding(spec)
         return self._engine.projections[spec]
 
     def embedding(self, s: str | SetRef, space: str | SpaceSpec = "euclidean") -> NDArray[np.float64]:
         """Dense one-hot euclidean embedding (classifier features) of a set or of a subset's rows (in the
-        subset's order). Not cached: a whole set's embedding is large (a million records by about a hundred
-        coordinates: 0.9 GB), so callers embed the rows they use, or a set in :meth:`embedding_blocks`."""
+        subset's order).
+
+        Not cached: a whole set's embedding is large (a million records by about a hundred coordinates: 0.9 GB),
+        so callers embed the rows they use, or a set in :meth:`embedding_blocks`.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_rows, n_features)
+            Squared euclidean distances between rows equal the space's own.
+        """
         from .spaces import embed
 
         ref = self._ref(s)
@@ -385,7 +569,12 @@ class Context:
     def embedding_blocks(self, s: str | SetRef, space: str | SpaceSpec = "euclidean", *,
                          rows_per_block: int = 1 << 16) -> Iterator[NDArray[np.float64]]:
         """The dense embedding of a set (or subset) in consecutive blocks of rows, in order; a row's embedding
-        does not depend on the block it is in."""
+        does not depend on the block it is in.
+
+        Yields
+        ------
+        ndarray of float64, shape (at most rows_per_block, n_features)
+        """
         from .spaces import embed
 
         ref = self._ref(s)
@@ -399,6 +588,14 @@ class Context:
         return s if isinstance(s, SetRef) else SetRef(s)
 
     def request(self, space: str | SpaceSpec, query: str | SetRef, ref: str | SetRef, k: int) -> SearchRequest:
+        """For a plan: ``compute`` will call :meth:`knn` with these arguments (and at most this ``k``).
+
+        Returns
+        -------
+        SearchRequest
+            Nothing is searched; the evaluation runs each planned (space, query, ref) once, with the largest ``k``
+            any of its metrics requested.
+        """
         return SearchRequest(self.space(space), self._ref(query), self._ref(ref), int(k))
 
     def tree_request(self, space: str | SpaceSpec, ref: str | SetRef) -> TreeRequest:
@@ -406,15 +603,43 @@ class Context:
         return TreeRequest(self.space(space), self._ref(ref))
 
     def knn(self, space: str | SpaceSpec, query: str | SetRef, ref: str | SetRef, k: int) -> nb.NeighborTable:
-        """k nearest records of ``ref`` for every record of ``query`` (cached; a within-set search excludes each
-        record itself by position)."""
+        """The ``k`` nearest records of ``ref`` for every record of ``query``, exact.
+
+        Parameters
+        ----------
+        space : str or SpaceSpec
+            The distance space (``"gower"``, ``"euclidean"``, ``"hamming"``, ``"projected"`` or a spec).
+        query : str or SetRef
+            The records whose neighbours are sought (n_query of them).
+        ref : str or SetRef
+            The records searched.
+        k : int
+            Number of neighbours.
+
+        Returns
+        -------
+        NeighborTable
+            ``dist``: ndarray of float64, shape (n_query, k), ascending along each row; ``idx``: ndarray of int64,
+            shape (n_query, k), positions in ``ref`` (within the subset for a subset). Slots beyond the number
+            of references hold ``inf`` and ``-1``.
+
+        Notes
+        -----
+        Searched at the first call only, with the largest ``k`` planned for (space, query, ref), and cached; a
+        call with that ``k`` or less returns the first ``k`` columns of the cached table without searching. A
+        call with a larger ``k`` than is cached searches again at that ``k``. When ``query`` and ``ref`` are the
+        same set or subset, each record is left out of its own neighbours (by position; identical records
+        elsewhere in the set remain). Ties, within the package's tolerance, go to the lowest reference position.
+        See :class:`Context`.
+        """
         return self._engine.knn(self.space(space), self._ref(query), self._ref(ref), int(k))
 
     def cached_table(self, space: str | SpaceSpec, query: str | SetRef,
                      ref: str | SetRef) -> nb.NeighborTable | None:
         """The neighbour table of ``(space, query, ref)`` if a metric already searched it, else None.
 
-        Never searches: presentation code reads tables through this.
+        Never searches: presentation code reads tables through this. The table has every column searched (the
+        largest ``k`` planned), not only those one metric read.
         """
         return self._engine.tables.get((self.space(space), self._ref(query).key, self._ref(ref).key))
 
@@ -423,28 +648,46 @@ class Context:
         so that the tree is kept until the metric has been computed)."""
         return self._engine.tree(self.space(space), self._ref(ref))
 
-    def query_arrays(self, space: str | SpaceSpec, query: str | SetRef):
+    def query_arrays(self, space: str | SpaceSpec,
+                     query: str | SetRef) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+        """The encoded rows of ``query`` in ``space``: numeric coordinates, shape (n_query, q), float64, and
+        category codes, shape (n_query, c), int64, both C-contiguous (what the search kernels take)."""
         enc = self.encoding(space)
         q = self._ref(query)
         qn = enc.num[q.base] if q.rows is None else enc.num[q.base][q.rows]
         qc = enc.cat[q.base] if q.rows is None else enc.cat[q.base][q.rows]
         return np.ascontiguousarray(qn), np.ascontiguousarray(qc)
 
-    def farthest(self, space: str | SpaceSpec, a: str, b: str) -> tuple[float, int, int]:
-        """Exact farthest pair between sets ``a`` and ``b`` (cached)."""
+    def farthest(self, space: str | SpaceSpec, a: str | SetRef, b: str | SetRef) -> tuple[float, int, int]:
+        """Exact farthest pair between sets ``a`` and ``b`` (memoised).
+
+        Returns
+        -------
+        (d_max, i, j) : tuple of (float, int, int)
+            The largest distance between a record of ``a`` and one of ``b``, at positions ``i`` in ``a`` and ``j``
+            in ``b``. Reads the two sets' trees: plan a :meth:`tree_request` for each.
+        """
         spec = self.space(space)
         return self.memo(("farthest", spec, a, b),
                          lambda: nb.farthest_pair(self.encoding(spec), self.tree(spec, a), self.tree(spec, b)))
 
     # identity -----------------------------------------------------------------------------------------------
     def record_ids(self, s: str | SetRef) -> NDArray[np.int64]:
+        """An id per record of a set (or of a subset's rows, in their order), shape (n,), int64: two records
+        have equal ids exactly when they are identical, across all sets (``docs/metrics.md``, section "Shared
+        machinery")."""
         ref = self._ref(s)
         ids = self._engine.record_ids()[ref.base]
         return ids if ref.rows is None else ids[ref.rows]
 
     def identical_in(self, query: str | SetRef, ref: str | SetRef) -> NDArray[np.bool_]:
-        """For each query record: has ``ref`` an identical record (spec section 0)? Within one set the record
-        itself does not count, an exact duplicate elsewhere does."""
+        """For each query record: has ``ref`` an identical record?
+
+        Returns
+        -------
+        ndarray of bool, shape (n_query,)
+            Within one set (equal keys) the record itself does not count, an exact duplicate elsewhere does.
+        """
         q, r = self._ref(query), self._ref(ref)
         qi, ri = self.record_ids(q), self.record_ids(r)
         if q.key == r.key:
@@ -453,13 +696,41 @@ class Context:
         return np.isin(qi, ri)
 
     # generic memo -------------------------------------------------------------------------------------------
-    def memo(self, key: Any, fn: Callable[[], Any]) -> Any:
-        """Cache the result of an expensive step (a fit, a subsample) on the evaluation."""
+    def memo(self, key: Hashable, fn: Callable[[], R]) -> R:
+        """Cache the result of an expensive step (a fit, a subsample, arrays several metrics read) on the
+        evaluation.
+
+        Parameters
+        ----------
+        key : hashable
+            Names the step and everything its result depends on: the roles (``ctx.S``, ``ctx.H``), the space,
+            ``random_state``. The cache is shared by every metric and by the calibration context.
+        fn : callable
+            Computes the result; called only when ``key`` is not cached.
+
+        Returns
+        -------
+        object
+            ``fn()``'s result, the same object at every later call with ``key``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from synthpriv_report import Evaluation
+        >>> ctx = Evaluation(pd.DataFrame({"x": [0.0, 1.0]}), pd.DataFrame({"x": [0.5]}), progress=False).context
+        >>> ctx.peek(("doc", "answer")) is None
+        True
+        >>> ctx.memo(("doc", "answer"), lambda: 42), ctx.memo(("doc", "answer"), lambda: 0)
+        (42, 42)
+        >>> ctx.peek(("doc", "answer"))
+        42
+        """
         store = self._engine.memo
         if key not in store:
             store[key] = fn()
         return store[key]
 
-    def peek(self, key: Any) -> Any:
-        """What :meth:`memo` cached under ``key``, or None (never computes)."""
+    def peek(self, key: Hashable) -> Any:
+        """What :meth:`memo` cached under ``key``, or None (never computes; a step whose result is None reads the
+        same as one not run)."""
         return self._engine.memo.get(key)

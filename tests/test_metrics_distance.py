@@ -18,14 +18,14 @@ import pandas as pd
 import pytest
 
 from synthpriv_report import Evaluation
+from synthpriv_report.levels import grade
 from synthpriv_report.metrics.arrays import nndr_arrays, nndr_values
 from synthpriv_report.metrics.copies import exact_copy_share
 from synthpriv_report.metrics.dcr import dcr_histogram
 from synthpriv_report.metrics.holdout_share import holdout_dcr_share
 from synthpriv_report.metrics.holdout_tests import holdout_test, nn_ratio
 from synthpriv_report.metrics.privacy_score import privacy_score_arrays, proximity_ratio_score
-from synthpriv_report.metrics.shift import holdout_shift, holdout_shift_note
-from synthpriv_report.levels import grade
+from synthpriv_report.metrics.shift import HoldoutShift, holdout_shift, holdout_shift_note
 from synthpriv_report.results import MetricResult, not_computed
 from synthpriv_report.verdict import compute_verdict
 
@@ -327,11 +327,11 @@ def test_proximity_ratio_score_pure() -> None:
     # TTPR [1, 2, 3, 4], alpha .25: q = 1 + .75 (2 - 1) = 1.75; f_TT = 1/4; TSPR [.5, .5, 3, 4]: f_TS = 2/4
     # score = 100 * (.25 / .5) = 50
     r = proximity_ratio_score([1.0, 2.0, 3.0, 4.0], [0.5, 0.5, 3.0, 4.0], alpha=0.25)
-    assert (r["q"], r["f_tt"], r["f_ts"], r["score"]) == (1.75, 0.25, 0.5, 50.0)
+    assert (r.q, r.f_tt, r.f_ts, r.score) == (1.75, 0.25, 0.5, 50.0)
     # f_TS = 0 -> 100
-    assert proximity_ratio_score([1.0, 2.0, 3.0], [9.0, 9.0, 9.0], alpha=0.1)["score"] == 100.0
+    assert proximity_ratio_score([1.0, 2.0, 3.0], [9.0, 9.0, 9.0], alpha=0.1).score == 100.0
     # f_TT > f_TS -> capped at 100
-    assert proximity_ratio_score([1.0, 1.0, 1.0, 4.0], [5.0, 5.0, 5.0, 0.5], alpha=0.1)["score"] == 100.0
+    assert proximity_ratio_score([1.0, 1.0, 1.0, 4.0], [5.0, 5.0, 5.0, 0.5], alpha=0.1).score == 100.0
     with pytest.raises(ValueError, match="alpha"):
         proximity_ratio_score([1.0], [1.0], alpha=1.5)
 
@@ -453,23 +453,23 @@ def test_zero_denominator_makes_tests_not_computed() -> None:
     for m in ("dcr_test", "nndr_test"):
         assert not res[m].computed and res[m].value is None
         assert "0" in res[m].reason_not_computed
-    assert holdout_test([0.0, 0.0], [1.0])["score"] is None
+    assert holdout_test([0.0, 0.0], [1.0]).score is None
 
 
 def test_holdout_test_bands_at_the_boundaries() -> None:
     # D = 100 (10 - 9) / 10 = 10 exactly -> Medium; D = 100 (2 - 1) / 2 = 50 exactly -> Medium
     r = holdout_test([10.0], [9.0])
-    assert r["D"] == 10.0 and r["band"] == "Medium privacy" and r["score"] == 90.0
+    assert r.D == 10.0 and r.band == "Medium privacy" and r.score == 90.0
     r = holdout_test([2.0], [1.0])
-    assert r["D"] == 50.0 and r["band"] == "Medium privacy" and r["score"] == 50.0
+    assert r.D == 50.0 and r.band == "Medium privacy" and r.score == 50.0
     # D just below 10 -> High privacy; above 50 -> Low; negative D -> score 100
-    assert holdout_test([100.0], [90.5])["band"] == "High privacy"
+    assert holdout_test([100.0], [90.5]).band == "High privacy"
     r = holdout_test([4.0], [1.0])
-    assert r["D"] == 75.0 and r["band"] == "Low privacy" and r["score"] == 25.0
+    assert r.D == 75.0 and r.band == "Low privacy" and r.score == 25.0
     r = holdout_test([1.0], [3.0])
-    assert r["D"] == -200.0 and r["score"] == 100.0 and r["band"] == "High privacy"
+    assert r.D == -200.0 and r.score == 100.0 and r.band == "High privacy"
     # median statistic: median [1, 2, 9] = 2 vs median [1, 1, 1, 5] = 1 -> D = 50
-    assert holdout_test([1.0, 2.0, 9.0], [1.0, 1.0, 1.0, 5.0], statistic="median")["D"] == 50.0
+    assert holdout_test([1.0, 2.0, 9.0], [1.0, 1.0, 1.0, 5.0], statistic="median").D == 50.0
     with pytest.raises(ValueError, match="statistic"):
         holdout_test([1.0], [1.0], statistic="mode")
 
@@ -625,8 +625,8 @@ def test_row_order_does_not_matter() -> None:
 def test_pure_helpers() -> None:
     # holdout share: wins (.1 < .2), tie (.2 = .2), loss (.3 > .1), win (.4 < .5): (2 + .5) / 4
     r = holdout_dcr_share([0.1, 0.2, 0.3, 0.4], [0.2, 0.2, 0.1, 0.5])
-    assert (r["share"], r["wins"], r["ties"], r["k"]) == (0.625, 2, 1, 3)
-    assert r["p_value"] == pytest.approx(5 / 16)
+    assert (r.share, r.wins, r.ties, r.k) == (0.625, 2, 1, 3)
+    assert r.p_value == pytest.approx(5 / 16)
     share, ci = exact_copy_share([True, False, False, True])
     assert share == 0.5 and ci == pytest.approx(_wilson(0.5, 4))
     h = dcr_histogram([0.0, 0.5, 1.0], gower=True, bins=2)
@@ -661,10 +661,10 @@ def test_holdout_shift_by_hand() -> None:
     # holdout [.3, .4, .5] against within-real [.1, .2, .3]: the holdout record is farther in 2 + 3 + 3 pairs
     # and ties in one (.3 = .3, counted one half): AUC = 8.5 / 9
     r = holdout_shift([0.3, 0.4, 0.5], [0.1, 0.2, 0.3])
-    assert r["auc"] == pytest.approx(8.5 / 9)
-    assert (r["median_holdout"], r["median_within"], r["n_holdout"], r["n_within"]) == (0.4, 0.2, 3, 3)
+    assert r.auc == pytest.approx(8.5 / 9)
+    assert (r.median_holdout, r.median_within, r.n_holdout, r.n_within) == (0.4, 0.2, 3, 3)
     # U = 8.5, mean n1 n2 / 2 = 4.5; tie-corrected variance 9/12 (7 - (2^3 - 2) / 30) = 5.1: z = 4 / sqrt(5.1)
-    assert r["p_value"] == pytest.approx(0.07652, abs=1e-4)
+    assert r.p_value == pytest.approx(0.07652, abs=1e-4)
     with pytest.raises(ValueError, match="at least one distance"):
         holdout_shift([], [0.1])
 
@@ -672,12 +672,12 @@ def test_holdout_shift_by_hand() -> None:
 def test_holdout_shift_note_needs_both_a_small_p_and_a_real_difference() -> None:
     base = {"median_holdout": 0.0109, "median_within": 0.00855, "n_holdout": 7563, "n_within": 31648}
     assert holdout_shift_note(None) is None
-    assert holdout_shift_note({**base, "auc": 0.561, "p_value": 0.002}) is None  # not significant enough
-    assert holdout_shift_note({**base, "auc": 0.515, "p_value": 1e-9}) is None  # significant but tiny
-    far = holdout_shift_note({**base, "auc": 0.561, "p_value": 1e-60})
+    assert holdout_shift_note(HoldoutShift(**base, auc=0.561, p_value=0.002)) is None  # not significant enough
+    assert holdout_shift_note(HoldoutShift(**base, auc=0.515, p_value=1e-9)) is None  # significant but tiny
+    far = holdout_shift_note(HoldoutShift(**base, auc=0.561, p_value=1e-60))
     assert "farther from the training records" in far and "56.1% of pairs" in far and "0.0109" in far
     assert "report a risk that is not there" in far and len(far) < 600
-    near = holdout_shift_note({**base, "auc": 0.3, "p_value": 1e-60})
+    near = holdout_shift_note(HoldoutShift(**base, auc=0.3, p_value=1e-60))
     assert "closer to the training records" in near and "70.0% of pairs" in near and "hide a risk" in near
 
 

@@ -46,11 +46,12 @@ def test_mir_scores_by_hand():
     # real test records: 5 (labels 1), predicted real 3 -> recall 3/5 = 0.6
     # holdout: 8 records, 2 predicted real -> 0.25; advantage 0.6 - 0.25 = 0.35
     s = rc.mir_scores([1, 1, 1, 1, 1, 0, 0], [1, 0, 1, 0, 1, 1, 1], [0, 1, 0, 0, 1, 0, 0, 0])
-    assert s["recall"] == pytest.approx(0.6)
-    assert s["n_real_test"] == 5
-    assert s["holdout_predicted_real"] == pytest.approx(0.25)
-    assert s["membership_advantage"] == pytest.approx(0.35)
-    assert "membership_advantage" not in rc.mir_scores([1, 0], [1, 0])
+    assert s.recall == pytest.approx(0.6)
+    assert s.n_real_test == 5
+    assert s.holdout_predicted_real == pytest.approx(0.25)
+    assert s.membership_advantage == pytest.approx(0.35)
+    no_holdout = rc.mir_scores([1, 0], [1, 0])
+    assert no_holdout.membership_advantage is None and no_holdout.n_holdout is None
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ so a slider move or a second metric never searches again. Definitions: ``docs/me
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,19 @@ from numpy.typing import ArrayLike, NDArray
 from .. import stats
 from ..results import MetricResult
 from ..spaces import SpaceSpec
+
+
+@dataclass(frozen=True)
+class SmallResult:
+    """Base of the typed results of the pure metric functions (frozen dataclasses of a few named numbers).
+
+    A result is read by attribute (``r.share``); :meth:`to_dict` gives the same numbers as a dictionary, which is
+    how a result enters a :class:`~synthpriv_report.results.MetricResult`'s details or a JSON document.
+    """
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields by name, in the order they are declared (a shallow copy: values are the objects held)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 #: The small constant of every distance ratio: ``(a + EPS) / (b + EPS)`` stays finite when ``b`` is 0.

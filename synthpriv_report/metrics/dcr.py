@@ -17,7 +17,7 @@ from .. import stats
 from ..params import N_BOOTSTRAP, SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, ResultJSON, Words, register
 from ..results import MetricResult
-from .arrays import describe, figure_evidence, space_for, dcr_arrays
+from .arrays import dcr_arrays, describe, figure_evidence, space_for
 from .shift import holdout_shift_note, holdout_shift_of
 
 
@@ -87,7 +87,7 @@ def _dcr_compute(ctx, params) -> MetricResult:
     details["baseline"] = baseline
     shift = holdout_shift_of(ctx)
     if shift is not None:
-        details["holdout_vs_within_real"] = shift
+        details["holdout_vs_within_real"] = shift.to_dict()
     note = holdout_shift_note(shift)
     return MetricResult(name="dcr", value=s["median"], interval=s["median_ci"], details=details,
                         space=a["space"], evidence=dcr_evidence(a), notes=(note,) if note else ())

@@ -6,24 +6,56 @@ Definition, source and choices: ``docs/metrics.md``, section "holdout_dcr_share"
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import evidence
+from .. import evidence, stats
 from .. import plotting as plot
-from .. import stats
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, ResultJSON, Words, register, verdict_alpha
 from ..results import MetricResult
 from ..wording import fmt_share
-from .arrays import space_for
+from .arrays import SmallResult, space_for
 from .shift import holdout_shift_notes, holdout_shift_requests
 
 
-def holdout_dcr_share(dcr_train: ArrayLike, dcr_holdout: ArrayLike) -> dict[str, Any]:
-    """Share of synthetic records closer to train than to holdout, ties counted one half (spec 2.2).
+@dataclass(frozen=True)
+class HoldoutShare(SmallResult):
+    """What :func:`holdout_dcr_share` finds.
+
+    Attributes
+    ----------
+    share : float
+        Share of synthetic records closer to the training set than to the holdout, ties counted one half.
+    wins : int
+        Synthetic records strictly closer to the training set (beyond the tie tolerance).
+    ties : int
+        Synthetic records at a tied distance from both.
+    n : int
+        Synthetic records.
+    interval : tuple of (float, float)
+        Wilson 95% interval of ``share``.
+    k : int
+        ``wins + ties / 2`` rounded half up: the successes of the binomial test.
+    p_value : float
+        Exact one-sided binomial test of ``k`` successes in ``n`` trials against 0.5.
+    """
+
+    share: float
+    wins: int
+    ties: int
+    n: int
+    interval: tuple[float, float]
+    k: int
+    p_value: float
+
+
+def holdout_dcr_share(dcr_train: ArrayLike, dcr_holdout: ArrayLike) -> HoldoutShare:
+    """Share of synthetic records closer to train than to holdout, ties counted one half (``docs/metrics.md``,
+    section "holdout_dcr_share").
 
     Parameters
     ----------
@@ -32,24 +64,25 @@ def holdout_dcr_share(dcr_train: ArrayLike, dcr_holdout: ArrayLike) -> dict[str,
 
     Returns
     -------
-    dict
+    HoldoutShare
         ``share``, ``wins``, ``ties``, ``n``, ``interval`` (Wilson), ``k`` = round-half-up(wins + ties/2) and
         ``p_value`` (exact one-sided binomial test of k successes in n trials against 0.5).
 
+    Examples
+    --------
     >>> r = holdout_dcr_share([0.1, 0.2, 0.3, 0.4], [0.2, 0.2, 0.1, 0.5])
-    >>> r["share"], r["wins"], r["ties"], r["k"]
+    >>> r.share, r.wins, r.ties, r.k
     (0.625, 2, 1, 3)
     """
     share, wins, nties, n = stats.win_share(dcr_train, dcr_holdout)
     k = stats.round_half_up(wins + 0.5 * nties)
-    return {
-        "share": share, "wins": wins, "ties": nties, "n": n, "interval": stats.wilson(share, n), "k": k,
-        "p_value": stats.binomial_p_greater(k, n, 0.5),
-    }
+    return HoldoutShare(share=share, wins=wins, ties=nties, n=n, interval=stats.wilson(share, n), k=k,
+                        p_value=stats.binomial_p_greater(k, n, 0.5))
 
 
 def _holdout_share_sets(ctx: Any):
-    """Equal-sized real sets for spec 2.2: a random subsample of the larger one (default_rng(random_state))."""
+    """Equal-sized real sets for the share (``docs/metrics.md``, section "holdout_dcr_share"): a random
+    subsample of the larger one (default_rng(random_state))."""
 
     def make():
         n_t, n_h = ctx.size(ctx.T), ctx.size(ctx.H)
@@ -71,7 +104,26 @@ def _share_plan(ctx, params):
     return [ctx.request(sp, ctx.S, t_ref, 1), ctx.request(sp, ctx.S, h_ref, 1), *holdout_shift_requests(ctx)]
 
 
-def share_level_bounds(d_t: ArrayLike, d_h: ArrayLike, near_t: ArrayLike, near_h: ArrayLike) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ShareLevelBound(SmallResult):
+    """What :func:`share_level_bounds` finds: the bound the level of ``holdout_dcr_share`` is read from.
+
+    Attributes
+    ----------
+    lower_bound_for_level : float
+        Lower confidence bound of the share at the verdict's per-check level.
+    design_effect : float
+        Variance inflation from synthetic records that share their nearest real record.
+    check_alpha : float
+        The verdict's per-check level the bound is taken at.
+    """
+
+    lower_bound_for_level: float
+    design_effect: float
+    check_alpha: float
+
+
+def share_level_bounds(d_t: ArrayLike, d_h: ArrayLike, near_t: ArrayLike, near_h: ArrayLike) -> ShareLevelBound:
     """The bound the level of ``holdout_dcr_share`` rests on: the lower confidence bound of the share at the
     verdict's per-check level, Wilson's at the effective number of synthetic records.
 
@@ -87,7 +139,7 @@ def share_level_bounds(d_t: ArrayLike, d_h: ArrayLike, near_t: ArrayLike, near_h
     nt = np.asarray(near_t, dtype=np.int64)
     groups = np.where(dh < dt, nt.max(initial=0) + 1 + np.asarray(near_h, dtype=np.int64), nt)
     b = evidence.share_bounds(y, groups, alpha=verdict_alpha())
-    return {"lower_bound_for_level": b["lower"], "design_effect": b["deff"], "check_alpha": verdict_alpha()}
+    return ShareLevelBound(lower_bound_for_level=b["lower"], design_effect=b["deff"], check_alpha=verdict_alpha())
 
 
 def _share_compute(ctx, params) -> MetricResult:
@@ -96,12 +148,12 @@ def _share_compute(ctx, params) -> MetricResult:
     tab_t, tab_h = ctx.knn(sp, ctx.S, t_ref, 1), ctx.knn(sp, ctx.S, h_ref, 1)
     d_t, d_h = tab_t.dist[:, 0], tab_h.dist[:, 0]
     r = holdout_dcr_share(d_t, d_h)
-    details = {k: r[k] for k in ("wins", "ties", "n", "k", "p_value")}
-    details.update(share_level_bounds(d_t, d_h, tab_t.idx[:, 0], tab_h.idx[:, 0]))
+    details: dict[str, Any] = {"wins": r.wins, "ties": r.ties, "n": r.n, "k": r.k, "p_value": r.p_value}
+    details.update(share_level_bounds(d_t, d_h, tab_t.idx[:, 0], tab_h.idx[:, 0]).to_dict())
     details["real_sizes_used"] = {"training": ctx.size(t_ref), "holdout": ctx.size(h_ref)}
     details["subsampled"] = ("training" if t_ref.rows is not None
                              else "holdout" if h_ref.rows is not None else None)
-    return MetricResult(name="holdout_dcr_share", value=r["share"], interval=r["interval"], details=details,
+    return MetricResult(name="holdout_dcr_share", value=r.share, interval=r.interval, details=details,
                         space=sp.label, notes=holdout_shift_notes(ctx))
 
 

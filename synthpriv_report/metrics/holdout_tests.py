@@ -7,7 +7,7 @@ Definition, source and choices: ``docs/metrics.md``, sections "dcr_test" and "nn
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -19,17 +19,61 @@ from ..results import MetricResult, not_computed
 from ..spaces import SpaceSpec
 from ..wording import _finite as finite
 from ..wording import fmt_number
-from .arrays import eps_ratio, space_for
+from .arrays import SmallResult, eps_ratio, space_for
 from .shift import holdout_shift_notes, holdout_shift_requests
 
 
-def holdout_test(ref_values: ArrayLike, syn_values: ArrayLike, *, statistic: str = "mean") -> dict[str, Any]:
-    """Seed 004's holdout-referenced test: D = 100 (stat_HT - stat_ST) / stat_HT; score = 100 - max(D, 0),
-    floored at 0 (spec 2.5). Bands: D < 10 High privacy, 10 <= D <= 50 Medium, D > 50 Low.
+@dataclass(frozen=True)
+class HoldoutTest(SmallResult):
+    """What :func:`holdout_test` finds.
 
-    Returns ``None`` for ``score`` with a ``reason`` when stat_HT is 0.
+    Attributes
+    ----------
+    stat_ht : float
+        The statistic (mean or median) of the holdout records' values (distances to the training data).
+    stat_st : float
+        The same statistic of the synthetic records' values.
+    D : float or None
+        ``100 (stat_ht - stat_st) / stat_ht``, the drop in percent; None when ``stat_ht`` is 0.
+    score : float or None
+        ``100 - max(D, 0)`` floored at 0, higher is safer; None when ``stat_ht`` is 0.
+    band : str or None
+        ``"High privacy"`` (D < 10), ``"Medium privacy"`` (10 <= D <= 50) or ``"Low privacy"`` (D > 50); None when
+        ``stat_ht`` is 0.
+    reason : str or None
+        Why ``D`` is undefined, else None.
+    """
 
-    >>> r = holdout_test([1.0, 1.0], [0.5, 0.5]); r["D"], r["score"], r["band"]
+    stat_ht: float
+    stat_st: float
+    D: float | None
+    score: float | None
+    band: str | None
+    reason: str | None
+
+
+def holdout_test(ref_values: ArrayLike, syn_values: ArrayLike, *, statistic: str = "mean") -> HoldoutTest:
+    """The holdout-referenced test: D = 100 (stat_HT - stat_ST) / stat_HT; score = 100 - max(D, 0), floored at 0
+    (``docs/metrics.md``, sections "dcr_test" and "nndr_test"). Bands: D < 10 High privacy, 10 <= D <= 50 Medium,
+    D > 50 Low.
+
+    Parameters
+    ----------
+    ref_values : array of shape (n_holdout,)
+        The holdout records' values (DCR or nearest-neighbour distance ratio to the training data).
+    syn_values : array of shape (n_synthetic,)
+        The synthetic records' values.
+    statistic : {"mean", "median"}, default "mean"
+        The statistic compared.
+
+    Returns
+    -------
+    HoldoutTest
+        ``score``, ``D`` and ``band`` are None, with a ``reason``, when stat_HT is 0.
+
+    Examples
+    --------
+    >>> r = holdout_test([1.0, 1.0], [0.5, 0.5]); r.D, r.score, r.band
     (50.0, 50.0, 'Medium privacy')
     """
     f = np.mean if statistic == "mean" else np.median
@@ -38,16 +82,17 @@ def holdout_test(ref_values: ArrayLike, syn_values: ArrayLike, *, statistic: str
     ht = float(f(np.asarray(ref_values, dtype=np.float64)))
     st = float(f(np.asarray(syn_values, dtype=np.float64)))
     if ht == 0:
-        return {"stat_ht": ht, "stat_st": st, "D": None, "score": None, "band": None,
-                "reason": f"the holdout-to-train {statistic} is 0, so D is undefined"}
+        return HoldoutTest(stat_ht=ht, stat_st=st, D=None, score=None, band=None,
+                           reason=f"the holdout-to-train {statistic} is 0, so D is undefined")
     d = 100.0 * (ht - st) / ht
     score = max(0.0, 100.0 - max(d, 0.0))
     band = "Low privacy" if d > 50 else ("Medium privacy" if d >= 10 else "High privacy")
-    return {"stat_ht": ht, "stat_st": st, "D": d, "score": score, "band": band, "reason": None}
+    return HoldoutTest(stat_ht=ht, stat_st=st, D=d, score=score, band=band, reason=None)
 
 
 def nn_ratio(d1: ArrayLike, d2: ArrayLike) -> NDArray[np.float64]:
-    """ratio(x) = d1/d2 with the eps convention, and 0 when d1 = 0 (a copy is the riskiest case; spec 2.5).
+    """ratio(x) = d1/d2 with the eps convention, and 0 when d1 = 0 (a copy is the riskiest case;
+    ``docs/metrics.md``, section "nndr_test").
 
     >>> [round(v, 9) for v in nn_ratio([0.0, 1.0], [1.0, 2.0]).tolist()]
     [0.0, 0.5]
@@ -74,8 +119,8 @@ def _test_plan(metric: str, k: int):
 def _test_result(metric: str, ctx, params, ref_vals, syn_vals, sp: SpaceSpec, quantity: str) -> MetricResult:
     stat = params["test_statistic"]
     r = holdout_test(ref_vals, syn_vals, statistic=stat)
-    if r["score"] is None:
-        return not_computed(metric, r["reason"], space=sp.label)
+    if r.score is None:
+        return not_computed(metric, r.reason or "", space=sp.label)
     nb = int(params["n_bootstrap"])
     rep_h = stats.bootstrap_replicates(ref_vals, statistic=stat, n_resamples=nb, random_state=ctx.random_state)
     rep_s = stats.bootstrap_replicates(syn_vals, statistic=stat, n_resamples=nb,
@@ -85,14 +130,14 @@ def _test_result(metric: str, ctx, params, ref_vals, syn_vals, sp: SpaceSpec, qu
     rep_score = np.maximum(0.0, 100.0 - np.maximum(rep_d, 0.0))
     finite_d = rep_d[np.isfinite(rep_d)]
     d_lower = float(np.quantile(finite_d, verdict_alpha())) if finite_d.size else float("nan")
-    details = {"statistic": stat, "quantity": quantity, f"{quantity}_HT": r["stat_ht"],
-               f"{quantity}_ST": r["stat_st"], "D": r["D"], "band": r["band"],
+    details = {"statistic": stat, "quantity": quantity, f"{quantity}_HT": r.stat_ht,
+               f"{quantity}_ST": r.stat_st, "D": r.D, "band": r.band,
                f"{quantity}_HT_ci": stats.percentile_interval(rep_h),
                f"{quantity}_ST_ci": stats.percentile_interval(rep_s), "D_ci": stats.percentile_interval(rep_d),
                "n_holdout": int(np.size(ref_vals)), "n_synthetic": int(np.size(syn_vals)),
                "D_lower_bound_for_level": d_lower, "check_alpha": verdict_alpha(),
                "interval_method": "percentile bootstrap 95%, holdout and synthetic resampled independently"}
-    return MetricResult(name=metric, value=r["score"], interval=stats.percentile_interval(rep_score),
+    return MetricResult(name=metric, value=r.score, interval=stats.percentile_interval(rep_score),
                         details=details, space=sp.label, notes=holdout_shift_notes(ctx))
 
 

@@ -6,31 +6,77 @@ Definition, source and choices: ``docs/metrics.md``, section "privacy_score".
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import evidence
+from .. import evidence, stats
 from .. import plotting as plot
-from .. import stats
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
 from ..results import MetricResult, not_computed
 from ..wording import _finite as finite
 from ..wording import fmt_number, fmt_share
-from .arrays import figure_evidence, eps_ratio, space_for
+from .arrays import SmallResult, eps_ratio, figure_evidence, space_for
 
 
-def proximity_ratio_score(ttpr: ArrayLike, tspr: ArrayLike, *, alpha: float = 0.1) -> dict[str, Any]:
-    """Proximity-ratio privacy score (spec 2.3, seed 000).
+@dataclass(frozen=True)
+class ProximityRatioScore(SmallResult):
+    """What :func:`proximity_ratio_score` finds.
+
+    Attributes
+    ----------
+    score : float
+        ``100 min(1, f_tt / f_ts)`` (100 when ``f_ts`` is 0); higher is safer, range [0, 100].
+    q : float
+        The alpha-quantile of the real-to-real proximity ratios (TTPR), linear interpolation.
+    f_tt : float
+        Share of TTPR at most ``q`` (tie tolerance included).
+    f_ts : float
+        Share of the real-to-synthetic proximity ratios (TSPR) at most ``q``.
+    f_ts_interval : tuple of (float, float)
+        Wilson 95% interval of ``f_ts``.
+    interval : tuple of (float, float)
+        The score at the two ends of ``f_ts_interval``.
+    n : int
+        Number of TSPR values.
+    """
+
+    score: float
+    q: float
+    f_tt: float
+    f_ts: float
+    f_ts_interval: tuple[float, float]
+    interval: tuple[float, float]
+    n: int
+
+
+def proximity_ratio_score(ttpr: ArrayLike, tspr: ArrayLike, *, alpha: float = 0.1) -> ProximityRatioScore:
+    """Proximity-ratio privacy score (``docs/metrics.md``, section "privacy_score").
 
     ``q`` = alpha-quantile of TTPR (linear interpolation); f_TT = share of TTPR <= q, f_TS = share of TSPR <= q
-    (tie rule of spec 0); score = 100 min(1, f_TT / f_TS), and 100 when f_TS = 0. Higher is safer, range
-    [0, 100].
+    (with the tie tolerance of ``docs/metrics.md``, section "Ties, self-matches and nearest records");
+    score = 100 min(1, f_TT / f_TS), and 100 when f_TS = 0. Higher is safer, range [0, 100].
 
+    Parameters
+    ----------
+    ttpr : array of shape (n,)
+        Real-to-real proximity ratios of the records of the first real half.
+    tspr : array of shape (n,)
+        Real-to-synthetic proximity ratios of the same records.
+    alpha : float, default 0.1
+        The quantile of TTPR that defines "unusually close", in (0, 1).
+
+    Returns
+    -------
+    ProximityRatioScore
+
+    Examples
+    --------
     >>> r = proximity_ratio_score([1.0, 2.0, 3.0, 4.0], [0.5, 0.5, 3.0, 4.0], alpha=0.25)
-    >>> r["q"], r["f_tt"], r["f_ts"], r["score"]
+    >>> r.q, r.f_tt, r.f_ts, r.score
     (1.75, 0.25, 0.5, 50.0)
     """
     if not 0.0 < alpha < 1.0:
@@ -45,12 +91,13 @@ def proximity_ratio_score(ttpr: ArrayLike, tspr: ArrayLike, *, alpha: float = 0.
     # interval of the score from the Wilson interval of f_TS (f_TT is alpha by construction)
     s_lo = 100.0 if hi_ts == 0 else 100.0 * min(1.0, f_tt / hi_ts)
     s_hi = 100.0 if lo_ts == 0 else 100.0 * min(1.0, f_tt / lo_ts)
-    return {"score": score, "q": q, "f_tt": f_tt, "f_ts": f_ts, "f_ts_interval": (lo_ts, hi_ts),
-            "interval": (s_lo, s_hi), "n": int(ts.size)}
+    return ProximityRatioScore(score=score, q=q, f_tt=f_tt, f_ts=f_ts, f_ts_interval=(lo_ts, hi_ts),
+                               interval=(s_lo, s_hi), n=int(ts.size))
 
 
 def _ps_sets(ctx: Any):
-    """R1, R2 and S' of spec 2.3 (SetRefs), drawn from default_rng(random_state) in the spec's order."""
+    """R1, R2 and S' (``docs/metrics.md``, section "privacy_score"; SetRefs), drawn from
+    default_rng(random_state) in the order the definition gives."""
 
     def make():
         n_t = ctx.size(ctx.T)
@@ -72,7 +119,8 @@ def _ps_sets(ctx: Any):
 
 
 def privacy_score_arrays(ctx: Any) -> dict[str, Any]:
-    """TTPR and TSPR of every record of R1 (spec 2.3), cached so that alpha moves without a search."""
+    """TTPR and TSPR of every record of R1 (``docs/metrics.md``, section "privacy_score"), cached so that alpha
+    moves without a search."""
     sp = space_for(ctx, "privacy_score", "gower")
 
     def make():
@@ -99,7 +147,26 @@ def _ps_plan(ctx, params):
     return [ctx.request(sp, r1, r1, 1), ctx.request(sp, r1, r2, 1), ctx.request(sp, r1, s1, 1)]
 
 
-def score_level_bound(arrays: dict[str, Any], q: float, f_tt: float) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ScoreLevelBound(SmallResult):
+    """What :func:`score_level_bound` finds: the bound the level of ``privacy_score`` is read from.
+
+    Attributes
+    ----------
+    upper_bound_for_level : float
+        Upper confidence bound of the score at the verdict's per-check level.
+    f_ts_minus_f_tt_lower : float
+        Lower confidence bound of f_TS - f_TT at that level.
+    check_alpha : float
+        The verdict's per-check level.
+    """
+
+    upper_bound_for_level: float
+    f_ts_minus_f_tt_lower: float
+    check_alpha: float
+
+
+def score_level_bound(arrays: dict[str, Any], q: float, f_tt: float) -> ScoreLevelBound:
     """The bound the level of ``privacy_score`` rests on: the score's upper confidence bound at the verdict's
     per-check level, from the lower bound of f_TS - f_TT.
 
@@ -113,7 +180,8 @@ def score_level_bound(arrays: dict[str, Any], q: float, f_tt: float) -> dict[str
     d = evidence.difference_bounds(a, arrays["nearest_b"], b, arrays["nearest_s"], alpha=verdict_alpha())
     den = f_tt + d["lower"]
     upper = 100.0 if den <= 0 or f_tt <= 0 else 100.0 * min(1.0, f_tt / den)
-    return {"upper_bound_for_level": upper, "f_ts_minus_f_tt_lower": d["lower"], "check_alpha": verdict_alpha()}
+    return ScoreLevelBound(upper_bound_for_level=upper, f_ts_minus_f_tt_lower=d["lower"],
+                           check_alpha=verdict_alpha())
 
 
 def privacy_score_evidence(arrays: dict[str, Any], *, alpha: float) -> dict[str, Any]:
@@ -121,7 +189,7 @@ def privacy_score_evidence(arrays: dict[str, Any], *, alpha: float) -> dict[str,
     f_TS at ``alpha``."""
     r = proximity_ratio_score(arrays["ttpr"], arrays["tspr"], alpha=alpha)
     return {"ttpr": stats.quantile_summary(arrays["ttpr"]), "tspr": stats.quantile_summary(arrays["tspr"]),
-            "alpha": alpha, "q": r["q"], "f_tt": r["f_tt"], "f_ts": r["f_ts"]}
+            "alpha": alpha, "q": r.q, "f_tt": r.f_tt, "f_ts": r.f_ts}
 
 
 def _ps_compute(ctx, params) -> MetricResult:
@@ -130,14 +198,14 @@ def _ps_compute(ctx, params) -> MetricResult:
     a = privacy_score_arrays(ctx)
     alpha = float(params["alpha"])
     r = proximity_ratio_score(a["ttpr"], a["tspr"], alpha=alpha)
-    details = {"alpha": alpha, "q": r["q"], "f_tt": r["f_tt"], "f_ts": r["f_ts"],
-               "f_ts_interval": r["f_ts_interval"], "sizes": a["sizes"],
-               **score_level_bound(a, r["q"], r["f_tt"]),
+    details = {"alpha": alpha, "q": r.q, "f_tt": r.f_tt, "f_ts": r.f_ts,
+               "f_ts_interval": r.f_ts_interval, "sizes": a["sizes"],
+               **score_level_bound(a, r.q, r.f_tt).to_dict(),
                "note": "even a synthetic set equal to the training data cannot score 0: the synthetic half holds "
                        "only about half of the first real half's copies",
                "interval_method": "the score at the two ends of the Wilson 95% interval of the share of "
                                   "train-to-synthetic ratios at most q"}
-    return MetricResult(name="privacy_score", value=r["score"], interval=r["interval"], details=details,
+    return MetricResult(name="privacy_score", value=r.score, interval=r.interval, details=details,
                         space=a["space"], evidence=privacy_score_evidence(a, alpha=alpha))
 
 

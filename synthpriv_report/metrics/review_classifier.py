@@ -40,6 +40,7 @@ Choices where the spec is silent (documented here and in the details):
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -52,6 +53,7 @@ from ..results import MetricResult, not_computed
 from ..stats import subsample, wilson
 from ..wording import _finite as finite
 from ..wording import fmt_on_unit, fmt_share
+from .arrays import SmallResult
 
 #: Fewest records per class (after the ``max_rows`` cap) for either classifier metric to run.
 MIN_PER_CLASS = 10
@@ -248,7 +250,6 @@ def mir_predictions(X: ArrayLike, y: ArrayLike, X_holdout: ArrayLike | Iterator[
     """
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.model_selection import train_test_split
-
     from threadpoolctl import threadpool_limits
 
     X = np.asarray(X, dtype=np.float64)
@@ -268,29 +269,66 @@ def mir_predictions(X: ArrayLike, y: ArrayLike, X_holdout: ArrayLike | Iterator[
     return np.asarray(y_te, dtype=np.int64), pred_te, pred_h
 
 
-def mir_scores(y_test: ArrayLike, pred_test: ArrayLike, pred_holdout: ArrayLike | None = None
-               ) -> dict[str, float | int]:
-    """MIR and the membership advantage from predictions (spec section 3, MIR).
+@dataclass(frozen=True)
+class MirScores(SmallResult):
+    """What :func:`mir_scores` finds.
+
+    Attributes
+    ----------
+    recall : float
+        Share of the real test records the classifier predicts real.
+    n_real_test : int
+        Real test records.
+    membership_advantage : float or None
+        ``recall`` minus the share of holdout records predicted real; None without holdout predictions.
+    holdout_predicted_real : float or None
+        Share of holdout records predicted real; None without holdout predictions.
+    n_holdout : int or None
+        Holdout records predicted; None without holdout predictions.
+    """
+
+    recall: float
+    n_real_test: int
+    membership_advantage: float | None = None
+    holdout_predicted_real: float | None = None
+    n_holdout: int | None = None
+
+
+def mir_scores(y_test: ArrayLike, pred_test: ArrayLike, pred_holdout: ArrayLike | None = None) -> MirScores:
+    """MIR and the membership advantage from predictions (``docs/metrics.md``, section "mir").
 
     recall = (real test records predicted real) / (real test records); membership advantage = recall − (holdout
     records predicted real) / (holdout records). Higher is riskier; recall in [0, 1], advantage in [−1, 1].
 
+    Parameters
+    ----------
+    y_test : array of shape (n_test,)
+        True classes of the test records, 1 for real and 0 for synthetic.
+    pred_test : array of shape (n_test,)
+        Predicted classes of the test records.
+    pred_holdout : array of shape (n_holdout,), optional
+        Predicted classes of the holdout records (all real); without them the advantage is not computed.
+
+    Returns
+    -------
+    MirScores
+
+    Examples
+    --------
     >>> mir_scores([1, 1, 1, 1, 0], [1, 1, 1, 0, 1], [1, 0, 0, 0])
-    {'recall': 0.75, 'n_real_test': 4, 'membership_advantage': 0.5, 'holdout_predicted_real': 0.25, 'n_holdout': 4}
+    MirScores(recall=0.75, n_real_test=4, membership_advantage=0.5, holdout_predicted_real=0.25, n_holdout=4)
     """
     y_test = np.asarray(y_test)
     pred_test = np.asarray(pred_test)
     real = y_test == 1
     n_real = int(real.sum())
     recall = float((pred_test[real] == 1).sum() / n_real)
-    out: dict[str, float | int] = {"recall": recall, "n_real_test": n_real}
-    if pred_holdout is not None:
-        ph = np.asarray(pred_holdout)
-        share_h = float((ph == 1).mean())
-        out["membership_advantage"] = recall - share_h
-        out["holdout_predicted_real"] = share_h
-        out["n_holdout"] = int(ph.shape[0])
-    return out
+    if pred_holdout is None:
+        return MirScores(recall=recall, n_real_test=n_real)
+    ph = np.asarray(pred_holdout)
+    share_h = float((ph == 1).mean())
+    return MirScores(recall=recall, n_real_test=n_real, membership_advantage=recall - share_h,
+                     holdout_predicted_real=share_h, n_holdout=int(ph.shape[0]))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -380,14 +418,13 @@ def _compute_mir(ctx: Any, params: dict[str, Any]) -> MetricResult:
     y_te, pred_te, pred_h = ctx.memo(
         key, lambda: mir_predictions(lab["X"], lab["y"], X_h, random_state=ctx.random_state))
     sc = mir_scores(y_te, pred_te, pred_h)
-    recall = float(sc["recall"])
+    recall = float(sc.recall)
     details: dict[str, Any] = {}
-    if pred_h is not None:
-        adv = float(sc["membership_advantage"])
-        details["membership_advantage"] = adv
-        details["holdout_predicted_real"] = sc["holdout_predicted_real"]
-        details["n_holdout"] = sc["n_holdout"]
-    n_real_test = int(sc["n_real_test"])
+    if sc.membership_advantage is not None:
+        details["membership_advantage"] = float(sc.membership_advantage)
+        details["holdout_predicted_real"] = sc.holdout_predicted_real
+        details["n_holdout"] = sc.n_holdout
+    n_real_test = int(sc.n_real_test)
     details.update({"recall": recall, "n_real_test": n_real_test, "n_test": len(y_te),
                     "real_share_test": n_real_test / len(y_te), "interval_kind": "Wilson on the recall",
                     **_sizes(lab), "note": _MIR_NOTE})

@@ -6,14 +6,14 @@ the data). Definitions: ``docs/metrics.md``, section "The holdout".
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..wording import fmt_number
-from .arrays import space_for
-
+from .arrays import SmallResult, space_for
 
 #: A holdout is reported as unlike the training data when the two-sided Mann-Whitney p-value of its distances to
 #: the training data against the training records' own is below ``HOLDOUT_SHIFT_P`` and the probability that a
@@ -26,14 +26,41 @@ HOLDOUT_SHIFT_P = 1e-3
 HOLDOUT_SHIFT_AUC = 0.02
 
 
-def holdout_shift(d_holdout: ArrayLike, d_within: ArrayLike) -> dict[str, float]:
+@dataclass(frozen=True)
+class HoldoutShift(SmallResult):
+    """What :func:`holdout_shift` finds.
+
+    Attributes
+    ----------
+    auc : float
+        P(holdout record farther) + half P(equal): the Mann-Whitney U of the holdout divided by the number of pairs.
+    p_value : float
+        Two-sided, normal approximation with the tie correction.
+    median_holdout : float
+        Median of DCR(h, T) over the holdout records.
+    median_within : float
+        Median of DCR(t, T minus t) over the training records.
+    n_holdout, n_within : int
+        Number of distances on each side.
+    """
+
+    auc: float
+    p_value: float
+    median_holdout: float
+    median_within: float
+    n_holdout: int
+    n_within: int
+
+
+def holdout_shift(d_holdout: ArrayLike, d_within: ArrayLike) -> HoldoutShift:
     """Do holdout records lie as far from the training data as training records lie from one another?
 
-    The spec takes the holdout as fresh records of the training data's population (spec section 0) and says
-    nothing of checking it; the package checks it, since every comparison with the holdout rests on it. When
-    holdout and training records are drawn at random from the same records, DCR(h, T) and DCR(t, T minus t)
-    have the same distribution (each is the distance from a record of the population to its nearest of about
-    |T| others), so the probability that a holdout record is the farther one is one half.
+    The metric definitions take the holdout as fresh records of the training data's population
+    (``docs/metrics.md``, section "Baselines: the holdout and the calibration"); the package checks it, since
+    every comparison with the holdout rests on it. When holdout and training records are drawn at random from the
+    same records, DCR(h, T) and DCR(t, T minus t) have the same distribution (each is the distance from a record
+    of the population to its nearest of about |T| others), so the probability that a holdout record is the
+    farther one is one half.
 
     Parameters
     ----------
@@ -44,7 +71,7 @@ def holdout_shift(d_holdout: ArrayLike, d_within: ArrayLike) -> dict[str, float]
 
     Returns
     -------
-    dict
+    HoldoutShift
         ``auc``: P(holdout farther) + half P(equal), the Mann-Whitney U of the holdout divided by the number of
         pairs; ``p_value``: two-sided, normal approximation with the tie correction; ``median_holdout``,
         ``median_within``, ``n_holdout``, ``n_within``.
@@ -52,7 +79,7 @@ def holdout_shift(d_holdout: ArrayLike, d_within: ArrayLike) -> dict[str, float]
     Examples
     --------
     >>> r = holdout_shift([0.3, 0.4, 0.5], [0.1, 0.2, 0.3])
-    >>> r["auc"], r["median_holdout"], r["median_within"]
+    >>> r.auc, r.median_holdout, r.median_within
     (0.9444444444444444, 0.4, 0.2)
     """
     h = np.asarray(d_holdout, dtype=np.float64)
@@ -71,25 +98,25 @@ def holdout_shift(d_holdout: ArrayLike, d_within: ArrayLike) -> dict[str, float]
     ties = float(np.sum(counts ** 3 - counts))
     var = n1 * n2 / 12.0 * ((n + 1) - (ties / (n * (n - 1)) if n > 1 else 0.0))
     z = (u - n1 * n2 / 2.0) / math.sqrt(var) if var > 0 else 0.0
-    return {"auc": u / (n1 * n2), "p_value": math.erfc(abs(z) / math.sqrt(2.0)),
-            "median_holdout": float(np.median(h)), "median_within": float(np.median(ts)),
-            "n_holdout": int(n1), "n_within": int(n2)}
+    return HoldoutShift(auc=u / (n1 * n2), p_value=math.erfc(abs(z) / math.sqrt(2.0)),
+                        median_holdout=float(np.median(h)), median_within=float(np.median(ts)),
+                        n_holdout=int(n1), n_within=int(n2))
 
 
-def holdout_shift_note(shift: dict[str, Any] | None) -> str | None:
+def holdout_shift_note(shift: HoldoutShift | None) -> str | None:
     """The reader's note when :func:`holdout_shift` finds the holdout unlike the training data, else None."""
-    if not shift or not (shift["p_value"] < HOLDOUT_SHIFT_P and abs(shift["auc"] - 0.5) >= HOLDOUT_SHIFT_AUC):
+    if shift is None or not (shift.p_value < HOLDOUT_SHIFT_P and abs(shift.auc - 0.5) >= HOLDOUT_SHIFT_AUC):
         return None
-    farther = shift["auc"] > 0.5
-    share = shift["auc"] if farther else 1.0 - shift["auc"]
+    farther = shift.auc > 0.5
+    share = shift.auc if farther else 1.0 - shift.auc
     word = "farther" if farther else "closer"
     effect = ("too much distance from an honest generator and can report a risk that is not there" if farther
               else "too little distance from an honest generator and can hide a risk")
     return (f"The holdout does not look like a random sample of the training data's records: its records lie "
             f"{word} {'from' if farther else 'to'} the training records than these lie {'from' if farther else 'to'} "
             f"one another (median "
-            f"distance to the closest training record {fmt_number(shift['median_holdout'])} against "
-            f"{fmt_number(shift['median_within'])}; the holdout record is the {word} one in {share:.1%} of pairs, 50% "
+            f"distance to the closest training record {fmt_number(shift.median_holdout)} against "
+            f"{fmt_number(shift.median_within)}; the holdout record is the {word} one in {share:.1%} of pairs, 50% "
             f"for a random split; Mann-Whitney p < {HOLDOUT_SHIFT_P:g}), as when a holdout is split off by date "
             f"or source. Comparisons with it then expect {effect}. Draw the holdout at random from the same "
             f"records.")
@@ -104,7 +131,7 @@ def holdout_shift_requests(ctx: Any) -> list[Any]:
     return [ctx.request(sp, ctx.T, ctx.T, 1), ctx.request(sp, ctx.H, ctx.T, 1)]
 
 
-def holdout_shift_of(ctx: Any, *, compute: bool = True) -> dict[str, Any] | None:
+def holdout_shift_of(ctx: Any, *, compute: bool = True) -> HoldoutShift | None:
     """:func:`holdout_shift` on the evaluation's data, in the distance space of ``dcr`` (cached; None without a
     holdout, or when ``compute`` is false and no metric has needed it yet)."""
     if ctx.H is None:
@@ -114,7 +141,7 @@ def holdout_shift_of(ctx: Any, *, compute: bool = True) -> dict[str, Any] | None
     if not compute:
         return ctx.peek(key)
 
-    def make() -> dict[str, Any]:
+    def make() -> HoldoutShift:
         return holdout_shift(ctx.knn(sp, ctx.H, ctx.T, 1).dist[:, 0], ctx.knn(sp, ctx.T, ctx.T, 1).dist[:, 0])
 
     return ctx.memo(key, make)
