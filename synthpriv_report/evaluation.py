@@ -157,7 +157,7 @@ class Evaluation:
     max_rows : int, default 20000
         Per-class cap of the classifier metrics (D-MLP, MIR); larger classes are reduced by a random subsample
         drawn from ``random_state``, and the sizes used are in the details. (GCAP samples its real records on
-        its own rule, above ``review_attack.GCAP_MAX_PAIRS`` real-synthetic pairs.)
+        its own rule, above ``metrics.cap.GCAP_MAX_PAIRS`` real-synthetic pairs.)
     metrics : sequence of str, optional
         Metrics this evaluation computes (default all registered).
     verdict_metrics : sequence of str, optional

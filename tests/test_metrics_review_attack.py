@@ -14,17 +14,12 @@ import pandas as pd
 import pytest
 
 from synthpriv_report.evaluation import Evaluation
-from synthpriv_report.metrics.review_attack import (
-    air_f1,
-    bootstrap_ratio,
-    correct_exists,
-    crp_value,
-    entropy_weights,
-    gcap_scores,
-    group_ids,
-    hitting_matches,
-    zcap_scores,
-)
+from synthpriv_report.joins import group_ids, hitting_matches
+from synthpriv_report.metrics.air import air_f1
+from synthpriv_report.metrics.attack_common import correct_exists, entropy_weights
+from synthpriv_report.metrics.cap import gcap_scores, zcap_scores
+from synthpriv_report.metrics.crp import crp_value
+from synthpriv_report.stats import bootstrap_ratio
 from synthpriv_report.registry import get_spec
 
 NAMES = ["zcap", "gcap", "air", "crp", "hitting_rate"]
@@ -269,16 +264,16 @@ def test_hitting_rate_above_its_candidate_budget_checks_a_seeded_sample_and_says
     T drawn from default_rng(random_state), sized to the budget, against every synthetic record; the value is the
     share of those records hit (by hand below), the calibration checks the same records, a note says so."""
     from synthpriv_report.joins import _HitrIndex, hitting_candidates
-    from synthpriv_report.metrics import review_attack
+    from synthpriv_report.metrics import hitting_rate as metric_module
 
     T = pd.concat([T_HIT] * 5, ignore_index=True)  # 20 real records: 10 hit (the 1st and 3rd of every 4)
     S, H = S_HIT, S_HIT.iloc[[3, 0]]
     ev = _ev(T, S, H, random_state=4)
-    index = review_attack._hitr_index(ev.context)
+    index = metric_module._hitr_index(ev.context)
     assert isinstance(index, _HitrIndex)
     h = np.array([1.0, 2 / 30])
     cands = hitting_candidates(index, h)
-    monkeypatch.setattr(review_attack, "HITR_MAX_CANDIDATES", cands // 2)
+    monkeypatch.setattr(metric_module, "HITR_MAX_CANDIDATES", cands // 2)
     r = _res(_ev(T, S, H, random_state=4))["hitting_rate"]
     k = int(20 * ((cands // 2) / cands))
     rows = np.sort(np.random.default_rng(4).choice(20, k, replace=False))
@@ -288,7 +283,7 @@ def test_hitting_rate_above_its_candidate_budget_checks_a_seeded_sample_and_says
     # calibration, H = S rows 3 and 0: only real records 0 (by z0) and 2 (by z3) of each block are hit
     assert r.calibration == pytest.approx(np.mean(rows % 4 % 2 == 0))
     # within the budget: every record, no note
-    monkeypatch.setattr(review_attack, "HITR_MAX_CANDIDATES", cands)
+    monkeypatch.setattr(metric_module, "HITR_MAX_CANDIDATES", cands)
     full = _res(_ev(T, S, H, random_state=4))["hitting_rate"]
     assert full.details["n_real"] == 20 and full.value == pytest.approx(0.5)
     assert not any("random sample" in n for n in full.notes)
@@ -357,12 +352,12 @@ def test_gcap_above_its_pair_budget_uses_a_seeded_sample_of_the_real_records_and
     GCAP_MAX_PAIRS // |S| real records drawn from default_rng(random_state) (sorted positions), against every
     synthetic record; the value is the brute-force mean over exactly those records, the sizes are in the details
     and a note states the sample."""
-    from synthpriv_report.metrics import review_attack
+    from synthpriv_report.metrics import cap as metric_module
 
     rng = np.random.default_rng(1)
     T, S, H = _random_frame(rng, 60), _random_frame(rng, 50), _random_frame(rng, 40)
     keys = ["c1", "c2", "x"]
-    monkeypatch.setattr(review_attack, "GCAP_MAX_PAIRS", 25 * 50)
+    monkeypatch.setattr(metric_module, "GCAP_MAX_PAIRS", 25 * 50)
     ev = _ev(T, S, H, key_fields=keys, sensitive_fields=["s"], random_state=7)
     r = _res(ev)["gcap"]
     rows = np.sort(np.random.default_rng(7).choice(60, 25, replace=False))
@@ -384,7 +379,7 @@ def test_gcap_above_its_pair_budget_uses_a_seeded_sample_of_the_real_records_and
     # the same seed gives the same sample and value; within the budget every record is used and nothing said
     again = _res(_ev(T, S, H, key_fields=keys, sensitive_fields=["s"], random_state=7))["gcap"]
     assert again.value == r.value
-    monkeypatch.setattr(review_attack, "GCAP_MAX_PAIRS", 60 * 50)
+    monkeypatch.setattr(metric_module, "GCAP_MAX_PAIRS", 60 * 50)
     full = _res(_ev(T, S, key_fields=keys, sensitive_fields=["s"]))["gcap"]
     assert full.details["n_real_used"] == 60 and not any("random sample" in n for n in full.notes)
 

@@ -16,7 +16,11 @@ import pytest
 
 from synthpriv_report import stats
 from synthpriv_report.evaluation import Evaluation
-from synthpriv_report.metrics import review_distance as rd
+from synthpriv_report import neighbors as nb
+from synthpriv_report.metrics.authenticity import column_entropy
+from synthpriv_report.metrics.dcr_review import dcr_review_score, mdcr_score
+from synthpriv_report.metrics.nnaa import nnaa_score
+from synthpriv_report.metrics.rescaled import cvp_score, dvp_score, nsnd_score, rescaled_distance
 from synthpriv_report.registry import get_spec
 
 NAMES = ["cvp", "dvp", "nsnd", "authenticity", "identifiability", "nndr_review", "dcr_review", "mdcr", "nnaa",
@@ -100,11 +104,11 @@ def test_cvp_not_computed_when_all_distances_equal():
 
 
 def test_pure_cvp_functions():
-    u = rd.rescaled_distance([1.0, 2.0, 3.0, 5.0], d_min=1.0, d_max=5.0)  # [0, .25, .5, 1]
-    assert rd.cvp_score(u) == 0.25
-    assert rd.cvp_score(u, threshold=0.25) == 0.5  # tie included
-    assert rd.dvp_score(u) == 0.75  # only u = 1 is far
-    assert rd.nsnd_score(u) == pytest.approx(1 - 1.75 / 4)
+    u = rescaled_distance([1.0, 2.0, 3.0, 5.0], d_min=1.0, d_max=5.0)  # [0, .25, .5, 1]
+    assert cvp_score(u) == 0.25
+    assert cvp_score(u, threshold=0.25) == 0.5  # tie included
+    assert dvp_score(u) == 0.75  # only u = 1 is far
+    assert nsnd_score(u) == pytest.approx(1 - 1.75 / 4)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -136,8 +140,8 @@ def test_mdcr_not_computed_when_real_median_is_zero():
 
 
 def test_mdcr_numerator_zero_is_one():
-    assert rd.mdcr_score(0.0, 0.3) == 1.0
-    assert rd.mdcr_score(0.3, 0.3) == 0.5
+    assert mdcr_score(0.0, 0.3) == 1.0
+    assert mdcr_score(0.3, 0.3) == 0.5
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -148,11 +152,11 @@ def test_column_entropy_by_hand():
     # x = [0, 0, 0, 3]: deciles 0,0,0,0,0,0,.3,1.2,2.1 -> edges [0, .3, 1.2, 2.1]; bins (edges strictly
     # below): 0 -> 0, 3 -> 4; counts 3, 1 -> H = -(.75 ln .75 + .25 ln .25)
     h = -(0.75 * math.log(0.75) + 0.25 * math.log(0.25))
-    assert rd.column_entropy([0.0, 0.0, 0.0, 3.0], numeric=True) == pytest.approx(h)
+    assert column_entropy([0.0, 0.0, 0.0, 3.0], numeric=True) == pytest.approx(h)
     # a missing value is its own bin: [1, 1, nan, nan] -> two bins of 1/2 -> ln 2
-    assert rd.column_entropy([1.0, 1.0, np.nan, np.nan], numeric=True) == pytest.approx(math.log(2))
-    assert rd.column_entropy(["a", "b", "c", "d"], numeric=False) == pytest.approx(math.log(4))
-    assert rd.column_entropy(["z", "z", "z"], numeric=False) == 0.0
+    assert column_entropy([1.0, 1.0, np.nan, np.nan], numeric=True) == pytest.approx(math.log(2))
+    assert column_entropy(["a", "b", "c", "d"], numeric=False) == pytest.approx(math.log(4))
+    assert column_entropy(["z", "z", "z"], numeric=False) == 0.0
 
 
 def test_identifiability_by_hand():
@@ -223,7 +227,7 @@ def test_dcr_review_by_hand():
     assert r.details["dcr_mean"] == pytest.approx(0.075)
     lo, hi = r.interval
     assert lo <= r.value <= hi
-    assert rd.dcr_review_score(0.0) == 1.0
+    assert dcr_review_score(0.0) == 1.0
 
 
 def test_hidden_rate_by_hand():
@@ -284,7 +288,7 @@ def test_nnaa_unequal_sizes_averages_five_subsamples():
     for _ in range(5):
         rows = np.sort(draw.choice(40, 25, replace=False))
         y = t[rows]
-        vals.append(rd.nnaa_score(_nn1(y, s, False), _nn1(y, y, True), _nn1(s, y, False), _nn1(s, s, True)))
+        vals.append(nnaa_score(_nn1(y, s, False), _nn1(y, y, True), _nn1(s, y, False), _nn1(s, s, True)))
     assert r.value == pytest.approx(float(np.mean(vals)))
     assert r.details["draw_values"] == pytest.approx(vals)
 
@@ -389,7 +393,7 @@ def test_context_farthest_matches_brute_force(space):
         enc = ctx.encoding(sp)
         n, m = ctx.size("T"), ctx.size("S")
         ii, jj = np.meshgrid(np.arange(n), np.arange(m), indexing="ij")
-        all_d = rd.nb.pair_distances(enc, "T", ii.ravel(), "S", jj.ravel())  # brute force over every pair
+        all_d = nb.pair_distances(enc, "T", ii.ravel(), "S", jj.ravel())  # brute force over every pair
         d, i, j = ctx.farthest(sp, "T", "S")
         assert d == pytest.approx(all_d.max(), rel=1e-12, abs=1e-12)
-        assert rd.nb.pair_distances(enc, "T", np.array([i]), "S", np.array([j]))[0] == pytest.approx(d)
+        assert nb.pair_distances(enc, "T", np.array([i]), "S", np.array([j]))[0] == pytest.approx(d)

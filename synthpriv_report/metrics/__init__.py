@@ -7,6 +7,14 @@ from . import holdout_share  # noqa: F401  holdout_dcr_share
 from . import privacy_score  # noqa: F401  proximity-ratio privacy score
 from . import nndr  # noqa: F401  nearest-neighbour distance ratio
 from . import holdout_tests  # noqa: F401  dcr_test, nndr_test
-from . import review_attack  # noqa: F401  ZCAP, GCAP, AIR, CRP, hitting rate
-from . import review_distance  # noqa: F401  the review's distance-based metrics
+from . import cap  # noqa: F401  zcap, gcap
+from . import air  # noqa: F401  attribute inference risk
+from . import crp  # noqa: F401  common rows proportion
+from . import hitting_rate  # noqa: F401  hitting rate
+from . import rescaled  # noqa: F401  cvp, dvp, nsnd
+from . import authenticity  # noqa: F401  authenticity, identifiability
+from . import nndr_review  # noqa: F401  the review's NNDR
+from . import dcr_review  # noqa: F401  dcr_review, mdcr
+from . import nnaa  # noqa: F401  nearest-neighbour adversarial accuracy
+from . import hidden_rate  # noqa: F401  hidden rate
 from . import review_classifier  # noqa: F401  D-MLP, MIR
