@@ -12,58 +12,24 @@ it never starts a neighbour search. Nothing here calls ``display()``: every func
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
 from typing import Any
 
 import jinja2
 
+from .. import templating
 from ..results import MetricResult, ResultSet
 
 __all__ = ["bundle", "explore", "explain", "render_html", "render_markdown", "render_text", "environment"]
 
 
-@lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    """The one Jinja environment: templates loaded once from package data, autoescaping on."""
-    from .views import wbr
-
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("synthpriv_report.display", "templates"),
-        autoescape=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=False,
-        undefined=jinja2.StrictUndefined,
-    )
-    env.filters["wbr"] = wbr
-    return env
-
-
-_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~&"})
-
-
-def markdown_escape(value: Any) -> str:
-    r"""Text with every Markdown (and inline HTML) control character backslash-escaped.
-
-    >>> print(markdown_escape("[x](javascript:alert(1))"))
-    \[x\]\(javascript:alert\(1\)\)
-    """
-    return str(value).translate(_MD_SPECIAL)
-
-
-@lru_cache(maxsize=1)
-def _markdown_environment() -> jinja2.Environment:
-    """The Markdown templates: every interpolated value is Markdown-escaped, so no string becomes a link, an
-    image or inline HTML."""
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("synthpriv_report.display", "templates"),
-        autoescape=False, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
-        finalize=markdown_escape,
-    )
+    """The environment of the display templates: loaded once from package data, autoescaping on (made by the
+    package's one factory, :func:`synthpriv_report.templating.environment`)."""
+    return templating.environment(__name__)
 
 
 def _template(name: str) -> jinja2.Template:
-    env = _markdown_environment() if name.endswith(".md.j2") else environment()
+    env = templating.environment(__name__, markdown=name.endswith(".md.j2"))
     return env.get_template(name)  # the environment caches compiled templates
 
 

@@ -20,7 +20,9 @@ import numpy as np
 from .. import neighbors as nb
 from .. import stats
 from ..risk import record_values
-from .views import fmt, new_id
+from .. import templating
+from ..formats import fmt_cell as fmt
+from .views import new_id
 
 
 def differing_columns(data: Any, a: tuple[str, int], b: tuple[str, int]) -> list[str]:
@@ -89,13 +91,11 @@ class RecordExplanation:
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from . import _template
-
         view = dict(self.__dict__)
         view["id"] = new_id("spr-x")
         view["value_rows"] = self.values
         view["distance_text"] = {k: fmt(getattr(self, k)["distance"]) for k in ("nearest_synthetic", "nearest_real")}
-        html = _template("explain.html.j2").render(x=view)
+        html = templating.environment(__package__).get_template("explain.html.j2").render(x=view)
         return {"text/plain": self._text(), "text/html": html}
 
     def __repr__(self) -> str:

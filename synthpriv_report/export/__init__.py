@@ -17,7 +17,7 @@ Modules
 -------
 ``document``   the report document: build it (the one adapter), validate it, load it; ``to_json``/``from_json``
 ``schema``     the schema identifier ``synthpriv_report/1`` and the JSON Schema of the document
-``templating`` the one Jinja environment and its filters (``num``, ``shorten``, ``value``)
+``templating`` the export templates, rendered by the package's one Jinja environment factory
 ``notebook``   the nbformat notebook of a document (HTML outputs only: no user string in a Markdown cell)
 ``render``     nbconvert exporters, HTML and PDF, ``to_html``/``to_pdf``/``write_reports``
 ``files``      files written whole or not at all; output paths checked against the inputs

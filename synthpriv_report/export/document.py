@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from ..results import LevelRule, MetricResult, ResultSet, Verdict, to_jsonable
+from ..templating import shorten_text
 from .files import write_atomic
 from .schema import DIGEST_ALGORITHM, JSON_SCHEMA, SCHEMA, SCHEMA_VERSION, parse_schema_id
-from .templating import shorten_text
 
 __all__ = ["LoadedReport", "ReportData", "build_document", "check_levels", "content_digest", "from_json",
            "load_document", "report_data", "to_json", "validate_document"]

@@ -22,7 +22,8 @@ from nbconvert import HTMLExporter
 
 from .document import dumps, report_data
 from .files import AtomicFiles, write_atomic
-from .notebook import DEFAULT_TITLE, LEVEL_WORDS, build_notebook
+from ..formats import level_text
+from .notebook import DEFAULT_TITLE, build_notebook
 from .templating import render
 
 __all__ = ["CHROMIUM_ARGS", "CHROMIUM_PATH", "CSP", "TEMPLATE_NAME", "SynthprivChromiumPDFExporter",
@@ -126,7 +127,7 @@ def render_html(source: Any, *, title: str = DEFAULT_TITLE, reveal_real_values: 
     nb = build_notebook(data, title=title)
     html, _ = SynthprivHTMLExporter().from_notebook_node(nb)
     level = data.document["verdict"]["level"]
-    return add_navigation(html, title=title, verdict=LEVEL_WORDS.get(level, str(level).upper()))
+    return add_navigation(html, title=title, verdict=level_text(level).upper())
 
 
 # ---------------------------------------------------------------------------------------------------------------
