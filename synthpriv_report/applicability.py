@@ -6,7 +6,7 @@ counts, set sizes, distinct-value counts cached per evaluation); none searches.
 
 Rules (package defaults):
 
-- exact-match metrics (``zcap``, ``gcap``, ``crp``, ``hitting_rate`` declare :func:`continuous_keys`) on a
+- exact-match metrics (those that declare :func:`continuous_keys`) on a
   numeric key column with many distinct
   values (more than :data:`CONTINUOUS_DISTINCT` distinct values and more than :data:`CONTINUOUS_SHARE` of the real
   records): exact matches on a continuous value are rare by construction, so the metric says little;
@@ -18,12 +18,16 @@ Rules (package defaults):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .registry import MetricSpec
 from .results import MetricResult
+
+#: An applicability check: ``check(ctx, spec, result)`` returns a note, or None when the assumption holds.
+Check = Callable[[Any, MetricSpec, MetricResult], "str | None"]
 
 CONTINUOUS_DISTINCT = 50
 CONTINUOUS_SHARE = 0.05
@@ -45,16 +49,32 @@ def continuous_columns(ctx: Any, columns: Any) -> list[str]:
             and distinct[c] > CONTINUOUS_DISTINCT and distinct[c] > CONTINUOUS_SHARE * n_t]
 
 
-def continuous_keys(ctx: Any, spec: MetricSpec, result: MetricResult) -> str | None:
-    """Declared by the exact-match metrics: continuous key fields rarely match exactly."""
-    cols = list(ctx.data.columns) if spec.name in ("crp", "hitting_rate") else list(ctx.settings["key_fields"])
-    cont = continuous_columns(ctx, cols)
-    if not cont:
-        return None
-    kind = "tolerance match" if spec.name == "hitting_rate" else "exact match"
-    return (f"continuous key field(s) {', '.join(cont)}: a numeric column with many distinct values rarely "
-            f"matches by {kind}, so this metric is close to meaningless here; consider binning them or leaving "
-            f"them out of the key fields")
+def continuous_keys(*, all_columns: bool = False, match: str = "exact match") -> Check:
+    """The check declared by the exact-match metrics: continuous key fields rarely match exactly.
+
+    Parameters
+    ----------
+    all_columns : bool
+        The metric matches on every analysed column (not only the key fields).
+    match : str
+        How the metric matches values, in words ("exact match", "tolerance match").
+
+    Returns
+    -------
+    callable
+        ``check(ctx, spec, result) -> str or None``, for a declaration's ``checks``.
+    """
+
+    def check(ctx: Any, spec: MetricSpec, result: MetricResult) -> str | None:
+        cols = list(ctx.data.columns) if all_columns else list(ctx.settings["key_fields"])
+        cont = continuous_columns(ctx, cols)
+        if not cont:
+            return None
+        return (f"continuous key field(s) {', '.join(cont)}: a numeric column with many distinct values rarely "
+                f"matches by {match}, so this metric is close to meaningless here; consider binning them or "
+                f"leaving them out of the key fields")
+
+    return check
 
 
 def many_columns(ctx: Any, spec: MetricSpec, result: MetricResult) -> str | None:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from .levels import rule_text
-from .params import DEFAULT_VERDICT_METRICS, LEVEL_FAMILIES
+from .params import LEVEL_FAMILIES
 from .registry import GROUP_TITLES, LevelSpec, get_spec, metric_names
 
 BEGIN, END = "<!-- metrics-table -->", "<!-- /metrics-table -->"
@@ -53,7 +53,7 @@ def metrics_table() -> str:
             if spec.group != group:
                 continue
             rule, _ = _level_text(name)
-            drives = " **Drives the verdict.**" if name in DEFAULT_VERDICT_METRICS else ""
+            drives = " **Drives the verdict.**" if spec.drives_verdict else ""
             params = ", ".join(f"`{p.name}` ({p.allowed()}, default {p.default!r})" for p in spec.params
                                if p.name != "n_bootstrap")
             what = spec.words.measures if spec.words else spec.summary

@@ -20,14 +20,17 @@ import numpy as np
 import pandas as pd
 
 from . import applicability
+from .analysis.record import explain_record
+from .analysis.risk import records_at_risk, risk_overview, risk_rule_applies
 from . import progress as pg
 from .data import identifier_columns, prepare
 from .distributed import resolve_client
 from .engine import Context, SearchRecord, SearchRequest, TreeRequest, _Engine
 from .levels import apply_level
-from .params import (DEFAULT_VERDICT_METRICS, check_bool, check_int, check_n_components, check_names,
+from .metrics.shift import holdout_shift_note, holdout_shift_of
+from .params import (check_bool, check_int, check_n_components, check_names,
                      check_random_state, merge_params, validate_params)
-from .registry import MetricSpec, get_spec, metric_names
+from .registry import MetricSpec, get_spec, metric_names, verdict_metric_names
 from .results import MetricResult, ResultSet, not_computed, to_jsonable
 from .sources import read_inputs
 from .spaces import as_space
@@ -257,7 +260,7 @@ class Evaluation:
         if metrics is not None and not chosen:
             raise ValueError("metrics= is empty: name at least one metric")
         driving = (tuple(check_names("verdict_metrics", verdict_metrics, known, what="metric"))
-                   if verdict_metrics is not None else DEFAULT_VERDICT_METRICS)
+                   if verdict_metrics is not None else tuple(verdict_metric_names()))
         default_params = merge_params(params)
         set_names = dict(DEFAULT_NAMES)
         if names is not None:
@@ -512,7 +515,7 @@ class Evaluation:
                 notice.finish()
         verdict = compute_verdict(out, self.verdict_metrics)
         meta = self.meta()
-        if all(n in out and out[n].computed for n in ("dcr", "nndr")):
+        if risk_rule_applies(out):
             meta["records_at_risk"] = self._risk_overview(float(merged["risk_percentile"]))
         return ResultSet(out, verdict, merged, meta)
 
@@ -520,8 +523,6 @@ class Evaluation:
         """The per-record rule's counts for the reports (no record in it), once per ``risk_percentile``; it reads
         the DCR and NNDR metrics' cached arrays. A rule that cannot be set says why (``reason``)."""
         if percentile not in self._risk:
-            from .risk import risk_overview
-
             try:
                 self._risk[percentile] = to_jsonable(risk_overview(self, risk_percentile=percentile))
             except ValueError as exc:
@@ -578,9 +579,7 @@ class Evaluation:
     def data_notes(self) -> list[str]:
         """Notes on the data for the reader: those of the data preparation (identifier columns, spellings), and
         whether the holdout looks like a random sample of the training data's records where a metric compared
-        with it (:func:`synthpriv_report.metrics.distance.holdout_shift`; no search of its own)."""
-        from .metrics.distance import holdout_shift_note, holdout_shift_of
-
+        with it (:func:`synthpriv_report.metrics.shift.holdout_shift`; no search of its own)."""
         shift = holdout_shift_note(holdout_shift_of(self._ctx, compute=False))
         return list(self.data.notes) + ([shift] if shift else [])
 
@@ -620,14 +619,10 @@ class Evaluation:
 
     def explain(self, real_index: int) -> Any:
         """One real record's view: its nearest synthetic and real neighbours and what each metric concluded."""
-        from .display import explain
-
-        return explain(self, real_index)
+        return explain_record(self, real_index)
 
     def records_at_risk(self, **params: Any) -> pd.DataFrame:
         """The per-record risk table (real values masked unless revealed)."""
-        from .risk import records_at_risk
-
         return records_at_risk(self, **params)
 
     def to_html(self, path: Any, *, title: str | None = None, **params: Any) -> Any:

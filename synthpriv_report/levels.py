@@ -20,7 +20,8 @@ from typing import Any
 
 from . import stats
 from .registry import LevelSpec, MetricSpec, get_spec, level_families, metric_names, resolve_level
-from .results import Direction, Level, LevelRule, MetricResult, not_computed
+from .results import Direction, Level, LevelRule, MetricResult, RuleUnit, not_computed
+from .wording import fmt_on_unit
 
 _KEYS = ("medium", "high")
 
@@ -86,7 +87,7 @@ def _on_headline(ls: LevelSpec | None, spec: MetricSpec) -> bool:
             and ls.direction in (None, spec.direction))
 
 
-def validate_levels(levels: Any) -> dict[str, dict[str, float]] | None:
+def validate_levels(levels: Any) -> dict[str, dict[str, float | None]] | None:
     """Checked ``levels=`` overrides: known metric (with a level) or rule family, numeric thresholds in the order
     of the metric's direction. A ``ValueError`` naming the metric otherwise.
 
@@ -101,7 +102,7 @@ def validate_levels(levels: Any) -> dict[str, dict[str, float]] | None:
         raise TypeError(f"levels= must be a dict {{metric: {{'medium': m, 'high': h}}}}, got {levels!r}")
     names = metric_names()
     fam = level_families()
-    out: dict[str, dict[str, float]] = {}
+    out: dict[str, dict[str, float | None]] = {}
     for name, rule in levels.items():
         if name in fam:
             pass
@@ -136,13 +137,11 @@ def validate_levels(levels: Any) -> dict[str, dict[str, float]] | None:
     return out
 
 
-def _unit(spec: MetricSpec, ls: LevelSpec | None) -> str:
+def _unit(spec: MetricSpec, ls: LevelSpec | None) -> RuleUnit:
     """How a rule's thresholds read (``LevelRule.unit``): in percent or percentage points when the metric's value
     is a share and the rule (``None``: thresholds on the value itself) grades that share, a bound of it or a
     difference of shares; else as numbers."""
-    from .wording import value_kind
-
-    if value_kind({"name": spec.name, "value_range": list(spec.value_range)}) != "share":
+    if spec.kind() != "share":
         return "number"
     if ls is None:
         return "percent"
@@ -151,13 +150,11 @@ def _unit(spec: MetricSpec, ls: LevelSpec | None) -> str:
     return "percent" if ls.of is None or ls.same_scale else "number"
 
 
-def _fmt(v: float | None, unit: str) -> str:
-    from .wording import fmt_on_unit
-
+def _fmt(v: float | None, unit: RuleUnit) -> str:
     return fmt_on_unit(v, unit)
 
 
-def _rule_text(ls: LevelSpec, medium: float | None, high: float | None, unit: str) -> str:
+def _rule_text(ls: LevelSpec, medium: float | None, high: float | None, unit: RuleUnit) -> str:
     return ls.description.format(medium=_fmt(medium, unit), high=_fmt(high, unit))
 
 
@@ -191,13 +188,14 @@ def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Map
     levels = levels or {}
     user = levels.get(spec.name)
     ls = resolve_level(spec, result)
-    if user:
+    if user and ls is not None:
         headline = _on_headline(ls, spec)
         m, h = user.get("medium"), user.get("high")
         basis = ls.of(result) if headline and ls.of is not None else float(v)
         if basis is None or math.isnan(float(basis)):
             basis = float(v)
-        level = grade(float(basis), spec.direction, medium=m, high=h, inclusive=ls.inclusive if headline else False)
+        user_level = grade(float(basis), spec.direction, medium=m, high=h,
+                           inclusive=ls.inclusive if headline else False)
         side = "above" if spec.direction == "higher_is_riskier" else "below"
         unit = _unit(spec, ls if headline else None)
         parts = []
@@ -210,7 +208,7 @@ def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Map
                          description=f"set by the user for this report, on {scale}: "
                                      + ("; ".join(parts) or "no threshold"), scale=scale, graded=float(basis),
                          unit=unit)
-        return replace(result, level=level, level_rule=rule)
+        return replace(result, level=user_level, level_rule=rule)
     if ls is None:
         return replace(result, level=None, level_rule=None)
     medium, high, source = ls.medium, ls.high, ls.source

@@ -58,23 +58,6 @@ def review_level(result: Any) -> LevelSpec:
     return LEVEL_FAMILIES["review_excess" if result.calibration is not None else "review_absolute"]
 
 
-#: Metrics that drive the headline verdict by default.
-DEFAULT_VERDICT_METRICS: tuple[str, ...] = (
-    "exact_copies",
-    "near_copies",
-    "holdout_dcr_share",
-    "privacy_score",
-    "dcr_test",
-    "nndr_test",
-)
-
-
-#: The one-sided level at which each default check of the verdict compares the synthetic data with its baseline:
-#: the verdict's false-alarm rate (:data:`synthpriv_report.evidence.VERDICT_FALSE_ALARM`, 5%) shared among the
-#: checks (Bonferroni), so that an ideal generator is graded medium or high in at most about 5% of releases.
-CHECK_ALPHA: float = check_alpha(len(DEFAULT_VERDICT_METRICS))
-
-
 def default_params() -> dict[str, Any]:
     """Every declared reduction parameter with its default, and ``levels=None``."""
     from .registry import declared_params

@@ -12,10 +12,11 @@ declarations; adding a metric is one module plus one :func:`register` call.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .evidence import VERDICT_FALSE_ALARM, check_alpha
 from .results import Direction, Level, MetricResult
 
 #: What a metric's ``compute`` and ``plan`` receive (:class:`synthpriv_report.engine.Context`; typed loosely here
@@ -23,6 +24,14 @@ from .results import Direction, Level, MetricResult
 Context = Any
 
 Group = Literal["closeness", "holdout", "attack", "distinguishability"]
+
+#: What kind of number a metric's headline value is; it decides how the value is formatted and compared
+#: (shares as percentages, differences of shares in percentage points).
+ValueKind = Literal["share", "score", "auc", "distance", "number"]
+
+#: The JSON form of a computed result (:meth:`MetricResult.to_dict`): what a metric's sentences are made from, so
+#: that a report re-drawn from its JSON file says the same words as the live evaluation.
+ResultJSON = Mapping[str, Any]
 Need = Literal["holdout", "sensitive_fields", "pairing"]
 
 #: Groups in report order with their display titles.
@@ -292,6 +301,22 @@ class MetricSpec:
         The metric compares S with T, so it can be recomputed with H in the role of S.
     interval_kind : str
         How the interval is made, in words ("Wilson 95%", "bootstrap 95%", ...).
+    value_kind : {"share", "score", "auc", "distance", "number"}, optional
+        What kind of number the headline value is. ``None``: a ``"score"`` on a [0, 100] range, a ``"share"`` on
+        [0, 1] with a Wilson interval, otherwise a plain ``"number"`` (see :meth:`kind`).
+    drives_verdict : bool
+        The metric is one of the checks behind the verdict by default (``Evaluation(verdict_metrics=None)``).
+        The verdict's per-check test level is shared among these checks (:func:`verdict_alpha`).
+    finding : callable, optional
+        ``finding(m) -> str``: the one plain sentence the cover of a report prints for a computed result, from
+        its JSON form ``m`` (numbers formatted for the reader). ``None``: "<title>: <value>. It measures <what>."
+    graded_note : callable, optional
+        ``graded_note(m) -> str or None``: when the level is graded on another quantity than the value shown,
+        the sentence that says which and its number. ``None`` (or a ``None`` return): the rule's scale and its
+        graded number in the rule's units.
+    range_note : callable, optional
+        ``range_note(m) -> str or None``: the range of the value in words where the declared range says less
+        than the data do (a distance in a space bounded by 1, say).
     """
 
     name: str
@@ -315,10 +340,33 @@ class MetricSpec:
     copy_sensitive: bool = False
     calibratable: bool = False
     interval_kind: str = ""
+    value_kind: ValueKind | None = None
+    drives_verdict: bool = False
+    finding: Callable[[ResultJSON], str] | None = None
+    graded_note: Callable[[ResultJSON], str | None] | None = None
+    range_note: Callable[[ResultJSON], str | None] | None = None
 
     @property
     def param_names(self) -> tuple[str, ...]:
+        """The names of the reduction parameters the metric reads."""
         return tuple(p.name for p in self.params)
+
+    def kind(self) -> ValueKind:
+        """What kind of number the headline value is: the declared ``value_kind``, else read from the range.
+
+        >>> MetricSpec("m", "M", "x", "closeness", "higher_is_safer", (0.0, 100.0), compute=print).kind()
+        'score'
+        >>> MetricSpec("m", "M", "x", "closeness", "higher_is_riskier", (0.0, 1.0), compute=print,
+        ...            interval_kind="Wilson 95%").kind()
+        'share'
+        """
+        if self.value_kind is not None:
+            return self.value_kind
+        if tuple(self.value_range) == (0.0, 100.0):
+            return "score"
+        if self.interval_kind.lower().startswith("wilson") and tuple(self.value_range) == (0.0, 1.0):
+            return "share"
+        return "number"
 
 
 REGISTRY: dict[str, MetricSpec] = {}
@@ -362,6 +410,20 @@ def get_spec(name: str) -> MetricSpec:
         raise ValueError(f"unknown metric {name!r}; known metrics: {', '.join(REGISTRY)}") from None
 
 
+def verdict_metric_names() -> list[str]:
+    """The checks behind the verdict by default: the metrics declared with ``drives_verdict``, in report order."""
+    return [name for name, spec in REGISTRY.items() if spec.drives_verdict]
+
+
+def verdict_alpha(total: float = VERDICT_FALSE_ALARM) -> float:
+    """The one-sided test level of each check behind the verdict: ``total`` shared among the default checks
+    (Bonferroni), so that an honest release is graded medium or high by any of them at most ``total`` of the time.
+
+    Read when a level is graded (not at import), so that it always counts the registered checks.
+    """
+    return check_alpha(max(len(verdict_metric_names()), 1), total)
+
+
 def declared_params() -> dict[str, Param]:
     """Every reduction parameter: the shared ones of :mod:`synthpriv_report.params` and each metric's own."""
     from .params import COMMON_PARAMS
@@ -391,5 +453,6 @@ def resolve_level(spec: MetricSpec, result: MetricResult) -> LevelSpec | None:
 
 __all__ = [
     "GROUP_TITLES", "Param", "LevelSpec", "FigureSpec", "Words", "MetricSpec", "REGISTRY", "register",
-    "unregister", "metric_names", "get_spec", "declared_params", "level_families", "resolve_level",
+    "unregister", "metric_names", "get_spec", "declared_params", "verdict_metric_names", "verdict_alpha",
+    "ValueKind", "ResultJSON", "level_families", "resolve_level",
 ]

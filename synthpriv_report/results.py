@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -18,6 +18,17 @@ Direction = Literal["higher_is_riskier", "higher_is_safer"]
 Level = Literal["low", "medium", "high"]
 
 _LEVEL_ORDER = {"low": 0, "medium": 1, "high": 2}
+
+#: How a level rule's thresholds read: plain numbers, a share in percent, or a difference of shares in points.
+RuleUnit = Literal["number", "percent", "points"]
+
+
+@overload
+def to_jsonable(obj: Mapping[str, Any]) -> dict[str, Any]: ...
+
+
+@overload
+def to_jsonable(obj: Any) -> Any: ...
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -80,7 +91,7 @@ class LevelRule:
     description: str
     scale: str = "the value"
     graded: float | None = None
-    unit: Literal["number", "percent", "points"] = "number"
+    unit: RuleUnit = "number"
 
     def to_dict(self) -> dict[str, Any]:
         return to_jsonable(
@@ -150,7 +161,8 @@ class MetricResult:
         return self.reason_not_computed is None
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return _presentation().bundle(self, include=include, exclude=exclude)
+        out: dict[str, Any] = _presentation().bundle(self, include=include, exclude=exclude)
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dictionary of every field."""
@@ -273,9 +285,10 @@ class ResultSet(Mapping[str, MetricResult]):
         return len(self._results)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return _presentation().bundle(self, include=include, exclude=exclude)
+        out: dict[str, Any] = _presentation().bundle(self, include=include, exclude=exclude)
+        return out
 
-    def to_frame(self):  # -> pandas.DataFrame
+    def to_frame(self) -> Any:  # a pandas.DataFrame (pandas is imported when called)
         """A tidy table: one row per metric with value, interval, direction, level and reason."""
         import pandas as pd
 
@@ -301,20 +314,21 @@ class ResultSet(Mapping[str, MetricResult]):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary: verdict, parameters, every metric and the evaluation's context (``meta``)."""
-        return to_jsonable(
-            {
-                "verdict": self.verdict.to_dict(),
-                "params": self.params,
-                "metrics": {n: r.to_dict() for n, r in self._results.items()},
-                "meta": self.meta,
-            }
-        )
+        doc: dict[str, Any] = {
+            "verdict": self.verdict.to_dict(),
+            "params": self.params,
+            "metrics": {n: r.to_dict() for n, r in self._results.items()},
+            "meta": self.meta,
+        }
+        out: dict[str, Any] = to_jsonable(doc)
+        return out
 
     @classmethod
     def from_json(cls, path: Any) -> "ResultSet":
         """Load a saved JSON report (validated field by field; a ``ValueError`` names what is wrong); its
         ``to_html``/``to_pdf`` draw the same document, figures included, without the data."""
-        return _presentation().load_results(path)
+        out: ResultSet = _presentation().load_results(path)
+        return out
 
     def to_html(self, path: Any, **kwargs: Any) -> Any:
         """Write the self-contained HTML report of these results (figures included, no data needed)."""

@@ -18,13 +18,14 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .formats import LEVEL_WORDS, ValueKind, fmt_count, fmt_interval, fmt_number, fmt_on_unit, fmt_share, fmt_value
+from .formats import LEVEL_WORDS, fmt_count, fmt_interval, fmt_number, fmt_on_unit, fmt_share, fmt_value
 from .formats import is_finite_number as _finite
+from .registry import MetricSpec, ValueKind, get_spec
 
 __all__ = ["CHECKS_INTRO", "CHECKS_TITLE", "OTHERS_INTRO", "OTHERS_TITLE", "RISK_TITLE", "DISTINGUISHABILITY_INTRO", "DISTINGUISHABILITY_TITLE", "LEVEL_WORDS", "NOT_LEAKAGE", "ROLE_WORDS",
            "ValueKind", "check_sentence", "chosen_text", "drives_text", "fmt_count", "fmt_interval",
            "fmt_number", "fmt_on_unit", "fmt_share", "fmt_value", "graded_text", "interval_label", "is_distinguishability", "metric_row", "split_metrics",
-           "range_text", "risk_text", "setting_rows", "set_rows", "value_kind"]
+           "range_text", "risk_summary", "risk_text", "setting_rows", "set_rows", "value_kind"]
 
 #: The three data sets, as a reader knows them.
 ROLE_WORDS = {
@@ -52,39 +53,30 @@ CHECKS_TITLE = "The checks behind the verdict"
 CHECKS_INTRO = ("These checks compare the synthetic data with the real records the generator learned from and with "
                 "real records it never saw (the holdout). The verdict is the highest level among those that ran.")
 
-#: Value kinds of the registered metrics whose kind is not plain from their declaration.
-_KINDS: dict[str, ValueKind] = {
-    "exact_copies": "share", "near_copies": "share", "holdout_dcr_share": "share", "nndr": "share", "mir": "share",
-    "privacy_score": "score", "dcr_test": "score", "nndr_test": "score",
-    "detection_mlp": "auc", "dcr": "distance",
-}
+
+def _spec_of(m: Mapping[str, Any]) -> MetricSpec | None:
+    """The declaration of the metric whose JSON form is ``m`` (None for a name no metric registers, as in a
+    document written by another version)."""
+    try:
+        return get_spec(str(m.get("name", "")))
+    except (ValueError, TypeError):
+        return None
 
 
 def value_kind(m: Mapping[str, Any]) -> ValueKind:
     """What kind of number a metric's headline value is (from its JSON form): share, score, AUC, distance, number.
 
+    A registered metric's kind is its declaration's (:meth:`MetricSpec.kind`); another name's is read from the
+    range it states.
+
     >>> value_kind({"name": "exact_copies"}), value_kind({"name": "x", "value_range": [0, 100]})
     ('share', 'score')
     """
-    name = str(m.get("name", ""))
-    if name in _KINDS:
-        return _KINDS[name]
+    spec = _spec_of(m)
+    if spec is not None:
+        return spec.kind()
     rng = m.get("value_range") or (None, None)
-    if list(rng) == [0, 100]:
-        return "score"
-    kind = _interval_kind_of(name)
-    if kind.lower().startswith("wilson") and list(rng) == [0, 1]:
-        return "share"
-    return "number"
-
-
-def _interval_kind_of(name: str) -> str:
-    try:
-        from .registry import get_spec
-
-        return get_spec(name).interval_kind or ""
-    except (ValueError, TypeError):
-        return ""
+    return "score" if list(rng) == [0, 100] else "number"
 
 
 def interval_label(m: Mapping[str, Any]) -> str:
@@ -93,7 +85,8 @@ def interval_label(m: Mapping[str, Any]) -> str:
     >>> interval_label({"name": "exact_copies"})
     'Wilson 95%'
     """
-    kind = _interval_kind_of(str(m.get("name", "")))
+    spec = _spec_of(m)
+    kind = spec.interval_kind if spec is not None else ""
     if not kind:
         details = m.get("details") or {}
         kind = str(details.get("interval_kind") or details.get("interval_method") or "")
@@ -101,7 +94,8 @@ def interval_label(m: Mapping[str, Any]) -> str:
 
 
 def range_text(m: Mapping[str, Any]) -> str:
-    """The range of a metric's value in words; distances in the gower space are in [0, 1].
+    """The range of a metric's value in words: the declaration's ``range_note`` where it has one for this
+    result (distances in the gower space are in [0, 1]), else the declared range.
 
     >>> range_text({"name": "dcr", "value_range": [0, None], "space": "gower"})
     'from 0 to 1 (gower distances average per-column differences, each between 0 and 1)'
@@ -111,8 +105,10 @@ def range_text(m: Mapping[str, Any]) -> str:
     'from 0% to 100%'
     """
     lo, hi = (list(m.get("value_range") or [None, None]) + [None, None])[:2]
-    if m.get("name") == "dcr" and str(m.get("space") or "").startswith("gower"):
-        return "from 0 to 1 (gower distances average per-column differences, each between 0 and 1)"
+    spec = _spec_of(m)
+    note = spec.range_note(m) if spec is not None and spec.range_note is not None else None
+    if note:
+        return note
     kind = value_kind(m)
     if hi is None or (isinstance(hi, float) and math.isinf(hi)):
         return f"{fmt_number(lo)} or more"
@@ -126,7 +122,8 @@ def range_text(m: Mapping[str, Any]) -> str:
 def graded_text(m: Mapping[str, Any]) -> str:
     """When a level is graded on another quantity than the value shown, that quantity and its number.
 
-    Empty when the level is graded on the value itself (then level and value agree by construction).
+    Empty when the level is graded on the value itself (then level and value agree by construction). The
+    declaration's ``graded_note`` says it where the rule's scale alone would not.
 
     >>> graded_text({"name": "mir", "value": 0.99, "level": "low", "level_rule": {"scale": "the membership "
     ...     "advantage", "graded": 0.003}, "details": {"holdout_predicted_real": 0.987}})
@@ -138,16 +135,10 @@ def graded_text(m: Mapping[str, Any]) -> str:
         return ""
     graded = rule.get("graded")
     unit = rule.get("unit")
-    name = m.get("name")
-    details = m.get("details") or {}
-    if name == "mir" and _finite(graded) and _finite(details.get("holdout_predicted_real")):
-        return (f"Graded on {scale}: {fmt_on_unit(graded, unit)}, not on the value shown "
-                f"({fmt_share(m.get('value'))} of real test records were labelled real, and "
-                f"{fmt_share(details['holdout_predicted_real'])} of the holdout records too).")
-    if name in ("dcr_test", "nndr_test") and _finite(graded):
-        sign = " (negative: the synthetic records are farther than the holdout's)" if graded < 0 else ""
-        return (f"Graded on D, the drop from the holdout's distance statistic to the synthetic data's: "
-                f"{fmt_number(graded)}%{sign}.")
+    spec = _spec_of(m)
+    note = spec.graded_note(m) if spec is not None and spec.graded_note is not None else None
+    if note:
+        return note
     if _finite(graded):
         # read like the rule's thresholds (a share in percent, a difference of shares in percentage points), so
         # that the number, the rule and the value shown compare at a glance
@@ -157,12 +148,8 @@ def graded_text(m: Mapping[str, Any]) -> str:
 
 def is_distinguishability(m: Mapping[str, Any]) -> bool:
     """Whether a metric (JSON form) measures distinguishability (its declared report group)."""
-    try:
-        from .registry import get_spec
-
-        return get_spec(str(m.get("name"))).group == "distinguishability"
-    except (ValueError, TypeError):
-        return False
+    spec = _spec_of(m)
+    return spec is not None and spec.group == "distinguishability"
 
 
 #: What a measure shows in place of a note on the data that is shown once, under the verdict.
@@ -212,8 +199,6 @@ def risk_text(r: Any) -> dict[str, str] | None:
     if not _finite(pct) or not 0 < float(pct) < 100 or r["n_flagged"] > r["n_synthetic"] \
             or r["n_reference_flagged"] > r["n_reference"]:
         return None
-    from .risk import risk_summary
-
     holdout = r.get("reference") == "holdout"
     where = "the holdout" if holdout else "the training records, each measured against the others"
     cuts = [f"{label} is below {fmt_number(r.get(key))}" for key, label in
@@ -231,6 +216,32 @@ def risk_text(r: Any) -> dict[str, str] | None:
             "rule": rule}
 
 
+def risk_summary(n_flagged: int, n_synthetic: int, n_ref_flagged: int, n_ref: int, percentile: float,
+                 reference: str = "holdout") -> str:
+    """One plain sentence comparing the synthetic records flagged with the reference records the rule flags.
+
+    >>> print(risk_summary(3, 3000, 15, 1500, 1.0))  # doctest: +NORMALIZE_WHITESPACE
+    3 of 3,000 synthetic records (0.1%) are flagged as at risk. The rule is set so that it flags at most 1% of
+    the holdout records, real records the generator never saw: it flags 15 of 1,500 (1.0%). A share well above
+    the holdout's means synthetic records sit closer to the training data than new real records do.
+    """
+    def share(a: int, b: int) -> str:
+        return f"{100.0 * a / b:.1f}%" if b else "0%"
+
+    if reference == "holdout":
+        who = "the holdout records, real records the generator never saw"
+        whose = "the holdout's"
+        fresh = "new real records do"
+    else:
+        who = "the training records, each measured against the others (no holdout was given)"
+        whose = "theirs"
+        fresh = "the training records sit to each other"
+    return (f"{n_flagged:,} of {n_synthetic:,} synthetic records ({share(n_flagged, n_synthetic)}) are flagged as "
+            f"at risk. The rule is set so that it flags at most {percentile:g}% of {who}: it flags "
+            f"{n_ref_flagged:,} of {n_ref:,} ({share(n_ref_flagged, n_ref)}). A share well above {whose} means "
+            f"synthetic records sit closer to the training data than {fresh}.")
+
+
 def drives_text(m: Mapping[str, Any], driving: Sequence[str]) -> str:
     """Whether a metric drives the verdict and, if not, why not (one sentence)."""
     if m.get("name") in driving:
@@ -246,34 +257,9 @@ def drives_text(m: Mapping[str, Any], driving: Sequence[str]) -> str:
 # one plain sentence per check
 
 
-def _d_sentence(m: Mapping[str, Any], what: str, lower_means: str, ideal: str) -> str:
-    details = m.get("details") or {}
-    d = details.get("D")
-    score = fmt_number(m.get("value"))
-    stat = "On average" if str(details.get("statistic") or "mean") == "mean" else "Typically (median)"
-    tail = f"score {score} out of 100 (100: {ideal})."
-    if not _finite(d):
-        return f"The score is {tail}"
-    if d > 0:
-        return (f"{stat}, the synthetic records' {what} is {fmt_number(d)}% lower than for real records the "
-                f"generator never saw{lower_means}: {tail}")
-    return (f"{stat}, the synthetic records' {what} is not lower than for real records the generator never saw "
-            f"({fmt_number(-d)}% higher): {tail}")
-
-
-def _baseline_tail(details: Mapping[str, Any], holdout_words: str, training_words: str) -> str:
-    """The end of a copy check's sentence: its baseline in words (the holdout's share, or without a holdout the
-    training records' own share against the other training records)."""
-    base = details.get("baseline_share", details.get("holdout_copy_share"))
-    if not _finite(base):
-        return " (no holdout to compare with)."
-    if details.get("baseline", "holdout") == "holdout":
-        return f"; among real records the generator never saw, {fmt_share(base)} {holdout_words}."
-    return f"; among the training records themselves, {fmt_share(base)} {training_words}."
-
-
 def check_sentence(m: Mapping[str, Any]) -> str:
-    """One plain sentence saying what a check found, with its number formatted (JSON form of the metric).
+    """One plain sentence saying what a check found, with its number formatted (JSON form of the metric): the
+    declaration's ``finding``, or the value with what the metric measures.
 
     >>> check_sentence({"name": "exact_copies", "computed": True, "value": 0.095,
     ...     "details": {"n_copies": 57, "n": 600, "holdout_copy_share": 0.0}})
@@ -281,51 +267,14 @@ def check_sentence(m: Mapping[str, Any]) -> str:
     """
     name = m.get("name")
     v = m.get("value")
-    details = m.get("details") or {}
     title = m.get("title") or name
     if not m.get("computed", v is not None):
         return f"{title} could not be computed: {m.get('reason_not_computed')}"
-    if name == "exact_copies":
-        n_copies, n = details.get("n_copies"), details.get("n")
-        counts = f" ({fmt_count(n_copies)} of {fmt_count(n)})" if _finite(n_copies) and _finite(n) else ""
-        tail = _baseline_tail(details, "equal a training record", "equal another training record")
-        near = details.get("near_copies")
-        if isinstance(near, Mapping) and _finite(near.get("excess_lower_bound")) and near["excess_lower_bound"] > 0:
-            tail = (f"{tail[:-1]}; and {fmt_share(near.get('n_near_copies', 0) / max(near.get('n') or 1, 1))} are "
-                    f"a training record with a small change, against {fmt_share(near.get('baseline_share'))} of "
-                    f"fresh real records, which counts as copying.")
-        return f"{fmt_share(v)} of the synthetic records{counts} are exact copies of a real training record{tail}"
-    if name == "near_copies":
-        n_near, n = details.get("n_near_copies"), details.get("n")
-        counts = f" ({fmt_count(n_near)} of {fmt_count(n)})" if _finite(n_near) and _finite(n) else ""
-        tail = _baseline_tail(details, "are as near a training record", "are as near another training record")
-        return (f"{fmt_share(v)} of the synthetic records{counts} are a training record with a small change (a "
-                f"copy, equal on all columns but one, or closer than real people are to one another){tail}")
-    if name == "holdout_dcr_share":
-        return (f"{fmt_share(v)} of the synthetic records are closer to a training record than to any real record "
-                f"the generator never saw; about 50% is expected when the generator did not memorise its training "
-                f"records.")
-    if name == "privacy_score":
-        f_ts, f_tt = details.get("f_ts"), details.get("f_tt")
-        if _finite(f_ts) and _finite(f_tt):
-            return (f"The privacy score is {fmt_number(v)} out of 100: {fmt_share(f_ts)} of the real records have "
-                    f"a synthetic record unusually close to them, against {fmt_share(f_tt)} with another real "
-                    f"record that close (100: no excess closeness).")
-        return f"The privacy score is {fmt_number(v)} out of 100 (100: no excess closeness)."
-    if name == "dcr_test":
-        return _d_sentence(m, "distance to their closest training record", ", so they sit closer to real people",
-                           "no closer than unseen real records")
-    if name == "nndr_test":
-        return _d_sentence(m, "ratio of the distances to their nearest and second-nearest training records",
-                           ", so more of them sit distinctly close to one single training record",
-                           "no different from unseen real records")
+    spec = _spec_of(m)
+    if spec is not None and spec.finding is not None:
+        return spec.finding(m)
     kind = value_kind(m)
-    try:
-        from .registry import get_spec
-
-        words = get_spec(str(name)).words
-    except (ValueError, TypeError):
-        words = None
+    words = spec.words if spec is not None else None
     what = f" It measures {words.measures}." if words is not None else ""
     return f"{title}: {fmt_value(v, kind)}.{what}"
 

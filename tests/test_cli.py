@@ -335,7 +335,7 @@ def test_demo_leaky_with_only_dcr_and_nndr_is_not_assessed(tmp_path: Path,
 
 @pytest.mark.parametrize("target, error", [
     ("synthpriv_report.export.report_data", ValueError),                  # after the inputs were accepted
-    ("synthpriv_report.metrics.distance.exact_copy_share", KeyError),     # inside a metric
+    ("synthpriv_report.metrics.copies.exact_copy_share", KeyError),     # inside a metric
     ("synthpriv_report.verdict.max_level", TypeError),                     # inside the verdict
 ])
 def test_an_internal_failure_exits_1_with_a_hint_not_as_a_user_error(target: str, error: type,

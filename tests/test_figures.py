@@ -10,8 +10,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from synthpriv_report.display.figures import (  # noqa: E402
-    plot_dcr, plot_holdout_share, plot_nndr, plot_privacy_score, plot_risk_overview, render_png, risk_position)
+from synthpriv_report.display.figures import plot_risk_overview, render_png, risk_position  # noqa: E402
+from synthpriv_report.metrics.dcr import plot_dcr  # noqa: E402
+from synthpriv_report.metrics.holdout_share import plot_holdout_share  # noqa: E402
+from synthpriv_report.metrics.nndr import plot_nndr  # noqa: E402
+from synthpriv_report.metrics.privacy_score import plot_privacy_score  # noqa: E402
 from synthpriv_report.results import MetricResult, ResultSet, Verdict  # noqa: E402
 
 DCR = {"S": np.array([0.0, 0.0, 0.1, 0.2]), "H": np.array([0.1, 0.3, 0.5]), "T": np.array([0.05, 0.2, 0.4]),

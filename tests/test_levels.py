@@ -99,7 +99,7 @@ def test_non_finite_values_are_never_graded(bad):
 
 def _copy_result(n_copies: int, n: int, n_base_copies: int, n_base: int) -> MetricResult:
     """An exact_copies result whose evidence comes from the two shares (as the metric computes it)."""
-    from synthpriv_report.metrics.distance import excess_evidence
+    from synthpriv_report.metrics.copies import excess_evidence
 
     flags = np.arange(n) < n_copies
     base = np.arange(n_base) < n_base_copies

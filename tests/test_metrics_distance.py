@@ -18,7 +18,13 @@ import pandas as pd
 import pytest
 
 from synthpriv_report import Evaluation
-from synthpriv_report.metrics import distance as md
+from synthpriv_report.metrics.arrays import nndr_arrays, nndr_values
+from synthpriv_report.metrics.copies import exact_copy_share
+from synthpriv_report.metrics.dcr import dcr_histogram
+from synthpriv_report.metrics.holdout_share import holdout_dcr_share
+from synthpriv_report.metrics.holdout_tests import holdout_test, nn_ratio
+from synthpriv_report.metrics.privacy_score import privacy_score_arrays, proximity_ratio_score
+from synthpriv_report.metrics.shift import holdout_shift, holdout_shift_note
 from synthpriv_report.levels import grade
 from synthpriv_report.results import MetricResult, not_computed
 from synthpriv_report.verdict import compute_verdict
@@ -258,7 +264,7 @@ def test_privacy_score_gower_by_hand() -> None:
     lower = 2 / 3 - z * math.sqrt(2 / 27 + 2 / 27)
     assert r.details["f_ts_minus_f_tt_lower"] == pytest.approx(lower)
     assert r.details["upper_bound_for_level"] == 100.0 and r.level == "low" and r.space == "gower"
-    arrays = md.privacy_score_arrays(_ev(random_state=0).context)
+    arrays = privacy_score_arrays(_ev(random_state=0).context)
     np.testing.assert_allclose(arrays["ttpr"], [6.0, 6.0, 3.0])
     np.testing.assert_allclose(arrays["tspr"], [0.5, 0.5, 0.0], atol=1e-10)
     ref = _ps_reference(_rec(T), _rec(S), _g, 0, 0.1)
@@ -295,8 +301,8 @@ def test_privacy_score_small_synthetic_subsamples_r2() -> None:
     ev = _ev(s=s2, random_state=0)
     r = ev.results(metrics=["privacy_score"])["privacy_score"]
     assert r.details["sizes"] == {"half_a": 3, "half_b": 2, "synthetic_sample": 2}
-    np.testing.assert_allclose(md.privacy_score_arrays(ev.context)["ttpr"], [7.0, 6.0, 3.0])
-    np.testing.assert_allclose(md.privacy_score_arrays(ev.context)["tspr"], [0.5, 0.5, 1.25])
+    np.testing.assert_allclose(privacy_score_arrays(ev.context)["ttpr"], [7.0, 6.0, 3.0])
+    np.testing.assert_allclose(privacy_score_arrays(ev.context)["tspr"], [0.5, 0.5, 1.25])
     assert r.value == pytest.approx(100 / 3)
     ref = _ps_reference(_rec(T), _rec(s2), _g, 0, 0.1)
     assert ref[1][1].tolist() == [0, 4]
@@ -320,14 +326,14 @@ def test_privacy_score_matches_reference_for_other_seeds(rs: int, space: str) ->
 def test_proximity_ratio_score_pure() -> None:
     # TTPR [1, 2, 3, 4], alpha .25: q = 1 + .75 (2 - 1) = 1.75; f_TT = 1/4; TSPR [.5, .5, 3, 4]: f_TS = 2/4
     # score = 100 * (.25 / .5) = 50
-    r = md.proximity_ratio_score([1.0, 2.0, 3.0, 4.0], [0.5, 0.5, 3.0, 4.0], alpha=0.25)
+    r = proximity_ratio_score([1.0, 2.0, 3.0, 4.0], [0.5, 0.5, 3.0, 4.0], alpha=0.25)
     assert (r["q"], r["f_tt"], r["f_ts"], r["score"]) == (1.75, 0.25, 0.5, 50.0)
     # f_TS = 0 -> 100
-    assert md.proximity_ratio_score([1.0, 2.0, 3.0], [9.0, 9.0, 9.0], alpha=0.1)["score"] == 100.0
+    assert proximity_ratio_score([1.0, 2.0, 3.0], [9.0, 9.0, 9.0], alpha=0.1)["score"] == 100.0
     # f_TT > f_TS -> capped at 100
-    assert md.proximity_ratio_score([1.0, 1.0, 1.0, 4.0], [5.0, 5.0, 5.0, 0.5], alpha=0.1)["score"] == 100.0
+    assert proximity_ratio_score([1.0, 1.0, 1.0, 4.0], [5.0, 5.0, 5.0, 0.5], alpha=0.1)["score"] == 100.0
     with pytest.raises(ValueError, match="alpha"):
-        md.proximity_ratio_score([1.0], [1.0], alpha=1.5)
+        proximity_ratio_score([1.0], [1.0], alpha=1.5)
 
 
 def test_privacy_score_not_computed_on_tiny_real_data() -> None:
@@ -359,8 +365,8 @@ def test_nndr_by_hand(space: str) -> None:
     assert r.details["excess_over_holdout"] == pytest.approx(-0.25)
     assert r.level == "low"
     ev = _ev(spaces={"nndr": space})
-    np.testing.assert_allclose(md.nndr_arrays(ev.context)["S"], [0.0, 0.5, 0.25, 0.0], atol=1e-10)
-    np.testing.assert_allclose(md.nndr_arrays(ev.context)["H"], [0.2, 0.25, 1 / 7, 0.0, 0.25, 1 / 7], atol=1e-10)
+    np.testing.assert_allclose(nndr_arrays(ev.context)["S"], [0.0, 0.5, 0.25, 0.0], atol=1e-10)
+    np.testing.assert_allclose(nndr_arrays(ev.context)["H"], [0.2, 0.25, 1 / 7, 0.0, 0.25, 1 / 7], atol=1e-10)
     # moving the threshold re-reduces: .3 -> [0, .25, 0] below = 3/4; .25 -> S2 ties -> 2/4; .6 -> 4/4
     ev.results(metrics=["nndr"])
     n = ev.search_count
@@ -378,10 +384,10 @@ def test_nndr_without_holdout_levels_on_share() -> None:
 
 def test_nndr_values_pure() -> None:
     # s0: dcr .1, t* = 0 with neighbours (.2, .4): .1 / .3; s1: dcr 0 -> (0 + 1e-12) / (.1 + 1e-12) ~ 1e-11
-    v = md.nndr_values([0.1, 0.0], [0, 1], np.array([[0.2, 0.4], [0.1, 0.1]]))
+    v = nndr_values([0.1, 0.0], [0, 1], np.array([[0.2, 0.4], [0.1, 0.1]]))
     np.testing.assert_allclose(v, [1 / 3, 1e-11], rtol=1e-6)
     # 0 / 0 -> (eps) / (eps) = 1 (spec 0 ratio convention; 2.4 defines no zero case)
-    assert md.nndr_values([0.0], [0], np.array([[0.0, 0.0]]))[0] == pytest.approx(1.0)
+    assert nndr_values([0.0], [0], np.array([[0.0, 0.0]]))[0] == pytest.approx(1.0)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -438,7 +444,7 @@ def test_nndr_test_ratio_zero_for_copies() -> None:
     r = _ev(s=T.copy()).results(metrics=["nndr_test"])["nndr_test"]
     assert r.details["NNDR_ST"] == 0.0 and r.details["D"] == pytest.approx(100.0)
     assert r.value == 0.0 and r.level == "high" and r.details["band"] == "Low privacy"
-    np.testing.assert_array_equal(md.nn_ratio([0.0, 1e-13, 1.0], [1.0, 1.0, 4.0]), [0.0, 0.0, 0.25 + 0.75e-12 / 4])
+    np.testing.assert_array_equal(nn_ratio([0.0, 1e-13, 1.0], [1.0, 1.0, 4.0]), [0.0, 0.0, 0.25 + 0.75e-12 / 4])
 
 
 def test_zero_denominator_makes_tests_not_computed() -> None:
@@ -447,25 +453,25 @@ def test_zero_denominator_makes_tests_not_computed() -> None:
     for m in ("dcr_test", "nndr_test"):
         assert not res[m].computed and res[m].value is None
         assert "0" in res[m].reason_not_computed
-    assert md.holdout_test([0.0, 0.0], [1.0])["score"] is None
+    assert holdout_test([0.0, 0.0], [1.0])["score"] is None
 
 
 def test_holdout_test_bands_at_the_boundaries() -> None:
     # D = 100 (10 - 9) / 10 = 10 exactly -> Medium; D = 100 (2 - 1) / 2 = 50 exactly -> Medium
-    r = md.holdout_test([10.0], [9.0])
+    r = holdout_test([10.0], [9.0])
     assert r["D"] == 10.0 and r["band"] == "Medium privacy" and r["score"] == 90.0
-    r = md.holdout_test([2.0], [1.0])
+    r = holdout_test([2.0], [1.0])
     assert r["D"] == 50.0 and r["band"] == "Medium privacy" and r["score"] == 50.0
     # D just below 10 -> High privacy; above 50 -> Low; negative D -> score 100
-    assert md.holdout_test([100.0], [90.5])["band"] == "High privacy"
-    r = md.holdout_test([4.0], [1.0])
+    assert holdout_test([100.0], [90.5])["band"] == "High privacy"
+    r = holdout_test([4.0], [1.0])
     assert r["D"] == 75.0 and r["band"] == "Low privacy" and r["score"] == 25.0
-    r = md.holdout_test([1.0], [3.0])
+    r = holdout_test([1.0], [3.0])
     assert r["D"] == -200.0 and r["score"] == 100.0 and r["band"] == "High privacy"
     # median statistic: median [1, 2, 9] = 2 vs median [1, 1, 1, 5] = 1 -> D = 50
-    assert md.holdout_test([1.0, 2.0, 9.0], [1.0, 1.0, 1.0, 5.0], statistic="median")["D"] == 50.0
+    assert holdout_test([1.0, 2.0, 9.0], [1.0, 1.0, 1.0, 5.0], statistic="median")["D"] == 50.0
     with pytest.raises(ValueError, match="statistic"):
-        md.holdout_test([1.0], [1.0], statistic="mode")
+        holdout_test([1.0], [1.0], statistic="mode")
 
 
 def test_dcr_test_levels_follow_the_bands_exactly_at_10_and_50() -> None:
@@ -618,14 +624,14 @@ def test_row_order_does_not_matter() -> None:
 
 def test_pure_helpers() -> None:
     # holdout share: wins (.1 < .2), tie (.2 = .2), loss (.3 > .1), win (.4 < .5): (2 + .5) / 4
-    r = md.holdout_dcr_share([0.1, 0.2, 0.3, 0.4], [0.2, 0.2, 0.1, 0.5])
+    r = holdout_dcr_share([0.1, 0.2, 0.3, 0.4], [0.2, 0.2, 0.1, 0.5])
     assert (r["share"], r["wins"], r["ties"], r["k"]) == (0.625, 2, 1, 3)
     assert r["p_value"] == pytest.approx(5 / 16)
-    share, ci = md.exact_copy_share([True, False, False, True])
+    share, ci = exact_copy_share([True, False, False, True])
     assert share == 0.5 and ci == pytest.approx(_wilson(0.5, 4))
-    h = md.dcr_histogram([0.0, 0.5, 1.0], gower=True, bins=2)
+    h = dcr_histogram([0.0, 0.5, 1.0], gower=True, bins=2)
     assert h == {"edges": [0.0, 0.5, 1.0], "counts": [1, 2]}
-    h = md.dcr_histogram([0.0, 1.0, 4.0], gower=False, bins=4)
+    h = dcr_histogram([0.0, 1.0, 4.0], gower=False, bins=4)
     assert h["edges"][-1] == 4.0 and h["counts"] == [1, 1, 0, 1]
 
 
@@ -654,24 +660,24 @@ def test_dcr_level_not_high_when_synthetic_and_holdout_medians_are_both_zero() -
 def test_holdout_shift_by_hand() -> None:
     # holdout [.3, .4, .5] against within-real [.1, .2, .3]: the holdout record is farther in 2 + 3 + 3 pairs
     # and ties in one (.3 = .3, counted one half): AUC = 8.5 / 9
-    r = md.holdout_shift([0.3, 0.4, 0.5], [0.1, 0.2, 0.3])
+    r = holdout_shift([0.3, 0.4, 0.5], [0.1, 0.2, 0.3])
     assert r["auc"] == pytest.approx(8.5 / 9)
     assert (r["median_holdout"], r["median_within"], r["n_holdout"], r["n_within"]) == (0.4, 0.2, 3, 3)
     # U = 8.5, mean n1 n2 / 2 = 4.5; tie-corrected variance 9/12 (7 - (2^3 - 2) / 30) = 5.1: z = 4 / sqrt(5.1)
     assert r["p_value"] == pytest.approx(0.07652, abs=1e-4)
     with pytest.raises(ValueError, match="at least one distance"):
-        md.holdout_shift([], [0.1])
+        holdout_shift([], [0.1])
 
 
 def test_holdout_shift_note_needs_both_a_small_p_and_a_real_difference() -> None:
     base = {"median_holdout": 0.0109, "median_within": 0.00855, "n_holdout": 7563, "n_within": 31648}
-    assert md.holdout_shift_note(None) is None
-    assert md.holdout_shift_note({**base, "auc": 0.561, "p_value": 0.002}) is None  # not significant enough
-    assert md.holdout_shift_note({**base, "auc": 0.515, "p_value": 1e-9}) is None  # significant but tiny
-    far = md.holdout_shift_note({**base, "auc": 0.561, "p_value": 1e-60})
+    assert holdout_shift_note(None) is None
+    assert holdout_shift_note({**base, "auc": 0.561, "p_value": 0.002}) is None  # not significant enough
+    assert holdout_shift_note({**base, "auc": 0.515, "p_value": 1e-9}) is None  # significant but tiny
+    far = holdout_shift_note({**base, "auc": 0.561, "p_value": 1e-60})
     assert "farther from the training records" in far and "56.1% of pairs" in far and "0.0109" in far
     assert "report a risk that is not there" in far and len(far) < 600
-    near = md.holdout_shift_note({**base, "auc": 0.3, "p_value": 1e-60})
+    near = holdout_shift_note({**base, "auc": 0.3, "p_value": 1e-60})
     assert "closer to the training records" in near and "70.0% of pairs" in near and "hide a risk" in near
 
 

@@ -112,10 +112,3 @@ def explore(ev: Any, **params: Any) -> Any:
     from .widgets import explore as _explore
 
     return _explore(ev, **params)
-
-
-def explain(ev: Any, real_index: int) -> Any:
-    """One real record's view (see :func:`synthpriv_report.display.record.explain_record`)."""
-    from .record import explain_record
-
-    return explain_record(ev, real_index)

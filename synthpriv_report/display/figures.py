@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics.distance import plot_dcr, plot_exact_copies, plot_holdout_share, plot_nndr, plot_privacy_score
 from ..plotting import (COLORS, LEVEL_COLORS, MAX_WIDTH_IN, SET_NAMES, empty, enforce_min_font, figure_style,
                         new_ax)
 from ..registry import REGISTRY, get_spec
@@ -300,7 +299,6 @@ def overview_entry(results: Any) -> dict[str, str] | None:
 
 
 __all__ = [
-    "COLORS", "LEVEL_COLORS", "SET_NAMES", "DPI", "plot_dcr", "plot_exact_copies", "plot_holdout_share",
-    "plot_nndr", "plot_privacy_score", "plot_risk_overview", "risk_position", "render_png", "render_figure",
+    "COLORS", "LEVEL_COLORS", "SET_NAMES", "DPI", "plot_risk_overview", "risk_position", "render_png", "render_figure",
     "figures_for", "figure_entries", "overview_entry", "alt_text", "data_uri",
 ]

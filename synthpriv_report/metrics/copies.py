@@ -1,6 +1,5 @@
-"""Near copies: the machinery behind ``near_copies`` and the copy check of the verdict (declared in
-:mod:`synthpriv_report.metrics.distance`, beside ``exact_copies``): synthetic records that are a training record
-with a small change.
+"""``exact_copies`` and ``near_copies``: the copy checks of the verdict. Synthetic records that are a training
+record, verbatim or with a small change, against the same share for fresh real records.
 
 A generator that memorises people does not always reproduce them verbatim: one number moved by a unit, one
 category changed, redacted or re-spelled, every number rounded to float32. Such a record still points at one
@@ -23,13 +22,22 @@ the sum of its other cells' words, and every match of keys is then checked cell 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
+from .. import evidence
+from .. import plotting as plot
+from .. import stats
 from ..engine import compared_numbers
-from ..registry import Param
+from ..params import SOURCES
+from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
+from ..results import MetricResult, not_computed
+from ..wording import _finite as finite
+from ..wording import fmt_count, fmt_share
+from .arrays import space_for, dcr_arrays
 
 NEAR_COPY_QUANTILE = Param(
     "near_copy_quantile", 0.01, low=0.0, high=0.5, low_open=True, slider=(0.001, 0.1, 0.001),
@@ -174,5 +182,349 @@ def leave_one_out_cutoffs(within: NDArray[np.float64], quantile: float) -> NDArr
     return out
 
 
-__all__ = ["near_copy_cutoff", "leave_one_out_cutoffs", "one_column_matches", "cell_words", "cell_words_of",
-           "NEAR_COPY_QUANTILE"]
+def exact_copy_share(is_copy: ArrayLike) -> tuple[float, tuple[float, float]]:
+    """Share of records with an identical real record, with its Wilson interval (spec 2.1).
+
+    >>> exact_copy_share([True, False, False, True])[0]
+    0.5
+    """
+    c = np.asarray(is_copy, dtype=bool)
+    share = float(c.mean()) if c.size else float("nan")
+    return share, stats.wilson(share, int(c.size))
+
+
+def copy_baseline(ctx: Any, flags_of: Any) -> tuple[NDArray[np.bool_], NDArray[np.int64] | None, str]:
+    """The baseline of a copy check: the same flag for fresh real records.
+
+    With a holdout, each holdout record against the training data (independent records). Without one, each
+    training record against the *other* training records (leave one out): how often a real record has a
+    duplicate or near duplicate in the real data itself. Duplicates flag one another, so those flags come with
+    groups (records that flag each other share one) for the design effect.
+
+    ``flags_of(query, ref)`` returns ``(flags, partner)``: per query record its flag and the position in ``ref``
+    of the record that flagged it (-1 where none).
+    """
+    if ctx.H is not None:
+        flags, _ = flags_of(ctx.H, ctx.T)
+        return flags, None, "holdout"
+    flags, partner = flags_of(ctx.T, ctx.T)
+    return flags, _pair_groups(partner), "training"
+
+
+def _pair_groups(partner: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Connected groups of records linked to the record that flagged them (-1: no link)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = partner.size
+    rows = np.flatnonzero(partner >= 0)
+    graph = coo_matrix((np.ones(rows.size), (rows, partner[rows])), shape=(n, n))
+    return connected_components(graph, directed=True, connection="weak")[1].astype(np.int64)
+
+
+def _exact_flags(ctx: Any, query: Any, ref: Any) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+    flags = ctx.identical_in(query, ref)
+    ids_q, ids_r = ctx.record_ids(query), ctx.record_ids(ref)
+    first = np.full(int(max(ids_q.max(initial=0), ids_r.max(initial=0))) + 1, -1, dtype=np.int64)
+    first[ids_r[::-1]] = np.arange(ids_r.size - 1, -1, -1, dtype=np.int64)
+    partner = np.where(flags, first[ids_q], -1)
+    if query == ref:  # a record's partner is another record with its id: the first one, or for it the next
+        own = np.arange(ids_q.size)
+        partner = np.where(flags & (partner == own), -1, partner)
+    return flags, partner
+
+
+def excess_evidence(flags: NDArray[np.bool_], base: NDArray[np.bool_], groups: NDArray[np.int64] | None,
+                    baseline: str) -> dict[str, Any]:
+    """Details of a copy check: the synthetic share against its baseline, both sides' uncertainty counted
+    (:func:`synthpriv_report.evidence.excess_share` at the verdict's per-check level)."""
+    e = evidence.excess_share(flags, base, alpha=verdict_alpha(), baseline_groups=groups)
+    n_base = int(base.size)
+    return {"baseline": baseline, "baseline_share": e["baseline_share"], "n_baseline": n_base,
+            "baseline_interval": stats.wilson(e["baseline_share"], n_base),
+            "baseline_design_effect": e["deff_baseline"], "excess": e["excess"],
+            "excess_lower_bound": e["excess_lower"], "check_alpha": verdict_alpha()}
+
+
+def copy_check_level(share: str, what: str, baseline: str, source: str, *,
+                     key: str = "excess_lower_bound") -> LevelSpec:
+    """The level rule of a copy check (exact or near copies): high when the lower end of Newcombe's interval of the
+    synthetic share minus its baseline, at the verdict's per-check level, is above 0 (``key``: the details entry
+    holding that lower end)."""
+    return LevelSpec(
+        medium=None, high=0.0, difference=True, direction="higher_is_riskier",
+        of=lambda r: r.details.get(key, r.details.get("excess_lower_bound")),
+        scale=f"the lower confidence bound of the {share} minus its baseline ({baseline})",
+        source=f"{source}; the comparison is Newcombe's interval for a difference of two shares",
+        description=f"high when the synthetic data hold more {what} of training records than fresh real records "
+                    f"do, beyond chance: the lower end of the confidence interval of the difference of the two "
+                    f"shares (both sides' uncertainty counted, at a level that keeps the verdict's false alarms near "
+                    f"5%) is above {{high}}")
+
+
+def _copies_compute(ctx, params) -> MetricResult:
+    copies = ctx.identical_in(ctx.S, ctx.T)
+    share, interval = exact_copy_share(copies)
+    details: dict[str, Any] = {"n_copies": int(copies.sum()), "n": int(copies.size),
+                               "distinct_real_records_copied": int(np.unique(ctx.record_ids(ctx.S)[copies]).size)}
+    base, groups, which = copy_baseline(ctx, lambda q, r: _exact_flags(ctx, q, r))
+    details.update(excess_evidence(copies, base, groups, which))
+    if ctx.H is not None:
+        details["holdout_copy_share"] = details["baseline_share"]
+        details["holdout_copy_interval"] = details["baseline_interval"]
+    lower = details["excess_lower_bound"]
+    if ctx.size(ctx.T) >= 2:  # near copies count as copies: the check also compares the near-copy shares
+        near = near_copy_evidence(ctx, params)["details"]
+        details["near_copies"] = {k: near[k] for k in ("n_near_copies", "n", "baseline_share", "excess",
+                                                       "excess_lower_bound")}
+        lower = max(lower, near["excess_lower_bound"])
+    details["copy_check_lower_bound"] = lower
+    unique = unique_training_share(ctx)
+    details["unique_training_share"] = unique
+    return MetricResult(name="exact_copies", value=share, interval=interval, details=details,
+                        notes=(uniqueness_note(unique),))
+
+
+def unique_training_share(ctx: Any) -> float:
+    """Share of training records that no other training record equals on the analysed columns."""
+    return float(1.0 - np.mean(ctx.identical_in(ctx.T, ctx.T))) if ctx.size(ctx.T) else float("nan")
+
+
+#: Below this share of unique training records, the copy checks are said to have little power.
+UNIQUE_SHARE_NOTE = 0.5
+
+
+def uniqueness_note(unique: float) -> str:
+    """The reader's sentence on how unique the training records are, which says how much a copy reveals.
+
+    >>> uniqueness_note(0.98)[:60]
+    '98% of the training records are unique on the analysed colum'
+    """
+    text = (f"{unique:.0%} of the training records are unique on the analysed columns (no other training record "
+            f"is identical).")
+    if unique < UNIQUE_SHARE_NOTE:
+        text += (" Most records are shared by several people, so a copy of one reveals little about any single "
+                 "person, and the copy checks cannot tell copies from records that fresh real data would also "
+                 "contain: they have little power on such data.")
+    return text
+
+
+def near_copy_flags(ctx: Any, query: str, ref: str, cutoff: float | NDArray[np.float64], dist: NDArray[np.float64],
+                    nearest: NDArray[np.int64]) -> dict[str, Any]:
+    """Which records of ``query`` are near copies of a record of ``ref`` (the training data), by kind.
+
+    ``dist``/``nearest``: each query record's distance to its closest record of ``ref`` (itself left out within
+    one set) and that record's position.
+    """
+    same = query == ref
+    exact, exact_partner = _exact_flags(ctx, query, ref)
+
+    def make():
+        w = cell_words_of(ctx)
+        return one_column_matches(w[query], w[ref], same=same)
+
+    column, col_partner = ctx.memo(("near_copies.columns", query, ref), make)
+    one_col = (column >= 0) & ~exact
+    close = stats.less(dist, np.broadcast_to(np.asarray(cutoff, dtype=np.float64), dist.shape)) & ~exact & ~one_col
+    flags = exact | one_col | close
+    partner = np.where(exact, exact_partner, np.where(one_col, col_partner, np.where(close, nearest, -1)))
+    return {"flags": flags, "partner": partner, "exact": exact, "one_column": one_col, "column": column,
+            "close": close}
+
+
+def _near_plan(ctx, params):
+    sp = ctx.metric_space("dcr", "gower")
+    reqs = [ctx.request(sp, ctx.S, ctx.T, 1), ctx.request(sp, ctx.T, ctx.T, 1)]
+    if ctx.H is not None:
+        reqs.append(ctx.request(sp, ctx.H, ctx.T, 1))
+    return reqs
+
+
+def near_copy_evidence(ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """The near copies of the synthetic data (flags by kind) and their comparison with the baseline (cached per
+    ``near_copy_quantile``): read by ``near_copies`` and by the copy check ``exact_copies``."""
+    q = float(params["near_copy_quantile"])
+
+    def make() -> dict[str, Any]:
+        a = dcr_arrays(ctx)
+        cutoff = near_copy_cutoff(a["T"], q)
+        sp = space_for(ctx, "dcr", "gower")
+        tt = ctx.knn(sp, ctx.T, ctx.T, 1)
+        s = near_copy_flags(ctx, ctx.S, ctx.T, cutoff, a["S"], a["nearest"])
+
+        def flags_of(query, ref):
+            if query == ref:
+                loo = leave_one_out_cutoffs(tt.dist[:, 0], q)
+                f = near_copy_flags(ctx, query, ref, loo, tt.dist[:, 0], tt.idx[:, 0])
+            else:
+                th = ctx.knn(sp, query, ref, 1)
+                f = near_copy_flags(ctx, query, ref, cutoff, th.dist[:, 0], th.idx[:, 0])
+            return f["flags"], f["partner"]
+
+        base, groups, which = copy_baseline(ctx, flags_of)
+        flags = s["flags"]
+        cols = list(ctx.data.numeric_columns) + list(ctx.data.categorical_columns)
+        by_col = np.bincount(s["column"][s["one_column"]], minlength=len(cols))
+        details: dict[str, Any] = {
+            "n_near_copies": int(flags.sum()), "n": int(flags.size),
+            "n_exact": int(s["exact"].sum()), "n_one_column": int(s["one_column"].sum()),
+            "n_closer_than_real": int(s["close"].sum()),
+            "one_column_by_column": {cols[j]: int(c) for j, c in enumerate(by_col) if c},
+            "distance_cutoff": cutoff, "cutoff_quantile": q, "space": sp.label,
+        }
+        details.update(excess_evidence(flags, base, groups, which))
+        return {"flags": flags, "details": details, "space": sp.label}
+
+    return ctx.memo(("near_copies.evidence", ctx.S, ctx.H, q), make)
+
+
+def _near_compute(ctx, params) -> MetricResult:
+    if ctx.size(ctx.T) < 2:
+        return not_computed("near_copies", "needs at least 2 real training records")
+    e = near_copy_evidence(ctx, params)
+    share = float(e["flags"].mean())
+    return MetricResult(name="near_copies", value=share, interval=stats.wilson(share, int(e["flags"].size)),
+                        details=dict(e["details"]), space=e["space"])
+
+
+def plot_exact_copies(result: Any, *, ax: Any = None) -> Any:
+    """The share of synthetic records that copy a training record, with its Wilson interval, against the share of
+    holdout records that coincide with a training record (the level's reference)."""
+    ax = plot.new_ax(ax)
+    if result is None or not result.computed:
+        return plot.empty(ax, "exact copies not computed")
+    return copy_strip(ax, result, what="copies", xlabel="share of synthetic records identical to a training record",
+                      title="Exact copies", base_words=("holdout records equal to a training record",
+                                                        "training records equal to another one"))
+
+
+def plot_near_copies(result: Any, *, ax: Any = None) -> Any:
+    """The near-copy share with its Wilson interval against the same share for fresh real records."""
+    ax = plot.new_ax(ax)
+    if result is None or not result.computed:
+        return plot.empty(ax, "near copies not computed")
+    return copy_strip(ax, result, what="near copies",
+                      xlabel="share of synthetic records that are a training record with a small change",
+                      title="Near copies", base_words=("holdout records as near a training record",
+                                                       "training records as near another one"))
+
+
+def copy_strip(ax: Any, result: MetricResult, *, what: str, xlabel: str, title: str,
+               base_words: tuple[str, str]) -> Any:
+    """A copy check's share with its Wilson interval on a strip, against its baseline's share (a dashed line):
+    ``base_words`` name the baseline with a holdout and without one."""
+    v = float(result.value)
+    d = result.details
+    base = d.get("baseline_share", d.get("holdout_copy_share"))
+    words = base_words[0] if d.get("baseline", "holdout") == "holdout" else base_words[1]
+    refs = [] if base is None else [(float(base), f"{words}: {base:.1%}", "--")]
+    lo, hi = (result.interval if result.interval is not None else (v, v))
+    upper = min(1.0, max(0.05, hi * 1.2, (base or 0.0) * 1.2))
+    label = f"{what} = {v:.1%} of synthetic (Wilson 95% {lo:.1%}–{hi:.1%})"
+    plot.interval_strip(ax, v, result.interval, result.level, label=label, refs=refs, xlim=(0.0, upper))
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="upper right")
+    return ax
+
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the reader's sentences (from the JSON form of a result, so a report re-drawn from its file says the same)
+
+
+def _baseline_tail(details: Mapping[str, Any], holdout_words: str, training_words: str) -> str:
+    """The end of a copy check's sentence: its baseline in words (the holdout's share, or without a holdout the
+    training records' own share against the other training records)."""
+    base = details.get("baseline_share", details.get("holdout_copy_share"))
+    if not finite(base):
+        return " (no holdout to compare with)."
+    if details.get("baseline", "holdout") == "holdout":
+        return f"; among real records the generator never saw, {fmt_share(base)} {holdout_words}."
+    return f"; among the training records themselves, {fmt_share(base)} {training_words}."
+
+
+def _counts(details: Mapping[str, Any], key: str) -> str:
+    n_flagged, n = details.get(key), details.get("n")
+    return f" ({fmt_count(n_flagged)} of {fmt_count(n)})" if finite(n_flagged) and finite(n) else ""
+
+
+def exact_copies_finding(m: ResultJSON) -> str:
+    """What the exact-copy check found, in one sentence (with the near copies when they decide its level).
+
+    >>> exact_copies_finding({"value": 0.095, "details": {"n_copies": 57, "n": 600, "holdout_copy_share": 0.0}})
+    '9.5% of the synthetic records (57 of 600) are exact copies of a real training record; among real records the generator never saw, 0% equal a training record.'
+    """
+    details = m.get("details") or {}
+    tail = _baseline_tail(details, "equal a training record", "equal another training record")
+    near = details.get("near_copies")
+    if isinstance(near, Mapping) and finite(near.get("excess_lower_bound")) and near["excess_lower_bound"] > 0:
+        tail = (f"{tail[:-1]}; and {fmt_share(near.get('n_near_copies', 0) / max(near.get('n') or 1, 1))} are "
+                f"a training record with a small change, against {fmt_share(near.get('baseline_share'))} of "
+                f"fresh real records, which counts as copying.")
+    return (f"{fmt_share(m.get('value'))} of the synthetic records{_counts(details, 'n_copies')} are exact copies "
+            f"of a real training record{tail}")
+
+
+def near_copies_finding(m: ResultJSON) -> str:
+    """What the near-copy check found, in one sentence.
+
+    >>> near_copies_finding({"value": 0.1, "details": {"n_near_copies": 10, "n": 100, "baseline": "training",
+    ...                                                "baseline_share": 0.01}})[-80:]
+    'than real people are to one another); among the training records themselves, 1% are as near another training record.'
+    """
+    details = m.get("details") or {}
+    tail = _baseline_tail(details, "are as near a training record", "are as near another training record")
+    return (f"{fmt_share(m.get('value'))} of the synthetic records{_counts(details, 'n_near_copies')} are a "
+            f"training record with a small change (a copy, equal on all columns but one, or closer than real "
+            f"people are to one another){tail}")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# declarations (report order)
+
+register(MetricSpec(
+    name="exact_copies", title="Exact copies", section="2.1", group="closeness",
+    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_copies_compute, plan=_near_plan,
+    params=(NEAR_COPY_QUANTILE,), calibratable=True, copy_sensitive=True, interval_kind="Wilson 95%",
+    value_kind="share", drives_verdict=True, finding=exact_copies_finding,
+    level=copy_check_level(
+        "copy (or near-copy) share", "exact copies, or more near copies,",
+        "the same share of holdout records; without a holdout, of training records against the others",
+        "package default, after " + SOURCES["apx"] + " (a distance of 0 leaks a real record); near copies "
+        "count as copies", key="copy_check_lower_bound"),
+    figures=(FigureSpec(lambda r, a: plot_exact_copies(r, ax=a),
+                        "Share of synthetic records identical to a training record, against the holdout's own "
+                        "share", size=(6.0, 2.2), needs_evidence=False),),
+    summary="Share of synthetic records that are identical to a real training record.",
+    definition="The share of synthetic records with an identical record (every column equal) in the real "
+               "training data. Its baseline is the share of holdout records that coincide with a training record.",
+    words=Words(measures="how many synthetic records are exact copies of a real person's record",
+                high_means="a high value is risky: real records were reproduced",
+                ideal="no more than the share of unseen real records that happen to equal a training record"),
+))
+
+
+register(MetricSpec(
+    name="near_copies", title="Near copies", section="package", group="closeness",
+    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_near_compute, plan=_near_plan, calibratable=True,
+    copy_sensitive=True, params=(NEAR_COPY_QUANTILE,), interval_kind="Wilson 95%",
+    value_kind="share", drives_verdict=True, finding=near_copies_finding,
+    level=copy_check_level(
+        "near-copy share", "near copies", "holdout records that are near copies of a training record; without a "
+        "holdout, training records near another one",
+        "package default: near copies count as copies (Article 29 Working Party, Opinion 05/2014 on anonymisation "
+        "techniques: a record that singles out a person)"),
+    figures=(FigureSpec(lambda r, a: plot_near_copies(r, ax=a),
+                        "Share of synthetic records that are near copies of a training record, by kind, against "
+                        "the same share for fresh real records", size=(6.0, 2.2), needs_evidence=False),),
+    summary="Share of synthetic records that are a training record with a small change: equal on every column "
+            "but one, or closer to it than real people are to one another.",
+    definition="A synthetic record is a near copy when it is an exact copy of a training record, equals one on "
+               "every column but one, or lies closer to one than all but 1% of training records lie to their "
+               "own closest other training record. The same count for fresh real records (the holdout, or the "
+               "training records among themselves) is its baseline.",
+    words=Words(measures="how many synthetic records are a real person's record with a small change",
+                high_means="a high value is risky: real records were reproduced with cosmetic changes",
+                ideal="no more than the share of unseen real records that lie as close to a training record"),
+))

@@ -642,7 +642,7 @@ register(MetricSpec(
     name="zcap", title="Zero CAP (exact key match)", section="3", group="attack",
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_zcap_compute, plan=lambda ctx, p: [],
     needs=("sensitive_fields",), params=(N_BOOTSTRAP,), calibratable=True, copy_sensitive=True,
-    checks=(continuous_keys,),
+    checks=(continuous_keys(),),
     interval_kind="bootstrap 95% (percentile)", **_COMMON,
     summary="How often a synthetic record with a real person's exact key values also reveals their sensitive "
             "value.",
@@ -655,7 +655,7 @@ register(MetricSpec(
     name="gcap", title="Generalised CAP (nearest keys)", section="3", group="attack",
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_gcap_compute, plan=_gcap_plan,
     needs=("sensitive_fields",), default_space="hamming", params=(N_BOOTSTRAP,), calibratable=True,
-    checks=(continuous_keys,), interval_kind="bootstrap 95% (percentile)", **_COMMON,
+    checks=(continuous_keys(),), interval_kind="bootstrap 95% (percentile)", **_COMMON,
     summary="How often the synthetic records closest to a real person's key values reveal their sensitive "
             "value.",
     definition="For each real record, the synthetic records at the minimal Hamming distance on the key "
@@ -681,7 +681,8 @@ register(MetricSpec(
 register(MetricSpec(
     name="crp", title="Common rows proportion", section="3", group="attack",
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_crp_compute, plan=lambda ctx, p: [],
-    calibratable=True, copy_sensitive=True, checks=(continuous_keys,), interval_kind="Wilson 95%", **_COMMON,
+    calibratable=True, copy_sensitive=True, checks=(continuous_keys(all_columns=True),), interval_kind="Wilson 95%",
+    **_COMMON,
     summary="How many synthetic records are exact copies of real records, relative to the real data's size.",
     definition="The number of synthetic records identical to some real record, counted with multiplicity, "
                "divided by the number of real records and clipped to [0, 1]. Identical means every analysed "
@@ -692,7 +693,7 @@ register(MetricSpec(
     name="hitting_rate", title="Hitting rate", section="3", group="attack",
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_hitr_compute, plan=lambda ctx, p: [],
     params=(HITR_DIVISOR,), calibratable=True, copy_sensitive=True,
-    checks=(continuous_keys,), interval_kind="Wilson 95%", **_COMMON,
+    checks=(continuous_keys(all_columns=True, match="tolerance match"),), interval_kind="Wilson 95%", **_COMMON,
     summary="The share of real records that have a near-identical synthetic record.",
     definition="A real record is hit when some synthetic record has every categorical value equal and every "
                "numeric value within the real range divided by the divisor (30 by default). The hitting rate "

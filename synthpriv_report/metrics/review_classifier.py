@@ -18,7 +18,7 @@ Choices where the spec is silent (documented here and in the details):
   calibration fit of T against H costs as much again as the metric itself (``benchmarks/bench_metrics.py --dmlp``
   prints the classifier's time).
 * **How D-MLP is run**: :func:`detection_auc` trains scikit-learn's ``MLPClassifier`` algorithm, with its
-  defaults and on its random draws, through the compiled :mod:`synthpriv_report.metrics.mlp` in float32 with the
+  defaults and on its random draws, through the compiled :mod:`synthpriv_report.models.mlp` in float32 with the
   five folds in parallel threads; the definition (architecture, folds, early stopping) is unchanged, and
   :func:`sklearn_detection_auc` runs scikit-learn itself for comparison (about 4.5 times the CPU time on the 3k
   demo, with fold AUCs that agree within their fold-to-fold range).
@@ -45,10 +45,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..models.mlp import fit_mlp, sparse_rows
 from ..params import SOURCES
-from ..registry import LevelSpec, MetricSpec, Words, register
+from ..registry import LevelSpec, MetricSpec, ResultJSON, Words, register
 from ..results import MetricResult, not_computed
 from ..stats import subsample, wilson
+from ..wording import _finite as finite
+from ..wording import fmt_on_unit, fmt_share
 
 #: Fewest records per class (after the ``max_rows`` cap) for either classifier metric to run.
 MIN_PER_CLASS = 10
@@ -130,7 +133,7 @@ def detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | None = None
     ``StratifiedKFold(n_splits, shuffle=True, random_state)``; per fold the network of ``MLPClassifier(
     hidden_layer_sizes=(100, 50), max_iter=300, early_stopping=True, validation_fraction=0.1, random_state)``
     (every other setting scikit-learn's default) scored by the ROC AUC of its predicted real-class probability on
-    the held-out fold. The network is trained by :func:`synthpriv_report.metrics.mlp.fit_mlp`, scikit-learn's
+    the held-out fold. The network is trained by :func:`synthpriv_report.models.mlp.fit_mlp`, scikit-learn's
     algorithm on the same random draws in float32 and compiled (its docstring lists what is kept and what
     changes); :func:`sklearn_detection_auc` is the scikit-learn run, kept for comparison.
 
@@ -162,8 +165,6 @@ def detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | None = None
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedKFold
     from threadpoolctl import threadpool_limits
-
-    from .mlp import fit_mlp, sparse_rows
 
     y = np.asarray(y)
     Xs = sparse_rows(X, dtype=np.float32)
@@ -394,6 +395,23 @@ def _compute_mir(ctx: Any, params: dict[str, Any]) -> MetricResult:
                         details=details, space="euclidean")
 
 
+def mir_graded(m: ResultJSON) -> str | None:
+    """With a holdout the level of ``mir`` is graded on the membership advantage, not on the recall shown.
+
+    >>> mir_graded({"value": 0.99, "level_rule": {"scale": "the membership advantage", "graded": 0.003},
+    ...             "details": {"holdout_predicted_real": 0.987}})
+    'Graded on the membership advantage: 0.003, not on the value shown (99% of real test records were labelled real, and 98.7% of the holdout records too).'
+    """
+    rule = m.get("level_rule") or {}
+    details = m.get("details") or {}
+    graded, scale = rule.get("graded"), str(rule.get("scale") or "the value")
+    if not (finite(graded) and finite(details.get("holdout_predicted_real"))):
+        return None
+    return (f"Graded on {scale}: {fmt_on_unit(graded, rule.get('unit'))}, not on the value shown "
+            f"({fmt_share(m.get('value'))} of real test records were labelled real, and "
+            f"{fmt_share(details['holdout_predicted_real'])} of the holdout records too).")
+
+
 register(MetricSpec(
     name="detection_mlp",
     title="D-MLP (detection classifier AUC)",
@@ -412,6 +430,7 @@ register(MetricSpec(
     calibratable=False,
     level=DMLP_LEVEL,
     interval_kind="min-max over the 5 fold AUCs",
+    value_kind="auc",
     words=Words(measures="how easily a classifier tells synthetic records from real ones",
                 high_means="a high AUC means the synthetic data looks different from the real data; this is "
                            "about fidelity, not leakage: a perfect copy of the real data scores 0.5",
@@ -437,6 +456,8 @@ register(MetricSpec(
     calibratable=False,
     level=_mir_level,
     interval_kind="Wilson 95% on the recall",
+    value_kind="share",
+    graded_note=mir_graded,
     words=Words(measures="how often a classifier trained to tell real from synthetic records labels unseen "
                          "training records as real",
                 high_means="a high value alone shows the synthetic data differs from the real data; with a "

@@ -44,8 +44,19 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from . import stats
-from .data import MISSING
+from .. import stats
+from ..data import MISSING
+from ..metrics.arrays import dcr_arrays, nndr_arrays, nndr_values
+from ..params import RISK_PERCENTILE, check_bool
+from ..wording import risk_summary
+
+#: The metrics whose cached arrays the per-record rule reads: the rule is set only when both were computed.
+RISK_METRICS = ("dcr", "nndr")
+
+
+def risk_rule_applies(results: Any) -> bool:
+    """Whether the per-record rule can be set from these results (both :data:`RISK_METRICS` computed)."""
+    return all(n in results and results[n].computed for n in RISK_METRICS)
 
 
 def record_values(data: Any, set_name: str, row: int) -> dict[str, Any]:
@@ -199,7 +210,6 @@ def _reference(ctx: Any, dcr: dict[str, Any], nn: dict[str, Any]) -> tuple[str, 
     if dcr.get("H") is not None:
         return ("holdout", np.asarray(dcr["H"], dtype=np.float64), np.asarray(nn["H"], dtype=np.float64),
                 np.asarray(dcr["H_copies"], dtype=bool))
-    from .metrics.distance import nndr_values
 
     sp = ctx.metric_space("nndr", "gower")
     real = ctx.knn(sp, ctx.T, ctx.T, int(nn["k"]))
@@ -238,7 +248,6 @@ def records_at_risk(ev: Any, *, risk_percentile: float | None = None,
         ``reference_flagged_share``, ``risk_percentile``, ``dcr_cutoff``, ``nndr_cutoff``, ``cutoff_rank`` (k),
         ``dcr_space``, ``nndr_space``, ``revealed`` and ``summary`` (one plain sentence comparing the counts).
     """
-    from .params import check_bool
 
     f = _flags(ev, risk_percentile)
     reveal = bool(ev.settings["reveal_real_values"] if reveal_real_values is None
@@ -287,9 +296,7 @@ def records_at_risk(ev: Any, *, risk_percentile: float | None = None,
 
 def _flags(ev: Any, risk_percentile: float | None) -> dict[str, Any]:
     """The rule's cut-offs, calibrated on the reference records, and which synthetic records each part flags."""
-    from .metrics.distance import dcr_arrays, nndr_arrays
 
-    from .params import RISK_PERCENTILE
 
     # validated where it is given: "5" or True is a TypeError naming the parameter, never read as a number
     pct = float(ev.default_params["risk_percentile"] if risk_percentile is None
@@ -332,27 +339,3 @@ def risk_overview(ev: Any, *, risk_percentile: float | None = None) -> dict[str,
     return _counts(f, int(np.count_nonzero(f["copy"] | f["low_dcr"] | f["low_nndr"])))
 
 
-def risk_summary(n_flagged: int, n_synthetic: int, n_ref_flagged: int, n_ref: int, percentile: float,
-                 reference: str = "holdout") -> str:
-    """One plain sentence comparing the synthetic records flagged with the reference records the rule flags.
-
-    >>> print(risk_summary(3, 3000, 15, 1500, 1.0))  # doctest: +NORMALIZE_WHITESPACE
-    3 of 3,000 synthetic records (0.1%) are flagged as at risk. The rule is set so that it flags at most 1% of
-    the holdout records, real records the generator never saw: it flags 15 of 1,500 (1.0%). A share well above
-    the holdout's means synthetic records sit closer to the training data than new real records do.
-    """
-    def share(a: int, b: int) -> str:
-        return f"{100.0 * a / b:.1f}%" if b else "0%"
-
-    if reference == "holdout":
-        who = "the holdout records, real records the generator never saw"
-        whose = "the holdout's"
-        fresh = "new real records do"
-    else:
-        who = "the training records, each measured against the others (no holdout was given)"
-        whose = "theirs"
-        fresh = "the training records sit to each other"
-    return (f"{n_flagged:,} of {n_synthetic:,} synthetic records ({share(n_flagged, n_synthetic)}) are flagged as "
-            f"at risk. The rule is set so that it flags at most {percentile:g}% of {who}: it flags "
-            f"{n_ref_flagged:,} of {n_ref:,} ({share(n_ref_flagged, n_ref)}). A share well above {whose} means "
-            f"synthetic records sit closer to the training data than {fresh}.")

@@ -1,0 +1,122 @@
+"""The per-record distance arrays several metrics share, cached on the evaluation.
+
+``dcr`` and the copy checks read :func:`dcr_arrays`; ``nndr`` and the per-record analysis read
+:func:`nndr_arrays`. Each array comes from the evaluation's neighbour cache (:class:`synthpriv_report.engine.Context`),
+so a slider move or a second metric never searches again. Definitions: ``docs/metrics.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .. import stats
+from ..results import MetricResult
+from ..spaces import SpaceSpec
+
+
+#: The small constant of every distance ratio: ``(a + EPS) / (b + EPS)`` stays finite when ``b`` is 0.
+EPS = 1e-12
+
+
+def eps_ratio(a: ArrayLike, b: ArrayLike) -> NDArray[np.float64]:
+    """``(a + EPS) / (b + EPS)``, the ratio convention of every distance ratio (a copy's 0 / 0 is 1, not NaN).
+
+    >>> [round(v, 9) for v in eps_ratio([0.0, 1.0], [0.0, 2.0]).tolist()]
+    [1.0, 0.5]
+    """
+    return (np.asarray(a, dtype=np.float64) + EPS) / (np.asarray(b, dtype=np.float64) + EPS)
+
+
+def space_for(ctx: Any, metric: str, default: str) -> SpaceSpec:
+    """The distance space ``metric`` runs in: the caller's choice (``spaces={metric: ...}``) or ``default``."""
+    return ctx.metric_space(metric, default)
+
+
+def dcr_arrays(ctx: Any, space: SpaceSpec | None = None) -> dict[str, Any]:
+    """DCR(s, T) ("S"), DCR(h, T) ("H", with a holdout), DCR(t, T \\ t) ("T"), the exact-copy flags of S
+    ("copies"), the nearest real position of each s ("nearest") and the space label ("space").
+
+    Reads the cached k=1 tables; only the first call of an evaluation searches.
+    """
+    sp = space or space_for(ctx, "dcr", "gower")
+    out: dict[str, Any] = {"space": sp.label, "gower": sp.kind == "gower"}
+    st = ctx.knn(sp, ctx.S, ctx.T, 1)
+    out["S"] = st.dist[:, 0]
+    out["nearest"] = st.idx[:, 0]
+    out["T"] = ctx.knn(sp, ctx.T, ctx.T, 1).dist[:, 0]
+    if ctx.H is not None:
+        out["H"] = ctx.knn(sp, ctx.H, ctx.T, 1).dist[:, 0]
+        out["H_copies"] = ctx.identical_in(ctx.H, ctx.T)
+    out["copies"] = ctx.identical_in(ctx.S, ctx.T)
+    return out
+
+
+def nndr_values(dcr: ArrayLike, nearest: ArrayLike, real_knn_dist: ArrayLike) -> NDArray[np.float64]:
+    """NNDR(s) = DCR(s, T) / mean distance of t* to its k nearest records of T \\ t* (spec 2.4).
+
+    Parameters
+    ----------
+    dcr : array (n,)
+        DCR(s, T).
+    nearest : int array (n,)
+        Position of t*, the nearest record of s in T.
+    real_knn_dist : array (|T|, k)
+        Distances of each t to its k nearest records of T \\ t.
+
+    >>> [round(float(v), 9) for v in nndr_values([0.1, 0.0], [0, 1], np.array([[0.2, 0.4], [0.1, 0.1]]))]
+    [0.333333333, 0.0]
+    """
+    denom = np.asarray(real_knn_dist, dtype=np.float64).mean(axis=1)[np.asarray(nearest, dtype=np.int64)]
+    return eps_ratio(dcr, denom)
+
+
+def nndr_arrays(ctx: Any) -> dict[str, Any]:
+    """NNDR per synthetic record ("S") and per holdout record ("H", with a holdout) (spec 2.4)."""
+    sp = space_for(ctx, "nndr", "gower")
+    k = ctx.settings["nndr_k"]
+
+    def make():
+        real = ctx.knn(sp, ctx.T, ctx.T, k).dist
+        out = {"space": sp.label, "k": k}
+        st = ctx.knn(sp, ctx.S, ctx.T, 1)
+        out["S"] = nndr_values(st.dist[:, 0], st.idx[:, 0], real)
+        if ctx.H is not None:
+            ht = ctx.knn(sp, ctx.H, ctx.T, 1)
+            out["H"] = nndr_values(ht.dist[:, 0], ht.idx[:, 0], real)
+        return out
+
+    return ctx.memo(("nndr.arrays", sp, k, ctx.S, ctx.H), make)
+
+
+def bootstrap_summary(values: NDArray[np.float64], ctx: Any,
+                      params: dict[str, Any]) -> dict[str, tuple[float, float]]:
+    """Percentile-bootstrap 95% intervals of the mean, the median and the 5th percentile of ``values``
+    (``params["n_bootstrap"]`` resamples, seeded by the evaluation's ``random_state``)."""
+    return stats.bootstrap_stats(values, n_resamples=int(params["n_bootstrap"]), random_state=ctx.random_state,
+                                 quantiles=(0.5, 0.05))
+
+
+def describe(values: NDArray[np.float64], ctx: Any, params: dict[str, Any], key: str) -> dict[str, Any]:
+    """Summary statistics with bootstrap intervals, cached per array so that slider moves stay cheap."""
+
+    def make():
+        s = stats.summary(values)
+        ci = bootstrap_summary(values, ctx, params)
+        s.update({"mean_ci": ci["mean"], "median_ci": ci["q0.5"], "p5_ci": ci["q0.05"]})
+        return s
+
+    return ctx.memo(("describe", key, ctx.S, ctx.H, int(params["n_bootstrap"]), ctx.random_state), make)
+
+
+def figure_evidence(data: Any, build: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any] | None:
+    """What a figure draws: a result's stored evidence (None when it has none), or ``build(arrays)`` when it is
+    given the cached arrays themselves."""
+    if isinstance(data, MetricResult):
+        return dict(data.evidence) if data.computed and data.evidence else None
+    if isinstance(data, dict):
+        return build(data)
+    return None

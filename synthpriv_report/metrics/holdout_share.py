@@ -1,0 +1,181 @@
+"""``holdout_dcr_share``: the share of synthetic records closer to a training record than to any record of an
+equal-sized holdout; about 50% for a generator that learned the population and not the individuals.
+
+Definition, source and choices: ``docs/metrics.md``, section "holdout_dcr_share".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .. import evidence
+from .. import plotting as plot
+from .. import stats
+from ..params import SOURCES
+from ..registry import FigureSpec, LevelSpec, MetricSpec, ResultJSON, Words, register, verdict_alpha
+from ..results import MetricResult
+from ..wording import fmt_share
+from .arrays import space_for
+from .shift import holdout_shift_notes, holdout_shift_requests
+
+
+def holdout_dcr_share(dcr_train: ArrayLike, dcr_holdout: ArrayLike) -> dict[str, Any]:
+    """Share of synthetic records closer to train than to holdout, ties counted one half (spec 2.2).
+
+    Parameters
+    ----------
+    dcr_train, dcr_holdout : array of shape (n_synthetic,)
+        DCR(s, T) and DCR(s, H) (on equal-sized real sets).
+
+    Returns
+    -------
+    dict
+        ``share``, ``wins``, ``ties``, ``n``, ``interval`` (Wilson), ``k`` = round-half-up(wins + ties/2) and
+        ``p_value`` (exact one-sided binomial test of k successes in n trials against 0.5).
+
+    >>> r = holdout_dcr_share([0.1, 0.2, 0.3, 0.4], [0.2, 0.2, 0.1, 0.5])
+    >>> r["share"], r["wins"], r["ties"], r["k"]
+    (0.625, 2, 1, 3)
+    """
+    share, wins, nties, n = stats.win_share(dcr_train, dcr_holdout)
+    k = stats.round_half_up(wins + 0.5 * nties)
+    return {
+        "share": share, "wins": wins, "ties": nties, "n": n, "interval": stats.wilson(share, n), "k": k,
+        "p_value": stats.binomial_p_greater(k, n, 0.5),
+    }
+
+
+def _holdout_share_sets(ctx: Any):
+    """Equal-sized real sets for spec 2.2: a random subsample of the larger one (default_rng(random_state))."""
+
+    def make():
+        n_t, n_h = ctx.size(ctx.T), ctx.size(ctx.H)
+        t_ref, h_ref = ctx.full(ctx.T), ctx.full(ctx.H)
+        if n_t != n_h:
+            rng = np.random.default_rng(ctx.random_state)
+            if n_t > n_h:
+                t_ref = ctx.subset(ctx.T, stats.subsample(n_t, n_h, rng), "holdout_dcr_share.T")
+            else:
+                h_ref = ctx.subset(ctx.H, stats.subsample(n_h, n_t, rng), "holdout_dcr_share.H")
+        return t_ref, h_ref
+
+    return ctx.memo(("holdout_dcr_share.sets", ctx.random_state), make)
+
+
+def _share_plan(ctx, params):
+    sp = space_for(ctx, "holdout_dcr_share", "gower")
+    t_ref, h_ref = _holdout_share_sets(ctx)
+    return [ctx.request(sp, ctx.S, t_ref, 1), ctx.request(sp, ctx.S, h_ref, 1), *holdout_shift_requests(ctx)]
+
+
+def share_level_bounds(d_t: ArrayLike, d_h: ArrayLike, near_t: ArrayLike, near_h: ArrayLike) -> dict[str, Any]:
+    """The bound the level of ``holdout_dcr_share`` rests on: the lower confidence bound of the share at the
+    verdict's per-check level, Wilson's at the effective number of synthetic records.
+
+    Synthetic records whose nearest real record (among training and holdout) is the same one win or lose
+    together, so they are one group for the design effect; the per-record outcomes are 1 (closer to the training
+    record), 1/2 (a tie) and 0.
+    """
+    dt = np.asarray(d_t, dtype=np.float64)
+    dh = np.asarray(d_h, dtype=np.float64)
+    tie = stats.ties(dt, dh)
+    win = (dt < dh) & ~tie
+    y = np.where(tie, 0.5, win.astype(np.float64))
+    nt = np.asarray(near_t, dtype=np.int64)
+    groups = np.where(dh < dt, nt.max(initial=0) + 1 + np.asarray(near_h, dtype=np.int64), nt)
+    b = evidence.share_bounds(y, groups, alpha=verdict_alpha())
+    return {"lower_bound_for_level": b["lower"], "design_effect": b["deff"], "check_alpha": verdict_alpha()}
+
+
+def _share_compute(ctx, params) -> MetricResult:
+    sp = space_for(ctx, "holdout_dcr_share", "gower")
+    t_ref, h_ref = _holdout_share_sets(ctx)
+    tab_t, tab_h = ctx.knn(sp, ctx.S, t_ref, 1), ctx.knn(sp, ctx.S, h_ref, 1)
+    d_t, d_h = tab_t.dist[:, 0], tab_h.dist[:, 0]
+    r = holdout_dcr_share(d_t, d_h)
+    details = {k: r[k] for k in ("wins", "ties", "n", "k", "p_value")}
+    details.update(share_level_bounds(d_t, d_h, tab_t.idx[:, 0], tab_h.idx[:, 0]))
+    details["real_sizes_used"] = {"training": ctx.size(t_ref), "holdout": ctx.size(h_ref)}
+    details["subsampled"] = ("training" if t_ref.rows is not None
+                             else "holdout" if h_ref.rows is not None else None)
+    return MetricResult(name="holdout_dcr_share", value=r["share"], interval=r["interval"], details=details,
+                        space=sp.label, notes=holdout_shift_notes(ctx))
+
+
+def plot_holdout_share(result: Any, *, ax: Any = None) -> Any:
+    """The holdout DCR share with its Wilson interval, the 50% line and the level thresholds.
+
+    Parameters
+    ----------
+    result : MetricResult
+        The ``holdout_dcr_share`` result.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+        Above 50%: synthetic records sit closer to training records than to holdout records (riskier).
+    """
+    ax = plot.new_ax(ax)
+    if result is None or not result.computed:
+        why = result.reason_not_computed if result is not None else "no result"
+        return plot.empty(ax, f"holdout share not computed: {why}")
+    v = float(result.value)
+    refs = [(0.5, "50%: no closer to train than to holdout", "--")]
+    rule = result.level_rule
+    if rule is not None and rule.high is not None:
+        refs.append((float(rule.high), f"high-risk threshold ({rule.high:g}, on {rule.scale})", ":"))
+    label = f"share = {v:.1%}"
+    if result.interval is not None:
+        label += f" (Wilson 95% {result.interval[0]:.1%}–{result.interval[1]:.1%})"
+    plot.interval_strip(ax, v, result.interval, result.level, label=label, refs=refs)
+    if result.calibration is not None:
+        ax.plot([result.calibration], [0.0], "|", color=plot.COLORS["H"], ms=18, mew=2,
+                label=f"holdout in place of the synthetic data: {result.calibration:.1%}")
+    ax.set_xlabel("share of synthetic records closer to train than to holdout")
+    ax.set_title("Holdout DCR share")
+    ax.legend(fontsize=8, loc="upper left")
+    return ax
+
+
+def holdout_share_finding(m: ResultJSON) -> str:
+    """What the holdout share found, in one sentence.
+
+    >>> holdout_share_finding({"value": 0.5})[:40]
+    '50% of the synthetic records are closer '
+    """
+    return (f"{fmt_share(m.get('value'))} of the synthetic records are closer to a training record than to any "
+            f"real record the generator never saw; about 50% is expected when the generator did not memorise its "
+            f"training records.")
+
+
+register(MetricSpec(
+    name="holdout_dcr_share", title="Closer to the training data than to the holdout", section="2.2", group="holdout",
+    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_share_compute, plan=_share_plan,
+    needs=("holdout",), default_space="gower", space_choosable=True, copy_sensitive=True,
+    interval_kind="Wilson 95%", value_kind="share", drives_verdict=True, finding=holdout_share_finding,
+    level=LevelSpec(
+        medium=0.5, high=0.55, same_scale=True,
+        of=lambda r: r.details.get("lower_bound_for_level", r.interval[0] if r.interval is not None else r.value),
+        scale="the lower confidence bound of the share",
+        source="package default, after " + SOURCES["clearbox"],
+        description="high when the share is above {high} beyond chance, medium when above {medium} beyond chance: "
+                    "the lower end of its confidence interval (at the level that keeps the verdict's false alarms "
+                    "near 5%; synthetic records that share their nearest real record count as one group) is above "
+                    "the threshold; an honest generator gives about 50%"),
+    figures=(FigureSpec(lambda r, a: plot_holdout_share(r, ax=a),
+                        "Share of synthetic records closer to the training data than to the holdout, with its "
+                        "interval, the 50% line and the high-risk threshold", size=(6.0, 2.2),
+                        needs_evidence=False),),
+    summary="Share of synthetic records closer to a training record than to any holdout record; 50% is ideal.",
+    definition="For each synthetic record, is its nearest training record closer than its nearest holdout "
+               "record (ties count one half)? A generator that learned the population and not the individuals "
+               "gives about 50% on equal-sized real sets.",
+    words=Words(measures="whether synthetic records sit nearer the training records than real records the "
+                         "generator never saw",
+                high_means="a value well above 50% is risky: the generator memorised training records",
+                ideal="50%"),
+))

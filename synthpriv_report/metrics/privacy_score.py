@@ -1,0 +1,230 @@
+"""``privacy_score``: the proximity-ratio privacy score, which compares how often synthetic records fall
+unusually close to real records with how often real records fall that close to one another (100: no excess).
+
+Definition, source and choices: ``docs/metrics.md``, section "privacy_score".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .. import evidence
+from .. import plotting as plot
+from .. import stats
+from ..params import SOURCES
+from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
+from ..results import MetricResult, not_computed
+from ..wording import _finite as finite
+from ..wording import fmt_number, fmt_share
+from .arrays import figure_evidence, eps_ratio, space_for
+
+
+def proximity_ratio_score(ttpr: ArrayLike, tspr: ArrayLike, *, alpha: float = 0.1) -> dict[str, Any]:
+    """Proximity-ratio privacy score (spec 2.3, seed 000).
+
+    ``q`` = alpha-quantile of TTPR (linear interpolation); f_TT = share of TTPR <= q, f_TS = share of TSPR <= q
+    (tie rule of spec 0); score = 100 min(1, f_TT / f_TS), and 100 when f_TS = 0. Higher is safer, range
+    [0, 100].
+
+    >>> r = proximity_ratio_score([1.0, 2.0, 3.0, 4.0], [0.5, 0.5, 3.0, 4.0], alpha=0.25)
+    >>> r["q"], r["f_tt"], r["f_ts"], r["score"]
+    (1.75, 0.25, 0.5, 50.0)
+    """
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    tt = np.asarray(ttpr, dtype=np.float64)
+    ts = np.asarray(tspr, dtype=np.float64)
+    q = float(np.quantile(tt, alpha))
+    f_tt = float(stats.leq(tt, q).mean())
+    f_ts = float(stats.leq(ts, q).mean())
+    score = 100.0 if f_ts == 0 else 100.0 * min(1.0, f_tt / f_ts)
+    lo_ts, hi_ts = stats.wilson(f_ts, int(ts.size))
+    # interval of the score from the Wilson interval of f_TS (f_TT is alpha by construction)
+    s_lo = 100.0 if hi_ts == 0 else 100.0 * min(1.0, f_tt / hi_ts)
+    s_hi = 100.0 if lo_ts == 0 else 100.0 * min(1.0, f_tt / lo_ts)
+    return {"score": score, "q": q, "f_tt": f_tt, "f_ts": f_ts, "f_ts_interval": (lo_ts, hi_ts),
+            "interval": (s_lo, s_hi), "n": int(ts.size)}
+
+
+def _ps_sets(ctx: Any):
+    """R1, R2 and S' of spec 2.3 (SetRefs), drawn from default_rng(random_state) in the spec's order."""
+
+    def make():
+        n_t = ctx.size(ctx.T)
+        rng = np.random.default_rng(ctx.random_state)
+        perm = rng.permutation(n_t)
+        half = n_t // 2
+        r1 = np.sort(perm[:half])
+        r2 = np.sort(perm[half:])
+        n_s = ctx.size(ctx.S)
+        if n_s >= r2.size:
+            s_rows = stats.subsample(n_s, r2.size, rng)
+        else:
+            s_rows = np.arange(n_s)
+            r2 = r2[stats.subsample(r2.size, n_s, rng)]
+        return (ctx.subset(ctx.T, r1, "privacy_score.R1"), ctx.subset(ctx.T, r2, "privacy_score.R2"),
+                ctx.subset(ctx.S, s_rows, "privacy_score.S"))
+
+    return ctx.memo(("privacy_score.sets", ctx.S, ctx.random_state), make)
+
+
+def privacy_score_arrays(ctx: Any) -> dict[str, Any]:
+    """TTPR and TSPR of every record of R1 (spec 2.3), cached so that alpha moves without a search."""
+    sp = space_for(ctx, "privacy_score", "gower")
+
+    def make():
+        r1, r2, s1 = _ps_sets(ctx)
+        d2 = ctx.knn(sp, r1, r1, 1).dist[:, 0]
+        t_r2 = ctx.knn(sp, r1, r2, 1)
+        t_s = ctx.knn(sp, r1, s1, 1)
+        to_r2, to_s = t_r2.dist[:, 0], t_s.dist[:, 0]
+        return {"ttpr": eps_ratio(to_r2, d2), "tspr": eps_ratio(to_s, d2), "space": sp.label,
+                "nearest_b": t_r2.idx[:, 0], "nearest_s": t_s.idx[:, 0],
+                "sizes": {"half_a": ctx.size(r1), "half_b": ctx.size(r2), "synthetic_sample": ctx.size(s1)}}
+
+    return ctx.memo(("privacy_score.arrays", sp, ctx.S, ctx.random_state), make)
+
+
+ALPHA = Param("alpha", 0.1, low=0.0, high=1.0, low_open=True, high_open=True, slider=(0.01, 0.5, 0.01),
+              label="alpha (privacy score quantile)",
+              doc="The quantile of the real-to-real proximity ratios that defines 'unusually close'.")
+
+
+def _ps_plan(ctx, params):
+    sp = space_for(ctx, "privacy_score", "gower")
+    r1, r2, s1 = _ps_sets(ctx)
+    return [ctx.request(sp, r1, r1, 1), ctx.request(sp, r1, r2, 1), ctx.request(sp, r1, s1, 1)]
+
+
+def score_level_bound(arrays: dict[str, Any], q: float, f_tt: float) -> dict[str, Any]:
+    """The bound the level of ``privacy_score`` rests on: the score's upper confidence bound at the verdict's
+    per-check level, from the lower bound of f_TS - f_TT.
+
+    Both shares are over the same records of the first half, and each is uncertain: f_TT through the second
+    half drawn from the training data, f_TS through the synthetic sample. Their difference is bounded with
+    the two variances added, each clustered by the record that is nearest (records of the first half that share
+    their nearest synthetic, or second-half, record are one group).
+    """
+    a = stats.leq(arrays["ttpr"], q).astype(np.float64)
+    b = stats.leq(arrays["tspr"], q).astype(np.float64)
+    d = evidence.difference_bounds(a, arrays["nearest_b"], b, arrays["nearest_s"], alpha=verdict_alpha())
+    den = f_tt + d["lower"]
+    upper = 100.0 if den <= 0 or f_tt <= 0 else 100.0 * min(1.0, f_tt / den)
+    return {"upper_bound_for_level": upper, "f_ts_minus_f_tt_lower": d["lower"], "check_alpha": verdict_alpha()}
+
+
+def privacy_score_evidence(arrays: dict[str, Any], *, alpha: float) -> dict[str, Any]:
+    """What the privacy-score figure needs: quantile summaries of TTPR and TSPR and the quantile q with f_TT and
+    f_TS at ``alpha``."""
+    r = proximity_ratio_score(arrays["ttpr"], arrays["tspr"], alpha=alpha)
+    return {"ttpr": stats.quantile_summary(arrays["ttpr"]), "tspr": stats.quantile_summary(arrays["tspr"]),
+            "alpha": alpha, "q": r["q"], "f_tt": r["f_tt"], "f_ts": r["f_ts"]}
+
+
+def _ps_compute(ctx, params) -> MetricResult:
+    if ctx.size(ctx.T) < 4:
+        return not_computed("privacy_score", "needs at least 4 real records (two halves with a neighbour each)")
+    a = privacy_score_arrays(ctx)
+    alpha = float(params["alpha"])
+    r = proximity_ratio_score(a["ttpr"], a["tspr"], alpha=alpha)
+    details = {"alpha": alpha, "q": r["q"], "f_tt": r["f_tt"], "f_ts": r["f_ts"],
+               "f_ts_interval": r["f_ts_interval"], "sizes": a["sizes"],
+               **score_level_bound(a, r["q"], r["f_tt"]),
+               "note": "even a synthetic set equal to the training data cannot score 0: the synthetic half holds "
+                       "only about half of the first real half's copies",
+               "interval_method": "the score at the two ends of the Wilson 95% interval of the share of "
+                                  "train-to-synthetic ratios at most q"}
+    return MetricResult(name="privacy_score", value=r["score"], interval=r["interval"], details=details,
+                        space=a["space"], evidence=privacy_score_evidence(a, alpha=alpha))
+
+
+def plot_privacy_score(data: Any, *, ax: Any = None, alpha: float | None = None) -> Any:
+    """TTPR against TSPR as empirical CDFs with the alpha-quantile line.
+
+    Parameters
+    ----------
+    data : MetricResult or mapping
+        The ``privacy_score`` result, or :func:`privacy_score_arrays` (``"ttpr"``, ``"tspr"``).
+    ax : matplotlib Axes, optional
+    alpha : float, optional
+        Quantile level when arrays are given (default 0.1); a result carries its own.
+
+    Returns
+    -------
+    matplotlib Axes
+        q = alpha-quantile of TTPR (vertical line), the horizontal line at alpha, and f_TS where the TSPR curve
+        crosses q. A TSPR curve above the TTPR curve at q is risky.
+    """
+    a = 0.1 if alpha is None else float(alpha)
+    ev = figure_evidence(data, lambda arr: privacy_score_evidence(arr, alpha=a))
+    ax = plot.new_ax(ax)
+    if not ev:
+        return plot.empty(ax, "privacy score evidence not available (the metric was not computed)")
+    a, q = float(ev["alpha"]), float(ev["q"])
+    plot.ecdf(ax, ev["ttpr"], color=plot.COLORS["T"], lw=1.6,
+              label="train-to-train ratio (TTPR): half A → half B")
+    plot.ecdf(ax, ev["tspr"], color=plot.COLORS["S"], lw=1.6,
+              label="train-to-synthetic ratio (TSPR): half A → synthetic")
+    ax.axvline(q, color=plot.COLORS["line"], ls="--", lw=1.2, label=f"q = {a:g}-quantile of TTPR = {q:.3g}")
+    ax.axhline(a, color=plot.COLORS["line"], ls=":", lw=1.0, label=f"α = {a:g}")
+    ax.plot([q], [ev["f_ts"]], "o", color=plot.COLORS["S"], ms=5,
+            label=f"TSPR at most q: {ev['f_ts']:.1%} (TTPR: {ev['f_tt']:.1%})")
+    tops = [s["values"][98] for s in (ev["ttpr"], ev["tspr"]) if len(s.get("values", [])) > 98]
+    hi = max(tops) * 1.05 if tops else 1.0
+    ax.set_xlim(0.0, max(hi, q * 1.2, 1e-9))
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlabel("proximity ratio (distance / distance to own nearest real neighbour)")
+    ax.set_ylabel("cumulative share of train records")
+    ax.set_title("Proximity ratios: TTPR vs TSPR")
+    ax.legend(fontsize=8, loc="lower right")
+    return ax
+
+
+def privacy_score_finding(m: ResultJSON) -> str:
+    """What the privacy score found, in one sentence.
+
+    >>> privacy_score_finding({"value": 47.6, "details": {"f_ts": 0.21, "f_tt": 0.1}})[:60]
+    'The privacy score is 47.6 out of 100: 21% of the real record'
+    """
+    v = m.get("value")
+    details = m.get("details") or {}
+    f_ts, f_tt = details.get("f_ts"), details.get("f_tt")
+    if finite(f_ts) and finite(f_tt):
+        return (f"The privacy score is {fmt_number(v)} out of 100: {fmt_share(f_ts)} of the real records have "
+                f"a synthetic record unusually close to them, against {fmt_share(f_tt)} with another real "
+                f"record that close (100: no excess closeness).")
+    return f"The privacy score is {fmt_number(v)} out of 100 (100: no excess closeness)."
+
+
+register(MetricSpec(
+    name="privacy_score", title="Proximity-ratio privacy score", section="2.3", group="closeness",
+    direction="higher_is_safer", value_range=(0.0, 100.0), compute=_ps_compute, plan=_ps_plan,
+    default_space="gower", space_choosable=True, params=(ALPHA,), calibratable=True,
+    value_kind="score", drives_verdict=True, finding=privacy_score_finding,
+    interval_kind="Wilson 95% (the score at the two ends of the Wilson interval of the share of real records with a synthetic record unusually close)",
+    level=LevelSpec(medium=90.0, high=50.0, source="package default, after " + SOURCES["aindo"], same_scale=True,
+                    of=lambda r: r.details.get("upper_bound_for_level", r.value),
+                    scale="the upper confidence bound of the score",
+                    description="high when the score is below {high} beyond chance, medium when below {medium} "
+                                "beyond chance: the upper end of its confidence interval (both halves' "
+                                "uncertainty counted, at the level that keeps the verdict's false alarms near 5%) "
+                                "is below the threshold"),
+    figures=(FigureSpec(lambda r, a: plot_privacy_score(r, ax=a),
+                        "Proximity ratios of real records to other real records (TTPR) and to synthetic records "
+                        "(TSPR), with the alpha-quantile"),),
+    summary="Compares how often synthetic records fall unusually close to real records with how often real "
+            "records do; 100 means no excess closeness.",
+    definition="The real training records are split at random into two halves, A and B. For each record of A, "
+               "its distance to the nearest record of B and its distance to the nearest synthetic record are "
+               "each divided by its distance to the nearest other record of A: the train-to-train and "
+               "train-to-synthetic proximity ratios. The score is 100 times the share of train-to-train ratios "
+               "below their alpha-quantile divided by the share of train-to-synthetic ratios below that same "
+               "value, capped at 100.",
+    words=Words(measures="how often synthetic records fall unusually close to real people, compared with how "
+                         "often real people fall close to each other",
+                high_means="a high score is safe; 100 means no excess closeness",
+                ideal="100"),
+))
