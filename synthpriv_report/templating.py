@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import jinja2
@@ -52,7 +52,7 @@ MAX_DEPTH = 3
 ELLIPSIS = "…"
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
-_LONG_WORD = re.compile(r"\S{%d,}" % (WORD_WIDTH + 1))
+_LONG_WORD = re.compile(rf"\S{{{WORD_WIDTH + 1},}}")
 _BREAK_AFTER = re.compile(r"(_+|\.(?=[^\W\d]))")
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~&"})
 
@@ -203,7 +203,7 @@ def value_text(v: Any) -> str:
 # the environment
 
 
-@lru_cache(maxsize=None)
+@cache
 def environment(package: str, *, markdown: bool = False) -> jinja2.Environment:
     """The Jinja environment of the templates in ``package``'s ``templates`` folder (one per package and flavour).
 

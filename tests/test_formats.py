@@ -15,9 +15,23 @@ import numpy as np
 import pytest
 
 from synthpriv_report import formats
-from synthpriv_report.formats import (DEFAULT_SET_NAMES, LEVEL_WORDS, SEARCH_NAMES, SET_LABELS, SET_ROLES, SETS,
-                                      fmt_cell, fmt_count, fmt_interval, fmt_number, fmt_on_unit, fmt_share,
-                                      fmt_value, is_finite_number, level_text)
+from synthpriv_report.formats import (
+    DEFAULT_SET_NAMES,
+    LEVEL_WORDS,
+    SEARCH_NAMES,
+    SET_LABELS,
+    SET_ROLES,
+    SETS,
+    fmt_cell,
+    fmt_count,
+    fmt_interval,
+    fmt_number,
+    fmt_on_unit,
+    fmt_share,
+    fmt_value,
+    is_finite_number,
+    level_text,
+)
 
 
 @pytest.mark.parametrize("value, text", [

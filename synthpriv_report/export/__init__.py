@@ -6,12 +6,12 @@ JSON-safe document through one adapter (:func:`~synthpriv_report.export.document
 it; a JSON report read back by :func:`from_json` is validated the same way, and checked, not trusted: its SHA-256
 digest (:func:`~synthpriv_report.export.document.content_digest`) must match its content, and every level and the
 verdict are derived again from the stored values and details by the registry's level rules
-(:func:`~synthpriv_report.export.document.check_levels`); a disagreement is a ``ValueError`` naming it. HTML and PDF are drawn from that
-document only, by the export's Jinja templates (one environment, autoescaping on), as the outputs of a notebook
-converted with nbconvert's ``HTMLExporter`` and the ``synthpriv`` template (a child of the ``lab`` template that
-hides code and prompts, loads nothing from a network, carries a Content-Security-Policy without script and adds
-A4 print CSS with page numbers). The PDF is printed from that HTML by WeasyPrint (default) or by the system
-Chromium through playwright, with JavaScript disabled.
+(:func:`~synthpriv_report.export.document.check_levels`); a disagreement is a ``ValueError`` naming it. HTML and PDF
+are drawn from that document only, by the export's Jinja templates (one environment, autoescaping on), as the
+outputs of a notebook converted with nbconvert's ``HTMLExporter`` and the ``synthpriv`` template (a child of the
+``lab`` template that hides code and prompts, loads nothing from a network, carries a Content-Security-Policy
+without script and adds A4 print CSS with page numbers). The PDF is printed from that HTML by WeasyPrint (default)
+or by the system Chromium through playwright, with JavaScript disabled.
 
 Modules
 -------

@@ -348,9 +348,9 @@ def check_levels(document: Mapping[str, Any], *, source: str = "document") -> No
         spec = REGISTRY.get(name)
         if spec is None:
             if stored.level is not None:
-                raise ValueError(f"{source}: field {_path(('metrics', name, 'level'))}: metric {shorten_text(name, 60)!r} "
-                                 f"is not one this version of synthpriv_report knows, so its level "
-                                 f"{_shown_level(stored.level)} cannot be checked; refusing to draw it")
+                raise ValueError(f"{source}: field {_path(('metrics', name, 'level'))}: metric "
+                                 f"{shorten_text(name, 60)!r} is not one this version of synthpriv_report knows, "
+                                 f"so its level {_shown_level(stored.level)} cannot be checked; refusing to draw it")
             graded[name] = stored
             continue
         if stored.direction != spec.direction:

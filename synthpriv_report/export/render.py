@@ -20,9 +20,9 @@ from typing import Any, Literal
 
 from nbconvert import HTMLExporter
 
+from ..formats import level_text
 from .document import dumps, report_data
 from .files import AtomicFiles, write_atomic
-from ..formats import level_text
 from .notebook import DEFAULT_TITLE, build_notebook
 from .templating import render
 
@@ -35,7 +35,8 @@ CHROMIUM_PATH = "/usr/bin/chromium"
 CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic")
 #: The policy of every exported page (also in the template's ``<head>``): no script, no network, inline styles.
-CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; base-uri 'none'; form-action 'none'"
+CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; base-uri 'none'; "
+       "form-action 'none'")
 PdfEngine = Literal["weasyprint", "chromium"]
 
 

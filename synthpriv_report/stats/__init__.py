@@ -17,12 +17,23 @@ Every name is importable from ``synthpriv_report.stats`` itself. All functions a
 
 from __future__ import annotations
 
-from .bootstrap import (GROUPED_MIN_N, GROUPS, WINDOW_SDS, bootstrap_ratio, bootstrap_replicates, bootstrap_stats,
-                        grouped_resamples, grouped_sums, paired_median_bootstrap, paired_median_replicates,
-                        resample_stats, subsample)
+from .bootstrap import (
+    GROUPED_MIN_N,
+    GROUPS,
+    WINDOW_SDS,
+    bootstrap_ratio,
+    bootstrap_replicates,
+    bootstrap_stats,
+    grouped_resamples,
+    grouped_sums,
+    paired_median_bootstrap,
+    paired_median_replicates,
+    resample_stats,
+    subsample,
+)
+from .comparisons import ABS_TOL, REL_TOL, leq, less, ties, win_share
 from .intervals import WILSON_Z, binomial_p_greater, percentile_interval, round_half_up, wilson
 from .summaries import histogram, quantile_summary, summary
-from .comparisons import ABS_TOL, REL_TOL, leq, less, ties, win_share
 
 __all__ = [
     "ABS_TOL", "GROUPED_MIN_N", "GROUPS", "REL_TOL", "WILSON_Z", "WINDOW_SDS",

@@ -8,6 +8,7 @@ All functions are pure; every random draw takes ``random_state`` (or a ``numpy.r
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -340,11 +341,16 @@ def bootstrap_ratio(num: ArrayLike, den: ArrayLike, *, n_resamples: int = 1000,
 WINDOW_SDS = 12
 
 
-def _windowed_kernel():
+#: The windowed kernel's signature: ``(a, b, rank_b, seeds, lo_rank, hi_rank, frac, half) -> (medians of a, of b)``.
+_Kernel = Callable[..., tuple[NDArray[np.float64], NDArray[np.float64]]]
+
+
+def _windowed_kernel() -> _Kernel:
     """The compiled windowed paired-median kernel (:mod:`synthpriv_report._paired_medians`, imported on first use)."""
     from .._paired_medians import windowed
 
-    return windowed
+    kernel: _Kernel = windowed
+    return kernel
 
 
 def paired_median_replicates(a: NDArray[np.float64], b: NDArray[np.float64], *, n_resamples: int,

@@ -24,12 +24,13 @@ def ties(a: ArrayLike, b: ArrayLike, *, exact: bool = False) -> NDArray[np.bool_
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
+    same: NDArray[np.bool_] = a == b
     if exact:
-        return a == b
+        return same
     with np.errstate(invalid="ignore"):
-        close = np.abs(a - b) <= REL_TOL * np.maximum(np.abs(a), np.abs(b)) + ABS_TOL
+        close: NDArray[np.bool_] = np.abs(a - b) <= REL_TOL * np.maximum(np.abs(a), np.abs(b)) + ABS_TOL
     close &= np.isfinite(a) & np.isfinite(b)
-    return close | (a == b)
+    return close | same
 
 
 def less(a: ArrayLike, b: ArrayLike, *, exact: bool = False) -> NDArray[np.bool_]:

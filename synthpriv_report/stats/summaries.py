@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+
 def summary(x: ArrayLike) -> dict[str, float]:
     """Mean, median and 5th percentile (linear interpolation) of the finite values.
 
@@ -39,7 +40,7 @@ def quantile_summary(x: ArrayLike, *, points: int = 101) -> dict[str, Any]:
     return {"probs": probs.tolist(), "values": np.quantile(v, probs).tolist(), "n": int(v.size)}
 
 
-def histogram(x: ArrayLike, *, upper: float, bins: int = 20) -> dict[str, list]:
+def histogram(x: ArrayLike, *, upper: float, bins: int = 20) -> dict[str, list[Any]]:
     """Counts of the finite values of ``x`` in ``bins`` equal-width bins on [0, upper] (values clipped into it).
 
     >>> histogram([0.0, 0.5, 2.0], upper=1.0, bins=2)
