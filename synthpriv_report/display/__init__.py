@@ -28,11 +28,6 @@ def environment() -> jinja2.Environment:
     return templating.environment(__name__)
 
 
-def _template(name: str) -> jinja2.Template:
-    env = templating.environment(__name__, markdown=name.endswith(".md.j2"))
-    return env.get_template(name)  # the environment caches compiled templates
-
-
 def _views(obj: Any, figures: bool) -> tuple[str, dict, str]:
     """``(kind, view, heading)`` for a ResultSet (or anything with ``results()``, such as an Evaluation) or a
     MetricResult."""
@@ -49,16 +44,9 @@ def _views(obj: Any, figures: bool) -> tuple[str, dict, str]:
 
 
 def _render(kind: str, view: dict, heading: str, fmt: str) -> str:
-    from . import views
+    from .views import render_view
 
-    if fmt == "text":
-        if kind == "metric":
-            return views.text_metric(view)
-        return views.text_summary(view, header=heading)
-    ext = "html" if fmt == "html" else "md"
-    if kind == "metric":
-        return _template(f"metric.{ext}.j2").render(m=view)
-    return _template(f"resultset.{ext}.j2").render(view=view, heading=heading)
+    return render_view(kind, view, heading, fmt)
 
 
 def render_html(obj: Any, *, figures: bool = True) -> str:

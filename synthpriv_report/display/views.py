@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .. import wording
+from .. import templating, wording
 from ..formats import LEVEL_WORDS, fmt_cell, fmt_count, level_text
 from ..registry import get_spec
 from ..results import MetricResult, ResultSet, to_jsonable
@@ -199,6 +199,21 @@ def data_view(meta: Mapping[str, Any]) -> dict | None:
         "settings": [(r["words"], r["code"], r["value"]) for r in wording.setting_rows(
             {k: x for k, x in settings.items() if k not in ("key_fields", "sensitive_fields", "excluded")})],
     }
+
+
+def render_view(kind: str, view: dict, heading: str, fmt: str) -> str:
+    """A view (``kind`` "resultset" or "metric") rendered as ``fmt``: "text" (the plain-text form), "html" or
+    "markdown" (the display templates; ``heading`` titles a result set).
+    """
+    if fmt == "text":
+        if kind == "metric":
+            return text_metric(view)
+        return text_summary(view, header=heading)
+    ext = "html" if fmt == "html" else "md"
+    env = templating.environment(__package__, markdown=ext == "md")  # compiled templates are cached
+    if kind == "metric":
+        return env.get_template(f"metric.{ext}.j2").render(m=view)
+    return env.get_template(f"resultset.{ext}.j2").render(view=view, heading=heading)
 
 
 def text_summary(view: dict, *, header: str = "") -> str:

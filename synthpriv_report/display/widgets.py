@@ -244,12 +244,11 @@ class Explorer:
                 self._set_quietly(key, float(value))
 
     def _refresh(self, rs: Any, *, figures: tuple[str, ...]) -> None:
-        from . import _render
         from .figures import figures_for
-        from .views import resultset_view
+        from .views import render_view, resultset_view
 
         view = resultset_view(rs, figures=False)
-        self.summary.value = _render("resultset", view, "Results at these settings", "html")
+        self.summary.value = render_view("resultset", view, "Results at these settings", "html")
         for name in figures:
             out = figures_for(rs[name], rs.params)
             if out:

@@ -15,7 +15,8 @@ or by the system Chromium through playwright, with JavaScript disabled.
 
 Modules
 -------
-``document``   the report document: build it (the one adapter), validate it, load it; ``to_json``/``from_json``
+``document``   the report document: build it (the one adapter), validate it, load it; ``to_json``
+``loaded``     a report read back from JSON (``from_json``), drawn again without the data
 ``schema``     the schema identifier ``synthpriv_report/1`` and the JSON Schema of the document
 ``templating`` the export templates, rendered by the package's one Jinja environment factory
 ``notebook``   the nbformat notebook of a document (HTML outputs only: no user string in a Markdown cell)
@@ -65,10 +66,8 @@ from __future__ import annotations
 
 from ..display import bundle
 from .document import (
-    LoadedReport,
     ReportData,
     build_document,
-    from_json,
     load_document,
     load_results,
     report_data,
@@ -76,6 +75,7 @@ from .document import (
     validate_document,
 )
 from .files import AtomicFiles, check_distinct, write_atomic
+from .loaded import LoadedReport, from_json
 from .notebook import build_notebook
 from .render import (
     CHROMIUM_ARGS,
