@@ -12,6 +12,8 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
+from .formats import fmt_number
+
 Direction = Literal["higher_is_riskier", "higher_is_safer"]
 Level = Literal["low", "medium", "high"]
 
@@ -341,8 +343,6 @@ class ResultSet(Mapping[str, MetricResult]):
         return _presentation().to_json(self, path, **kwargs)
 
     def __repr__(self) -> str:
-        from .wording import fmt_number
-
         lines = [f"ResultSet(verdict={self.verdict.level!r}, {len(self)} metrics)"]
         for r in self._results.values():
             if r.computed:

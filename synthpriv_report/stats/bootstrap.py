@@ -1,123 +1,20 @@
-"""Small statistical helpers shared by the metrics: tie-aware comparisons, Wilson intervals, bootstrap.
+"""Resampling over records: bootstrap replicates and percentile intervals of means, quantiles, ratios of sums and
+paired medians, each in a plain scheme (record positions drawn with replacement) and a scheme whose time does not
+grow with the number of records; and the sorted subsample drawn without replacement.
 
-All functions are pure; every random draw takes ``random_state``.
+All functions are pure; every random draw takes ``random_state`` (or a ``numpy.random.Generator``).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-REL_TOL = 1e-9
-ABS_TOL = 1e-12
-WILSON_Z = 1.959964
-
-
-def ties(a: ArrayLike, b: ArrayLike, *, exact: bool = False) -> NDArray[np.bool_]:
-    """Element-wise equality of distances under the tie rule of spec section 0.
-
-    ``|a - b| <= 1e-9 * max(|a|, |b|) + 1e-12``; with ``exact`` (integer-valued distances) plain equality.
-    Infinite values are equal only to themselves.
-
-    >>> ties([1.0, 1.0, 0.0], [1.0 + 1e-12, 1.1, 0.0]).tolist()
-    [True, False, True]
-    """
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    if exact:
-        return a == b
-    with np.errstate(invalid="ignore"):
-        close = np.abs(a - b) <= REL_TOL * np.maximum(np.abs(a), np.abs(b)) + ABS_TOL
-    close &= np.isfinite(a) & np.isfinite(b)
-    return close | (a == b)
-
-
-def less(a: ArrayLike, b: ArrayLike, *, exact: bool = False) -> NDArray[np.bool_]:
-    """``a < b`` and not a tie (spec section 0).
-
-    >>> less([0.5, 1.0], [1.0, 1.0 + 1e-13]).tolist()
-    [True, False]
-    """
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    return (a < b) & ~ties(a, b, exact=exact)
-
-
-def leq(a: ArrayLike, b: ArrayLike, *, exact: bool = False) -> NDArray[np.bool_]:
-    """``a <= b`` with the tie tolerance (a boundary such as u <= 0.2 includes ties).
-
-    >>> leq([0.2 + 1e-15, 0.3], [0.2, 0.2]).tolist()
-    [True, False]
-    """
-    return less(a, b, exact=exact) | ties(a, b, exact=exact)
-
-
-def win_share(a: ArrayLike, b: ArrayLike, *, exact: bool = False) -> tuple[float, int, int, int]:
-    """Share of pairs with a < b, ties counted one half: ``(wins + ties/2) / n``.
-
-    Returns ``(share, wins, ties, n)``.
-
-    >>> win_share([0.1, 0.5, 0.3], [0.2, 0.5, 0.1])
-    (0.5, 1, 1, 3)
-    """
-    t = ties(a, b, exact=exact)
-    w = less(a, b, exact=exact)
-    n = int(t.shape[0])
-    wins, nt = int(w.sum()), int(t.sum())
-    return ((wins + 0.5 * nt) / n if n else float("nan")), wins, nt, n
-
-
-def wilson(p_hat: float, n: int, *, z: float = WILSON_Z) -> tuple[float, float]:
-    """Wilson score interval for a proportion ``p_hat`` (halves allowed) over ``n`` trials (spec section 0).
-
-    The ends are exact, not only up to rounding: the lower bound is 0 when ``p_hat == 0``, the upper bound is 1
-    when ``p_hat == 1``, and ``lower <= p_hat <= upper`` always holds. (In floating point the closed form gives
-    about 1e-18 instead of 0 at ``p_hat = 0`` for some ``n``, which would make "the lower bound exceeds a share
-    of 0" true for a set with no copy at all.)
-
-    >>> lo, hi = wilson(0.5, 100); round(lo, 4), round(hi, 4)
-    (0.4038, 0.5962)
-    >>> wilson(0.0, 69)[0], wilson(1.0, 69)[1]
-    (0.0, 1.0)
-    """
-    if n <= 0:
-        return (float("nan"), float("nan"))
-    p = float(p_hat)
-    if not math.isfinite(p):
-        return (float("nan"), float("nan"))
-    p = min(1.0, max(0.0, p))
-    denom = 1.0 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(max(p * (1.0 - p) / n + z * z / (4 * n * n), 0.0)) / denom
-    lo = 0.0 if p == 0.0 else min(p, max(0.0, centre - half))
-    hi = 1.0 if p == 1.0 else max(p, min(1.0, centre + half))
-    return (lo, hi)
-
-
-def round_half_up(x: float) -> int:
-    """Round half up: ``round_half_up(2.5) == 3`` (Python's round would give 2).
-
-    >>> round_half_up(2.5), round_half_up(2.4)
-    (3, 2)
-    """
-    return int(math.floor(x + 0.5))
-
-
-def binomial_p_greater(k: int, n: int, p: float = 0.5) -> float:
-    """Exact one-sided binomial p-value P(X >= k), X ~ Bin(n, p).
-
-    >>> round(binomial_p_greater(8, 10), 4)
-    0.0547
-    """
-    from scipy.stats import binom
-
-    if k <= 0:
-        return 1.0
-    return float(binom.sf(k - 1, n, p))
-
+from .intervals import percentile_interval
 
 #: Sets of more finite values than this are bootstrapped by the grouped scheme (:func:`grouped_resamples`).
 GROUPED_MIN_N = 20_000
@@ -301,7 +198,7 @@ def bootstrap_stats(
     confidence: float = 0.95,
     method: str = "auto",
 ) -> dict[str, tuple[float, float]]:
-    """Percentile bootstrap intervals over records for the mean and the given quantiles (spec section 4).
+    """Percentile bootstrap intervals over records for the mean and the given quantiles.
 
     Each resample draws ``n`` record positions with replacement from ``default_rng(random_state)``; statistics
     are computed from the resample's counts over the sorted values (linear interpolation, numpy's default), so no
@@ -350,22 +247,6 @@ def bootstrap_replicates(
     means, qvals = resample_stats(x, (0.5,) if statistic == "median" else (), n_resamples=n_resamples,
                                   random_state=random_state, method=method)
     return means if statistic == "mean" else qvals[:, 0]
-
-
-def percentile_interval(replicates: ArrayLike, confidence: float = 0.95) -> tuple[float, float]:
-    """Percentile interval of bootstrap replicates (non-finite replicates dropped).
-
-    >>> [round(v, 6) for v in percentile_interval(np.arange(101.0))]
-    [2.5, 97.5]
-    """
-    r = np.asarray(replicates, dtype=np.float64)
-    r = r[np.isfinite(r)]
-    if r.size == 0:
-        return (float("nan"), float("nan"))
-    a = (1.0 - confidence) / 2.0
-    lo, hi = np.quantile(r, [a, 1.0 - a])
-    return (float(lo), float(hi))
-
 
 
 def grouped_sums(num: NDArray[np.float64], den: NDArray[np.float64], *, n_resamples: int,
@@ -453,7 +334,6 @@ def bootstrap_ratio(num: ArrayLike, den: ArrayLike, *, n_resamples: int = 1000,
     return percentile_interval(out, confidence)
 
 
-
 #: Half-width of the rank window around the median in which :func:`paired_median_bootstrap` counts records one by
 #: one, in standard deviations of a resample's count below a rank (at most sqrt(n) / 2): past 12 of them a
 #: resample's median leaves the window with probability below 1e-30, and such a resample is resolved record by
@@ -461,11 +341,16 @@ def bootstrap_ratio(num: ArrayLike, den: ArrayLike, *, n_resamples: int = 1000,
 WINDOW_SDS = 12
 
 
-def _windowed_kernel():
-    """The compiled windowed paired-median kernel (:mod:`synthpriv_report._paired_medians`, imported on first use)."""
-    from ._paired_medians import windowed
+#: The windowed kernel's signature: ``(a, b, rank_b, seeds, lo_rank, hi_rank, frac, half) -> (medians of a, of b)``.
+_Kernel = Callable[..., tuple[NDArray[np.float64], NDArray[np.float64]]]
 
-    return windowed
+
+def _windowed_kernel() -> _Kernel:
+    """The compiled windowed paired-median kernel (:mod:`synthpriv_report._paired_medians`, imported on first use)."""
+    from .._paired_medians import windowed
+
+    kernel: _Kernel = windowed
+    return kernel
 
 
 def paired_median_replicates(a: NDArray[np.float64], b: NDArray[np.float64], *, n_resamples: int,
@@ -536,49 +421,11 @@ def paired_median_bootstrap(num: ArrayLike, den: ArrayLike, *, statistic: Any, n
     return float(lo), float(hi)
 
 
-def summary(x: ArrayLike) -> dict[str, float]:
-    """Mean, median and 5th percentile (linear interpolation) of the finite values.
-
-    >>> {k: round(v, 6) for k, v in summary([0.0, 1.0, 2.0, 3.0]).items()}
-    {'mean': 1.5, 'median': 1.5, 'p5': 0.15, 'n': 4}
-    """
-    v = np.asarray(x, dtype=np.float64)
-    v = v[np.isfinite(v)]
-    if v.size == 0:
-        return {"mean": float("nan"), "median": float("nan"), "p5": float("nan"), "n": 0}
-    return {"mean": float(v.mean()), "median": float(np.median(v)), "p5": float(np.percentile(v, 5)),
-            "n": int(v.size)}
-
-
-def quantile_summary(x: ArrayLike, *, points: int = 101) -> dict[str, Any]:
-    """A bounded summary of a distribution: ``points`` quantiles (linear interpolation) of the finite values.
-
-    The evidence behind ECDF figures: enough to draw the curve at figure resolution, never the records.
-
-    >>> quantile_summary([0.0, 1.0, 2.0, 3.0, 4.0], points=3)
-    {'probs': [0.0, 0.5, 1.0], 'values': [0.0, 2.0, 4.0], 'n': 5}
-    """
-    v = np.asarray(x, dtype=np.float64).reshape(-1)
-    v = v[np.isfinite(v)]
-    probs = np.linspace(0.0, 1.0, points)
-    if v.size == 0:
-        return {"probs": probs.tolist(), "values": [], "n": 0}
-    return {"probs": probs.tolist(), "values": np.quantile(v, probs).tolist(), "n": int(v.size)}
-
-
-def histogram(x: ArrayLike, *, upper: float, bins: int = 20) -> dict[str, list]:
-    """Counts of the finite values of ``x`` in ``bins`` equal-width bins on [0, upper] (values clipped into it).
-
-    >>> histogram([0.0, 0.5, 2.0], upper=1.0, bins=2)
-    {'edges': [0.0, 0.5, 1.0], 'counts': [1, 2]}
-    """
-    v = np.asarray(x, dtype=np.float64).reshape(-1)
-    v = v[np.isfinite(v)]
-    hi = float(upper) if np.isfinite(upper) and upper > 0 else 1.0
-    counts, edges = np.histogram(np.clip(v, 0.0, hi), bins=bins, range=(0.0, hi))
-    return {"edges": edges.tolist(), "counts": counts.astype(int).tolist()}
-
-
 def subsample(n: int, k: int, rng: np.random.Generator) -> NDArray[np.int64]:
-    """``sort(rng.choice(n, k, replace=False))`` (spec section 0, Randomness)."""
+    """``k`` of ``range(n)`` drawn without replacement, sorted: ``sort(rng.choice(n, k, replace=False))``.
+
+    >>> s = subsample(10, 4, np.random.default_rng(0))
+    >>> str(s.dtype), len(set(s.tolist())), bool((np.diff(s) > 0).all()), bool(s.max() < 10)
+    ('int64', 4, True, True)
+    """
     return np.sort(rng.choice(n, k, replace=False)).astype(np.int64)
