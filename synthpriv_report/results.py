@@ -107,7 +107,7 @@ class MetricResult:
     Parameters
     ----------
     name : str
-        Registry name (spec section 0, "Names").
+        Registry name (docs/metrics.md).
     value : float or None
         Headline value; ``None`` exactly when the metric was not computed.
     interval : tuple of float or None
@@ -121,7 +121,7 @@ class MetricResult:
     reason_not_computed : str or None
         Why the metric could not be computed on these data.
     section : str
-        The spec section defining the metric.
+        The section of docs/metrics.md defining the metric.
     title : str
         Short human title.
     value_range : tuple of float
@@ -131,7 +131,7 @@ class MetricResult:
     level_rule : LevelRule or None
         The thresholds that produced ``level``.
     calibration : float or None
-        The same metric with the holdout in the role of the synthetic data (spec section 4), when available.
+        The same metric with the holdout in the role of the synthetic data (docs/metrics.md, "Baselines: the holdout and the calibration"), when available.
     notes : tuple of str
         Applicability notes: assumptions of the metric that do not hold on these data.
     evidence : dict
@@ -189,7 +189,7 @@ class MetricResult:
 
 
 def not_computed(name: str, reason: str, **kwargs: Any) -> MetricResult:
-    """A result for a metric that cannot be computed on the given data (spec section 0)."""
+    """A result for a metric that cannot be computed on the given data (docs/metrics.md, "Shared machinery")."""
     return MetricResult(name=name, value=None, reason_not_computed=reason, **kwargs)
 
 

@@ -26,7 +26,7 @@ from .risk import record_values
 
 
 def differing_columns(data: Any, a: tuple[str, int], b: tuple[str, int]) -> list[str]:
-    """Columns whose values differ between record ``a`` and record ``b`` (spec section 0 equality)."""
+    """Columns whose values differ between record ``a`` and record ``b`` (the package's equality of values: docs/metrics.md, "Sets and columns")."""
     out = []
     for c in data.columns:
         va = data.column_values(a[0], c)[a[1]]

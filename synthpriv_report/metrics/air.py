@@ -34,7 +34,7 @@ from .attack_common import (
 
 
 def air_f1(n_min: ArrayLike, n_correct: ArrayLike) -> NDArray[np.float64]:
-    """Per-real-record F1 of AIR (spec section 3): ``2 TP / (2 TP + FP)`` with ``FP = |N(y)| - TP``, and 0 when
+    """Per-real-record F1 of AIR (docs/metrics.md): ``2 TP / (2 TP + FP)`` with ``FP = |N(y)| - TP``, and 0 when
     TP = 0.
 
     Parameters

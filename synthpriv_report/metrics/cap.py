@@ -44,7 +44,7 @@ from .attack_common import (
 
 
 def zcap_scores(keys_t: ArrayLike, keys_s: ArrayLike, sens_t: ArrayLike, sens_s: ArrayLike) -> NDArray[np.float64]:
-    """Per-real-record ZCAP of one categorical sensitive attribute (spec section 3, paper Eq. 3).
+    """Per-real-record ZCAP of one categorical sensitive attribute (Trudslev et al., Eq. 3).
 
     ``zcap(y) = |{s : s[A_K] = y[A_K], s[a_S] = y[a_S]}| / max(1, |{s : s[A_K] = y[A_K]}|)``; a real record
     without a key match scores 0. Direction: higher is riskier; range [0, 1].
@@ -83,7 +83,7 @@ def zcap_scores(keys_t: ArrayLike, keys_s: ArrayLike, sens_t: ArrayLike, sens_s:
 
 
 def gcap_scores(n_min: ArrayLike, n_correct: ArrayLike) -> NDArray[np.float64]:
-    """Per-real-record GCAP (spec section 3, paper Eq. 5): correct matches over all matches at the minimal
+    """Per-real-record GCAP (Trudslev et al., Eq. 5): correct matches over all matches at the minimal
     Hamming distance.
 
     Parameters
@@ -151,7 +151,7 @@ def gcap_real_rows(n_real: int, n_syn: int, *, random_state: int | None,
                    max_pairs: int | None = None) -> NDArray[np.int64] | None:
     """The real records GCAP compares: all of them (None) while ``n_real * n_syn`` is at most ``max_pairs``
     (default :data:`GCAP_MAX_PAIRS`), else a random subsample of ``max_pairs // n_syn`` positions drawn from
-    ``default_rng(random_state)`` (sorted; spec section 0's subsample).
+    ``default_rng(random_state)`` (sorted; the package's subsample rule).
 
     >>> gcap_real_rows(5, 4, random_state=0, max_pairs=20) is None
     True

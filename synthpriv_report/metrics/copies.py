@@ -183,7 +183,7 @@ def leave_one_out_cutoffs(within: NDArray[np.float64], quantile: float) -> NDArr
 
 
 def exact_copy_share(is_copy: ArrayLike) -> tuple[float, tuple[float, float]]:
-    """Share of records with an identical real record, with its Wilson interval (spec 2.1).
+    """Share of records with an identical real record, with its Wilson interval (docs/metrics.md, "dcr").
 
     >>> exact_copy_share([True, False, False, True])[0]
     0.5

@@ -1,6 +1,6 @@
 """The D-MLP classifier, run fast: scikit-learn's ``MLPClassifier`` training algorithm, compiled with numba.
 
-D-MLP (spec section 3) is defined by ``MLPClassifier(hidden_layer_sizes=(100, 50), max_iter=300,
+D-MLP (docs/metrics.md) is defined by ``MLPClassifier(hidden_layer_sizes=(100, 50), max_iter=300,
 early_stopping=True, validation_fraction=0.1, random_state)`` with every other setting at scikit-learn's default.
 This module runs *that* algorithm, step for step, on the same random draws; only how it is executed changes:
 
@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
-#: scikit-learn's ``MLPClassifier`` settings that D-MLP uses (spec section 3 plus scikit-learn's defaults).
+#: scikit-learn's ``MLPClassifier`` settings that D-MLP uses (docs/metrics.md, "detection_mlp", plus scikit-learn's defaults).
 MLP_SETTINGS: dict[str, Any] = {
     "hidden_layer_sizes": (100, 50),
     "max_iter": 300,
