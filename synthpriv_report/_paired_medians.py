@@ -5,7 +5,7 @@ cached)."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from ._compiled import njit, prange
 
 
 @njit(cache=True, inline="always")

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from numba import njit, prange
+from ._compiled import njit, prange
 from numpy.typing import NDArray
 
 _NAN_BITS = np.int64(0x7FF8000000000000)

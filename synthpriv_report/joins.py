@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
-from numba import njit, prange
+from ._compiled import njit, prange
 from numpy.typing import ArrayLike, NDArray
 
 from .stats import ABS_TOL, REL_TOL

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit
+from .._compiled import njit
 from numpy.typing import ArrayLike, NDArray
 
 #: scikit-learn's ``MLPClassifier`` settings that D-MLP uses (spec section 3 plus scikit-learn's defaults).

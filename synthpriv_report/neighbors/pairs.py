@@ -4,7 +4,7 @@ exact farthest pair of two sets by a dual-tree search."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from .._compiled import njit, prange
 from numpy.typing import NDArray
 
 from ..spaces import MODE_GOWER, MODE_L2, Encoding

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Literal
 
 import numpy as np
-from numba import njit, prange
+from .._compiled import njit, prange
 from numpy.typing import NDArray
 
 from ..spaces import MODE_L2

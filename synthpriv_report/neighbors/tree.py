@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from .._compiled import njit, prange
 from numpy.typing import NDArray
 
 from ..spaces import Encoding
@@ -213,8 +213,8 @@ def _build(mode, num, cat, w, cost, n_codes, leaf_size):
     """
     m = num.shape[0]
     perm = np.arange(m)
-    wnum = np.ascontiguousarray(num.T)
-    wcat = np.ascontiguousarray(cat.T)
+    wnum = num.T.copy()  # a copy (never a view of num, which is permuted in place)
+    wcat = cat.T.copy()
     cap = max(1, 2 * (m // max(1, leaf_size // 2)) + 3)
     start = np.empty(cap, dtype=np.int64)
     end = np.empty(cap, dtype=np.int64)
