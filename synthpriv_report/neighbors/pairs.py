@@ -4,7 +4,7 @@ exact farthest pair of two sets by a dual-tree search."""
 from __future__ import annotations
 
 import numpy as np
-from .._compiled import njit, prange
+from .._compiled import COMPILED, njit, prange
 from numpy.typing import NDArray
 
 from ..spaces import MODE_GOWER, MODE_L2, Encoding
@@ -100,17 +100,30 @@ def ties_at_min(
     n_correct : ndarray, shape (n_query, a)
         Of those, the correct ones per attribute.
     """
-    return _ties_batch(qnum, qcat, np.asarray(dmin, dtype=np.float64), np.ascontiguousarray(qlab, np.float64),
-                       np.ascontiguousarray(rlab, np.float64), np.asarray(lab_kind, np.int64),
-                       np.asarray(lab_tol, np.float64), tree)
+    args = (qnum, qcat, np.asarray(dmin, dtype=np.float64), np.ascontiguousarray(qlab, np.float64),
+            np.ascontiguousarray(rlab, np.float64), np.asarray(lab_kind, np.int64), np.asarray(lab_tol, np.float64))
+    if not COMPILED:
+        from .vectorised import ties_numpy
+
+        return ties_numpy(tree, *args)
+    return _ties_batch(*args, tree)
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # pairs and farthest pair
 
 
-@njit(cache=True, parallel=True)
 def _pair_dist(mode, an, ac, bn, bc, w, cost, scale):
+    """Distances between row i of ``an``/``ac`` and row i of ``bn``/``bc``, for every i."""
+    if not COMPILED:
+        from .vectorised import accumulate, to_dist
+
+        return to_dist(mode, accumulate(mode, an, ac, bn, bc, w, cost, paired=True), scale)
+    return _pair_dist_compiled(mode, an, ac, bn, bc, w, cost, scale)
+
+
+@njit(cache=True, parallel=True)
+def _pair_dist_compiled(mode, an, ac, bn, bc, w, cost, scale):
     n = an.shape[0]
     out = np.empty(n)
     for i in prange(n):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Literal
 
 import numpy as np
-from .._compiled import njit, prange
+from .._compiled import COMPILED, njit, prange
 from numpy.typing import NDArray
 
 from ..spaces import MODE_L2
@@ -457,6 +457,10 @@ def run_engine(choice: SearchChoice, tree: RefTree, qnum: NDArray[np.float64], q
         from .gpu import knn_cuda
 
         return knn_cuda(tree, qnum, qcat, self_pos, k, progress=progress, desc=desc)
+    if not COMPILED:  # no numba: every engine's numbers by the NumPy brute force
+        from .vectorised import knn_numpy
+
+        return knn_numpy(tree, qnum, qcat, self_pos, k)
     if choice.engine == "dense":
         return _knn_dense(tree, qnum, self_pos, k, progress=progress, desc=desc)
     if choice.engine == "tiled":
