@@ -180,3 +180,150 @@ def test_every_metric_gives_the_same_json_without_numba() -> None:
     assert len(metrics) >= 20
     diffs = _differences(compiled["report"], plain["report"])
     assert not diffs, "\n".join(diffs[:30])
+
+
+def test_numpy_boxes_equal_compiled() -> None:
+    """The node boxes (numeric ranges, missing flags, category bitmasks and code ranges beyond 256 codes) built
+    in NumPy from the leaves upwards equal the compiled kernel's, in every space."""
+    from synthpriv_report.neighbors import tree as tree_module
+
+    T = _chains(1500, 1, 4e-10, [f"c{i}" for i in range(400)])
+    d = prepare(T, _chains(40, 2, 4e-10, ["a"]))
+    for kind in ("gower", "euclidean", "hamming"):
+        t = build_tree(encode(d, fit(d), SpaceSpec(kind)), "T")
+        n_words = t.mask.shape[1] - 2
+        assert t.left.shape[0] > 50 and t.cat.max() > 64 * n_words  # many nodes; codes beyond the bitmasks
+        compiled = tree_module._boxes(t.num, t.cat, t.start, t.end, n_words)
+        numpy_ = tree_module._boxes_numpy(t.num, t.cat, t.start, t.end, t.left, t.right, n_words)
+        for name, a, b in zip(("nmin", "nmax", "nnan", "mask"), compiled, numpy_):
+            np.testing.assert_array_equal(a, b, err_msg=f"{kind} {name}")
+
+
+def test_split_tree_rebuilds_the_compiled_tree() -> None:
+    """A one-leaf tree (what build_tree gives without numba) split again has the compiled tree's nodes."""
+    from synthpriv_report.neighbors.tree import RefTree, _assemble, split_tree
+
+    d = prepare(_chains(200, 7, 4e-10, ["a", "b", "c"]), _chains(10, 8, 4e-10, ["a"]))
+    enc = encode(d, fit(d), SpaceSpec("gower"))
+    full = build_tree(enc, "T")
+    flat = _assemble(int(enc.mode), enc.num["T"], enc.cat["T"], enc.num_weight, enc.cat_cost,
+                     enc.n_codes.astype(np.int64), float(enc.scale), bool(enc.integer_valued), split=False)
+    assert flat.left.shape == (1,) and flat.perm.tolist() == list(range(200))
+    again = split_tree(flat)
+    for name in ("perm", "start", "end", "left", "right", "num", "cat", "nmin", "nmax", "nnan"):
+        np.testing.assert_array_equal(getattr(again, name), getattr(full, name), err_msg=name)
+    assert isinstance(again, RefTree)
+
+
+def test_paired_median_kernel_same_draws_without_numba() -> None:
+    """The windowed paired-median kernel run as plain Python (NumPy's legacy generator) gives the compiled
+    kernel's replicates, also where resamples leave a narrow window (the record-by-record branch), and leaves
+    NumPy's global generator where it was."""
+    from synthpriv_report import _paired_medians as pm
+
+    rng = np.random.default_rng(3)
+    a, b = np.sort(rng.normal(size=400)), rng.normal(size=400)
+    rank_b = np.empty(400, dtype=np.int64)
+    order_b = np.argsort(b, kind="stable")
+    rank_b[order_b] = np.arange(400)
+    seeds = np.random.default_rng(1).integers(0, 2**63 - 1, size=30, dtype=np.int64)
+    args = (a, b[order_b], rank_b, seeds & np.int64(0xFFFFFFFF), 199, 200, 0.5, 6)
+    compiled = pm._windowed(*args)
+    np.random.seed(12)
+    before = np.random.random()
+    np.random.seed(12)
+    plain = pm._windowed.py_func(*args) if hasattr(pm._windowed, "py_func") else pm._windowed(*args)
+    np.testing.assert_array_equal(compiled[0], plain[0])
+    np.testing.assert_array_equal(compiled[1], plain[1])
+    state = np.random.get_state()
+    np.random.seed(12)
+    pm.COMPILED, saved = False, pm.COMPILED
+    try:
+        again = pm.windowed(a, b[order_b], rank_b, seeds, 199, 200, 0.5, 6)  # seeds taken modulo 2**32
+    finally:
+        pm.COMPILED = saved
+    assert np.random.random() == before  # the global generator is restored
+    np.random.set_state(state)
+    np.testing.assert_array_equal(again[0], compiled[0])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 32-bit integers (Pyodide is wasm32: NumPy's intp is int32 there)
+
+
+def _strict_bincount(monkeypatch) -> None:
+    """np.bincount as on a 32-bit platform: its input must cast safely to int32 (int64 raises TypeError); and
+    ``np.intp``, the type code should cast to, is int32 there."""
+    real = np.bincount
+    monkeypatch.setattr(np, "intp", np.int32)
+
+    def bincount(x, weights=None, minlength=0):
+        x = np.asarray(x)
+        if not np.can_cast(x.dtype, np.int32, "safe"):
+            raise TypeError(f"Cannot cast array data from dtype({str(x.dtype)!r}) to dtype('int32') "
+                            "according to the rule 'safe'")
+        return real(x, weights, minlength)
+
+    monkeypatch.setattr(np, "bincount", bincount)
+
+
+def test_strict_bincount_emulates_a_32_bit_platform(monkeypatch) -> None:
+    _strict_bincount(monkeypatch)
+    with pytest.raises(TypeError, match="int32"):
+        np.bincount(np.array([1, 2], dtype=np.int64))
+    assert np.bincount(np.array([1, 1], dtype=np.int32)).tolist() == [0, 2]
+
+
+def test_bootstrap_resamples_count_draws_on_32_bit(monkeypatch) -> None:
+    """stats' record resamples count int64 draws through np.bincount: cast to intp first (regression: int64
+    draws fail on 32-bit platforms)."""
+    from synthpriv_report import stats
+
+    v = np.arange(10.0)
+    expected = stats._records_resamples(v, (0.5,), n_resamples=20, rng=np.random.default_rng(0))
+    _strict_bincount(monkeypatch)
+    got = stats._records_resamples(v, (0.5,), n_resamples=20, rng=np.random.default_rng(0))
+    for x, y in zip(expected, got):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_int32_index_arrays_give_the_same_numbers() -> None:
+    """Index arrays of int32 (NumPy's default integer on a 32-bit platform) in the NumPy search, the tie counts,
+    the identical-record checks and the HitR windows give the int64 results."""
+    from synthpriv_report import identity, joins
+
+    d = prepare(_chains(150, 9, 4e-10, ["a", "b"]), _chains(60, 10, 4e-10, ["a", "b"]))
+    enc = encode(d, fit(d), SpaceSpec("gower"))
+    tree = build_tree(enc, "T")
+    qn, qc = np.ascontiguousarray(enc.num["T"]), np.ascontiguousarray(enc.cat["T"])
+    d64 = knn_numpy(tree, qn, qc, np.arange(150, dtype=np.int64), 3)
+    d32 = knn_numpy(tree._replace(perm=tree.perm.astype(np.int32)), qn, qc.astype(np.int32),
+                    np.arange(150, dtype=np.int32), 3)
+    np.testing.assert_array_equal(d64[0], d32[0])
+    np.testing.assert_array_equal(d64[1], d32[1])
+    ra, rb = np.arange(150), np.arange(150)[::-1].copy()
+    bits = np.ascontiguousarray(enc.num["T"]).view(np.int64)
+    same64 = identity._same_rows(bits, qc, ra.astype(np.int64), bits, qc, rb.astype(np.int64))
+    saved = identity.COMPILED
+    identity.COMPILED = False
+    try:
+        same32 = identity._same_rows(bits, qc, ra.astype(np.int32), bits, qc, rb.astype(np.int32))
+        hashes32 = identity._row_hashes(bits, qc.astype(np.int32))
+    finally:
+        identity.COMPILED = saved
+    np.testing.assert_array_equal(same64, same32)
+    np.testing.assert_array_equal(identity._row_hashes(bits, qc), hashes32)
+    uniq = np.array([0.0, 1.0, 2.0, 5.0])
+    key_sorted = np.array([1, 2, 2, 7, 11, 13], dtype=np.int64)
+    for dt in (np.int64, np.int32):
+        joins.COMPILED, saved = False, joins.COMPILED
+        try:
+            a, b = joins._window_bounds(np.array([1.0, 4.0]), 1.0, uniq, np.array([0, 2], dtype=dt), 5, key_sorted)
+        finally:
+            joins.COMPILED = saved
+        # group 0, values 0..2 -> ranks [0, 3) -> keys [0, 3): positions 0..3; group 2 (base 10), value 4 +- 1 ->
+        # ranks [3, 4) -> keys [13, 14): position 5 to 6
+        assert a.tolist() == [0, 5] and b.tolist() == [3, 6]
+        ca, cb = joins._window_bounds_compiled(np.array([1.0, 4.0]), 1.0, uniq, np.array([0, 2], dtype=np.int64), 5,
+                                               key_sorted)
+        assert ca.tolist() == a.tolist() and cb.tolist() == b.tolist()

@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 from ..spaces import MODE_GOWER, MODE_L2, Encoding
 from .kernels import ABS_TOL, REL_TOL, _acc, _equal, _query_arrays, _slack, _to_dist
 from .search import _lower_bound, _query_bits
-from .tree import RefTree
+from .tree import RefTree, split_tree
 
 
 @njit(cache=True, parallel=True)
@@ -259,6 +259,8 @@ def farthest_pair(enc: Encoding, ta: RefTree, tb: RefTree) -> tuple[float, int, 
     a's first record, then the farthest record of a from that one). Returns ``(d_max, i, j)`` with positions in
     the two sets.
     """
+    if not COMPILED:  # the dual-tree search needs split trees
+        ta, tb = split_tree(ta), split_tree(tb)
     n_a, n_b = ta.size, tb.size
     inv_a = np.empty(n_a, dtype=np.int64)
     inv_a[ta.perm] = np.arange(n_a)

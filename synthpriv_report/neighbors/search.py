@@ -56,9 +56,10 @@ class SearchChoice:
 
     Attributes
     ----------
-    engine : {"tree", "dense", "tiled"}
+    engine : {"tree", "dense", "tiled", "numpy"}
         ``tree``: the tree walk; ``dense``: the projected space's matrix-product filter and refine; ``tiled``:
-        the tiled brute-force kernel.
+        the tiled brute-force kernel; ``numpy``: the blocked brute force in NumPy, where numba is absent
+        (:mod:`.vectorised`).
     device : {"cpu", "cuda"}
     reason : str
         One sentence: forced by the caller, or the estimate that decided.
@@ -412,6 +413,9 @@ def choose_engine(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int
     block, so the log says one engine per search."""
     n = qnum.shape[0]
     m = tree.size
+    if not COMPILED:
+        return SearchChoice("numpy", "cpu", "numba is not available here: the NumPy brute force "
+                            "(the same numbers as the compiled engines)")
     use_gpu = device == "cuda" or (device == "auto" and _cuda_available())
     if use_gpu:
         from .gpu import MAX_K

@@ -20,8 +20,8 @@ from numpy.typing import NDArray
 from .kernels import ABS_TOL, REL_TOL, _pick
 from .tree import RefTree
 
-#: Query x reference distances held at once (16 MB of float64).
-BLOCK_PAIRS = 2_000_000
+#: Query x reference distances held at once (8 MB of float64).
+BLOCK_PAIRS = 1_000_000
 
 
 def position_order(tree: RefTree) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
@@ -45,24 +45,33 @@ def accumulate(mode: int, qnum: NDArray[np.float64], qcat: NDArray[np.int64], rn
             return a[:, j, None], b[None, :, j]
         shape = (qnum.shape[0], rnum.shape[0])
     num = np.zeros(shape)
+    tmp = np.empty(shape)
     if mode == 0:
         for j in range(w.shape[0]):
             a, b = col(qnum, rnum, j)
-            with np.errstate(invalid="ignore"):
-                d = np.abs(a - b)
-            term = np.where(d < 1.0, d, 1.0)
+            np.subtract(a, b, out=tmp)
+            np.abs(tmp, out=tmp)
+            np.minimum(tmp, 1.0, out=tmp)  # d if d < 1 else 1 (no NaN reaches here but through a missing side)
             na, nb = np.isnan(a), np.isnan(b)
-            term = np.where(na | nb, np.where(na & nb, 0.0, 1.0), term)
-            num += term
+            if na.any() or nb.any():
+                tmp[np.broadcast_to(na | nb, shape)] = 1.0
+                tmp[np.broadcast_to(na & nb, shape)] = 0.0
+            num += tmp
     elif mode == 1:
+        sq = np.empty(shape)
         for j in range(w.shape[0]):
             a, b = col(qnum, rnum, j)
-            d = a - b
-            num += w[j] * d * d
+            np.subtract(a, b, out=tmp)
+            np.multiply(tmp, w[j], out=sq)  # (w * d) * d, as the compiled kernel
+            np.multiply(sq, tmp, out=sq)
+            num += sq
     cat = np.zeros(shape)
+    differ = np.empty(shape, dtype=np.bool_)
     for j in range(cost.shape[0]):
         a, b = col(qcat, rcat, j)
-        cat += np.where(a != b, cost[j], 0.0)
+        np.not_equal(a, b, out=differ)
+        np.multiply(differ, cost[j], out=tmp)  # cost[j] or 0.0
+        cat += tmp
     return num + cat
 
 
@@ -88,6 +97,33 @@ def _block(m: int) -> int:
     return max(1, BLOCK_PAIRS // max(1, m))
 
 
+#: Rows whose k-th distance is shared by at most this many references are ordered from a partition.
+PARTITION_MAX = 256
+
+
+def _first_by_distance(d: NDArray[np.float64], kk: int) -> NDArray[np.int64]:
+    """Per row of ``d``, the positions of the ``kk`` first entries in the order by (value, position): what a
+    stable argsort gives, from a partition where few entries are at most the kk-th value."""
+    n, m = d.shape
+    if kk >= m or m <= 4 * PARTITION_MAX:
+        return np.argsort(d, axis=1, kind="stable")[:, :kk]
+    kth = np.partition(d, kk - 1, axis=1)[:, kk - 1:kk]
+    count = np.count_nonzero(d <= kth, axis=1)  # at least kk; every entry in the first kk is among them
+    out = np.empty((n, kk), dtype=np.int64)
+    few = count <= PARTITION_MAX
+    if few.any():
+        rows = np.nonzero(few)[0]
+        c = int(count[rows].max())
+        cand = np.argpartition(d[rows], c - 1, axis=1)[:, :c]  # every entry <= the kk-th value is among these
+        vals = np.take_along_axis(d[rows], cand, axis=1)
+        pick = np.lexsort((cand, vals), axis=1)[:, :kk]
+        out[rows] = np.take_along_axis(cand, pick, axis=1)
+    if not few.all():
+        rows = np.nonzero(~few)[0]
+        out[rows] = np.argsort(d[rows], axis=1, kind="stable")[:, :kk]
+    return out
+
+
 def knn_numpy(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
               k: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """k nearest references of each query by blocked brute force; the same numbers as every engine of
@@ -109,7 +145,7 @@ def knn_numpy(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
         has_self = (own >= 0) & (own < m)
         d[rows[has_self], own[has_self]] = np.inf
         avail = m - has_self.astype(np.int64)
-        order = np.argsort(d, axis=1, kind="stable")[:, :kk]
+        order = _first_by_distance(d, kk)
         dist = np.take_along_axis(d, order, axis=1)
         slot = np.arange(kk)[None, :]
         valid = slot < avail[:, None]
