@@ -125,7 +125,7 @@ def prepare_notebook(nb: dict) -> dict:
         "cell_type": "code", "execution_count": None, "id": "synthpriv-lite-install", "metadata": {},
         "outputs": [],
         "source": ["# In the browser: install the package from this site (the first run downloads Python's\n",
-                   "# scientific libraries, about 40 MB, which the browser then keeps)\n",
+                   "# scientific libraries, about 45 MB, which the browser then keeps)\n",
                    "%pip install -q synthpriv-report"],
     }
     nb["cells"] = [install] + nb.get("cells", [])
