@@ -321,6 +321,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="bundle this local Pyodide distribution (checked against its pyodide-lock.json) "
                            "instead of loading the official one from its CDN")
     lite.add_argument("--pyodide-lock-sha256", help="the expected SHA-256 of DIR's pyodide-lock.json")
+    lite.add_argument("--wheel", action="append", dest="wheels", default=[],
+                      help="a pure-Python wheel to add to the site's package index (repeatable; for sites without "
+                           "internet access)")
     lite.add_argument("--debug", action="store_true", help="show the full traceback of an error")
     return parser
 
@@ -331,7 +334,7 @@ def _lite(args: argparse.Namespace) -> int:
 
     try:
         report = lite.build_site(args.out, notebooks=args.notebooks, offline_pyodide=args.offline_pyodide,
-                                 pyodide_lock_sha256=args.pyodide_lock_sha256)
+                                 pyodide_lock_sha256=args.pyodide_lock_sha256, wheels=args.wheels)
     except (ValueError, OSError, RuntimeError) as exc:
         raise _UserError(str(exc)) from exc
     print(lite._summary(report), end="", file=sys.stderr)

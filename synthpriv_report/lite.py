@@ -180,7 +180,7 @@ def _default_notebooks() -> list[Path]:
 
 def build_site(out: str | os.PathLike[str], *, notebooks: Sequence[str | os.PathLike[str]] | None = None,
                offline_pyodide: str | os.PathLike[str] | None = None, pyodide_lock_sha256: str | None = None,
-               quiet: bool = True) -> dict[str, object]:
+               wheels: Sequence[str | os.PathLike[str]] = (), quiet: bool = True) -> dict[str, object]:
     """Build the JupyterLite teaching site into the folder ``out`` (replaced if it exists).
 
     Parameters
@@ -194,6 +194,10 @@ def build_site(out: str | os.PathLike[str], *, notebooks: Sequence[str | os.Path
         :func:`check_pyodide` and bundled, so the site needs no CDN. Default: the official Pyodide from its CDN.
     pyodide_lock_sha256 : str, optional
         The expected SHA-256 of that distribution's ``pyodide-lock.json`` (the official release's).
+    wheels : paths, optional
+        More pure-Python wheels for the site's package index, which the kernel installs from before PyPI (for a
+        site without internet access: seaborn, ipywidgets and the like, where the Pyodide distribution lacks
+        them).
     quiet : bool
         Hide the JupyterLite build's log.
 
@@ -224,6 +228,10 @@ def build_site(out: str | os.PathLike[str], *, notebooks: Sequence[str | os.Path
         report["notebooks"] = [p.name for p in nb_paths]
         cmd = [sys.executable, "-m", "jupyter", "lite", "build", "--contents", str(contents),
                "--output-dir", str(work / "site"), "--piplite-wheels", str(wheel), "--lite-dir", str(work)]
+        for extra in wheels:
+            if not str(extra).endswith("-none-any.whl") or not Path(extra).is_file():
+                raise ValueError(f"{extra}: not a pure-Python wheel file (name ending in -none-any.whl)")
+            cmd += ["--piplite-wheels", str(Path(extra).resolve())]
         if offline_pyodide is not None:
             report["pyodide"] = check_pyodide(offline_pyodide, lock_sha256=pyodide_lock_sha256)
             tarball = work / "pyodide.tar.bz2"

@@ -132,14 +132,23 @@ def test_check_pyodide_refuses_a_file_that_differs(tmp_path: Path) -> None:
 
 def test_the_lite_command_builds_a_site(tmp_path: Path) -> None:
     """``synthpriv-report lite --out DIR``: a JupyterLite site holding the teaching notebook (kernel ``python``),
-    the package wheel in its package index, the widgets' front end, and no source maps."""
+    the package wheel and the extra wheel given in its package index, the widgets' front end, and no source
+    maps."""
     pytest.importorskip("jupyterlite_core")
     pytest.importorskip("jupyterlite_pyodide_kernel")
     site = tmp_path / "site"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT)] + [p for p in os.environ.get(
         "PYTHONPATH", "").split(os.pathsep) if p])}
-    proc = subprocess.run([sys.executable, "-m", "synthpriv_report", "lite", "--out", str(site)],
-                          capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
+    extra = tmp_path / "teaching_extra-1.0-py3-none-any.whl"  # a pure-Python wheel for the site's own index
+    with zipfile.ZipFile(extra, "w") as zf:
+        zf.writestr("teaching_extra/__init__.py", "")
+        zf.writestr("teaching_extra-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: teaching_extra\n"
+                                                              "Version: 1.0\n")
+        zf.writestr("teaching_extra-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\n"
+                                                           "Tag: py3-none-any\n")
+        zf.writestr("teaching_extra-1.0.dist-info/RECORD", "")
+    proc = subprocess.run([sys.executable, "-m", "synthpriv_report", "lite", "--out", str(site), "--wheel",
+                           str(extra)], capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Pyodide: loaded from its CDN" in proc.stderr
     assert (site / "index.html").is_file()
@@ -147,6 +156,7 @@ def test_the_lite_command_builds_a_site(tmp_path: Path) -> None:
     assert nb["metadata"]["kernelspec"]["name"] == "python"
     index = json.loads((site / "pypi" / "all.json").read_text())
     assert list(index["synthpriv-report"]["releases"]) == ["0.1.0"]
+    assert list(index["teaching-extra"]["releases"]) == ["1.0"]
     assert (site / "pypi" / "synthpriv_report-0.1.0-py3-none-any.whl").is_file()
     config = json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]
     assert config["defaultKernelName"] == "python"
