@@ -4,9 +4,12 @@ numba does not exist for every platform the package runs on (Pyodide, the WebAss
 has none). Every module with a compiled kernel imports :func:`njit` and :func:`prange` from here instead of from
 numba: with numba they are numba's own, and without it :func:`njit` returns the Python function unchanged and
 :data:`prange` is :func:`range`, so the same source runs, in the same order of operations, as plain Python.
-The hot paths (the neighbour search, the identical-record hashes, the paired-median bootstrap and the D-MLP
-trainer) have vectorised NumPy versions that the callers choose when :data:`COMPILED` is false; they give the
-same numbers as the compiled kernels (the tests compare every metric's result both ways).
+The hot paths (the neighbour searches, the identical-record hashes, the tree boxes, the hitting-rate windows and
+the D-MLP trainer) have vectorised NumPy versions that the callers choose when :data:`COMPILED` is false. They do
+the compiled kernels' arithmetic in the same order and give the same numbers, except the D-MLP trainer, whose
+float32 sums run in another order (the compiled one lets LLVM reorder them): its weights differ in the last bits,
+which can move detection_mlp's fold AUCs only where a predicted rank or an early-stopping epoch changes. The tests
+compare every registered metric's result both ways.
 
 The compiled path is switched off when numba cannot be imported, or when the environment variable
 ``SYNTHPRIV_NO_NUMBA`` is set to anything but ``""`` or ``"0"`` when the package is first imported (what the
