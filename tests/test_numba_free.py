@@ -333,3 +333,28 @@ def test_int32_index_arrays_give_the_same_numbers() -> None:
         ca, cb = joins._window_bounds_compiled(np.array([1.0, 4.0]), 1.0, uniq, np.array([0, 2], dtype=np.int64), 5,
                                                key_sorted)
         assert ca.tolist() == a.tolist() and cb.tolist() == b.tolist()
+
+
+def test_the_numpy_path_warns_nothing_in_the_teaching_views() -> None:
+    """Without numba, an evaluation, a slider's re-reduction, a record's explanation and the widgets run with
+    every warning an error (a notebook in the browser would show each one as an output)."""
+    code = textwrap.dedent("""
+        from synthpriv_report import Evaluation, _compiled
+        from synthpriv_report.datasets import load_demo
+
+        d = load_demo()
+        ev = Evaluation(d.real.iloc[:300], d.synthetic_leaky.iloc[:300], d.holdout.iloc[:150],
+                        key_fields=d.key_fields, sensitive_fields=d.sensitive_fields,
+                        metrics=["dcr", "exact_copies", "privacy_score", "nndr", "hitting_rate"], progress=False)
+        ev.results()
+        ev.results(alpha=0.2, nndr_threshold=0.3)
+        ev.explain(0)
+        ev.explore()
+        print(_compiled.COMPILED)
+    """)
+    env = {**os.environ, "SYNTHPRIV_NO_NUMBA": "1", "PYTHONPATH": os.pathsep.join(
+        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])}
+    proc = subprocess.run([sys.executable, "-W", "error", "-c", code], env=env, capture_output=True, text=True,
+                          timeout=600, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "False"
