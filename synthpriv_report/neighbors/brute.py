@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from .._compiled import njit, prange
 from numpy.typing import NDArray
 
 from ..spaces import Encoding

@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Protocol
 
 import numpy as np
-from numba import njit, prange
+from .._compiled import njit, prange
 from numpy.typing import NDArray
 
 from .kernels import _acc, _offer, _slack, _to_dist, query_chunks, resolve_near_ties

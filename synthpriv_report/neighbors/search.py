@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Literal
 
 import numpy as np
-from numba import njit, prange
+from .._compiled import COMPILED, njit, prange
 from numpy.typing import NDArray
 
 from ..spaces import MODE_L2
@@ -56,9 +56,10 @@ class SearchChoice:
 
     Attributes
     ----------
-    engine : {"tree", "dense", "tiled"}
+    engine : {"tree", "dense", "tiled", "numpy"}
         ``tree``: the tree walk; ``dense``: the projected space's matrix-product filter and refine; ``tiled``:
-        the tiled brute-force kernel.
+        the tiled brute-force kernel; ``numpy``: the blocked brute force in NumPy, where numba is absent
+        (:mod:`.vectorised`).
     device : {"cpu", "cuda"}
     reason : str
         One sentence: forced by the caller, or the estimate that decided.
@@ -412,6 +413,9 @@ def choose_engine(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int
     block, so the log says one engine per search."""
     n = qnum.shape[0]
     m = tree.size
+    if not COMPILED:
+        return SearchChoice("numpy", "cpu", "numba is not available here: the NumPy brute force "
+                            "(the same numbers as the compiled engines)")
     use_gpu = device == "cuda" or (device == "auto" and _cuda_available())
     if use_gpu:
         from .gpu import MAX_K
@@ -457,6 +461,10 @@ def run_engine(choice: SearchChoice, tree: RefTree, qnum: NDArray[np.float64], q
         from .gpu import knn_cuda
 
         return knn_cuda(tree, qnum, qcat, self_pos, k, progress=progress, desc=desc)
+    if not COMPILED:  # no numba: every engine's numbers by the NumPy brute force
+        from .vectorised import knn_numpy
+
+        return knn_numpy(tree, qnum, qcat, self_pos, k)
     if choice.engine == "dense":
         return _knn_dense(tree, qnum, self_pos, k, progress=progress, desc=desc)
     if choice.engine == "tiled":

@@ -144,7 +144,7 @@ def _records_resamples(v: NDArray[np.float64], quantiles: tuple[float, ...], *, 
         draws = rng.integers(0, n, size=(b, n))
         counts = np.zeros((b, n), dtype=np.int64)
         for r in range(b):
-            counts[r] = np.bincount(draws[r], minlength=n)
+            counts[r] = np.bincount(draws[r].astype(np.intp), minlength=n)  # 32-bit platforms: intp
         means[done:done + b] = counts @ v / n
         if quantiles:
             cum = np.cumsum(counts, axis=1)
