@@ -61,7 +61,7 @@ def column_entropy(values: ArrayLike, *, numeric: bool, missing: Any = None) -> 
         if present.size:
             edges = np.unique(np.quantile(present, np.arange(1, 10) / 10.0))
             idx = np.searchsorted(edges, present, side="left")  # number of edges strictly below each value
-            counts_list.append(np.bincount(idx, minlength=edges.size + 1))
+            counts_list.append(np.bincount(np.asarray(idx, dtype=np.intp), minlength=edges.size + 1))
         counts_list.append(np.array([int(miss.sum())]))
         counts = np.concatenate(counts_list)
     else:

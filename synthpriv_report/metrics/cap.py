@@ -70,7 +70,7 @@ def zcap_scores(keys_t: ArrayLike, keys_s: ArrayLike, sens_t: ArrayLike, sens_s:
     ct = np.asarray(sens_t, dtype=np.int64)
     cs = np.asarray(sens_s, dtype=np.int64)
     n_groups = int(max(kt.max(initial=-1), ks.max(initial=-1))) + 1
-    matches = np.bincount(ks, minlength=n_groups)[kt]
+    matches = np.bincount(np.asarray(ks, dtype=np.intp), minlength=n_groups)[kt]
     n_levels = int(max(ct.max(initial=-1), cs.max(initial=-1))) + 1
     pair_s = ks * n_levels + cs
     uniq, counts = np.unique(pair_s, return_counts=True)
@@ -118,7 +118,7 @@ def _zcap_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
     per_attr = np.column_stack([zcap_scores(gt, gs, ct[:, j], cs[:, j]) for j in range(len(cat))])
     scores = per_attr.mean(axis=1)
     value = float(scores.mean())
-    matches = np.bincount(gs, minlength=int(max(gt.max(), gs.max())) + 1)[gt]
+    matches = np.bincount(np.asarray(gs, dtype=np.intp), minlength=int(max(gt.max(), gs.max())) + 1)[gt]
     details = {
         **_cap_details(ctx, cat, num, per_attr, gt),
         "share_real_with_match": float((matches > 0).mean()),

@@ -364,7 +364,7 @@ def near_copy_evidence(ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
         base, groups, which = copy_baseline(ctx, flags_of)
         flags = s["flags"]
         cols = list(ctx.data.numeric_columns) + list(ctx.data.categorical_columns)
-        by_col = np.bincount(s["column"][s["one_column"]], minlength=len(cols))
+        by_col = np.bincount(s["column"][s["one_column"]].astype(np.intp), minlength=len(cols))
         details: dict[str, Any] = {
             "n_near_copies": int(flags.sum()), "n": int(flags.size),
             "n_exact": int(s["exact"].sum()), "n_one_column": int(s["one_column"].sum()),
