@@ -28,6 +28,7 @@ def _sklearn(X: np.ndarray, y: np.ndarray, seed: int):
                              validation_fraction=0.1, random_state=seed).fit(X, y)
 
 
+@pytest.mark.slow  # trains scikit-learn's MLP beside ours
 @pytest.mark.parametrize("seed", [0, 3])
 def test_float64_run_is_scikit_learns(seed):
     # same random draws, same steps: in float64 the probabilities agree to rounding error and training stops at

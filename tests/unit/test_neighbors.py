@@ -56,7 +56,7 @@ def _tree_knn(enc, query, ref, k, exclude_self=False):
 
 
 @pytest.mark.parametrize("seed, n_t, n_s", [(0, 1, 1), (1, 2, 3), (2, 7, 5), (3, 60, 40), (4, 400, 250),
-                                            (5, 2500, 1200)])
+                                            pytest.param(5, 2500, 1200, marks=pytest.mark.slow)])
 def test_tree_equals_brute_force(seed: int, n_t: int, n_s: int) -> None:
     T = _mixed(n_t, seed)
     S = _mixed(n_s, seed + 100)

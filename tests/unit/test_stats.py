@@ -128,6 +128,7 @@ def test_percentile_interval() -> None:
     assert stats.percentile_interval([np.nan, 1.0, 1.0]) == (1.0, 1.0)
 
 
+@pytest.mark.slow  # every k for n up to 3000: 4.5 million intervals
 def test_wilson_holds_its_point_and_is_exact_at_the_ends():
     """Regression: in floating point the lower bound at k = 0 came out as 8.7e-19 for 186 sizes and the upper
     bound at k = n below 1 for 932 sizes; every k for n = 1..3000 now keeps lower <= k/n <= upper."""
@@ -216,6 +217,7 @@ def test_bootstrap_scheme_auto_and_determinism() -> None:
         stats.bootstrap_stats(x, method="fast")
 
 
+@pytest.mark.slow
 def test_grouped_ratio_matches_plain_bootstrap_at_10k() -> None:
     """The grouped sums scheme against the plain bootstrap of sum(num) / sum(den) at n = 10,000: interval ends
     within 4 sd of their difference (each end's Monte-Carlo sd from the order statistics of its replicates)."""
@@ -250,6 +252,7 @@ def test_grouped_sums_one_record_per_run_is_the_plain_bootstrap_in_law() -> None
                                          for k in range(4) if i + j + k == 3}
 
 
+@pytest.mark.slow
 def test_paired_median_kernel_matches_numpy_bootstrap_at_10k() -> None:
     """The compiled paired-median bootstrap (large n) against numpy's plain bootstrap at n = 10,000: the ends
     of the interval of median(a) / median(b) agree within 4 sd of their difference (Monte-Carlo sds from the

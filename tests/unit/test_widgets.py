@@ -27,6 +27,7 @@ def leaky() -> Evaluation:
     return ev
 
 
+@pytest.mark.slow  # draws every view eleven times
 def test_ten_slider_moves_update_views_without_searching(leaky):
     x = leaky.explore()
     n = leaky.search_count
