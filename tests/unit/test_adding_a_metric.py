@@ -21,7 +21,7 @@ from synthpriv_report.wording import check_sentence
 
 from _support.page_text import no_wbr
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def readme_metric_module() -> str:

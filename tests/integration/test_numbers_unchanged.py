@@ -1,6 +1,6 @@
 """Every number of two reference evaluations is unchanged to the last bit (a refactoring moves no number).
 
-The reference numbers were written by ``python -m tests.golden.numbers`` before the metrics were split into one
+The reference numbers were written by ``python -m tests._support.golden.numbers`` before the metrics were split into one
 module each; see that module for the two evaluations (the embedded demo, and full Adult with the Gaussian-copula
 synthetic set). A change meant to move a number regenerates them and says so in its commit message.
 """
@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from tests.golden import numbers as golden
+from _support.golden import numbers as golden
 
 
 def _compare(name: str, now: dict) -> None:

@@ -1,6 +1,6 @@
 """The numbers of two reference evaluations, for the test that a refactoring changes no number.
 
-``python -m tests.golden.numbers`` (from the repository root) writes ``demo.json`` and ``adult.json`` beside this
+``python -m tests._support.golden.numbers`` (from the repository root) writes ``demo.json`` and ``adult.json`` beside this
 file: every number, level and verdict of
 
 - the embedded demo (:func:`synthpriv_report.datasets.load_demo`, its key and sensitive fields), and
@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 HERE = Path(__file__).resolve().parent
-ADULT = HERE.parents[2] / "shared" / "data" / "adult"
+ADULT = HERE.parents[3] / "shared" / "data" / "adult"
 KEY = ["age", "sex", "race", "marital-status"]
 SENSITIVE = ["income"]
 

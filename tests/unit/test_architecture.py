@@ -19,7 +19,7 @@ else:  # pragma: no cover
 
 from synthpriv_report.registry import metric_names
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "synthpriv_report"
 CONTRACT = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"][0]
 

@@ -17,7 +17,7 @@ import pytest
 
 from synthpriv_report import lite
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_prepare_notebook_sets_the_jupyterlite_kernel_and_an_install_cell() -> None:

@@ -21,7 +21,7 @@ from synthpriv_report.neighbors import build_tree, knn, knn_brute, pair_distance
 from synthpriv_report.neighbors.vectorised import accumulate, knn_numpy, ties_numpy, to_dist
 from synthpriv_report.spaces import SpaceSpec, encode, fit
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _chains(n: int, seed: int, step: float, categories: list[str]) -> pd.DataFrame:
