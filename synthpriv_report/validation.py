@@ -337,7 +337,7 @@ class Names(Constraint):
     def convert(self, value: Any, known: Known) -> Any:
         if isinstance(value, (str, bytes)):
             raise Refused(TypeError, f"the string {quote(value)} (write [{quote(value)}])")
-        if isinstance(value, Mapping) or not isinstance(value, Iterable):
+        if not isinstance(value, Iterable):
             raise Refused(TypeError)
         items = list(value)
         for v in items:

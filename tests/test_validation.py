@@ -109,8 +109,7 @@ def candidates(c: Constraint) -> list[Any]:
         out += ["", "   ", 3, None]
     elif isinstance(c, (Names, Name)):
         known = KNOWN.get(c.what, ["x"])
-        out += [3, None, [3], ["no-such-name"], "single", [known[0], known[0]] if isinstance(c, Names) else 3,
-                {known[0]: 1}]
+        out += [3, None, [3], ["no-such-name"], "single", [known[0], known[0]] if isinstance(c, Names) else 3]
         if isinstance(c, Names) and c.nonempty:
             out.append([])
     elif isinstance(c, MappingOf):
