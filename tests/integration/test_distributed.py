@@ -272,7 +272,7 @@ def test_backend_dask_without_a_client_is_a_clear_error(sets, cluster):
 
 def test_bad_client_and_backend_settings_are_refused(sets, cluster):
     cl, _ = cluster
-    with pytest.raises(ValueError, match="backend must be 'local' or 'dask', got 'spark'"):
+    with pytest.raises(ValueError, match="backend must be one of 'local', 'dask', got 'spark'"):
         _evaluation(sets, backend="spark")
     with pytest.raises(TypeError, match="client must be a dask.distributed.Client, got str"):
         _evaluation(sets, client="tcp://127.0.0.1:8786")

@@ -106,7 +106,7 @@ def test_bad_paths_and_exclusions_are_named(demo, tmp_path):
         Evaluation(tmp_path / "t.parquet", tmp_path / "s.parquet")
     with pytest.raises(ValueError, match=r"exclude= names column\(s\) not in the data: 'nope'"):
         Evaluation(tmp_path / "t.parquet", S, exclude=["nope"])
-    with pytest.raises(TypeError, match="exclude= must be a list of column names, not the string 'record_id'"):
+    with pytest.raises(TypeError, match="exclude must be a list of column names, got the string 'record_id'"):
         Evaluation(tmp_path / "t.parquet", S, exclude="record_id")
 
 

@@ -434,7 +434,7 @@ def test_columns_named_as_key_or_sensitive_fields_are_never_left_out() -> None:
 
 
 @pytest.mark.parametrize("kwargs, error, fragment", [
-    ({"include": "record"}, TypeError, "include="),
+    ({"include": "record"}, TypeError, r"include must be a list of column names, got the string 'record'"),
     ({"include": ["nope"]}, ValueError, "nope"),
     ({"include": ["record"], "exclude": ["record"]}, ValueError, "both exclude= and include="),
 ])
@@ -459,3 +459,72 @@ def test_key_fields_chosen_says_how_in_plain_words() -> None:
     assert "every analysed column that is not sensitive" in default["key_fields_chosen"]
     none = Evaluation(T, T.copy(), progress=False).meta()
     assert "did not run" in none["key_fields_chosen"]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the phases of prepare(), one by one
+
+
+def test_phases_compose_to_prepare() -> None:
+    """prepare() is its phases in order: the frames checked, columns aligned, kinds, values, boolean spellings,
+    fingerprints and notes; each phase's output is what prepare returns."""
+    from synthpriv_report import data as dm
+
+    T, H, S = _frames()
+    S = S.assign(b=S["b"].map({True: "yes", False: "no"}))
+    frames = dm._checked_frames(T, S, H)
+    assert list(frames) == ["T", "S", "H"]
+    dm._check_same_columns(frames)
+    exclude, numeric, categorical = dm._checked_column_lists(list(T.columns), exclude=["s"], numeric=None,
+                                                             categorical=["i"])
+    assert (exclude, numeric, categorical) == (["s"], [], ["i"])
+    columns = [c for c in T.columns if c not in exclude]
+    kinds = dm._column_kinds(frames, columns, numeric=numeric, categorical=categorical)
+    assert kinds == {"i": "categorical", "f": "numeric", "d": "numeric", "o": "categorical", "c": "categorical",
+                     "b": "categorical"}
+    num_cols = [c for c in columns if kinds[c] == "numeric"]
+    cat_cols = [c for c in columns if kinds[c] == "categorical"]
+    num, cat, fac = dm._encode(frames, num_cols, cat_cols, reveal=False)
+    assert num["S"].shape == (4, 2) and cat["H"].shape == (4, 4) and cat["T"][2, cat_cols.index("o")] == MISSING
+    assert cat["S"][:, cat_cols.index("b")].tolist() == ["yes", "no", "yes", "no"]
+    notes = dm._unify_boolean_columns(frames, cat_cols, cat, fac)
+    assert len(notes) == 1 and "'b'" in notes[0]
+    assert cat["S"][:, cat_cols.index("b")].tolist() == ["True", "False", "True", "False"]
+    assert fac["S"][cat_cols.index("b")][1].tolist() == ["True", "False"]
+    d = prepare(T, S, H, exclude=["s"], categorical=["i"])
+    assert d.columns == tuple(columns) and d.kinds == kinds and d.notes[:1] == tuple(notes)
+    for s in frames:
+        np.testing.assert_array_equal(d.numeric[s], num[s])
+        assert d.categorical[s].tolist() == cat[s].tolist()
+        assert d.fingerprints[s] == dm.fingerprint(num[s], cat[s], num_cols + cat_cols, kinds, factorized=fac[s])
+
+
+def test_column_notes_phase_names_constant_identifier_and_missing_columns() -> None:
+    from synthpriv_report import data as dm
+
+    n = 25
+    T = pd.DataFrame({"k": [1.0] * n, "id": [f"r{i}" for i in range(n)], "m": ["a", "b"] * 12 + ["a"]})
+    S = T.assign(m=[None] * n)
+    frames = dm._checked_frames(T, S, None)
+    num, cat, fac = dm._encode(frames, ["k"], ["id", "m"], reveal=False)
+    notes = dm._column_notes(frames, ["k"], ["id", "m"], num, fac, kept=[])
+    assert [n.split(":")[0] for n in notes] == [
+        "column 'k' is constant in the real data",
+        "column 'id' has a different value in every real record",
+        "column 'm' is entirely missing in the synthetic data"]
+    assert not any("'id'" in n for n in dm._column_notes(frames, ["k"], ["id", "m"], num, fac, kept=["id"]))
+
+
+def test_a_bad_row_order_is_refused_before_the_data_are_examined() -> None:
+    with pytest.raises(ValueError, match=r"^row_order must be one of 'canonical', 'as_given', got 'sorted'$"):
+        prepare("not a frame", None, row_order="sorted")  # type: ignore[arg-type]
+
+
+def test_column_kinds_phase_reads_the_holdout_for_an_entirely_missing_column() -> None:
+    from synthpriv_report import data as dm
+
+    T = pd.DataFrame({"a": [np.nan, np.nan], "b": ["x", "y"]})
+    H = pd.DataFrame({"a": [1.0, np.nan], "b": ["x", "y"]})
+    assert dm._column_kinds({"T": T, "H": H}, ["a", "b"], numeric=[], categorical=[])["a"] == "numeric"
+    with pytest.raises(ValueError, match=r"column 'a' is entirely missing in the real data; exclude it"):
+        dm._column_kinds({"T": T}, ["a", "b"], numeric=[], categorical=[])

@@ -20,7 +20,7 @@ def frames():
 
 
 BAD_INIT = [
-    ({"max_rows": -5}, ValueError, r"max_rows must be an integer >= 1, got -5"),
+    ({"max_rows": -5}, ValueError, r"max_rows must be an integer in \[1, inf\), got -5"),
     ({"max_rows": -3}, ValueError, r"max_rows"),
     ({"max_rows": 2.5}, TypeError, r"max_rows must be an integer"),
     ({"random_state": "abc"}, TypeError, r"random_state must be a non-negative integer.*'abc'"),
@@ -29,10 +29,12 @@ BAD_INIT = [
     ({"n_components": -1}, ValueError, r"n_components.*-1"),
     ({"n_components": 1.5}, ValueError, r"n_components.*1\.5"),
     ({"nndr_k": 0}, ValueError, r"nndr_k"),
-    ({"verdict_metrics": ["bogus"]}, ValueError, r"verdict_metrics names an unknown metric 'bogus'"),
+    ({"verdict_metrics": ["bogus"]}, ValueError,
+     r"verdict_metrics must be a list of metric names, got an unknown metric 'bogus'"),
     ({"verdict_metrics": "exact_copies"}, TypeError, r"verdict_metrics must be a list"),
     ({"metrics": "dcr"}, TypeError, r"metrics must be a list of metric names, got the string 'dcr'"),
-    ({"metrics": []}, ValueError, r"metrics= is empty"),
+    ({"metrics": []}, ValueError,
+     r"metrics must be a list of metric names, got an empty list \(name at least one metric\)"),
     ({"metrics": ["dcr", "dcr"]}, ValueError, r"more than once"),
     ({"alpha": "0.1"}, TypeError, r"alpha must be a number in \(0, 1\), got '0.1'"),
     ({"alpha": 1.5}, ValueError, r"alpha must be a number in \(0, 1\)"),
@@ -46,11 +48,12 @@ BAD_INIT = [
     ({"calibrate": "yes"}, TypeError, r"calibrate must be True or False"),
     ({"progress": 1}, TypeError, r"progress must be True or False"),
     ({"key_fields": ["k"], "sensitive_fields": ["k"]}, ValueError, r"'k'.*both key_fields and sensitive_fields"),
-    ({"key_fields": ["nope"]}, ValueError, r"key_fields names an unknown analysed column 'nope'"),
+    ({"key_fields": ["nope"]}, ValueError,
+     r"key_fields must be a list of analysed column names, got an unknown analysed column 'nope'"),
     ({"sensitive_fields": "s"}, TypeError, r"sensitive_fields must be a list"),
     ({"levels": {"privacy_score": {"medium": 10, "high": 90}}}, ValueError, r"levels\['privacy_score'\]"),
-    ({"names": {"real": ""}}, TypeError, r"names\['real'\]"),
-    ({"names": {"reel": "x"}}, ValueError, r"names has an unknown key 'reel'"),
+    ({"names": {"real": ""}}, ValueError, r"names\['real'\] must be a non-empty string, got ''"),
+    ({"names": {"reel": "x"}}, ValueError, r"names must be a dict .*, got the key 'reel'"),
     ({"spaces": {"dcr": "manhattan"}}, ValueError, r"manhattan"),
 ]
 
