@@ -19,7 +19,8 @@ tests use to run the NumPy path on a machine that has numba).
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["COMPILED", "njit", "prange"]
 

@@ -5,6 +5,7 @@ cached)."""
 from __future__ import annotations
 
 import numpy as np
+
 from ._compiled import COMPILED, njit, prange
 
 

@@ -418,9 +418,11 @@ def verdict_line(verdict: Any) -> str:
     >>> verdict_line(Verdict("low", (), (("exact_copies", "low"), ("dcr_test", None)),
     ...                      (("dcr_test", "needs a holdout set"),)))
     'verdict: low risk (based on 1 of the 2 checks behind the verdict; not run: dcr_test: needs a holdout set)'
-    >>> verdict_line(Verdict("not_assessed", (), (("exact_copies", None),),
-    ...                      (("exact_copies", "not requested in this evaluation"),)))
-    'verdict: not assessed: none of the checks behind the verdict ran (exact_copies: not requested in this evaluation; name them in --metrics, or leave --metrics out)'
+    >>> v = Verdict("not_assessed", (), (("exact_copies", None),),
+    ...             (("exact_copies", "not requested in this evaluation"),))
+    >>> print(verdict_line(v))  # doctest: +NORMALIZE_WHITESPACE
+    verdict: not assessed: none of the checks behind the verdict ran (exact_copies: not requested in this
+    evaluation; name them in --metrics, or leave --metrics out)
     """
     checks = list(verdict.checks)
     not_run = _not_run_text(verdict.not_run)

@@ -427,7 +427,7 @@ def _unify_booleans(column: str, texts: dict[str, NDArray[np.object_]],
     if n_true <= 1 and n_false <= 1:
         return None  # one spelling per value: nothing to unify
     to_bool = {v: ("True" if n in BOOL_TRUE else "False") for v, n in norm.items()}
-    for s, col in texts.items():
+    for col in texts.values():
         codes, u = pd.factorize(col)
         mapped = np.array([to_bool.get(v, MISSING) for v in u] + [MISSING], dtype=object)
         col[:] = mapped[codes]
@@ -858,7 +858,8 @@ _IDENTIFIER_NAME = re.compile(
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
 _CODE = re.compile(r"^[^\s]{1,64}$")
 _DIGIT = re.compile(r"[0-9]")
-_DECIMAL_OR_DATE = re.compile(r"^[+-]?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?$|^\d{4}-\d{2}-\d{2}|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}")
+_DECIMAL_OR_DATE = re.compile(r"^[+-]?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?$"
+                              r"|^\d{4}-\d{2}-\d{2}|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}")
 
 
 def _name_says_identifier(column: str) -> bool:

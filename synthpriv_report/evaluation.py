@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 from . import applicability
+from . import progress as pg
 from .analysis.record import explain_record
 from .analysis.risk import records_at_risk, risk_overview, risk_rule_applies
-from . import progress as pg
 from .data import PreparedData, identifier_columns, prepare
 from .distributed import resolve_client
 from .engine import Context, SearchRecord, SearchRequest, TreeRequest, _Engine
@@ -33,8 +33,22 @@ from .registry import MetricSpec, get_spec, metric_names, verdict_metric_names
 from .results import MetricResult, ResultSet, not_computed, to_jsonable
 from .sources import read_inputs
 from .spaces import SpaceKind, SpaceSpec
-from .validation import (NONE, AnyOf, Boolean, Check, InstanceOf, Interval, MappingOf, Name, Names, Options, Refused,
-                         Setting, Text, validate_all)
+from .validation import (
+    NONE,
+    AnyOf,
+    Boolean,
+    Check,
+    InstanceOf,
+    Interval,
+    MappingOf,
+    Name,
+    Names,
+    Options,
+    Refused,
+    Setting,
+    Text,
+    validate_all,
+)
 from .verdict import compute_verdict
 
 if TYPE_CHECKING:

@@ -17,8 +17,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from ._compiled import COMPILED, njit, prange
 from numpy.typing import NDArray
+
+from ._compiled import COMPILED, njit, prange
 
 _NAN_BITS = np.int64(0x7FF8000000000000)
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
-from ._compiled import COMPILED, njit, prange
 from numpy.typing import ArrayLike, NDArray
 
+from ._compiled import COMPILED, njit, prange
 from .stats import ABS_TOL, REL_TOL
 
 

@@ -15,8 +15,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .registry import (LevelSpec, Param, declared_params, get_spec, level_families, metric_names,
-                       register_shared)
+from .registry import LevelSpec, Param, declared_params, get_spec, level_families, metric_names, register_shared
 from .results import Direction
 from .validation import Boolean, Check, Setting, check
 

@@ -131,7 +131,8 @@ class MetricResult:
     level_rule : LevelRule or None
         The thresholds that produced ``level``.
     calibration : float or None
-        The same metric with the holdout in the role of the synthetic data (docs/metrics.md, "Baselines: the holdout and the calibration"), when available.
+        The same metric with the holdout in the role of the synthetic data (docs/metrics.md, "Baselines: the holdout
+        and the calibration"), when available.
     notes : tuple of str
         Applicability notes: assumptions of the metric that do not hold on these data.
     evidence : dict
@@ -324,7 +325,7 @@ class ResultSet(Mapping[str, MetricResult]):
         return out
 
     @classmethod
-    def from_json(cls, path: Any) -> "ResultSet":
+    def from_json(cls, path: Any) -> ResultSet:
         """Load a saved JSON report (validated field by field; a ``ValueError`` names what is wrong); its
         ``to_html``/``to_pdf`` draw the same document, figures included, without the data."""
         out: ResultSet = _presentation().load_results(path)

@@ -22,9 +22,10 @@ from .formats import LEVEL_WORDS, fmt_count, fmt_interval, fmt_number, fmt_on_un
 from .formats import is_finite_number as _finite
 from .registry import MetricSpec, ValueKind, get_spec
 
-__all__ = ["CHECKS_INTRO", "CHECKS_TITLE", "OTHERS_INTRO", "OTHERS_TITLE", "RISK_TITLE", "DISTINGUISHABILITY_INTRO", "DISTINGUISHABILITY_TITLE", "LEVEL_WORDS", "NOT_LEAKAGE", "ROLE_WORDS",
-           "ValueKind", "check_sentence", "chosen_text", "drives_text", "fmt_count", "fmt_interval",
-           "fmt_number", "fmt_on_unit", "fmt_share", "fmt_value", "graded_text", "interval_label", "is_distinguishability", "metric_row", "split_metrics",
+__all__ = ["CHECKS_INTRO", "CHECKS_TITLE", "OTHERS_INTRO", "OTHERS_TITLE", "RISK_TITLE", "DISTINGUISHABILITY_INTRO",
+           "DISTINGUISHABILITY_TITLE", "LEVEL_WORDS", "NOT_LEAKAGE", "ROLE_WORDS", "ValueKind", "check_sentence",
+           "chosen_text", "drives_text", "fmt_count", "fmt_interval", "fmt_number", "fmt_on_unit", "fmt_share",
+           "fmt_value", "graded_text", "interval_label", "is_distinguishability", "metric_row", "split_metrics",
            "range_text", "risk_summary", "risk_text", "setting_rows", "set_rows", "value_kind"]
 
 #: The three data sets, as a reader knows them.
@@ -125,9 +126,11 @@ def graded_text(m: Mapping[str, Any]) -> str:
     Empty when the level is graded on the value itself (then level and value agree by construction). The
     declaration's ``graded_note`` says it where the rule's scale alone would not.
 
-    >>> graded_text({"name": "mir", "value": 0.99, "level": "low", "level_rule": {"scale": "the membership "
-    ...     "advantage", "graded": 0.003}, "details": {"holdout_predicted_real": 0.987}})
-    'Graded on the membership advantage: 0.003, not on the value shown (99% of real test records were labelled real, and 98.7% of the holdout records too).'
+    >>> m = {"name": "mir", "value": 0.99, "level": "low", "level_rule": {"scale": "the membership advantage",
+    ...      "graded": 0.003}, "details": {"holdout_predicted_real": 0.987}}
+    >>> print(graded_text(m))  # doctest: +NORMALIZE_WHITESPACE
+    Graded on the membership advantage: 0.003, not on the value shown (99% of real test records were labelled
+    real, and 98.7% of the holdout records too).
     """
     rule = m.get("level_rule") or {}
     scale = str(rule.get("scale") or "the value")
@@ -261,9 +264,10 @@ def check_sentence(m: Mapping[str, Any]) -> str:
     """One plain sentence saying what a check found, with its number formatted (JSON form of the metric): the
     declaration's ``finding``, or the value with what the metric measures.
 
-    >>> check_sentence({"name": "exact_copies", "computed": True, "value": 0.095,
-    ...     "details": {"n_copies": 57, "n": 600, "holdout_copy_share": 0.0}})
-    '9.5% of the synthetic records (57 of 600) are exact copies of a real training record; among real records the generator never saw, 0% equal a training record.'
+    >>> print(check_sentence({"name": "exact_copies", "computed": True, "value": 0.095,
+    ...     "details": {"n_copies": 57, "n": 600, "holdout_copy_share": 0.0}}))  # doctest: +NORMALIZE_WHITESPACE
+    9.5% of the synthetic records (57 of 600) are exact copies of a real training record; among real records
+    the generator never saw, 0% equal a training record.
     """
     name = m.get("name")
     v = m.get("value")

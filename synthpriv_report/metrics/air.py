@@ -139,7 +139,7 @@ def _air_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
         "n_real": int(n_min.shape[0]),
     }
     interval = _interval(w * scores, w, ctx, params)
-    return MetricResult(name="air", value=value, interval=interval, 
+    return MetricResult(name="air", value=value, interval=interval,
                         details=details, space=_euclid_keys(ctx).label)
 
 

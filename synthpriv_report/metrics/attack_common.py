@@ -61,7 +61,8 @@ def correct_exists(y: ArrayLike, z: ArrayLike, *, kind: int, tolerance: float = 
     """For each real sensitive value, does S hold any value that would be a correct guess (AIR; docs/metrics.md, "air")?
 
     Categorical (``kind=0``): an equal code exists. Numeric (``kind=1``): some z with ``|y - z| <= tol |z|``
-    (with the package's tie tolerance (docs/metrics.md, "Ties, self-matches and nearest records")); both missing is correct, one missing wrong. The numeric case
+    (with the package's tie tolerance (docs/metrics.md, "Ties, self-matches and nearest records")); both missing is
+    correct, one missing wrong. The numeric case
     is a union-of-intervals lookup: intervals ``[z - r, z + r]`` sorted by their lower end, a running maximum
     of their upper ends and one ``searchsorted`` per query (O((n + m) log m)).
 

@@ -24,7 +24,8 @@ from .review_common import _exact, _share_result, _sizes, _spec, closer_indicato
 
 
 def column_entropy(values: ArrayLike, *, numeric: bool, missing: Any = None) -> float:
-    """Shannon entropy (natural log) of one column of T, as the identifiability weights need (Trudslev et al., section 2.2.5; docs/metrics.md).
+    """Shannon entropy (natural log) of one column of T, as the identifiability weights need (Trudslev et al.,
+    section 2.2.5; docs/metrics.md).
 
     Categorical: over its levels (``missing`` is a level like any other). Numeric: over bins whose edges are the
     distinct values among the 10%, 20%, ..., 90% quantiles (linear interpolation) of the non-missing values; a
@@ -98,7 +99,8 @@ def _closer_than_real(name: str, ctx: Context, sp: SpaceSpec, params: dict[str, 
 
 
 def _compute_authenticity(ctx: Context, params: dict[str, Any]) -> MetricResult:
-    """Authenticity' (Trudslev et al., section 2.2.4; docs/metrics.md): mean over y of 1[d(y, S) < d(y, T∖y)] + ½ ties, i.e. 1 - Auth.
+    """Authenticity' (Trudslev et al., section 2.2.4; docs/metrics.md): mean over y of 1[d(y, S) < d(y, T∖y)] + ½
+    ties, i.e. 1 - Auth.
 
     Higher is riskier, range [0, 1]. Interval: Wilson over |T| records (halves included).
     """
@@ -133,7 +135,8 @@ def _plan_identifiability(ctx: Context, params: dict[str, Any]) -> list[SearchRe
 
 
 def _compute_identifiability(ctx: Context, params: dict[str, Any]) -> MetricResult:
-    """ID (Trudslev et al., section 2.2.5; docs/metrics.md): Authenticity' in the euclidean space whose columns are weighted by 1/(H_a + 1e-8).
+    """ID (Trudslev et al., section 2.2.5; docs/metrics.md): Authenticity' in the euclidean space whose columns are
+    weighted by 1/(H_a + 1e-8).
 
     Higher is riskier, range [0, 1]. Interval: Wilson over |T| records (halves included).
     """
@@ -159,5 +162,6 @@ _spec("identifiability", "Identifiability (ID)", _compute_identifiability, _plan
       space=None, copy_sensitive=True, choosable=False,
       summary="Authenticity' with low-entropy (more identifying) columns weighted up.",
       definition="Each column's euclidean coordinates are multiplied by 1/(entropy + 1e-8), the column's "
-      "entropy taken in the real data (constant columns left out). ID is the share of real records whose nearest synthetic record is "
+      "entropy taken in the real data (constant columns left out). ID is the share of real records whose nearest "
+      "synthetic record is "
       "closer than their nearest other real record in that weighted space, ties counted one half.")

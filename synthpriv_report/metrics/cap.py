@@ -177,7 +177,8 @@ def _gcap_real(ctx: Context):
 def _gcap_plan(ctx: Context, params: dict[str, Any]) -> list:
     cat, _ = _split_sensitive(ctx)
     sp = _hamming_keys(ctx)
-    return [ctx.request(sp, _gcap_real(ctx), ctx.S, 1), ctx.tree_request(sp, ctx.S)] if cat else []  # ties read S's tree
+    # the ties read S's tree
+    return [ctx.request(sp, _gcap_real(ctx), ctx.S, 1), ctx.tree_request(sp, ctx.S)] if cat else []
 
 
 def _gcap_ties(ctx: Context, cat: list[str]) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:

@@ -28,16 +28,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .. import evidence
+from .. import evidence, stats
 from .. import plotting as plot
-from .. import stats
 from ..engine import compared_numbers
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
 from ..results import MetricResult, not_computed
 from ..wording import _finite as finite
 from ..wording import fmt_count, fmt_share
-from .arrays import space_for, dcr_arrays
+from .arrays import dcr_arrays, space_for
 
 NEAR_COPY_QUANTILE = Param(
     "near_copy_quantile", 0.01, low=0.0, high=0.5, low_open=True, slider=(0.001, 0.1, 0.001),
@@ -452,8 +451,10 @@ def _counts(details: Mapping[str, Any], key: str) -> str:
 def exact_copies_finding(m: ResultJSON) -> str:
     """What the exact-copy check found, in one sentence (with the near copies when they decide its level).
 
-    >>> exact_copies_finding({"value": 0.095, "details": {"n_copies": 57, "n": 600, "holdout_copy_share": 0.0}})
-    '9.5% of the synthetic records (57 of 600) are exact copies of a real training record; among real records the generator never saw, 0% equal a training record.'
+    >>> m = {"value": 0.095, "details": {"n_copies": 57, "n": 600, "holdout_copy_share": 0.0}}
+    >>> print(exact_copies_finding(m))  # doctest: +NORMALIZE_WHITESPACE
+    9.5% of the synthetic records (57 of 600) are exact copies of a real training record; among real records
+    the generator never saw, 0% equal a training record.
     """
     details = m.get("details") or {}
     tail = _baseline_tail(details, "equal a training record", "equal another training record")

@@ -53,7 +53,8 @@ def _plan_hidden_rate(ctx: Context, params: dict[str, Any]) -> list[SearchReques
 
 
 def _compute_hidden_rate(ctx: Context, params: dict[str, Any]) -> MetricResult:
-    """HiddR (Trudslev et al., section 2.2.12; docs/metrics.md): share of paired real records with a paired synthetic record at their minimal
+    """HiddR (Trudslev et al., section 2.2.12; docs/metrics.md): share of paired real records with a paired synthetic
+    record at their minimal
     distance to S (projected space, Minkowski p = 2); the denominator is the number of distinct paired real
     records (the paper's |Z| is in the details).
 

@@ -197,8 +197,9 @@ def nndr_test_finding(m: ResultJSON) -> str:
 def d_graded(m: ResultJSON) -> str | None:
     """The level of both tests is graded on D (its lower confidence bound), not on the score shown.
 
-    >>> d_graded({"level_rule": {"graded": -3.0}})
-    "Graded on D, the drop from the holdout's distance statistic to the synthetic data's: -3% (negative: the synthetic records are farther than the holdout's)."
+    >>> print(d_graded({"level_rule": {"graded": -3.0}}))  # doctest: +NORMALIZE_WHITESPACE
+    Graded on D, the drop from the holdout's distance statistic to the synthetic data's: -3% (negative: the
+    synthetic records are farther than the holdout's).
     """
     graded = (m.get("level_rule") or {}).get("graded")
     if not finite(graded):

@@ -1,7 +1,8 @@
 """Classifier-based metrics of the review paper (Trudslev et al., sections 2.2.3 and 2.2.11): D-MLP and MIR.
 
 Both train a classifier to tell real training records (label 1) from synthetic records (label 0) on the dense
-one-hot euclidean embedding (docs/metrics.md, "Distance spaces"). They measure *distinguishability*: an exact copy of T cannot be told
+one-hot euclidean embedding (docs/metrics.md, "Distance spaces"). They measure *distinguishability*: an exact copy of
+T cannot be told
 apart from T, so it scores like an ideal generator (D-MLP ≈ 0.5). They are a fidelity signal with a privacy
 reading, not copy detectors; the report says so.
 
@@ -13,7 +14,8 @@ sliders of other metrics) never refits.
 
 Choices this package makes (documented here and in the details):
 
-* **Calibration** (docs/metrics.md, "Baselines: the holdout and the calibration") is *not* run for either metric (``calibratable=False``): the ideal value is
+* **Calibration** (docs/metrics.md, "Baselines: the holdout and the calibration") is *not* run for either metric
+(``calibratable=False``): the ideal value is
   known without a fit (AUC 0.5; MIR already compares against H through the membership advantage), while a
   calibration fit of T against H costs as much again as the metric itself (``benchmarks/bench_metrics.py --dmlp``
   prints the classifier's time).
@@ -435,9 +437,10 @@ def _compute_mir(ctx: Any, params: dict[str, Any]) -> MetricResult:
 def mir_graded(m: ResultJSON) -> str | None:
     """With a holdout the level of ``mir`` is graded on the membership advantage, not on the recall shown.
 
-    >>> mir_graded({"value": 0.99, "level_rule": {"scale": "the membership advantage", "graded": 0.003},
-    ...             "details": {"holdout_predicted_real": 0.987}})
-    'Graded on the membership advantage: 0.003, not on the value shown (99% of real test records were labelled real, and 98.7% of the holdout records too).'
+    >>> print(mir_graded({"value": 0.99, "level_rule": {"scale": "the membership advantage", "graded": 0.003},
+    ...             "details": {"holdout_predicted_real": 0.987}}))  # doctest: +NORMALIZE_WHITESPACE
+    Graded on the membership advantage: 0.003, not on the value shown (99% of real test records were labelled
+    real, and 98.7% of the holdout records too).
     """
     rule = m.get("level_rule") or {}
     details = m.get("details") or {}

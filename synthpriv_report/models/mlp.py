@@ -37,10 +37,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from .._compiled import COMPILED, njit
 from numpy.typing import ArrayLike, NDArray
 
-#: scikit-learn's ``MLPClassifier`` settings that D-MLP uses (docs/metrics.md, "detection_mlp", plus scikit-learn's defaults).
+from .._compiled import COMPILED, njit
+
+#: scikit-learn's ``MLPClassifier`` settings that D-MLP uses (docs/metrics.md, "detection_mlp", plus scikit-learn's
+#: defaults).
 MLP_SETTINGS: dict[str, Any] = {
     "hidden_layer_sizes": (100, 50),
     "max_iter": 300,

@@ -27,9 +27,9 @@ of full Adult (eleven distance metrics, three generators).
 from __future__ import annotations
 
 import numpy as np
-from .._compiled import njit, prange
 from numpy.typing import NDArray
 
+from .._compiled import njit, prange
 from ..spaces import Encoding
 
 REL_TOL = 1e-9

@@ -4,9 +4,9 @@ exact farthest pair of two sets by a dual-tree search."""
 from __future__ import annotations
 
 import numpy as np
-from .._compiled import COMPILED, njit, prange
 from numpy.typing import NDArray
 
+from .._compiled import COMPILED, njit, prange
 from ..spaces import MODE_GOWER, MODE_L2, Encoding
 from .kernels import ABS_TOL, REL_TOL, _acc, _equal, _query_arrays, _slack, _to_dist
 from .search import _lower_bound, _query_bits

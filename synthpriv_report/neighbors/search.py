@@ -10,13 +10,14 @@ does not depend on either.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Literal
 
 import numpy as np
-from .._compiled import COMPILED, njit, prange
 from numpy.typing import NDArray
 
+from .._compiled import COMPILED, njit, prange
 from ..spaces import MODE_L2
 from .dense import _knn_dense
 from .kernels import _CHUNK, _acc, _acc_within, _offer, query_chunks, resolve_near_ties
@@ -109,7 +110,7 @@ class NeighborTable:
     def k(self) -> int:
         return int(self.dist.shape[1])
 
-    def head(self, k: int) -> "NeighborTable":
+    def head(self, k: int) -> NeighborTable:
         """The first ``k`` neighbours; asking for more than were searched is an error, not a silent recompute."""
         if k > self.k:
             raise ValueError(f"{k} neighbours requested but only {self.k} were searched")
@@ -233,11 +234,11 @@ def _knn_one(qi, qn, qc, self_pos, k, tr, out_d, out_i, stack_n, stack_lb, warm,
                                       near_tie)
         else:
             work += 2
-            l = left[node]
+            lc = left[node]
             r = right[node]
-            lbl = _lower_bound(tr, l, qn, qc, qword, qbit, beyond, bound)
+            lbl = _lower_bound(tr, lc, qn, qc, qword, qbit, beyond, bound)
             lbr = _lower_bound(tr, r, qn, qc, qword, qbit, beyond, bound)
-            near, far, lbn, lbf = (l, r, lbl, lbr) if lbl <= lbr else (r, l, lbr, lbl)
+            near, far, lbn, lbf = (lc, r, lbl, lbr) if lbl <= lbr else (r, lc, lbr, lbl)
             full = count == k
             if not (full and lbf > bound):  # children beyond the bound are never pushed
                 stack_n[sp] = far

@@ -26,9 +26,9 @@ Memory: the transposed single-precision copy of the references plus a tile of ac
 from __future__ import annotations
 
 import numpy as np
-from .._compiled import njit, prange
 from numpy.typing import NDArray
 
+from .._compiled import njit, prange
 from .kernels import _acc, _offer, query_chunks, resolve_near_ties
 from .tree import RefTree
 

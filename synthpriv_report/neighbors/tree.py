@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from .._compiled import COMPILED, njit, prange
 from numpy.typing import NDArray
 
+from .._compiled import COMPILED, njit, prange
 from ..spaces import Encoding
 
 LEAF_SIZE = 8
@@ -245,16 +245,16 @@ def _build(mode, num, cat, w, cost, n_codes, leaf_size):
             if splits[x] < 0 or n_nodes + 2 > cap:
                 continue
             node = frontier[x]
-            l = n_nodes
+            lc = n_nodes
             r = n_nodes + 1
             n_nodes += 2
-            start[l] = start[node]
-            end[l] = splits[x]
+            start[lc] = start[node]
+            end[lc] = splits[x]
             start[r] = splits[x]
             end[r] = end[node]
-            left[node] = l
+            left[node] = lc
             right[node] = r
-            nxt[nn] = l
+            nxt[nn] = lc
             nxt[nn + 1] = r
             nn += 2
         frontier = nxt[:nn].copy()
@@ -292,15 +292,15 @@ def _boxes_numpy(num, cat, start, end, left, right, n_words):
     for wi in range(n_words):
         mask[leaves, wi, :] = np.bitwise_or.reduceat(np.where(word == wi, bit, np.uint64(0)), at, axis=0)
     for node in range(n_nodes - 1, -1, -1):
-        l, r = left[node], right[node]
-        if l < 0:
+        lc, r = left[node], right[node]
+        if lc < 0:
             continue
-        nmin[node] = np.minimum(nmin[l], nmin[r])
-        nmax[node] = np.maximum(nmax[l], nmax[r])
-        nnan[node] = nnan[l] | nnan[r]
-        mask[node, :n_words] = mask[l, :n_words] | mask[r, :n_words]
-        mask[node, n_words] = np.minimum(mask[l, n_words], mask[r, n_words])
-        mask[node, n_words + 1] = np.maximum(mask[l, n_words + 1], mask[r, n_words + 1])
+        nmin[node] = np.minimum(nmin[lc], nmin[r])
+        nmax[node] = np.maximum(nmax[lc], nmax[r])
+        nnan[node] = nnan[lc] | nnan[r]
+        mask[node, :n_words] = mask[lc, :n_words] | mask[r, :n_words]
+        mask[node, n_words] = np.minimum(mask[lc, n_words], mask[r, n_words])
+        mask[node, n_words + 1] = np.maximum(mask[lc, n_words + 1], mask[r, n_words + 1])
     return nmin, nmax, nnan, mask
 
 

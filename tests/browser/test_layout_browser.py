@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from _support import layout as ls
 
 pytestmark = pytest.mark.browser
@@ -84,7 +83,7 @@ def test_html_export_accessibility(browser: Any) -> None:
     path = ls.write_page(ls.html_report(), "report.html")
     browser.get(path.as_uri())
     got = browser.execute_script(r"""
-      const levels = Array.from(document.querySelectorAll('.spr-export h1, .spr-export h2, .spr-export h3, .spr-export h4'))
+      const levels = Array.from(document.querySelectorAll('.spr-export :is(h1, h2, h3, h4)'))
         .map(h => Number(h.tagName[1]));
       const tables = Array.from(document.querySelectorAll('.spr-export table')).map(t => [
         !!t.querySelector('caption') && t.querySelector('caption').textContent.trim().length > 0,

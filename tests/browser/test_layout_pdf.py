@@ -16,7 +16,6 @@ import subprocess
 from typing import Any
 
 import pytest
-
 from _support import layout as ls
 
 pytestmark = pytest.mark.browser
@@ -52,8 +51,8 @@ def pdf(request: pytest.FixtureRequest) -> dict[str, Any]:
             body = [w for w in words if MARGIN_PT <= w["top"] and w["bottom"] <= page.height - MARGIN_PT]
             chars = [c for c in page.chars if MARGIN_PT <= c["top"] and c["bottom"] <= page.height - MARGIN_PT
                      and c["text"].strip()]
-            pages.append({"height": float(page.height), "width": float(page.width), "words": body, "chars": chars, "lines": _lines(body),
-                          "text": page.extract_text() or ""})
+            pages.append({"height": float(page.height), "width": float(page.width), "words": body, "chars": chars,
+                          "lines": _lines(body), "text": page.extract_text() or ""})
     if shutil.which("pdftoppm"):
         out = ls.screenshot_dir() / f"pdf-{request.param}-page"
         subprocess.run(["pdftoppm", "-r", "80", "-png", "-f", "1", "-l", "2", str(path), str(out)], check=True)

@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from _support.hostile import PAYLOADS
 from _support.jupyterlab import running_cell
 from _support.paths import ROOT

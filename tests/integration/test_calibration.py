@@ -10,12 +10,11 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _support.paths import ROOT
 
 from synthpriv_report import Evaluation
 from synthpriv_report.metrics.copies import cell_words, leave_one_out_cutoffs, one_column_matches
 from synthpriv_report.registry import metric_names
-
-from _support.paths import ROOT
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 bench = pytest.importorskip("bench_calibration")

@@ -10,12 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from synthpriv_report.cli import (EXIT_FAIL_ON, EXIT_INTERNAL_ERROR, EXIT_OK, EXIT_USER_ERROR, _parser, main,
-                                  read_table)
-from synthpriv_report.datasets import load_demo
-
 from _support.page_text import no_wbr
+
+from synthpriv_report.cli import EXIT_FAIL_ON, EXIT_INTERNAL_ERROR, EXIT_OK, EXIT_USER_ERROR, _parser, main, read_table
+from synthpriv_report.datasets import load_demo
 
 METRICS = "exact_copies,holdout_dcr_share,dcr_test"
 
@@ -109,8 +107,8 @@ def test_read_table_by_extension(files: dict[str, Path]) -> None:
 
 
 def test_console_script_help_and_module_entry() -> None:
-    run = subprocess.run([sys.executable, "-m", "synthpriv_report", "--help"], capture_output=True, text=True, check=False,
-                         timeout=60)
+    run = subprocess.run([sys.executable, "-m", "synthpriv_report", "--help"], capture_output=True, text=True,
+                         check=False, timeout=60)
     assert run.returncode == 0 and "evaluate" in run.stdout and "demo" in run.stdout
 
 

@@ -12,6 +12,8 @@ import re
 import shutil
 
 import pytest
+from _support.page_text import no_wbr
+from _support.pdf import pdf_text
 
 from synthpriv_report import Evaluation, __version__
 from synthpriv_report.datasets import load_demo
@@ -20,9 +22,6 @@ from synthpriv_report.export.document import report_data
 from synthpriv_report.export.notebook import cover_context
 from synthpriv_report.results import ResultSet
 from synthpriv_report.wording import DISTINGUISHABILITY_TITLE, SETTING_WORDS
-
-from _support.page_text import no_wbr
-from _support.pdf import pdf_text
 
 NAMES = {"real": "adult_sample.csv", "synthetic": "generator_output.csv", "holdout": "unseen_people.csv"}
 
@@ -116,7 +115,8 @@ def test_leaky_demo_without_the_verdict_checks_is_not_assessed_in_every_output(l
         assert "LOW RISK" not in text and "HIGH RISK" not in text, where
         assert "this is not a finding of low risk" in text, where
         # every check behind the verdict is listed with the reason it did not run
-        for title in ("Exact copies", "Closer to the training data than to the holdout", "Proximity-ratio privacy score"):
+        titles = ("Exact copies", "Closer to the training data than to the holdout", "Proximity-ratio privacy score")
+        for title in titles:
             assert f"{title}: not requested in this evaluation" in text, (where, title)
 
 

@@ -19,6 +19,9 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
+from _support.page_text import no_wbr
+from _support.paths import ROOT
+from _support.pdf import pdf_text
 
 from synthpriv_report import Evaluation
 from synthpriv_report.datasets import load_demo
@@ -33,10 +36,6 @@ from synthpriv_report.export import (
     to_json,
 )
 from synthpriv_report.registry import metric_names
-
-from _support.page_text import no_wbr
-from _support.pdf import pdf_text
-from _support.paths import ROOT
 
 SECRET_CAT = "ZZ_PLANTED_SECRET"
 SECRET_NUM = 987654321

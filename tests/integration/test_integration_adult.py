@@ -13,10 +13,9 @@ import time
 
 import pandas as pd
 import pytest
+from _support.paths import ADULT
 
 from synthpriv_report import Evaluation
-
-from _support.paths import ADULT
 
 SECTION2 = ["dcr", "exact_copies", "holdout_dcr_share", "privacy_score", "nndr", "dcr_test", "nndr_test"]
 N = 3000

@@ -3,7 +3,8 @@ force to the bit in every space.
 
 The kernels' CUDA C source runs everywhere: compiled for the CPU by the host's C++ compiler and launched block by
 block with real threads and barriers (``tests/_support/cuda_host.py``), driven by the package's own host code.
-Where NVRTC is installed the same sources are compiled for the H100 (sm_90) and checked for spills; where a CUDA device is
+Where NVRTC is installed the same sources are compiled for the H100 (sm_90) and checked for spills; where a CUDA
+device is
 found they run on it through CuPy."""
 
 from __future__ import annotations
@@ -15,12 +16,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _support.cuda_host import SHARED_LIMIT, HostDevice, compiler
 
 from synthpriv_report.data import prepare
 from synthpriv_report.neighbors import build_tree, gpu, knn, knn_brute
 from synthpriv_report.spaces import SpaceSpec, encode, fit, project
-
-from _support.cuda_host import SHARED_LIMIT, HostDevice, compiler
 
 HAS_CUDA = gpu.available()
 needs_cuda = pytest.mark.skipif(not HAS_CUDA, reason="no CUDA device (or CuPy not installed: the 'gpu' extra)")

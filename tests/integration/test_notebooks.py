@@ -7,9 +7,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
-
 from _support.paths import ROOT
+from nbclient import NotebookClient
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 

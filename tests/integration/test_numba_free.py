@@ -111,8 +111,8 @@ def test_numpy_ties_and_pairs_equal_compiled() -> None:
     np.testing.assert_array_equal(n_min, v_min)
     np.testing.assert_array_equal(n_ok, v_ok)
     a, b = np.arange(80), rng.integers(0, 200, 80)
-    from synthpriv_report.neighbors.pairs import _pair_dist_compiled
     from synthpriv_report.neighbors.kernels import _query_arrays
+    from synthpriv_report.neighbors.pairs import _pair_dist_compiled
 
     an, ac = _query_arrays(enc, "S", a)
     bn, bc = _query_arrays(enc, "T", b)

@@ -10,20 +10,18 @@ The evaluations are shared through module-scoped fixtures.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import contextlib
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from _support.paths import ADULT as ADULT_DIR
 
 from synthpriv_report import Evaluation
 from synthpriv_report.registry import get_spec, metric_names
-
-from _support.paths import ADULT as ADULT_DIR
 
 ADULT = str(ADULT_DIR) + "/"
 N = 200
@@ -50,7 +48,8 @@ PARAM_MOVES: list[dict] = [
     {"test_statistic": "median"},
     {"levels": {"review_absolute": {"medium": 0.1, "high": 0.2}, "review_excess": {"medium": 0.005, "high": 0.01}}},
     {"alpha": 0.05, "nndr_threshold": 0.8, "cvp_threshold": 0.3, "dvp_threshold": 0.7},
-    {"hitr_divisor": 50.0, "air_tolerance": 0.0, "test_statistic": "mean", "levels": {"dcr_test": {"medium": 50.0, "high": 5.0}}},
+    {"hitr_divisor": 50.0, "air_tolerance": 0.0, "test_statistic": "mean",
+     "levels": {"dcr_test": {"medium": 50.0, "high": 5.0}}},
 ]
 
 

@@ -12,14 +12,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _support.page_text import no_wbr
 
 from synthpriv_report import Evaluation
 from synthpriv_report.display import bundle
 from synthpriv_report.registry import get_spec, unregister
 from synthpriv_report.results import ResultSet
 from synthpriv_report.wording import check_sentence
-
-from _support.page_text import no_wbr
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -73,7 +73,8 @@ def _allowed_ways_up() -> list[tuple[str, str]]:
     return [tuple(s.strip() for s in rule.split("->")) for rule in CONTRACT["ignore_imports"]]
 
 
-@pytest.mark.skipif(shutil.which("lint-imports") is None, reason="import-linter is not installed (pip install -e .[test])")
+@pytest.mark.skipif(shutil.which("lint-imports") is None,
+                    reason="import-linter is not installed (pip install -e .[test])")
 def test_layers_contract_is_kept() -> None:
     run = subprocess.run(["lint-imports"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]

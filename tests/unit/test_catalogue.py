@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from _support.paths import ROOT
+
 from synthpriv_report.catalogue import BEGIN, END, metrics_table
 from synthpriv_report.registry import metric_names
-
-from _support.paths import ROOT
 
 README = ROOT / "README.md"
 

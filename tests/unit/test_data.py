@@ -143,7 +143,7 @@ def test_fingerprint_equals_the_documented_canonical_form() -> None:
     T = pd.DataFrame({"x": [1.5, -2.0, 7.0], "c": ["a", "bé", "a"], "d": ["u", "v", "w"]})
     d = prepare(T, T.copy())
     h = hashlib.sha256()
-    h.update("x:numeric\x1fc:categorical\x1fd:categorical".encode())
+    h.update(b"x:numeric\x1fc:categorical\x1fd:categorical")
     h.update(np.array([[1.5], [-2.0], [7.0]], dtype="<f8").tobytes())
     for row in (("a", "u"), ("bé", "v"), ("a", "w")):
         for v in row:
@@ -470,7 +470,7 @@ def test_phases_compose_to_prepare() -> None:
     fingerprints and notes; each phase's output is what prepare returns."""
     from synthpriv_report import data as dm
 
-    T, H, S = _frames()
+    T, S, H = _every_kind()
     S = S.assign(b=S["b"].map({True: "yes", False: "no"}))
     frames = dm._checked_frames(T, S, H)
     assert list(frames) == ["T", "S", "H"]

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from _support.paths import ADULT, ROOT
 
 from synthpriv_report import datasets
 from synthpriv_report.datasets import DEMO_FILES, DemoData, load_demo
-
-from _support.paths import ADULT, ROOT
 
 DATA_DIR = Path(datasets.__file__).parent / "data"
 SOURCE = ADULT / "adult_train.csv"

@@ -7,15 +7,14 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from _support.frames import Sets, mixed
 
 from synthpriv_report import Evaluation
 from synthpriv_report.applicability import notes_for
 from synthpriv_report.display import bundle, environment
-from synthpriv_report.registry import GROUP_TITLES, get_spec
+from synthpriv_report.registry import get_spec
 from synthpriv_report.results import MetricResult
 from synthpriv_report.wording import check_sentence, fmt_value
-
-from _support.frames import Sets, mixed
 
 EVIL_COL = "<script>alert(1)</script>"
 EVIL_VAL = "<img src=x onerror=alert(2)>"

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _support.frames import mixed
 
 from synthpriv_report import Evaluation
 from synthpriv_report import engine as engine_module
 from synthpriv_report.spaces import SpaceSpec
-
-from _support.frames import mixed
 
 
 @pytest.fixture

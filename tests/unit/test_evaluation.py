@@ -8,10 +8,9 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
+from _support.frames import mixed
 
 from synthpriv_report import Evaluation
-
-from _support.frames import mixed
 
 SECTION2 = ["dcr", "exact_copies", "holdout_dcr_share", "privacy_score", "nndr", "dcr_test", "nndr_test"]
 

@@ -155,8 +155,8 @@ def test_verdict_not_assessed_when_no_driving_check_ran():
     ev = Evaluation(T, T.copy(), progress=False, metrics=["dcr", "nndr"])
     v = ev.results().verdict
     assert v.level == "not_assessed" and v.n_ran == 0
-    assert {n for n, _ in v.not_run} == {"exact_copies", "near_copies", "holdout_dcr_share", "privacy_score", "dcr_test",
-                                         "nndr_test"}
+    assert {n for n, _ in v.not_run} == {"exact_copies", "near_copies", "holdout_dcr_share", "privacy_score",
+                                         "dcr_test", "nndr_test"}
 
 
 def test_shares_read_their_rule_and_graded_number_in_percent():

@@ -17,6 +17,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from _support.evaluation import evaluation
 
 from synthpriv_report import Evaluation
 from synthpriv_report.levels import grade
@@ -29,8 +30,6 @@ from synthpriv_report.metrics.privacy_score import privacy_score_arrays, proximi
 from synthpriv_report.metrics.shift import HoldoutShift, holdout_shift, holdout_shift_note
 from synthpriv_report.results import MetricResult, not_computed
 from synthpriv_report.verdict import compute_verdict
-
-from _support.evaluation import evaluation
 
 SECTION2 = ["dcr", "exact_copies", "holdout_dcr_share", "privacy_score", "nndr", "dcr_test", "nndr_test"]
 Z2 = 1.959964 ** 2

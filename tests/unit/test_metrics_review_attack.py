@@ -12,16 +12,15 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from _support.evaluation import evaluation
 
 from synthpriv_report.joins import group_ids, hitting_matches
 from synthpriv_report.metrics.air import air_f1
 from synthpriv_report.metrics.attack_common import correct_exists, entropy_weights
 from synthpriv_report.metrics.cap import gcap_scores, zcap_scores
 from synthpriv_report.metrics.crp import crp_value
-from synthpriv_report.stats import bootstrap_ratio
 from synthpriv_report.registry import get_spec
-
-from _support.evaluation import evaluation
+from synthpriv_report.stats import bootstrap_ratio
 
 NAMES = ["zcap", "gcap", "air", "crp", "hitting_rate"]
 NAN = float("nan")

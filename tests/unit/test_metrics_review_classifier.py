@@ -8,11 +8,10 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from _support.evaluation import evaluation
 
 from synthpriv_report.metrics import review_classifier as rc
 from synthpriv_report.stats import wilson
-
-from _support.evaluation import evaluation
 
 
 def _frame(n: int, shift: float, seed: int) -> pd.DataFrame:

@@ -13,16 +13,15 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from _support.evaluation import evaluation
 
-from synthpriv_report import stats
 from synthpriv_report import neighbors as nb
+from synthpriv_report import stats
 from synthpriv_report.metrics.authenticity import column_entropy
 from synthpriv_report.metrics.dcr_review import dcr_review_score, mdcr_score
 from synthpriv_report.metrics.nnaa import nnaa_score
 from synthpriv_report.metrics.rescaled import cvp_score, dvp_score, nsnd_score, rescaled_distance
 from synthpriv_report.registry import get_spec
-
-from _support.evaluation import evaluation
 
 NAMES = ["cvp", "dvp", "nsnd", "authenticity", "identifiability", "nndr_review", "dcr_review", "mdcr", "nnaa",
          "hidden_rate"]
@@ -375,7 +374,8 @@ def test_levels_use_review_absolute_thresholds():
     r = _ev(T1, S1).results(metrics=["cvp"], cvp_threshold=1.0)["cvp"]  # every u <= 1 -> 1.0
     assert r.value == 1.0 and r.level == "high"
     assert r.level_rule.high == 0.8 and r.level_rule.medium == 0.5
-    r2 = _ev(T1, S1).results(metrics=["cvp"], cvp_threshold=1.0, levels={"review_absolute": {"medium": 0.5, "high": 1.1}})["cvp"]
+    r2 = _ev(T1, S1).results(metrics=["cvp"], cvp_threshold=1.0,
+                             levels={"review_absolute": {"medium": 0.5, "high": 1.1}})["cvp"]
     assert r2.level == "medium"
 
 

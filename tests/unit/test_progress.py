@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from _support.frames import mixed
 
 from synthpriv_report import progress
 from synthpriv_report.evaluation import Evaluation
-
-from _support.frames import mixed
 
 
 @pytest.fixture

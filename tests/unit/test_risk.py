@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from synthpriv_report import Evaluation, ResultSet
+from synthpriv_report.analysis.risk import calibrate_cutoffs, differing_matrix, flag_records
 from synthpriv_report.data import prepare
 from synthpriv_report.metrics.arrays import dcr_arrays, nndr_arrays
-from synthpriv_report.analysis.risk import calibrate_cutoffs, differing_matrix, flag_records
 
 
 def _with_planted_copies():

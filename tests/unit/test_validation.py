@@ -25,8 +25,25 @@ from synthpriv_report.data import ROW_ORDER
 from synthpriv_report.evaluation import SETTINGS
 from synthpriv_report.params import STRUCTURAL, merge_params, result_params, validate_params
 from synthpriv_report.registry import Param, declared_params, metric_names
-from synthpriv_report.validation import (NONE, AnyOf, Boolean, Check, Constraint, InstanceOf, Interval, MappingOf,
-                                         Name, Names, NoneValue, Options, Setting, Text, check, quote, validate_all)
+from synthpriv_report.validation import (
+    NONE,
+    AnyOf,
+    Boolean,
+    Check,
+    Constraint,
+    InstanceOf,
+    Interval,
+    MappingOf,
+    Name,
+    Names,
+    NoneValue,
+    Options,
+    Setting,
+    Text,
+    check,
+    quote,
+    validate_all,
+)
 
 PACKAGE = Path(__file__).resolve().parents[1] / "synthpriv_report"
 KNOWN = {"metric": metric_names(), "column": ["a", "k", "s"], "analysed column": ["a", "k", "s"]}

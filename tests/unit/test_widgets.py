@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from _support.frames import mixed
 
 from synthpriv_report import Evaluation
 from synthpriv_report.display.widgets import compare
-
-from _support.frames import mixed
 
 METRICS = ["dcr", "exact_copies", "holdout_dcr_share", "privacy_score", "nndr"]
 

@@ -1,7 +1,7 @@
 """The numbers of two reference evaluations, for the test that a refactoring changes no number.
 
-``python -m tests._support.golden.numbers`` (from the repository root) writes ``demo.json`` and ``adult.json`` beside this
-file: every number, level and verdict of
+``python -m tests._support.golden.numbers`` (from the repository root) writes ``demo.json`` and ``adult.json``
+beside this file: every number, level and verdict of
 
 - the embedded demo (:func:`synthpriv_report.datasets.load_demo`, its key and sensitive fields), and
 - full Adult: the 32,561 training records as T, the 16,281 test records as H and the Gaussian-copula synthetic set

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-
 from _support.hostile import KEY_FIELDS, METRICS, SENSITIVE_FIELDS, hostile_frame
+
 from synthpriv_report import Evaluation
 
 

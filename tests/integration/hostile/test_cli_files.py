@@ -8,8 +8,8 @@ a latin-1 file failed with a bare codec error.
 
 from __future__ import annotations
 
-import re
 import os
+import re
 from pathlib import Path
 
 import pandas as pd

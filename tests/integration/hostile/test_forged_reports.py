@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _support.pdf import pdf_text
 
 from synthpriv_report import Evaluation
 from synthpriv_report.datasets import load_demo
@@ -26,8 +27,6 @@ from synthpriv_report.levels import apply_level
 from synthpriv_report.registry import LevelSpec, MetricSpec, Words, get_spec, register, unregister
 from synthpriv_report.results import MetricResult, ResultSet
 from synthpriv_report.verdict import compute_verdict
-
-from _support.pdf import pdf_text
 
 METRICS = ["exact_copies", "dcr", "holdout_dcr_share"]
 DRIVING = ["exact_copies", "holdout_dcr_share"]

@@ -14,12 +14,11 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from _support.pdf import pdf_text
 
 from synthpriv_report import Evaluation
 from synthpriv_report.export import html_to_pdf, render_html
 from synthpriv_report.export.templating import NAME_WIDTH, TEXT_WIDTH, shorten, shorten_text
-
-from _support.pdf import pdf_text
 
 LONG = 10_000
 

@@ -23,12 +23,11 @@ import threading
 from pathlib import Path
 
 import pytest
+from _support.paths import ROOT
 
 from synthpriv_report.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, EXIT_USER_ERROR, main
 from synthpriv_report.datasets import load_demo
 from synthpriv_report.export import write_atomic
-
-from _support.paths import ROOT
 
 METRICS = "exact_copies"
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 import markupsafe
 import pandas as pd
 import pytest
+from _support.frames import mixed
+from _support.hostile import PAYLOADS
 
 from synthpriv_report import Evaluation
 from synthpriv_report.display.widgets import compare
-
-from _support.frames import mixed
-from _support.hostile import PAYLOADS
 
 METRICS = ["dcr", "exact_copies", "holdout_dcr_share", "privacy_score"]
 

@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _support.hostile import PAYLOADS, compact, open_page
+from _support.pdf import pdf_text
 
 from synthpriv_report.export import CSP, build_notebook, from_json, html_to_pdf, render_html, report_data, to_html
 from synthpriv_report.export.templating import NAME_WIDTH, shorten_text
-
-from _support.hostile import PAYLOADS, compact, open_page
-from _support.pdf import pdf_text
 
 # fields whose values are fixed words of the schema (levels, directions, a level rule's unit, the schema id): not
 # free text
@@ -211,7 +210,7 @@ def test_chromium_prints_with_javascript_disabled(monkeypatch: pytest.MonkeyPatc
     class PW:
         chromium = Chromium()
 
-        def __enter__(self) -> "PW":
+        def __enter__(self) -> PW:
             return self
 
         def __exit__(self, *a: Any) -> None:
