@@ -20,12 +20,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from .formats import SET_LABELS
 from .validation import Options, Setting
 
 Kind = Literal["numeric", "categorical"]
 SetName = Literal["T", "H", "S"]
 
-SET_LABELS: dict[str, str] = {"T": "real (training)", "H": "holdout", "S": "synthetic"}
 
 #: Marker used for a missing categorical value once values are strings. Chosen so that it cannot collide
 #: with a real value (it contains a control character).

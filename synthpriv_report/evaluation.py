@@ -26,6 +26,7 @@ from .analysis.risk import records_at_risk, risk_overview, risk_rule_applies
 from .data import PreparedData, identifier_columns, prepare
 from .distributed import resolve_client
 from .engine import Context, SearchRecord, SearchRequest, TreeRequest, _Engine
+from .formats import DEFAULT_SET_NAMES, SET_ROLES
 from .levels import apply_level
 from .metrics.shift import holdout_shift_note, holdout_shift_of
 from .params import merge_params, validate_params
@@ -59,8 +60,8 @@ if TYPE_CHECKING:
 DataSource = Union[pd.DataFrame, str, "os.PathLike[str]", "dask.dataframe.DataFrame"]
 
 #: How each set is called in reports when ``names=`` does not say.
-DEFAULT_NAMES = {"real": "real training data", "synthetic": "synthetic data", "holdout": "holdout data"}
-_ROLE = {"T": "real", "S": "synthetic", "H": "holdout"}
+DEFAULT_NAMES = DEFAULT_SET_NAMES
+_ROLE = SET_ROLES
 
 
 def _versions() -> dict[str, str]:

@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from . import stats
+from .formats import fmt_on_unit
 from .params import validate_levels  # noqa: F401  (the checks of levels= live with the parameters)
 from .registry import LevelSpec, MetricSpec, resolve_level
 from .results import Direction, Level, LevelRule, MetricResult, RuleUnit, not_computed
-from .wording import fmt_on_unit
 
 
 def beyond(value: float, threshold: float, direction: Direction, *, inclusive: bool = False) -> bool:

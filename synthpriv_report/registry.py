@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .evidence import VERDICT_FALSE_ALARM, check_alpha
+from .formats import ValueKind
 from .results import Direction, Level, MetricResult
 from .validation import Constraint, Interval, Options, check
 
@@ -25,9 +26,6 @@ Context = Any
 
 Group = Literal["closeness", "holdout", "attack", "distinguishability"]
 
-#: What kind of number a metric's headline value is; it decides how the value is formatted and compared
-#: (shares as percentages, differences of shares in percentage points).
-ValueKind = Literal["share", "score", "auc", "distance", "number"]
 
 #: The JSON form of a computed result (:meth:`MetricResult.to_dict`): what a metric's sentences are made from, so
 #: that a report re-drawn from its JSON file says the same words as the live evaluation.

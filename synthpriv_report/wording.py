@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .formats import LEVEL_WORDS, fmt_count, fmt_interval, fmt_number, fmt_on_unit, fmt_share, fmt_value
+from .formats import LEVEL_WORDS, SET_ROLES, fmt_count, fmt_interval, fmt_number, fmt_on_unit, fmt_share, fmt_value
 from .formats import is_finite_number as _finite
 from .registry import MetricSpec, ValueKind, get_spec
 
@@ -34,7 +34,7 @@ ROLE_WORDS = {
     "synthetic": "Synthetic data (the data set evaluated)",
     "holdout": "Holdout (real records of the same population the generator never saw)",
 }
-_ROLE_OF_SET = {"T": "real", "S": "synthetic", "H": "holdout"}
+_ROLE_OF_SET = SET_ROLES
 
 DISTINGUISHABILITY_TITLE = "How distinguishable is the synthetic data?"
 NOT_LEAKAGE = ("Distinguishability is not leakage: a generator that copied its training records exactly would be "

@@ -31,11 +31,11 @@ from numpy.typing import ArrayLike, NDArray
 from .. import evidence, stats
 from .. import plotting as plot
 from ..engine import compared_numbers
+from ..formats import fmt_count, fmt_share
+from ..formats import is_finite_number as finite
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
 from ..results import MetricResult, not_computed
-from ..wording import _finite as finite
-from ..wording import fmt_count, fmt_share
 from .arrays import dcr_arrays, space_for
 
 NEAR_COPY_QUANTILE = Param(

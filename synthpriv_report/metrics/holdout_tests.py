@@ -13,12 +13,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import stats
+from ..formats import fmt_number
+from ..formats import is_finite_number as finite
 from ..params import N_BOOTSTRAP, SOURCES
 from ..registry import LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
 from ..results import MetricResult, not_computed
 from ..spaces import SpaceSpec
-from ..wording import _finite as finite
-from ..wording import fmt_number
 from .arrays import SmallResult, eps_ratio, space_for
 from .shift import holdout_shift_notes, holdout_shift_requests
 

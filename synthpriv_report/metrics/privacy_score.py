@@ -14,11 +14,11 @@ from numpy.typing import ArrayLike
 
 from .. import evidence, stats
 from .. import plotting as plot
+from ..formats import fmt_number, fmt_share
+from ..formats import is_finite_number as finite
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
 from ..results import MetricResult, not_computed
-from ..wording import _finite as finite
-from ..wording import fmt_number, fmt_share
 from .arrays import SmallResult, eps_ratio, figure_evidence, space_for
 
 

@@ -48,13 +48,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..formats import fmt_on_unit, fmt_share
+from ..formats import is_finite_number as finite
 from ..models.mlp import fit_mlp, sparse_rows
 from ..params import SOURCES
 from ..registry import LevelSpec, MetricSpec, ResultJSON, Words, register
 from ..results import MetricResult, not_computed
 from ..stats import subsample, wilson
-from ..wording import _finite as finite
-from ..wording import fmt_on_unit, fmt_share
 from .arrays import SmallResult
 
 #: Fewest records per class (after the ``max_rows`` cap) for either classifier metric to run.

@@ -184,3 +184,13 @@ def test_words_policy_display_export_and_cli_name_no_shipped_metric() -> None:
 def test_the_name_check_sees_a_name() -> None:
     tree = ast.parse('"""Docstring dcr."""\nx = 1 if name == "dcr" else 2\n')
     assert [n.value for n in _string_constants(tree)] == ["dcr"]
+
+
+def test_every_module_has_a_layer() -> None:
+    """A new top-level module or package must be placed in the contract, or import-linter would not see it."""
+    import grimp
+
+    listed = {m.strip() for layer in CONTRACT["layers"] for m in layer.split("|")}
+    graph = grimp.build_graph("synthpriv_report")
+    tops = {".".join(m.split(".")[:2]) for m in graph.modules if m != "synthpriv_report"}
+    assert not tops - listed, f"modules in no layer of pyproject.toml's contract: {sorted(tops - listed)}"
