@@ -1,4 +1,5 @@
-"""Validate and align the real training (T), holdout (H) and synthetic (S) sets once (spec section 0).
+"""Validate and align the real training (T), holdout (H) and synthetic (S) sets once (docs/metrics.md, "Shared
+machinery").
 
 The caller's DataFrames are never modified: every conversion works on copies, and no row is ever dropped. Every
 bad input is a ``TypeError`` or ``ValueError`` naming the column, the set and, for a bad value, its 0-based row
@@ -465,7 +466,7 @@ def prepare(
     kept: Sequence[str] = (),
     row_order: Literal["canonical", "as_given"] = "as_given",
 ) -> PreparedData:
-    """Validate and align T, H and S (spec section 0).
+    """Validate and align T, H and S (docs/metrics.md, "Shared machinery").
 
     Parameters
     ----------

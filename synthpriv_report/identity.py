@@ -1,4 +1,5 @@
-"""Identical records (spec section 0): an id per record of every set, equal exactly when the records are identical.
+"""Identical records (docs/metrics.md, "Shared machinery"): an id per record of every set, equal exactly when the
+records are identical.
 
 Two records are identical when every analysed column is equal: numbers as float64, exactly (-0.0 equals 0.0,
 missing equals missing), categories as strings (compared through the fitted category codes, which are equal

@@ -183,10 +183,11 @@ class _HitrIndex:
 
 def hitting_matches(cat_t: ArrayLike, num_t: ArrayLike, cat_s: ArrayLike, num_s: ArrayLike,
                     h: ArrayLike) -> tuple[NDArray[np.bool_], int]:
-    """Which real records are "hit" by some synthetic record (HitR, spec section 3, paper Eq. 32-33).
+    """Which real records are "hit" by some synthetic record (HitR, Trudslev et al., Eq. 32-33).
 
     y is hit when some s has every categorical value equal (missing equals missing) and every numeric value
-    within ``h[j]`` (inclusive, with the tie tolerance of spec section 0; ``h[j] = 0`` means exact equality;
+    within ``h[j]`` (inclusive, with the package's tie tolerance (docs/metrics.md, "Ties, self-matches and nearest
+    records"); ``h[j] = 0`` means exact equality;
     both missing match, one missing does not). Records are grouped on their categorical signature (codes plus
     numeric missing flags); within a group, S is sorted on one numeric column and each real record scans only
     the window ``[y - h, y + h]`` of that column, checking the others exactly. The column with the smallest

@@ -27,7 +27,7 @@ Modules
 Documents
 ---------
 HTML and PDF carry: a cover block (verdict and its reasons, date, package version, inputs, data fingerprints and
-settings), a summary table, a methods section (distance spaces, level rules and their sources, spec sections,
+settings), a summary table, a methods section (distance spaces, level rules and their sources, definitions,
 parameters), one section per metric group with figures, and an appendix of metrics not computed (and why) or not
 selected. Names and values longer than 80 characters (sentences: 600) are shortened for display with an ellipsis;
 the full text stays in the element's ``title`` attribute and in the JSON report, so the layout cost of a document

@@ -96,7 +96,7 @@ def ties_at_min(
     Returns
     -------
     n_min : ndarray, shape (n_query,)
-        References at the minimal distance (ties by the rule of spec section 0).
+        References at the minimal distance (ties by the rule of docs/metrics.md, "Shared machinery").
     n_correct : ndarray, shape (n_query, a)
         Of those, the correct ones per attribute.
     """
@@ -251,7 +251,8 @@ def _farthest_dual(ta, tb, best, bi, bj):
 
 
 def farthest_pair(enc: Encoding, ta: RefTree, tb: RefTree) -> tuple[float, int, int]:
-    """Exact largest distance between a record of tree ``ta``'s set and one of ``tb``'s (spec 3, Eq. 14).
+    """Exact largest distance between a record of tree ``ta``'s set and one of ``tb``'s (Trudslev et al., Eq. 14: the
+    d_max of the rescaled distances).
 
     A dual-tree search over the two reference trees: node pairs are visited largest upper bound first and
     skipped once their bound cannot beat the best pair found, so no n x m matrix is built and only a small

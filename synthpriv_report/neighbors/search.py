@@ -2,7 +2,8 @@
 refine, tiled kernel, GPU) and records which ran and why.
 
 A query walks the tree nearest box first and skips every box whose lower bound exceeds its current k-th distance
-(with the tie tolerance of spec section 0 added, so no record at a tied distance is skipped); bounds and leaf
+(with the package's tie tolerance (docs/metrics.md, "Ties, self-matches and nearest records") added, so no record at
+a tied distance is skipped); bounds and leaf
 distances stop early once the category mismatches alone exceed it. Queries are visited in the leaf order of a
 tree built on the queries, each starting from the previous query's neighbours (warm start); the result of a query
 does not depend on either.
@@ -90,7 +91,8 @@ class NeighborTable:
     idx : ndarray, shape (n_query, k)
         Reference positions (within the reference set), ``-1`` where fewer than k references exist: slot by
         slot, of the references not yet taken that tie with the smallest remaining distance, the lowest position
-        (so ``idx[:, 0]`` is the lowest position at the row minimum, ties by the tolerance of spec section 0).
+        (so ``idx[:, 0]`` is the lowest position at the row minimum, ties by the tolerance of docs/metrics.md,
+        "Shared machinery").
     space : str
         Label of the space.
     query, ref : str
