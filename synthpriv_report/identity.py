@@ -58,8 +58,9 @@ def _row_hashes(num: NDArray[np.int64], codes: NDArray[np.int64]) -> NDArray[np.
     return _row_hashes_numpy(num, codes)
 
 
-def _mix_numpy(h: NDArray[np.uint64]) -> NDArray[np.uint64]:
-    """:func:`_mix` on a whole column (unsigned array arithmetic wraps modulo 2**64, silently)."""
+def mix64(h: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """splitmix64's finalizer, a bijection of 64-bit words, on a whole array: :func:`_mix` vectorised (unsigned
+    array arithmetic wraps modulo 2**64, silently). Also the cell words of the near-copy check."""
     h = h ^ (h >> np.uint64(30))
     h = h * np.uint64(0xBF58476D1CE4E5B9)
     h = h ^ (h >> np.uint64(27))
@@ -71,10 +72,10 @@ def _row_hashes_numpy(num: NDArray[np.int64], codes: NDArray[np.int64]) -> NDArr
     """:func:`_row_hashes_compiled` column by column in NumPy: the same hashes."""
     h = np.full(num.shape[0], 0x9E3779B97F4A7C15, dtype=np.uint64)
     for j in range(num.shape[1]):
-        h = _mix_numpy(h ^ _canonical_bits(num[:, j]).view(np.uint64))
+        h = mix64(h ^ _canonical_bits(num[:, j]).view(np.uint64))
     for j in range(codes.shape[1]):
         c = np.ascontiguousarray(codes[:, j], dtype=np.int64).view(np.uint64)
-        h = _mix_numpy(h ^ c ^ np.uint64(0x5851F42D4C957F2D))
+        h = mix64(h ^ c ^ np.uint64(0x5851F42D4C957F2D))
     return h.view(np.int64)
 
 

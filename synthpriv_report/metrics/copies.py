@@ -33,6 +33,7 @@ from .. import plotting as plot
 from ..engine import compared_numbers
 from ..formats import fmt_count, fmt_share
 from ..formats import is_finite_number as finite
+from ..identity import mix64
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
 from ..results import MetricResult, not_computed
@@ -45,15 +46,6 @@ NEAR_COPY_QUANTILE = Param(
         "closest other training record counts as a near copy.")
 
 _SALT = np.uint64(0x9E3779B97F4A7C15)
-
-
-def _mix(h: NDArray[np.uint64]) -> NDArray[np.uint64]:
-    """splitmix64's finalizer, a bijection of 64-bit words (vectorised)."""
-    h = h ^ (h >> np.uint64(30))
-    h = h * np.uint64(0xBF58476D1CE4E5B9)
-    h = h ^ (h >> np.uint64(27))
-    h = h * np.uint64(0x94D049BB133111EB)
-    return h ^ (h >> np.uint64(31))
 
 
 def cell_words(numbers: NDArray[np.float64], codes: NDArray[np.integer]) -> NDArray[np.uint64]:
@@ -72,7 +64,7 @@ def cell_words(numbers: NDArray[np.float64], codes: NDArray[np.integer]) -> NDAr
     out = np.empty((num.shape[0], len(cols)), dtype=np.uint64)
     with np.errstate(over="ignore"):
         for j, c in enumerate(cols):
-            out[:, j] = _mix(c ^ (_SALT * np.uint64(j + 1)))
+            out[:, j] = mix64(c ^ (_SALT * np.uint64(j + 1)))
     return out
 
 
