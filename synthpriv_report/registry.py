@@ -23,7 +23,7 @@ from .results import Direction, Level, MetricResult
 #: so that the declarations sit below the engine in the layers).
 Context = Any
 
-Group = Literal["closeness", "holdout", "attack", "distinguishability"]
+Group = Literal["closeness", "holdout", "attack", "distinguishability", "criteria"]
 
 #: What kind of number a metric's headline value is; it decides how the value is formatted and compared
 #: (shares as percentages, differences of shares in percentage points).
@@ -40,6 +40,7 @@ GROUP_TITLES: dict[str, str] = {
     "holdout": "Holdout comparisons",
     "attack": "Attack simulations",
     "distinguishability": "Distinguishability",
+    "criteria": "The three anonymisation criteria",
 }
 
 
