@@ -152,8 +152,8 @@ def residual_risk(attack: Rate, control: Rate) -> Risk:
     Examples
     --------
     >>> r = residual_risk(Rate(0.6, 0.0, 60, 100), Rate(0.2, 0.0, 20, 100))
-    >>> round(r.value, 12), r.interval
-    (0.5, (0.5, 0.5))
+    >>> round(r.value, 12), [round(x, 12) for x in r.interval]
+    (0.5, [0.5, 0.5])
     >>> residual_risk(Rate(0.2, 0.01, 20, 100), Rate(0.5, 0.01, 50, 100)).value
     0.0
     """
@@ -185,8 +185,8 @@ def draw_rows(rng: np.random.Generator, n_rows: int, n: int) -> np.ndarray:
 def tie_note(share: float) -> tuple[str, ...]:
     """The report's note on tied nearest synthetic records (none when no target had a tie).
 
-    >>> tie_note(0.0), tie_note(0.25)[0][:40]
-    ((), '25% of the targets had several equally ')
+    >>> tie_note(0.0), tie_note(0.25)[0][:38]
+    ((), '25% of the targets had several equally')
     """
     if not share > 0:
         return ()
@@ -253,7 +253,7 @@ def rates_sentence(m: ResultJSON) -> str:
 
     >>> rates_sentence({"details": {"rates": {"attack": {"value": 0.5}, "control": {"value": 0.25},
     ...                                          "baseline": {"value": 0.01}}}})
-    'the attack succeeded on 50% of the training records, the same attack on 25% of the holdout records, a random guess on 1.0%'
+    'the attack succeeded on 50% of the training records, the same attack on 25% of the holdout records, a random guess on 1%'
     """
     r = (m.get("details") or {}).get("rates") or {}
 
