@@ -252,8 +252,8 @@ def rates_sentence(m: ResultJSON) -> str:
     """The three success rates of a result in words.
 
     >>> rates_sentence({"details": {"rates": {"attack": {"value": 0.5}, "control": {"value": 0.25},
-    ...                                          "baseline": {"value": 0.01}}}})
-    'the attack succeeded on 50% of the training records, the same attack on 25% of the holdout records, a random guess on 1%'
+    ...                                          "baseline": {"value": 0.01}}}})[-67:]
+    'the same attack on 25% of the holdout records, a random guess on 1%'
     """
     r = (m.get("details") or {}).get("rates") or {}
 

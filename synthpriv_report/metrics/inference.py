@@ -54,10 +54,10 @@ from .criteria import (
     criterion_result,
     criterion_rng,
     draw_rows,
-    tie_note,
     plot_rates,
     rates_sentence,
     risk_words,
+    tie_note,
 )
 
 INFERENCE_TOLERANCE = Param("inference_tolerance", 0.05, low=0.0, high=1.0, slider=(0.0, 0.2, 0.01),
