@@ -290,7 +290,7 @@ def plot_rates(result: Any, ax: Any) -> Any:
     if result is None or not result.computed:
         return plot.empty(ax, "not computed")
     rates = result.details["rates"]
-    labels = ["attack (training)", "control (holdout)", "baseline (random)"]
+    labels = ["attack\n(training)", "control\n(holdout)", "baseline\n(random)"]
     keys = ["attack", "control", "baseline"]
     colours = [plot.COLORS["S"], plot.COLORS["H"], plot.COLORS["T"]]
     vals = [float(rates[k]["value"]) for k in keys]

@@ -45,6 +45,7 @@ from numpy.typing import NDArray
 
 from ..registry import FigureSpec, MetricSpec, Param, ResultJSON, Words, register
 from ..results import MetricResult, not_computed
+from ..wording import fmt_share
 from .criteria import (
     CAVEAT,
     CONFIDENCE_LEVEL,
@@ -54,7 +55,6 @@ from .criteria import (
     criterion_rng,
     draw_rows,
     plot_rates,
-    rates_sentence,
     risk_words,
 )
 
@@ -306,8 +306,14 @@ def singling_out_finding(m: ResultJSON) -> str:
     'Singling-out risk: 0.5 (0.4 to 0.6 at 95% co'
     """
     d = m.get("details") or {}
+    r = d.get("rates") or {}
+
+    def v(key: str) -> str:
+        return fmt_share((r.get(key) or {}).get("value"))
+
     return (f"Singling-out risk: {risk_words(m)}; of the predicates on {d.get('predicate_columns')} columns that "
-            f"pick out one synthetic record, {rates_sentence(m)}.")
+            f"pick out one synthetic record, {v('attack')} single out a training record and {v('control')} a "
+            f"holdout record; {v('baseline')} of random predicates single out a training record.")
 
 
 register(MetricSpec(
