@@ -208,3 +208,16 @@ def test_an_ideal_generator_scores_near_zero(frames) -> None:
         assert r["interval"][0] == 0.0, (name, r["interval"])
         assert r["value"] < 0.1, (name, r["value"])
         assert r["level"] == "low", name
+
+
+def test_more_link_neighbours_link_at_least_as_many_and_the_split_is_stated() -> None:
+    T, H, S = _toy(300, 1), _toy(300, 2), _toy(300, 3)
+    ev = Evaluation(T, S, H, key_fields=["age", "zip", "job"], sensitive_fields=["income"], progress=False,
+                    metrics=["linkability_risk"], n_attacks=200)
+    one = ev.results()["linkability_risk"].details
+    three = ev.results(link_neighbors=3)["linkability_risk"].details
+    for part in ("attack", "control"):
+        assert three["rates"][part]["successes"] >= one["rates"][part]["successes"]
+    assert (one["columns_a"], one["columns_b"]) == (["age", "zip"], ["job"])
+    alt = ev.results(link_split="alternate")["linkability_risk"].details
+    assert (alt["columns_a"], alt["columns_b"]) == (["age", "job"], ["zip"])
