@@ -13,7 +13,8 @@ a canonical order of the pooled records (sorted by a hash of each record), never
 
 Run by hand (it prints its tables; nothing is asserted)::
 
-    python benchmarks/bench_calibration.py                 # the full tables of the README (see the README for its run time)
+    python benchmarks/bench_calibration.py                 # the full tables of the README (see the README for its
+    run time)
     python benchmarks/bench_calibration.py --quick         # a few draws per cell
     python benchmarks/bench_calibration.py --power         # smallest leak share detected with 95% power
 """
@@ -35,10 +36,10 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data"
 
 from synthpriv_report import Evaluation  # noqa: E402
-from synthpriv_report.params import DEFAULT_VERDICT_METRICS  # noqa: E402
+from synthpriv_report.registry import verdict_metric_names  # noqa: E402
 from synthpriv_report.stats import wilson  # noqa: E402
 
-CHECKS = DEFAULT_VERDICT_METRICS
+CHECKS = tuple(verdict_metric_names())
 ADULT_NUMERIC = ["age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week"]
 ADULT_CATEGORICAL = ["workclass", "marital-status", "race", "sex"]
 

@@ -12,7 +12,8 @@ Data:
   skipped with a message when the shared folder is absent.
 
 For each data set, space (gower, euclidean) and engine, an S -> T search with k=1: wall seconds, CPU seconds
-(all threads), ns of CPU per column-pair (CPU / (n_query * n_ref * columns); the GPU: wall time), peak memory above the start of the
+(all threads), ns of CPU per column-pair (CPU / (n_query * n_ref * columns); the GPU: wall time), peak memory above
+the start of the
 search (process RSS sampled every 5 ms), the speed-up in CPU over the tree and in wall time over scikit-learn's
 ``NearestNeighbors(algorithm="brute")`` on the one-hot embedding (euclidean), and whether the results are
 identical to the tree's (distances bit-identical, same indices), or where the tree did not run, to the CPU tiled

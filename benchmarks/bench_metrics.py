@@ -7,7 +7,8 @@ H = adult_test (16,281), key fields age, sex, race, marital-status, sensitive fi
 Metrics are computed one at a time with ``ev.results(metrics=[name])`` so each one's first computation (its
 neighbour searches, fits and calibration) is attributed to it; a search already run for an earlier metric is
 reused, as in a normal evaluation, so the order is the registry's report order. The script prints per-metric wall
-time and CPU time, the searches each one triggered (``ev.searches``: space, query, reference, k, seconds), the total, and the
+time and CPU time, the searches each one triggered (``ev.searches``: space, query, reference, k, seconds), the total,
+and the
 peak memory (``ru_maxrss`` of the process; with ``--tracemalloc`` also the peak of Python allocations, which
 slows numpy-heavy code down a little).
 
@@ -33,7 +34,6 @@ import sys
 import time
 import tracemalloc
 from pathlib import Path
-
 from typing import Any
 
 import numpy as np

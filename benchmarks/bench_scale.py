@@ -76,7 +76,8 @@ def run_one(args: argparse.Namespace) -> dict:
     kwargs = {}
     if args.sensitive:
         kwargs["sensitive_fields"] = args.sensitive.split(",")
-    if args.pairing == "identity":  # a stand-in of the generator's pairing, for timing hidden_rate: real i <-> synthetic i
+    # a stand-in of the generator's pairing, for timing hidden_rate: real i <-> synthetic i
+    if args.pairing == "identity":
         m = min(len(frames["real"]), len(frames["synthetic"]))
         kwargs["pairing"] = np.column_stack([np.arange(m), np.arange(m)])
     cluster = client = None

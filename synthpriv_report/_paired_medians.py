@@ -5,7 +5,8 @@ cached)."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+
+from ._compiled import COMPILED, njit, prange
 
 
 @njit(cache=True, inline="always")
@@ -24,8 +25,25 @@ def median_of_counts(c, v, lo_rank, hi_rank, frac):
             return lo_v + frac * (v[j] - lo_v)
     return np.nan
 
-@njit(cache=True, parallel=True)
 def windowed(a, b_sorted, rank_b, seeds, lo_rank, hi_rank, frac, half):
+    """Bootstrap replicates of (median of ``a``, median of ``b``) over the same resampled records (see
+    :func:`_windowed`); one resample per seed, each seed taken modulo 2**32 (numba's ``np.random.seed`` keeps its
+    low 32 bits; NumPy's legacy generator, which draws the same numbers from the same seed, accepts no more).
+
+    Without numba the kernel runs as plain Python on NumPy's global legacy generator, whose state is restored
+    afterwards (the caller's draws do not change)."""
+    seeds = np.asarray(seeds, dtype=np.int64) & np.int64(0xFFFFFFFF)
+    if COMPILED:
+        return _windowed(a, b_sorted, rank_b, seeds, lo_rank, hi_rank, frac, half)
+    state = np.random.get_state()
+    try:
+        return _windowed(a, b_sorted, rank_b, seeds, lo_rank, hi_rank, frac, half)
+    finally:
+        np.random.set_state(state)
+
+
+@njit(cache=True, parallel=True)
+def _windowed(a, b_sorted, rank_b, seeds, lo_rank, hi_rank, frac, half):
     """Bootstrap replicates of (median of ``a``, median of ``b``) over the same resampled records: ``a`` ascending,
     ``b_sorted`` the b values ascending and ``rank_b[i]`` record i's place among them; one resample per seed;
     records within ``half`` ranks of the median ranks in either order are counted one by one, the others

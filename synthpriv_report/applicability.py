@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .formats import SET_ROLES
 from .registry import MetricSpec
 from .results import MetricResult
 
@@ -99,7 +100,7 @@ def small_holdout(ctx: Any, spec: MetricSpec, result: MetricResult) -> str | Non
 
 def tiny_data(ctx: Any, spec: MetricSpec, result: MetricResult) -> str | None:
     """Every metric: estimates on fewer than :data:`TINY` records are noisy."""
-    names = {"T": "real", "H": "holdout", "S": "synthetic"}
+    names = SET_ROLES
     small = {s: n for s, n in ctx.data.sizes.items() if n < TINY}
     if small:
         sizes = ", ".join(f"{names.get(s, s)} {n}" for s, n in small.items())

@@ -311,7 +311,34 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--leaky", action="store_true", help="use the leaky synthetic demo set")
     demo.add_argument("--no-pdf", action="store_true", help="skip the PDF")
     common(demo)
+
+    lite = sub.add_parser("lite", help="build a JupyterLite site: the teaching notebooks run in a browser with "
+                                       "nothing installed (needs the 'lite' extra)")
+    lite.add_argument("--out", default="site", help="the site's folder (default site/; replaced if it exists)")
+    lite.add_argument("--notebook", action="append", dest="notebooks",
+                      help="a notebook to bundle (repeatable; default: the teaching notebook)")
+    lite.add_argument("--offline-pyodide", metavar="DIR",
+                      help="bundle this local Pyodide distribution (checked against its pyodide-lock.json) "
+                           "instead of loading the official one from its CDN")
+    lite.add_argument("--pyodide-lock-sha256", help="the expected SHA-256 of DIR's pyodide-lock.json")
+    lite.add_argument("--wheel", action="append", dest="wheels", default=[],
+                      help="a pure-Python wheel to add to the site's package index (repeatable; for sites without "
+                           "internet access)")
+    lite.add_argument("--debug", action="store_true", help="show the full traceback of an error")
     return parser
+
+
+def _lite(args: argparse.Namespace) -> int:
+    """``synthpriv-report lite``: build the in-browser teaching site (:mod:`synthpriv_report.lite`)."""
+    from . import lite
+
+    try:
+        report = lite.build_site(args.out, notebooks=args.notebooks, offline_pyodide=args.offline_pyodide,
+                                 pyodide_lock_sha256=args.pyodide_lock_sha256, wheels=args.wheels)
+    except (ValueError, OSError, RuntimeError) as exc:
+        raise _UserError(str(exc)) from exc
+    print(lite._summary(report), end="", file=sys.stderr)
+    return 0
 
 
 _CONTROL = re.compile(r"[^\S ]|[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
@@ -391,9 +418,11 @@ def verdict_line(verdict: Any) -> str:
     >>> verdict_line(Verdict("low", (), (("exact_copies", "low"), ("dcr_test", None)),
     ...                      (("dcr_test", "needs a holdout set"),)))
     'verdict: low risk (based on 1 of the 2 checks behind the verdict; not run: dcr_test: needs a holdout set)'
-    >>> verdict_line(Verdict("not_assessed", (), (("exact_copies", None),),
-    ...                      (("exact_copies", "not requested in this evaluation"),)))
-    'verdict: not assessed: none of the checks behind the verdict ran (exact_copies: not requested in this evaluation; name them in --metrics, or leave --metrics out)'
+    >>> v = Verdict("not_assessed", (), (("exact_copies", None),),
+    ...             (("exact_copies", "not requested in this evaluation"),))
+    >>> print(verdict_line(v))  # doctest: +NORMALIZE_WHITESPACE
+    verdict: not assessed: none of the checks behind the verdict ran (exact_copies: not requested in this
+    evaluation; name them in --metrics, or leave --metrics out)
     """
     checks = list(verdict.checks)
     not_run = _not_run_text(verdict.not_run)
@@ -647,7 +676,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         try:
             args = _parser().parse_args(argv)
-            code = _evaluate(args) if args.command == "evaluate" else _demo(args)
+            code = {"evaluate": _evaluate, "lite": _lite}.get(args.command, _demo)(args)
         except SystemExit as exc:  # --help, --version
             return int(exc.code or 0)
         except (KeyboardInterrupt, _Terminated) as exc:

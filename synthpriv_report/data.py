@@ -1,4 +1,5 @@
-"""Validate and align the real training (T), holdout (H) and synthetic (S) sets once (spec section 0).
+"""Validate and align the real training (T), holdout (H) and synthetic (S) sets once (docs/metrics.md, "Shared
+machinery").
 
 The caller's DataFrames are never modified: every conversion works on copies, and no row is ever dropped. Every
 bad input is a ``TypeError`` or ``ValueError`` naming the column, the set and, for a bad value, its 0-based row
@@ -20,10 +21,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from .formats import SET_LABELS
+from .validation import Options, Setting
+
 Kind = Literal["numeric", "categorical"]
 SetName = Literal["T", "H", "S"]
 
-SET_LABELS: dict[str, str] = {"T": "real (training)", "H": "holdout", "S": "synthetic"}
 
 #: Marker used for a missing categorical value once values are strings. Chosen so that it cannot collide
 #: with a real value (it contains a control character).
@@ -425,7 +428,7 @@ def _unify_booleans(column: str, texts: dict[str, NDArray[np.object_]],
     if n_true <= 1 and n_false <= 1:
         return None  # one spelling per value: nothing to unify
     to_bool = {v: ("True" if n in BOOL_TRUE else "False") for v, n in norm.items()}
-    for s, col in texts.items():
+    for col in texts.values():
         codes, u = pd.factorize(col)
         mapped = np.array([to_bool.get(v, MISSING) for v in u] + [MISSING], dtype=object)
         col[:] = mapped[codes]
@@ -433,7 +436,7 @@ def _unify_booleans(column: str, texts: dict[str, NDArray[np.object_]],
         f"{SET_LABELS[s]}: {', '.join(map(repr, sorted(set(u.tolist()))))}" for s, u in uniques.items() if len(u)
     )
     return (f"column {column!r} spells true/false differently across the sets ({by_set}): every spelling is "
-            "read as the boolean True or False (spec section 0)")
+            "read as the boolean True or False")
 
 
 def _near_miss(name: str, candidates: Sequence[str]) -> str:
@@ -463,7 +466,7 @@ def prepare(
     kept: Sequence[str] = (),
     row_order: Literal["canonical", "as_given"] = "as_given",
 ) -> PreparedData:
-    """Validate and align T, H and S (spec section 0).
+    """Validate and align T, H and S (docs/metrics.md, "Shared machinery").
 
     Parameters
     ----------
@@ -527,13 +530,74 @@ def prepare(
     >>> d.column_values("S", "ok").tolist()
     ['True', 'False']
     """
-    reveal = bool(reveal_real_values)
+    ROW_ORDER.validate(row_order)
+    frames = _checked_frames(real, synthetic, holdout)
+    _check_same_columns(frames)
+    exclude, numeric, categorical = _checked_column_lists(list(frames["T"].columns), exclude=exclude,
+                                                          numeric=numeric, categorical=categorical)
+    columns = tuple(c for c in frames["T"].columns if c not in exclude)
+    if not columns:
+        raise ValueError("every column is excluded; at least one column must be analysed")
+    kinds = _column_kinds(frames, columns, numeric=numeric, categorical=categorical)
+    num_cols = [c for c in columns if kinds[c] == "numeric"]
+    cat_cols = [c for c in columns if kinds[c] == "categorical"]
+    num_arrays, cat_arrays, factorized = _encode(frames, num_cols, cat_cols, reveal=bool(reveal_real_values))
+    notes = _unify_boolean_columns(frames, cat_cols, cat_arrays, factorized)
+    prints = {s: fingerprint(num_arrays[s], cat_arrays[s], num_cols + cat_cols, kinds, factorized=factorized[s])
+              for s in frames}
+    notes += _column_notes(frames, num_cols, cat_cols, num_arrays, factorized, kept=kept)
+    precision = _synthetic_precision(frames, num_cols, num_arrays)
+    notes += [f"column {c!r} of the synthetic data is stored at {p} precision: its numbers are compared with the "
+              f"real ones at that precision (a real value rounded to {p} is not a new value)"
+              for c, p in precision.items()]
+    notes += _spelling_notes(cat_cols, factorized, [s for s in ("T", "H") if s in frames])
+    order = ({s: _canonicalize(s, num_arrays, cat_arrays, factorized) for s in frames} if row_order == "canonical"
+             else {s: np.arange(len(df), dtype=np.int64) for s, df in frames.items()})
+    return PreparedData(
+        columns=columns,
+        kinds=kinds,
+        numeric=num_arrays,
+        categorical=cat_arrays,
+        sizes={s: len(df) for s, df in frames.items()},
+        fingerprints=prints,
+        excluded=tuple(exclude),
+        notes=tuple(notes),
+        factorized={s: tuple(f) for s, f in factorized.items()},
+        order=order,
+        precision=precision,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the phases of prepare()
+
+#: ``row_order=`` of :func:`prepare`.
+ROW_ORDER = Setting("row_order", "as_given", Options(("canonical", "as_given")),
+                    doc="Hold each set in an order of its values alone, or in the rows' own order.")
+
+#: Per set, per categorical column (in column order): the codes of its values (-1: missing) and its distinct
+#: texts, so that later steps read each column's distinct values rather than every string.
+Factorized = dict[str, list[tuple[NDArray[np.int64], NDArray[np.object_]]]]
+
+
+def _checked_frames(real: object, synthetic: object, holdout: object | None) -> dict[str, pd.DataFrame]:
+    """Phase 1, the inputs: each set a DataFrame with rows, columns and distinct string column names, and at
+    least 2 real records. Returns ``{"T": ..., "S": ...[, "H": ...]}``.
+
+    >>> sorted(_checked_frames(pd.DataFrame({"a": [1, 2]}), pd.DataFrame({"a": [3]}), None))
+    ['S', 'T']
+    """
     frames: dict[str, pd.DataFrame] = {"T": _check_frame(real, "T"), "S": _check_frame(synthetic, "S")}
     if holdout is not None:
         frames["H"] = _check_frame(holdout, "H")
     if len(frames["T"]) < 2:
         raise ValueError(f"the real data needs at least 2 records, got {len(frames['T'])}")
+    return frames
 
+
+def _check_same_columns(frames: dict[str, pd.DataFrame]) -> None:
+    """Phase 2, alignment: every set has the real data's columns and no other (in any order; a hint names a
+    column that differs only in case, spaces or Unicode form)."""
     t_cols = list(frames["T"].columns)
     for s, df in frames.items():
         if s == "T":
@@ -550,24 +614,40 @@ def prepare(
                 f"column(s) {', '.join(map(repr, extra))} of the {SET_LABELS[s]} data are not in the real data"
             )
 
+
+def _checked_column_lists(t_cols: Sequence[str], *, exclude: Sequence[str] | None,
+                          numeric: Sequence[str] | None, categorical: Sequence[str] | None
+                          ) -> tuple[list[str], list[str], list[str]]:
+    """Phase 3, the column arguments: ``exclude``, ``numeric`` and ``categorical`` as lists of the real data's
+    columns, no column both numeric and categorical.
+
+    >>> _checked_column_lists(["a", "b"], exclude=None, numeric=["a"], categorical=None)
+    ([], ['a'], [])
+    """
     for arg_name, cols in (("exclude", exclude), ("numeric", numeric), ("categorical", categorical)):
         if isinstance(cols, str):
             raise TypeError(f"{arg_name}= must be a list of column names, not the string {cols!r}")
-    exclude = list(exclude or [])
-    numeric = list(numeric or [])
-    categorical = list(categorical or [])
-    for arg_name, cols in (("exclude", exclude), ("numeric", numeric), ("categorical", categorical)):
+    lists = {"exclude": list(exclude or []), "numeric": list(numeric or []), "categorical": list(categorical or [])}
+    for arg_name, cols in lists.items():
         unknown = [c for c in cols if c not in t_cols]
         if unknown:
             raise ValueError(f"{arg_name}= names column(s) not in the data: {', '.join(map(repr, unknown))}")
-    both = set(numeric) & set(categorical)
+    both = set(lists["numeric"]) & set(lists["categorical"])
     if both:
         raise ValueError(f"column(s) {sorted(both)} are listed as both numeric and categorical")
+    return lists["exclude"], lists["numeric"], lists["categorical"]
 
-    columns = tuple(c for c in t_cols if c not in exclude)
-    if not columns:
-        raise ValueError("every column is excluded; at least one column must be analysed")
 
+def _column_kinds(frames: dict[str, pd.DataFrame], columns: Sequence[str], *, numeric: Sequence[str],
+                  categorical: Sequence[str]) -> dict[str, Kind]:
+    """Phase 4, column kinds: the caller's ``numeric``/``categorical`` first, else the real data's dtype
+    (booleans are categorical; numbers, datetimes and durations numeric). A column entirely missing in the real
+    data (T and H together) is refused: it has no kind and no distance.
+
+    >>> _column_kinds({"T": pd.DataFrame({"a": [1, 2], "b": [True, False]})}, ["a", "b"], numeric=[],
+    ...               categorical=[])
+    {'a': 'numeric', 'b': 'categorical'}
+    """
     kinds: dict[str, Kind] = {}
     for c in columns:
         if c in numeric:
@@ -576,22 +656,23 @@ def prepare(
             kinds[c] = "categorical"
         else:
             kinds[c] = _kind_of(frames["T"][c])
-
-    # Real data (T and H) together decide whether a column is entirely missing.
     for c in columns:
-        real_missing = frames["T"][c].isna().all() and (holdout is None or frames["H"][c].isna().all())
-        if real_missing:
+        if frames["T"][c].isna().all() and ("H" not in frames or frames["H"][c].isna().all()):
             raise ValueError(
                 f"column {c!r} is entirely missing in the real data; exclude it with exclude=[{c!r}]"
             )
+    return kinds
 
-    num_cols = [c for c in columns if kinds[c] == "numeric"]
-    cat_cols = [c for c in columns if kinds[c] == "categorical"]
+
+def _encode(frames: dict[str, pd.DataFrame], num_cols: Sequence[str], cat_cols: Sequence[str], *, reveal: bool
+            ) -> tuple[dict[str, NDArray[np.float64]], dict[str, NDArray[np.object_]], Factorized]:
+    """Phase 5, values: each set's numeric columns as a float64 ``(n, q)`` array (:func:`_to_numeric`), its
+    categorical columns as an object ``(n, c)`` array of strings (missing: :data:`MISSING`) with each column
+    factorized. A boolean real column reads 1/0 and true/false of the other sets as booleans. A value equal to
+    the missing marker is refused (never quoted: it is the marker itself)."""
     num_arrays: dict[str, NDArray[np.float64]] = {}
     cat_arrays: dict[str, NDArray[np.object_]] = {}
-    # per set and categorical column: (codes, distinct texts), so that later checks and the fingerprints read
-    # each column's distinct values instead of a million strings
-    factorized: dict[str, list[tuple[NDArray[np.int64], NDArray[np.object_]]]] = {}
+    factorized: Factorized = {}
     for s, df in frames.items():
         n = len(df)
         num = np.empty((n, len(num_cols)), dtype=np.float64)
@@ -614,7 +695,13 @@ def prepare(
             factorized[s].append((codes, table))
         num_arrays[s] = num
         cat_arrays[s] = cat
+    return num_arrays, cat_arrays, factorized
 
+
+def _unify_boolean_columns(frames: dict[str, pd.DataFrame], cat_cols: Sequence[str],
+                           cat_arrays: dict[str, NDArray[np.object_]], factorized: Factorized) -> list[str]:
+    """Phase 6, boolean spellings: each categorical column that spells true/false differently across the sets is
+    rewritten as ``"True"``/``"False"`` in place (:func:`_unify_booleans`) and factorized again; one note each."""
     notes = []
     for j, c in enumerate(cat_cols):
         note = _unify_booleans(c, {s: cat_arrays[s][:, j] for s in frames},
@@ -625,16 +712,22 @@ def prepare(
             for s in frames:
                 col = cat_arrays[s][:, j]
                 factorized[s][j] = _factorize_texts(np.where(col == MISSING, None, col))
+    return notes
 
-    ordered = num_cols + cat_cols
-    prints = {s: fingerprint(num_arrays[s], cat_arrays[s], ordered, kinds, factorized=factorized[s])
-              for s in frames}
+
+def _column_notes(frames: dict[str, pd.DataFrame], num_cols: Sequence[str], cat_cols: Sequence[str],
+                  num_arrays: dict[str, NDArray[np.float64]], factorized: Factorized, *, kept: Sequence[str]
+                  ) -> list[str]:
+    """Phase 7, notes on columns kept as they are: constant in the real data, a different value in every real
+    record (unless ``kept``), entirely missing in the synthetic or holdout data."""
+    notes = []
     real_sets = [s for s in ("T", "H") if s in frames]
     for j, c in enumerate(num_cols):
         real_vals = np.concatenate([num_arrays[s][:, j] for s in real_sets])
         finite = real_vals[~np.isnan(real_vals)]
         if finite.size and finite.min() == finite.max():
-            notes.append(f"column {c!r} is constant in the real data: its range is treated as 1, so a difference in it counts in full")
+            notes.append(f"column {c!r} is constant in the real data: its range is treated as 1, so a difference in "
+                         "it counts in full")
     for j, c in enumerate(cat_cols):
         distinct = set().union(*(factorized[s][j][1].tolist() for s in real_sets))
         if any((factorized[s][j][0] < 0).any() for s in real_sets):
@@ -653,30 +746,9 @@ def prepare(
             if num_arrays[s].shape[0] and np.isnan(num_arrays[s][:, j]).all():
                 notes.append(f"column {c!r} is entirely missing in the {SET_LABELS[s]} data")
         for j, c in enumerate(cat_cols):
-            if cat_arrays[s].shape[0] and (factorized[s][j][0] < 0).all():
+            if len(frames[s]) and (factorized[s][j][0] < 0).all():
                 notes.append(f"column {c!r} is entirely missing in the {SET_LABELS[s]} data")
-    precision = _synthetic_precision(frames, num_cols, num_arrays)
-    for c, p in precision.items():
-        notes.append(f"column {c!r} of the synthetic data is stored at {p} precision: its numbers are compared "
-                     f"with the real ones at that precision (a real value rounded to {p} is not a new value)")
-    notes.extend(_spelling_notes(cat_cols, factorized, real_sets))
-    if row_order not in ("canonical", "as_given"):
-        raise ValueError(f"row_order must be 'canonical' or 'as_given', got {row_order!r}")
-    order = ({s: _canonicalize(s, num_arrays, cat_arrays, factorized) for s in frames} if row_order == "canonical"
-             else {s: np.arange(len(df), dtype=np.int64) for s, df in frames.items()})
-    return PreparedData(
-        columns=columns,
-        kinds=kinds,
-        numeric=num_arrays,
-        categorical=cat_arrays,
-        sizes={s: len(df) for s, df in frames.items()},
-        fingerprints=prints,
-        excluded=tuple(exclude),
-        notes=tuple(notes),
-        factorized={s: tuple(f) for s, f in factorized.items()},
-        order=order,
-        precision=precision,
-    )
+    return notes
 
 
 def _canonicalize(s: str, num_arrays: dict[str, NDArray[np.float64]], cat_arrays: dict[str, NDArray[np.object_]],
@@ -787,7 +859,8 @@ _IDENTIFIER_NAME = re.compile(
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
 _CODE = re.compile(r"^[^\s]{1,64}$")
 _DIGIT = re.compile(r"[0-9]")
-_DECIMAL_OR_DATE = re.compile(r"^[+-]?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?$|^\d{4}-\d{2}-\d{2}|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}")
+_DECIMAL_OR_DATE = re.compile(r"^[+-]?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?$"
+                              r"|^\d{4}-\d{2}-\d{2}|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}")
 
 
 def _name_says_identifier(column: str) -> bool:

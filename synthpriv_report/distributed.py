@@ -167,6 +167,10 @@ def _numba_threads(threads_on_host: int) -> int:
 
 
 def _layer_is_threadsafe() -> bool:
+    from ._compiled import COMPILED
+
+    if not COMPILED:
+        return True  # NumPy releases the interpreter lock in its loops; no numba threading layer is entered
     import numba
 
     try:
@@ -238,13 +242,17 @@ def _search_block(tree_key: str, qnum: NDArray[np.float64], qcat: NDArray[np.int
                   k: int, choice: SearchChoice, threads_by_host: dict[str, int], presorted: bool = False) -> tuple:
     """One block's search on a worker: ``(dist, idx, worker address, seconds)``. ``presorted``: the queries
     are already in the tree walk's visiting order (a slice of the whole set's order), kept as they are."""
-    import numba
     from distributed import get_worker
+
+    from ._compiled import COMPILED
 
     worker = get_worker()
     tree = _tree_on_worker(tree_key)
     host = worker.address.rsplit(":", 1)[0]
-    numba.set_num_threads(_numba_threads(threads_by_host.get(host, worker.state.nthreads)))
+    if COMPILED:  # without numba the NumPy search runs (no numba threads to set)
+        import numba
+
+        numba.set_num_threads(_numba_threads(threads_by_host.get(host, worker.state.nthreads)))
     t0 = time.perf_counter()
     order = (lambda: np.arange(qnum.shape[0], dtype=np.int64)) if presorted else None
     if worker.state.nthreads > 1 and not _layer_is_threadsafe():

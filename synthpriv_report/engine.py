@@ -691,7 +691,7 @@ class Context:
         q, r = self._ref(query), self._ref(ref)
         qi, ri = self.record_ids(q), self.record_ids(r)
         if q.key == r.key:
-            counts = np.bincount(ri)
+            counts = np.bincount(np.asarray(ri, dtype=np.intp))
             return counts[qi] >= 2
         return np.isin(qi, ri)
 

@@ -14,26 +14,42 @@ import time
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Union, get_args
 
 import numpy as np
 import pandas as pd
 
 from . import applicability
+from . import progress as pg
 from .analysis.record import explain_record
 from .analysis.risk import records_at_risk, risk_overview, risk_rule_applies
-from . import progress as pg
-from .data import identifier_columns, prepare
+from .data import PreparedData, identifier_columns, prepare
 from .distributed import resolve_client
 from .engine import Context, SearchRecord, SearchRequest, TreeRequest, _Engine
+from .formats import DEFAULT_SET_NAMES, SET_ROLES
 from .levels import apply_level
 from .metrics.shift import holdout_shift_note, holdout_shift_of
-from .params import (check_bool, check_int, check_n_components, check_names,
-                     check_random_state, merge_params, validate_params)
+from .params import merge_params, validate_params
 from .registry import MetricSpec, get_spec, metric_names, verdict_metric_names
 from .results import MetricResult, ResultSet, not_computed, to_jsonable
 from .sources import read_inputs
-from .spaces import as_space
+from .spaces import SpaceKind, SpaceSpec
+from .validation import (
+    NONE,
+    AnyOf,
+    Boolean,
+    Check,
+    InstanceOf,
+    Interval,
+    MappingOf,
+    Name,
+    Names,
+    Options,
+    Refused,
+    Setting,
+    Text,
+    validate_all,
+)
 from .verdict import compute_verdict
 
 if TYPE_CHECKING:
@@ -44,8 +60,8 @@ if TYPE_CHECKING:
 DataSource = Union[pd.DataFrame, str, "os.PathLike[str]", "dask.dataframe.DataFrame"]
 
 #: How each set is called in reports when ``names=`` does not say.
-DEFAULT_NAMES = {"real": "real training data", "synthetic": "synthetic data", "holdout": "holdout data"}
-_ROLE = {"T": "real", "S": "synthetic", "H": "holdout"}
+DEFAULT_NAMES = DEFAULT_SET_NAMES
+_ROLE = SET_ROLES
 
 
 def _versions() -> dict[str, str]:
@@ -71,22 +87,18 @@ def _identifiers(real: Any, *, exclude: Any, include: Any, named: tuple[Any, ...
     columns left out here (each announced with a ``UserWarning``), ``{column: reason}`` for identifier-like columns
     kept by ``include=``. Columns named in ``key_fields`` or ``sensitive_fields`` (``named``) are never left out. A
     frame that :func:`~synthpriv_report.data.prepare` will refuse is not examined here (it gives the error).
+    ``exclude``, ``include`` and ``named`` are settings already checked (:data:`SETTINGS`): lists or None.
     """
-    for arg_name, cols in (("exclude", exclude), ("include", include)):
-        if isinstance(cols, (str, bytes)):
-            raise TypeError(f"{arg_name}= must be a list of column names, not the string {cols!r} "
-                            f"(write [{cols!r}])")
     if not isinstance(real, pd.DataFrame) or real.columns.duplicated().any() \
             or not all(isinstance(c, str) for c in real.columns) or len(real) == 0:
         return exclude, {}, {}
     excl = list(exclude or [])
-    incl = check_names("include", include, list(real.columns), what="column")
+    incl = SETTINGS["include"].validate(include, {"column": list(real.columns)}) or []
     both = [c for c in incl if c in excl]
     if both:
         raise ValueError(f"column(s) {', '.join(map(repr, both))} are named by both exclude= and include=; "
                          "a column is either left out or kept")
-    requested = {c for group in named if group is not None and not isinstance(group, (str, bytes))
-                 for c in group if isinstance(c, str)}
+    requested = {c for group in named if group is not None for c in group}
     candidates = [c for c in real.columns if c not in excl and c not in requested]
     found = identifier_columns(real, candidates)
     kept = {c: r for c, r in found.items() if c in incl}
@@ -96,7 +108,7 @@ def _identifiers(real: Any, *, exclude: Any, include: Any, named: tuple[Any, ...
                          f"to analyse with include=[...]")
     for c, reason in auto.items():
         warnings.warn(f"column {c!r} looks like an identifier ({reason}) and is left out of every metric; keep it "
-                      f"with include=[{c!r}]", UserWarning, stacklevel=3)
+                      f"with include=[{c!r}]", UserWarning, stacklevel=4)
     return excl, auto, kept
 
 
@@ -110,6 +122,143 @@ def _with_identifier_notes(data: Any, auto: Mapping[str, str], kept: Mapping[str
     notes += [f"column {c!r} looks like an identifier ({r}) but was kept because include= names it" for c, r
               in kept.items()]
     return replace(data, notes=tuple(notes) + tuple(data.notes))
+
+
+def _seed_from(generator: np.random.Generator) -> int:
+    """One integer seed drawn from a Generator, once: every random step is then reproducible from the settings."""
+    return int(generator.integers(0, 2**32 - 1))
+
+
+def _position_pairs(value: Any) -> np.ndarray:
+    """``pairing=`` as an ``(n_pairs, 2)`` int64 array (the positions are checked against the data later)."""
+    pairs = np.asarray(value)
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or not np.issubdtype(pairs.dtype, np.integer):
+        raise Refused(ValueError, f"an array of shape {pairs.shape} and dtype {pairs.dtype}")
+    return pairs.astype(np.int64)
+
+
+def _dask_client(value: Any) -> Any:
+    """``client=``: None or a ``dask.distributed.Client`` (whether it is connected is checked when it is used)."""
+    if value is None:
+        return None
+    try:
+        import distributed
+    except ImportError:  # pragma: no cover - the dask extra is installed in the test environment
+        raise Refused(TypeError, f"{type(value).__name__} (and Dask's distributed package is not installed: "
+                                 f"pip install \"synthpriv_report[dask]\")") from None
+    if not isinstance(value, distributed.Client):
+        raise Refused(TypeError, type(value).__name__)
+    return value
+
+
+_COLUMNS = AnyOf((NONE, Names("column")))
+_SPACE = AnyOf((Options(get_args(SpaceKind)), InstanceOf(SpaceSpec, "a SpaceSpec")))
+
+#: The settings of :class:`Evaluation` (its keyword arguments), declared once: name, default, constraint. They are
+#: checked together before any data is read (:func:`synthpriv_report.validation.validate_all`); lists of names are
+#: checked against the metrics then, and against the columns once the data are read.
+SETTINGS: dict[str, Setting] = {s.name: s for s in (
+    Setting("key_fields", None, AnyOf((NONE, Names("analysed column"))),
+            doc="Key attributes of the attack metrics: what an attacker knows."),
+    Setting("sensitive_fields", None, AnyOf((NONE, Names("analysed column"))),
+            doc="Sensitive attributes of the attack metrics: what an attacker wants to learn."),
+    Setting("pairing", None,
+            AnyOf((NONE, Check(_position_pairs, "an integer array of (real position, synthetic position) pairs"))),
+            doc="The generator's pairs of real and synthetic records."),
+    Setting("numeric", None, _COLUMNS, doc="Columns read as numbers whatever their type."),
+    Setting("categorical", None, _COLUMNS, doc="Columns read as categories whatever their type."),
+    Setting("exclude", None, _COLUMNS, doc="Columns left out of every metric."),
+    Setting("include", None, _COLUMNS, doc="Columns kept although they look like identifiers."),
+    Setting("spaces", None, AnyOf((NONE, _SPACE, MappingOf(Name("metric"), _SPACE, "a dict {metric: space}"))),
+            doc="Distance space of the distance-based metrics: one for all, or one per metric."),
+    Setting("nndr_k", 5, Interval("int", 1), doc="Neighbours of t* in the NNDR denominator."),
+    Setting("n_components", None, AnyOf((NONE, Interval("int", 1), Interval("real", 0.0, 1.0, low_open=True))),
+            doc="Components of the projected space: a number of them, or a share of explained variance."),
+    Setting("max_rows", 20_000, Interval("int", 1), doc="Per-class cap of the classifier metrics."),
+    Setting("metrics", None, AnyOf((NONE, Names("metric", nonempty=True))), doc="Metrics computed."),
+    Setting("verdict_metrics", None, AnyOf((NONE, Names("metric"))), doc="Metrics that drive the verdict."),
+    Setting("calibrate", True, Boolean(), doc="Also compute each comparable metric with H in the role of S."),
+    Setting("random_state", 0,
+            AnyOf((NONE, Interval("int", 0), InstanceOf(np.random.Generator, "a numpy.random.Generator", _seed_from)),
+                  description="a non-negative integer, a numpy.random.Generator or None"),
+            doc="Seed of every random step (a Generator is turned into one seed, once)."),
+    Setting("progress", True, Boolean(), doc="Progress bars for long searches."),
+    Setting("reveal_real_values", False, Boolean(), doc="Whether views, messages and exports may show real values."),
+    Setting("names", None, AnyOf((NONE, MappingOf(Options(tuple(DEFAULT_NAMES)), Text(),
+                                                  "a dict {'real' | 'synthetic' | 'holdout': name}"))),
+            doc="What the sets are called in reports."),
+    Setting("engine", "auto", Options(("auto", "tree", "tiled")), doc="Exact neighbour search engine."),
+    Setting("device", "cpu", Options(("cpu", "cuda", "auto")), doc="Where the tiled kernel runs."),
+    Setting("client", None, Check(_dask_client, "a dask.distributed.Client"),
+            doc="Run the neighbour searches on this Dask client's workers."),
+    Setting("backend", "local", Options(("local", "dask")), doc="'dask': Dask's current default client."),
+    Setting("row_order", "canonical", Options(("canonical", "as_given")),
+            doc="Hold each set in an order of its values alone, or in the rows' own order."),
+)}
+
+
+def _check_combinations(s: Mapping[str, Any], client: Any) -> None:
+    """Rules between checked settings, before any data is read: a device with a Dask client, a space chosen for
+    a metric whose space is fixed."""
+    if client is not None and s["device"] != "cpu":
+        raise ValueError(f"device={s['device']!r} cannot be combined with a Dask client: searches on Dask workers "
+                         f"run on the workers' CPUs; leave device='cpu'")
+    for m in s["spaces"] if isinstance(s["spaces"], Mapping) else ():
+        if not get_spec(m).space_choosable:
+            raise ValueError(f"spaces[{m!r}]: metric {m!r} has a fixed space; its space cannot be chosen")
+
+
+def _prepared(real: DataSource, synthetic: DataSource, holdout: DataSource | None, s: Mapping[str, Any]
+              ) -> tuple[PreparedData, dict[str, str]]:
+    """The sets read (:mod:`synthpriv_report.sources`), identifier-like columns set aside, and prepared
+    (:func:`synthpriv_report.data.prepare`); with the reason each left-out column was left out."""
+    inputs = read_inputs(real, synthetic, holdout, exclude=s["exclude"])
+    with pg.stage("preparing the data", enabled=s["progress"]):
+        exclude, auto_excluded, kept = _identifiers(inputs.real, exclude=inputs.exclude, include=s["include"],
+                                                    named=(s["key_fields"], s["sensitive_fields"]))
+        data = prepare(inputs.real, inputs.synthetic, inputs.holdout, numeric=s["numeric"],
+                       categorical=s["categorical"], exclude=list(exclude or []) + list(auto_excluded),
+                       reveal_real_values=s["reveal_real_values"], kept=list(kept), row_order=s["row_order"])
+        if inputs.excluded:  # left out while reading: recorded as if prepare() had left them out
+            data = replace(data, excluded=tuple(dict.fromkeys(list(inputs.excluded) + list(data.excluded))))
+        data = _with_identifier_notes(data, auto_excluded, kept)
+    reasons = {c: (f"looks like an identifier ({auto_excluded[c]})" if c in auto_excluded
+                   else "left out on request (exclude=)") for c in data.excluded}
+    return data, reasons
+
+
+def _fields_and_pairs(s: Mapping[str, Any], data: PreparedData) -> dict[str, Any]:
+    """The settings that name analysed columns or rows, checked against the prepared data: ``key_fields``,
+    ``key_fields_chosen`` (how they were chosen, in words), ``sensitive_fields`` and ``pairing`` (as positions
+    of the prepared records)."""
+    cols = {"analysed column": list(data.columns)}
+    sensitive = SETTINGS["sensitive_fields"].validate(s["sensitive_fields"], cols) or []
+    keys_given = SETTINGS["key_fields"].validate(s["key_fields"], cols) or []
+    both = [c for c in keys_given if c in sensitive]
+    if both:
+        raise ValueError(f"column(s) {', '.join(map(repr, both))} are both key_fields and sensitive_fields; "
+                         f"a column is either what an attacker knows or what they want to learn")
+    keys = keys_given or [c for c in data.columns if c not in sensitive]
+    if not keys:
+        raise ValueError("no key fields: every analysed column is sensitive; pass key_fields=")
+    pairs = s["pairing"]
+    if pairs is not None:
+        if pairs.size and (pairs[:, 0].min() < 0 or pairs[:, 0].max() >= data.sizes["T"]
+                           or pairs[:, 1].min() < 0 or pairs[:, 1].max() >= data.sizes["S"]):
+            raise ValueError("pairing holds positions outside the real or synthetic data")
+        # the caller's row positions, held as positions of the prepared (canonically ordered) records
+        pairs = np.stack([data.prepared_rows("T", pairs[:, 0]), data.prepared_rows("S", pairs[:, 1])],
+                         axis=1) if pairs.size else pairs
+    if keys_given:
+        chosen = "given by the user"
+    elif sensitive:
+        chosen = ("not given, so every analysed column that is not sensitive: the attack metrics assume an "
+                  "attacker who knows all of a person's other values")
+    else:
+        chosen = ("not given, and no sensitive fields were given either: the attack metrics that use key "
+                  "fields did not run")
+    return {"key_fields": tuple(keys), "key_fields_chosen": chosen, "sensitive_fields": tuple(sensitive),
+            "pairing": pairs}
 
 
 class Evaluation:
@@ -238,116 +387,28 @@ class Evaluation:
         **params: Any,
     ):
         # settings first (cheap), data second: a bad setting is refused before any work
-        nndr_k = check_int("nndr_k", nndr_k, low=1)
-        max_rows = check_int("max_rows", max_rows, low=1)
-        n_components = check_n_components(n_components)
-        random_state = check_random_state(random_state)
-        calibrate = check_bool("calibrate", calibrate)
-        progress = check_bool("progress", progress)
-        reveal_real_values = check_bool("reveal_real_values", reveal_real_values)
-        if engine not in ("auto", "tree", "tiled"):
-            raise ValueError(f"engine must be one of 'auto', 'tree', 'tiled', got {engine!r}")
-        if row_order not in ("canonical", "as_given"):
-            raise ValueError(f"row_order must be 'canonical' or 'as_given', got {row_order!r}")
-        if device not in ("cpu", "cuda", "auto"):
-            raise ValueError(f"device must be one of 'cpu', 'cuda', 'auto', got {device!r}")
-        client = resolve_client(client, backend)
-        if client is not None and device != "cpu":
-            raise ValueError(f"device={device!r} cannot be combined with a Dask client: searches on Dask workers "
-                             f"run on the workers' CPUs; leave device='cpu'")
-        known = metric_names()
-        chosen = check_names("metrics", metrics, known, what="metric") if metrics is not None else list(known)
-        if metrics is not None and not chosen:
-            raise ValueError("metrics= is empty: name at least one metric")
-        driving = (tuple(check_names("verdict_metrics", verdict_metrics, known, what="metric"))
-                   if verdict_metrics is not None else tuple(verdict_metric_names()))
-        default_params = merge_params(params)
-        set_names = dict(DEFAULT_NAMES)
-        if names is not None:
-            if not isinstance(names, Mapping):
-                raise TypeError(f"names must be a dict {{'real': ..., 'synthetic': ..., 'holdout': ...}}, got "
-                                f"{names!r}")
-            for k, v in names.items():
-                if k not in DEFAULT_NAMES:
-                    raise ValueError(f"names has an unknown key {k!r}; allowed: real, synthetic, holdout")
-                if not isinstance(v, str) or not v.strip():
-                    raise TypeError(f"names[{k!r}] must be a non-empty string, got {v!r}")
-                set_names[k] = v
-        if isinstance(spaces, Mapping):
-            for m, sp in spaces.items():
-                spec = get_spec(m)
-                if not spec.space_choosable:
-                    raise ValueError(f"spaces[{m!r}]: metric {m!r} has a fixed space; its space cannot be chosen")
-                as_space(sp)
-        elif spaces is not None:
-            as_space(spaces)
-
-        inputs = read_inputs(real, synthetic, holdout, exclude=exclude)
-        with pg.stage("preparing the data", enabled=progress):
-            exclude, auto_excluded, kept = _identifiers(inputs.real, exclude=inputs.exclude, include=include,
-                                                        named=(key_fields, sensitive_fields))
-            data = prepare(inputs.real, inputs.synthetic, inputs.holdout, numeric=numeric,
-                           categorical=categorical, exclude=list(exclude or []) + list(auto_excluded),
-                           reveal_real_values=reveal_real_values, kept=list(kept), row_order=row_order)
-            if inputs.excluded:  # left out while reading: recorded as if prepare() had left them out
-                data = replace(data, excluded=tuple(dict.fromkeys(list(inputs.excluded) + list(data.excluded))))
-            self.data = _with_identifier_notes(data, auto_excluded, kept)
-        self.excluded_reasons: dict[str, str] = {
-            c: (f"looks like an identifier ({auto_excluded[c]})" if c in auto_excluded
-                else "left out on request (exclude=)") for c in self.data.excluded}
-        cols = list(self.data.columns)
-        sensitive = check_names("sensitive_fields", sensitive_fields, cols, what="analysed column")
-        keys_given = check_names("key_fields", key_fields, cols, what="analysed column")
-        both = [c for c in keys_given if c in sensitive]
-        if both:
-            raise ValueError(f"column(s) {', '.join(map(repr, both))} are both key_fields and sensitive_fields; "
-                             f"a column is either what an attacker knows or what they want to learn")
-        keys = keys_given or [c for c in cols if c not in sensitive]
-        if not keys:
-            raise ValueError("no key fields: every analysed column is sensitive; pass key_fields=")
-        pairs = None
-        if pairing is not None:
-            pairs = np.asarray(pairing)
-            if pairs.ndim != 2 or pairs.shape[1] != 2 or not np.issubdtype(pairs.dtype, np.integer):
-                raise ValueError("pairing must be an integer array of (real position, synthetic position) pairs")
-            pairs = pairs.astype(np.int64)
-            if pairs.size and (pairs[:, 0].min() < 0 or pairs[:, 0].max() >= self.data.sizes["T"]
-                               or pairs[:, 1].min() < 0 or pairs[:, 1].max() >= self.data.sizes["S"]):
-                raise ValueError("pairing holds positions outside the real or synthetic data")
-            # the caller's row positions, held as positions of the prepared (canonically ordered) records
-            pairs = np.stack([self.data.prepared_rows("T", pairs[:, 0]), self.data.prepared_rows("S", pairs[:, 1])],
-                             axis=1) if pairs.size else pairs
-        self.metric_names = chosen
-        self.verdict_metrics = driving
-        self.default_params = default_params
-        self.names = set_names
-        if keys_given:
-            chosen = "given by the user"
-        elif sensitive:
-            chosen = ("not given, so every analysed column that is not sensitive: the attack metrics assume an "
-                      "attacker who knows all of a person's other values")
-        else:
-            chosen = ("not given, and no sensitive fields were given either: the attack metrics that use key "
-                      "fields did not run")
+        s = validate_all(SETTINGS, {k: v for k, v in locals().items() if k in SETTINGS}, {"metric": metric_names()})
+        self.default_params = merge_params(params)
+        client = resolve_client(s["client"], s["backend"])
+        _check_combinations(s, client)
+        self.data, self.excluded_reasons = _prepared(real, synthetic, holdout, s)
+        self.metric_names = s["metrics"] or metric_names()
+        self.verdict_metrics = (tuple(verdict_metric_names()) if s["verdict_metrics"] is None
+                                else tuple(s["verdict_metrics"]))
+        self.names = {**DEFAULT_NAMES, **(s["names"] or {})}
+        fields = _fields_and_pairs(s, self.data)
         self.settings: dict[str, Any] = {
-            "key_fields": tuple(keys),
-            "key_fields_chosen": chosen,
-            "include": tuple(include or ()),
-            "sensitive_fields": tuple(sensitive),
-            "pairing": pairs,
-            "spaces": dict(spaces) if isinstance(spaces, Mapping) else spaces,
-            "nndr_k": nndr_k,
-            "n_components": n_components,
-            "max_rows": max_rows,
-            "random_state": random_state,
-            "row_order": row_order,
-            "calibrate": calibrate,
-            "reveal_real_values": reveal_real_values,
-            "engine": engine,
-            "device": device,
+            "key_fields": fields["key_fields"],
+            "key_fields_chosen": fields["key_fields_chosen"],
+            "include": tuple(s["include"] or ()),
+            "sensitive_fields": fields["sensitive_fields"],
+            "pairing": fields["pairing"],
+            **{k: s[k] for k in ("spaces", "nndr_k", "n_components", "max_rows", "random_state", "row_order",
+                                 "calibrate", "reveal_real_values", "engine", "device")},
             "backend": "local" if client is None else "dask",
         }
-        self._engine = _Engine(self.data, progress=progress, search_engine=engine, device=device, client=client)
+        self._engine = _Engine(self.data, progress=s["progress"], search_engine=s["engine"], device=s["device"],
+                               client=client)
         # the per-column numbering prepare found has served the fit: its codes (8 bytes per cell) need not stay
         self.data = self._engine.data = replace(self.data, factorized=None)
         self._ctx = Context(self._engine, self.settings)
@@ -489,7 +550,7 @@ class Evaluation:
         merged = dict(self.default_params)
         merged.update(validate_params(params))
         known = metric_names()
-        names = (check_names("metrics", metrics, known, what="metric") if metrics is not None
+        names = (SETTINGS["metrics"].validate(metrics, {"metric": known}) if metrics is not None
                  else list(self.metric_names))
         specs = [get_spec(n) for n in names]
         calib = self._ctx.calibration() if (self.settings["calibrate"] and self.data.has_holdout) else None

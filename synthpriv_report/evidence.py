@@ -81,7 +81,7 @@ def clustered_variance(y: ArrayLike, groups: ArrayLike, *, centre: float | None 
         return float("nan")
     c = float(v.mean()) if centre is None else float(centre)
     g = np.unique(np.asarray(groups), return_inverse=True)[1].ravel()
-    sums = np.bincount(g, weights=v - c)
+    sums = np.bincount(np.asarray(g, dtype=np.intp), weights=v - c)
     return float(np.sum(sums * sums)) / (n * n)
 
 

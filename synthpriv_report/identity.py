@@ -1,4 +1,5 @@
-"""Identical records (spec section 0): an id per record of every set, equal exactly when the records are identical.
+"""Identical records (docs/metrics.md, "Shared machinery"): an id per record of every set, equal exactly when the
+records are identical.
 
 Two records are identical when every analysed column is equal: numbers as float64, exactly (-0.0 equals 0.0,
 missing equals missing), categories as strings (compared through the fitted category codes, which are equal
@@ -17,8 +18,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from numba import njit, prange
 from numpy.typing import NDArray
+
+from ._compiled import COMPILED, njit, prange
 
 _NAN_BITS = np.int64(0x7FF8000000000000)
 
@@ -49,8 +51,36 @@ def _num_bits(b):
     return b
 
 
+def _row_hashes(num: NDArray[np.int64], codes: NDArray[np.int64]) -> NDArray[np.int64]:
+    """A 64-bit hash of each row: numbers given as their float64 bits (canonicalised here), then codes."""
+    if COMPILED:
+        return _row_hashes_compiled(num, codes)
+    return _row_hashes_numpy(num, codes)
+
+
+def mix64(h: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """splitmix64's finalizer, a bijection of 64-bit words, on a whole array: :func:`_mix` vectorised (unsigned
+    array arithmetic wraps modulo 2**64, silently). Also the cell words of the near-copy check."""
+    h = h ^ (h >> np.uint64(30))
+    h = h * np.uint64(0xBF58476D1CE4E5B9)
+    h = h ^ (h >> np.uint64(27))
+    h = h * np.uint64(0x94D049BB133111EB)
+    return h ^ (h >> np.uint64(31))
+
+
+def _row_hashes_numpy(num: NDArray[np.int64], codes: NDArray[np.int64]) -> NDArray[np.int64]:
+    """:func:`_row_hashes_compiled` column by column in NumPy: the same hashes."""
+    h = np.full(num.shape[0], 0x9E3779B97F4A7C15, dtype=np.uint64)
+    for j in range(num.shape[1]):
+        h = mix64(h ^ _canonical_bits(num[:, j]).view(np.uint64))
+    for j in range(codes.shape[1]):
+        c = np.ascontiguousarray(codes[:, j], dtype=np.int64).view(np.uint64)
+        h = mix64(h ^ c ^ np.uint64(0x5851F42D4C957F2D))
+    return h.view(np.int64)
+
+
 @njit(cache=True, parallel=True)
-def _row_hashes(num, codes):
+def _row_hashes_compiled(num, codes):
     n = num.shape[0]
     out = np.empty(n, dtype=np.int64)
     for r in prange(n):
@@ -63,8 +93,26 @@ def _row_hashes(num, codes):
     return out
 
 
+def _canonical_bits(b: NDArray[np.int64]) -> NDArray[np.int64]:
+    """:func:`_num_bits` elementwise."""
+    b = b.copy()
+    b[b == _NEG_ZERO] = 0
+    b[((b & _EXP) == _EXP) & ((b & _MANT) != 0)] = _NAN_BITS
+    return b
+
+
+def _same_rows(num_a: NDArray[np.int64], codes_a: NDArray[np.int64], rows_a: NDArray[np.integer],
+               num_b: NDArray[np.int64], codes_b: NDArray[np.int64], rows_b: NDArray[np.integer]) -> NDArray[np.bool_]:
+    """Whether row ``rows_a[x]`` of set a equals row ``rows_b[x]`` of set b in every value, for every x."""
+    if COMPILED:
+        return _same_rows_compiled(num_a, codes_a, np.asarray(rows_a, dtype=np.int64), num_b, codes_b,
+                                   np.asarray(rows_b, dtype=np.int64))
+    same = (_canonical_bits(num_a[rows_a]) == _canonical_bits(num_b[rows_b])).all(axis=1)
+    return same & (codes_a[rows_a] == codes_b[rows_b]).all(axis=1)
+
+
 @njit(cache=True, parallel=True)
-def _same_rows(num_a, codes_a, rows_a, num_b, codes_b, rows_b):
+def _same_rows_compiled(num_a, codes_a, rows_a, num_b, codes_b, rows_b):
     """Whether row ``rows_a[x]`` of set a equals row ``rows_b[x]`` of set b in every value, for every x."""
     n = rows_a.shape[0]
     ok = np.ones(n, dtype=np.bool_)

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
-from numba import njit, prange
 from numpy.typing import ArrayLike, NDArray
 
+from ._compiled import COMPILED, njit, prange
 from .stats import ABS_TOL, REL_TOL
 
 
@@ -105,8 +105,21 @@ def _hitr_kernel(a, b, order, num_t, num_s, h):  # pragma: no cover - compiled
     return pairs
 
 
+def _window_bounds(xt: NDArray[np.float64], hw: float, uniq: NDArray[np.float64], groups: NDArray[np.int64],
+                   width: int, key_sorted: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Per real record, the window of S within ``hw`` of its value in its group (:func:`_window_bounds_compiled`;
+    without numba the same ``np.searchsorted`` calls on whole arrays)."""
+    if COMPILED:
+        return _window_bounds_compiled(xt, hw, uniq, groups, width, key_sorted)
+    base = groups.astype(np.int64) * np.int64(width)
+    lo_rank = np.searchsorted(uniq, xt - hw)
+    hi_rank = np.searchsorted(uniq, xt + hw, side="right")
+    return (np.searchsorted(key_sorted, base + lo_rank).astype(np.int64),
+            np.searchsorted(key_sorted, base + hi_rank).astype(np.int64))
+
+
 @njit(cache=True, parallel=True)
-def _window_bounds(xt, hw, uniq, groups, width, key_sorted):  # pragma: no cover - compiled
+def _window_bounds_compiled(xt, hw, uniq, groups, width, key_sorted):  # pragma: no cover - compiled
     """Per real record, the window of S (positions in ``key_sorted``, S sorted by group then value rank) whose
     values lie within ``hw`` of the record's value ``xt[i]`` in its group: ``np.searchsorted`` of the same keys,
     record by record in parallel."""
@@ -170,10 +183,11 @@ class _HitrIndex:
 
 def hitting_matches(cat_t: ArrayLike, num_t: ArrayLike, cat_s: ArrayLike, num_s: ArrayLike,
                     h: ArrayLike) -> tuple[NDArray[np.bool_], int]:
-    """Which real records are "hit" by some synthetic record (HitR, spec section 3, paper Eq. 32-33).
+    """Which real records are "hit" by some synthetic record (HitR, Trudslev et al., Eq. 32-33).
 
     y is hit when some s has every categorical value equal (missing equals missing) and every numeric value
-    within ``h[j]`` (inclusive, with the tie tolerance of spec section 0; ``h[j] = 0`` means exact equality;
+    within ``h[j]`` (inclusive, with the package's tie tolerance (docs/metrics.md, "Ties, self-matches and nearest
+    records"); ``h[j] = 0`` means exact equality;
     both missing match, one missing does not). Records are grouped on their categorical signature (codes plus
     numeric missing flags); within a group, S is sorted on one numeric column and each real record scans only
     the window ``[y - h, y + h]`` of that column, checking the others exactly. The column with the smallest

@@ -4,7 +4,8 @@ A metric's default rule is its declaration's :class:`~synthpriv_report.registry.
 stated scale, or a rule such as "copies beyond the holdout's own share"). ``levels={name: {"medium": m,
 "high": h}}`` replaces it for any metric that has a level, with thresholds on the metric's headline value in the
 metric's direction (both keys, every metric alike: ``None`` switches a level off; a default rule may grade another
-quantity, such as a confidence bound, so a missing threshold is never borrowed from it); ``levels={family: {...}}`` moves a shared rule (``review_absolute``, ``review_excess``).
+quantity, such as a confidence bound, so a missing threshold is never borrowed from it); ``levels={family: {...}}``
+moves a shared rule (``review_absolute``, ``review_excess``).
 
 Comparisons use the tie tolerance of :func:`synthpriv_report.stats.ties`, so rounding can never move a value
 across a threshold, and a value that is not a finite number is never graded: the metric is reported as not
@@ -16,14 +17,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from . import stats
-from .registry import LevelSpec, MetricSpec, get_spec, level_families, metric_names, resolve_level
+from .formats import fmt_on_unit
+from .params import validate_levels  # noqa: F401  (the checks of levels= live with the parameters)
+from .registry import LevelSpec, MetricSpec, resolve_level
 from .results import Direction, Level, LevelRule, MetricResult, RuleUnit, not_computed
-from .wording import fmt_on_unit
-
-_KEYS = ("medium", "high")
 
 
 def beyond(value: float, threshold: float, direction: Direction, *, inclusive: bool = False) -> bool:
@@ -61,80 +60,11 @@ def grade(value: float, direction: Direction, *, medium: float | None, high: flo
     return "low"
 
 
-def _number(metric: str, key: str, v: Any) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
-        raise ValueError(f"levels[{metric!r}][{key!r}] must be a number, got {v!r} ({type(v).__name__})")
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        raise ValueError(f"levels[{metric!r}][{key!r}] must be a number, got {v!r}") from None
-    if not math.isfinite(f):
-        raise ValueError(f"levels[{metric!r}][{key!r}] must be a finite number, got {v!r}")
-    return f
-
-
-def _direction_of(name: str) -> Direction:
-    fam = level_families()
-    if name in fam:
-        return fam[name].direction or "higher_is_riskier"
-    return get_spec(name).direction
-
-
 def _on_headline(ls: LevelSpec | None, spec: MetricSpec) -> bool:
     """Whether a rule's thresholds are numbers on the metric's headline scale (the value itself, or a bound of
     it), in the metric's direction; user thresholds are then merged with them and compared the same way."""
     return (ls is not None and ls.rule is None and (ls.of is None or ls.same_scale)
             and ls.direction in (None, spec.direction))
-
-
-def validate_levels(levels: Any) -> dict[str, dict[str, float | None]] | None:
-    """Checked ``levels=`` overrides: known metric (with a level) or rule family, numeric thresholds in the order
-    of the metric's direction. A ``ValueError`` naming the metric otherwise.
-
-    >>> validate_levels({"privacy_score": {"medium": 10, "high": 90}})  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: levels['privacy_score']: for a metric where higher is safer the high-risk threshold ...
-    """
-    if levels is None:
-        return None
-    if not isinstance(levels, Mapping):
-        raise TypeError(f"levels= must be a dict {{metric: {{'medium': m, 'high': h}}}}, got {levels!r}")
-    names = metric_names()
-    fam = level_families()
-    out: dict[str, dict[str, float | None]] = {}
-    for name, rule in levels.items():
-        if name in fam:
-            pass
-        elif name in names:
-            if get_spec(name).level is None:
-                raise ValueError(f"levels[{name!r}]: metric {name!r} has no level to override")
-        else:
-            import difflib
-
-            close = difflib.get_close_matches(str(name), names + list(fam), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ValueError(f"levels= names an unknown metric {name!r}{hint}; known: "
-                             f"{', '.join(names + list(fam))}")
-        if not isinstance(rule, Mapping) or set(rule) != set(_KEYS):
-            missing = [k for k in _KEYS if not isinstance(rule, Mapping) or k not in rule]
-            hint = (f" (missing {' and '.join(map(repr, missing))}: give both, None to switch a level off; the "
-                    f"default rule may grade another quantity than the value, so a threshold is never taken from "
-                    f"it)" if missing and isinstance(rule, Mapping) and not set(rule) - set(_KEYS) else "")
-            raise ValueError(f"levels[{name!r}] must be a dict with the keys 'medium' and 'high', got "
-                             f"{rule!r}{hint}")
-        user = {k: None if v is None else _number(name, k, v) for k, v in rule.items()}
-        m, h = user["medium"], user["high"]
-        if m is not None and h is not None:
-            d = _direction_of(name)
-            if d == "higher_is_riskier" and h < m:
-                raise ValueError(f"levels[{name!r}]: for a metric where higher is riskier the high-risk threshold "
-                                 f"must not be below the medium one (got medium {m:g}, high {h:g})")
-            if d == "higher_is_safer" and h > m:
-                raise ValueError(f"levels[{name!r}]: for a metric where higher is safer the high-risk threshold "
-                                 f"must not be above the medium one (got medium {m:g}, high {h:g})")
-        out[str(name)] = user
-    return out
 
 
 def _unit(spec: MetricSpec, ls: LevelSpec | None) -> RuleUnit:
@@ -163,8 +93,8 @@ def rule_text(spec: MetricSpec, ls: LevelSpec) -> str:
 
     >>> from synthpriv_report.registry import get_spec
     >>> spec = get_spec("holdout_dcr_share")
-    >>> rule_text(spec, spec.level)
-    "high when the share is above 55% beyond chance, medium when above 50% beyond chance: the lower end of its confidence interval (at the level that keeps the verdict's false alarms near 5%; synthetic records that share their nearest real record count as one group) is above the threshold; an honest generator gives about 50%"
+    >>> rule_text(spec, spec.level)[:84]
+    'high when the share is above 55% beyond chance, medium when above 50% beyond chance:'
     """
     return _rule_text(ls, ls.medium, ls.high, _unit(spec, ls))
 

@@ -1,21 +1,23 @@
-"""Shared parameters, shared level rules and the validation of settings, done where they are given.
+"""Shared parameters and level rules, and the checks of the reduction parameters of ``results()``.
 
 Each metric declares its own reduction parameters (:class:`~synthpriv_report.registry.Param`) in its module;
-this module holds the few that several metrics share, the shared level-rule families, and the checks of the
-:class:`~synthpriv_report.evaluation.Evaluation` settings. Every error names the setting, what it allows and what
-was given.
+this module holds the few that several metrics share, the shared level-rule families (both registered with
+:func:`~synthpriv_report.registry.register_shared`), the names of the structural settings of
+:class:`~synthpriv_report.evaluation.Evaluation`, and the per-call checks: every declared parameter and
+``levels=``, each through its constraint (:mod:`synthpriv_report.validation`). Every error names the parameter,
+what it allows and what was given.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
-from .evidence import check_alpha
-from .registry import LevelSpec, Param
+from .registry import LevelSpec, Param, declared_params, get_spec, level_families, metric_names, register_shared
+from .results import Direction
+from .validation import Boolean, Check, Setting, check
 
 #: Parameters shared by several metrics.
 N_BOOTSTRAP = Param("n_bootstrap", 1000, kind="int", low=10, high=100_000, label="bootstrap resamples",
@@ -58,13 +60,103 @@ def review_level(result: Any) -> LevelSpec:
     return LEVEL_FAMILIES["review_excess" if result.calibration is not None else "review_absolute"]
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# level overrides (``levels=``)
+
+_KEYS = ("medium", "high")
+
+
+def _number(metric: str, key: str, v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
+        raise ValueError(f"levels[{metric!r}][{key!r}] must be a number, got {v!r} ({type(v).__name__})")
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"levels[{metric!r}][{key!r}] must be a number, got {v!r}") from None
+    if not math.isfinite(f):
+        raise ValueError(f"levels[{metric!r}][{key!r}] must be a finite number, got {v!r}")
+    return f
+
+
+def _direction_of(name: str) -> Direction:
+    fam = level_families()
+    if name in fam:
+        return fam[name].direction or "higher_is_riskier"
+    return get_spec(name).direction
+
+
+def validate_levels(levels: Any) -> dict[str, dict[str, float]] | None:
+    """Checked ``levels=`` overrides: known metric (with a level) or rule family, numeric thresholds in the order
+    of the metric's direction. A ``ValueError`` naming the metric otherwise.
+
+    >>> validate_levels({"privacy_score": {"medium": 10, "high": 90}})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: levels['privacy_score']: for a metric where higher is safer the high-risk threshold ...
+    """
+    if levels is None:
+        return None
+    if not isinstance(levels, Mapping):
+        raise TypeError(f"levels= must be a dict {{metric: {{'medium': m, 'high': h}}}}, got {levels!r}")
+    names = metric_names()
+    fam = level_families()
+    out: dict[str, dict[str, float]] = {}
+    for name, rule in levels.items():
+        if name in fam:
+            pass
+        elif name in names:
+            if get_spec(name).level is None:
+                raise ValueError(f"levels[{name!r}]: metric {name!r} has no level to override")
+        else:
+            close = difflib.get_close_matches(str(name), names + list(fam), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(f"levels= names an unknown metric {name!r}{hint}; known: "
+                             f"{', '.join(names + list(fam))}")
+        if not isinstance(rule, Mapping) or set(rule) != set(_KEYS):
+            missing = [k for k in _KEYS if not isinstance(rule, Mapping) or k not in rule]
+            hint = (f" (missing {' and '.join(map(repr, missing))}: give both, None to switch a level off; the "
+                    f"default rule may grade another quantity than the value, so a threshold is never taken from "
+                    f"it)" if missing and isinstance(rule, Mapping) and not set(rule) - set(_KEYS) else "")
+            raise ValueError(f"levels[{name!r}] must be a dict with the keys 'medium' and 'high', got "
+                             f"{rule!r}{hint}")
+        user = {k: None if v is None else _number(name, k, v) for k, v in rule.items()}
+        m, h = user["medium"], user["high"]
+        if m is not None and h is not None:
+            d = _direction_of(name)
+            if d == "higher_is_riskier" and h < m:
+                raise ValueError(f"levels[{name!r}]: for a metric where higher is riskier the high-risk threshold "
+                                 f"must not be below the medium one (got medium {m:g}, high {h:g})")
+            if d == "higher_is_safer" and h > m:
+                raise ValueError(f"levels[{name!r}]: for a metric where higher is safer the high-risk threshold "
+                                 f"must not be above the medium one (got medium {m:g}, high {h:g})")
+        out[str(name)] = user
+    return out
+
+
+#: ``levels=`` of ``results()``: threshold overrides, checked by :func:`validate_levels`.
+LEVELS = Setting("levels", None, Check(validate_levels, "a dict {metric or rule family: {'medium': m, 'high': h}}"),
+                 doc="Threshold overrides of the level rules, per metric or per shared rule family.")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the reduction parameters of results()
+
+#: Settings that live on the Evaluation, not on ``results()`` (they change what is searched or fitted).
+STRUCTURAL = ("nndr_k", "n_components", "max_rows", "random_state", "key_fields", "sensitive_fields",
+              "verdict_metrics", "metrics", "spaces")
+
+
+def result_params() -> dict[str, Param | Setting]:
+    """The declarations of ``results()``'s keyword parameters: every declared reduction parameter and
+    ``levels``."""
+    out: dict[str, Param | Setting] = dict(declared_params())
+    out["levels"] = LEVELS
+    return out
+
+
 def default_params() -> dict[str, Any]:
     """Every declared reduction parameter with its default, and ``levels=None``."""
-    from .registry import declared_params
-
-    out = {name: p.default for name, p in declared_params().items()}
-    out["levels"] = None
-    return out
+    return {name: p.default for name, p in result_params().items()}
 
 
 def validate_params(overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -77,26 +169,16 @@ def validate_params(overrides: Mapping[str, Any]) -> dict[str, Any]:
     ...
     ValueError: unknown parameter 'alhpa' (did you mean 'alpha'?); known parameters: ...
     """
-    from .registry import declared_params
-
-    decl = declared_params()
+    decl = result_params()
     out: dict[str, Any] = {}
     for name, value in overrides.items():
-        if name == "levels":
-            from .levels import validate_levels
-
-            out[name] = validate_levels(value)
-            continue
         if name not in decl:
             if name in STRUCTURAL:
                 raise ValueError(f"unknown parameter {name!r} for results(): it is a structural setting (it changes "
                                  f"what is searched or fitted), so set it on Evaluation(...)")
-            import difflib
-
-            close = difflib.get_close_matches(str(name), list(decl) + ["levels"] + list(STRUCTURAL), n=1)
+            close = difflib.get_close_matches(str(name), list(decl) + list(STRUCTURAL), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ValueError(f"unknown parameter {name!r}{hint}; known parameters: "
-                             f"{', '.join(list(decl) + ['levels'])}")
+            raise ValueError(f"unknown parameter {name!r}{hint}; known parameters: {', '.join(decl)}")
         out[name] = decl[name].validate(value)
     return out
 
@@ -108,99 +190,16 @@ def merge_params(overrides: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# settings of the Evaluation (structural: they change what is searched or fitted)
+def check_bool(name: str, value: Any) -> bool:
+    """A boolean setting (``True``/``False``; numbers and strings are refused).
 
-#: Settings that live on the Evaluation, not on ``results()``.
-STRUCTURAL = ("nndr_k", "n_components", "max_rows", "random_state", "key_fields", "sensitive_fields",
-              "verdict_metrics", "metrics", "spaces")
-
-
-def check_int(name: str, value: Any, *, low: int = 1, high: int | None = None) -> int:
-    """An integer setting in [low, high]; a ``TypeError``/``ValueError`` naming it otherwise.
-
-    >>> check_int("max_rows", 5)
-    5
-    >>> check_int("max_rows", -3)
+    >>> check_bool("reveal_real_values", 1)
     Traceback (most recent call last):
     ...
-    ValueError: max_rows must be an integer >= 1, got -3
+    TypeError: reveal_real_values must be True or False, got 1 (int)
     """
-    rng = f">= {low}" if high is None else f"in [{low}, {high}]"
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer {rng}, got {value!r} ({type(value).__name__})")
-    v = int(value)
-    if v < low or (high is not None and v > high):
-        raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
-    return v
+    return bool(check(name, value, Boolean()))
 
 
-def check_random_state(value: Any) -> int | np.random.Generator | None:
-    """``random_state``: a non-negative integer, a ``numpy.random.Generator`` or None.
-
-    A Generator is turned into one integer seed drawn from it, once, so that every random step of the evaluation
-    is reproducible from the evaluation's own settings.
-
-    >>> check_random_state(0), check_random_state(None)
-    (0, None)
-    """
-    if value is None:
-        return None
-    if isinstance(value, np.random.Generator):
-        return int(value.integers(0, 2**32 - 1))
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"random_state must be a non-negative integer, a numpy.random.Generator or None, got "
-                        f"{value!r} ({type(value).__name__})")
-    if int(value) < 0:
-        raise ValueError(f"random_state must be a non-negative integer, a numpy.random.Generator or None, got "
-                         f"{value!r}")
-    return int(value)
-
-
-def check_n_components(value: Any) -> int | float | None:
-    """``n_components`` of the projected space: None, an integer >= 1, or a share of variance in (0, 1]."""
-    if value is None:
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"n_components must be None, an integer >= 1 or a share of explained variance in (0, 1], "
-                        f"got {value!r} ({type(value).__name__})")
-    if isinstance(value, (int, np.integer)):
-        if value < 1:
-            raise ValueError(f"n_components must be None, an integer >= 1 or a share of explained variance in "
-                             f"(0, 1], got {value!r}")
-        return int(value)
-    v = float(value)
-    if not (math.isfinite(v) and 0.0 < v <= 1.0):
-        raise ValueError(f"n_components must be None, an integer >= 1 or a share of explained variance in (0, 1], "
-                         f"got {value!r}")
-    return v
-
-
-def check_names(name: str, value: Any, known: Sequence[str], *, what: str = "column") -> list[str]:
-    """A list of known names (a single string is refused: ``metrics="dcr"`` would read as 'd', 'c', 'r')."""
-    if value is None:
-        return []
-    if isinstance(value, (str, bytes)):
-        raise TypeError(f"{name} must be a list of {what} names, got the string {value!r} (write [{value!r}])")
-    try:
-        items = list(value)
-    except TypeError:
-        raise TypeError(f"{name} must be a list of {what} names, got {value!r} ({type(value).__name__})") from None
-    for v in items:
-        if not isinstance(v, str):
-            raise TypeError(f"{name} must be a list of {what} names, got an item {v!r} ({type(v).__name__})")
-    bad = [v for v in items if v not in known]
-    if bad:
-        raise ValueError(f"{name} names an unknown {what} {', '.join(map(repr, bad))}; known {what}s: "
-                         f"{', '.join(map(repr, known))}")
-    dup = sorted({v for v in items if items.count(v) > 1})
-    if dup:
-        raise ValueError(f"{name} names {', '.join(map(repr, dup))} more than once")
-    return items
-
-
-def check_bool(name: str, value: Any) -> bool:
-    """A boolean setting (``True``/``False``; numbers and strings are refused)."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
-    return bool(value)
+# the shared declarations join the registry's (which, below this module in the layers, never imports it)
+register_shared(COMMON_PARAMS, LEVEL_FAMILIES)

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from .formats import SEARCH_NAMES
+
 #: Colours of the three sets (colour-blind-safe: Okabe-Ito) and of the levels.
 COLORS = {"S": "#D55E00", "H": "#0072B2", "T": "#7f7f7f", "line": "#222222"}
 #: Level colours, the same as the badges of the notebook views and the reports (Okabe-Ito bluish green and orange,
@@ -67,7 +69,7 @@ def enforce_min_font(fig: Any, minimum: float = MIN_FONT_PT) -> None:
     for t in fig.findobj(Text):
         if t.get_text() and t.get_fontsize() < minimum:
             t.set_fontsize(minimum)
-SET_NAMES = {"S": "synthetic → train", "H": "holdout → train", "T": "train → train (within real)"}
+SET_NAMES = SEARCH_NAMES
 
 
 def new_ax(ax: Any):

@@ -67,7 +67,7 @@ class Bar:
             self._bar.close()
             self._bar = None
 
-    def __enter__(self) -> "Bar":
+    def __enter__(self) -> Bar:
         return self
 
     def __exit__(self, *exc: Any) -> None:

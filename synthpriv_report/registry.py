@@ -11,13 +11,14 @@ declarations; adding a metric is one module plus one :func:`register` call.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from .evidence import VERDICT_FALSE_ALARM, check_alpha
+from .formats import ValueKind
 from .results import Direction, Level, MetricResult
+from .validation import Constraint, Interval, Options, check
 
 #: What a metric's ``compute`` and ``plan`` receive (:class:`synthpriv_report.engine.Context`; typed loosely here
 #: so that the declarations sit below the engine in the layers).
@@ -25,9 +26,6 @@ Context = Any
 
 Group = Literal["closeness", "holdout", "attack", "distinguishability", "criteria"]
 
-#: What kind of number a metric's headline value is; it decides how the value is formatted and compared
-#: (shares as percentages, differences of shares in percentage points).
-ValueKind = Literal["share", "score", "auc", "distance", "number"]
 
 #: The JSON form of a computed result (:meth:`MetricResult.to_dict`): what a metric's sentences are made from, so
 #: that a report re-drawn from its JSON file says the same words as the live evaluation.
@@ -89,22 +87,25 @@ class Param:
     doc: str = ""
     reduces_only: bool = True
 
+    @property
+    def constraint(self) -> Constraint:
+        """The parameter's constraint (:mod:`synthpriv_report.validation`): an interval of numbers or options.
+
+        An integer parameter also takes a float with a whole value (``1000.0``), as a slider or a JSON document
+        may give it.
+        """
+        if self.kind == "choice":
+            return Options(tuple(self.choices))
+        return Interval("int" if self.kind == "int" else "real", self.low, self.high, low_open=self.low_open,
+                        high_open=self.high_open, whole_floats=self.kind == "int")
+
     def allowed(self) -> str:
         """The allowed values in words, e.g. ``"a number in (0, 1)"``.
 
         >>> Param("alpha", 0.1, low=0.0, high=1.0, low_open=True, high_open=True).allowed()
         'a number in (0, 1)'
         """
-        if self.kind == "choice":
-            return "one of " + ", ".join(repr(c) for c in self.choices)
-        what = "an integer" if self.kind == "int" else "a number"
-        if self.low is None and self.high is None:
-            return what
-        lo = "-inf" if self.low is None else f"{self.low:g}"
-        hi = "inf" if self.high is None else f"{self.high:g}"
-        left = "(" if (self.low_open or self.low is None) else "["
-        right = ")" if (self.high_open or self.high is None) else "]"
-        return f"{what} in {left}{lo}, {hi}{right}"
+        return self.constraint.words()
 
     def validate(self, value: Any) -> Any:
         """``value`` checked and normalised; a ``TypeError``/``ValueError`` naming the parameter otherwise.
@@ -116,32 +117,7 @@ class Param:
         ...
         ValueError: n must be an integer in [1, inf), got 0
         """
-        if self.kind == "choice":
-            if not isinstance(value, str) or value not in self.choices:
-                raise ValueError(f"{self.name} must be {self.allowed()}, got {value!r}")
-            return value
-        if isinstance(value, bool) or not isinstance(value, (int, float)) and not _is_np_number(value):
-            raise TypeError(f"{self.name} must be {self.allowed()}, got {value!r} ({type(value).__name__})")
-        if self.kind == "int":
-            if float(value) != math.floor(float(value)) or not math.isfinite(float(value)):
-                raise TypeError(f"{self.name} must be {self.allowed()}, got {value!r}")
-            v: Any = int(value)
-        else:
-            v = float(value)
-        bad = not math.isfinite(float(v))
-        if self.low is not None:
-            bad = bad or (v <= self.low if self.low_open else v < self.low)
-        if self.high is not None:
-            bad = bad or (v >= self.high if self.high_open else v > self.high)
-        if bad:
-            raise ValueError(f"{self.name} must be {self.allowed()}, got {value!r}")
-        return v
-
-
-def _is_np_number(value: Any) -> bool:
-    import numpy as np
-
-    return isinstance(value, (np.integer, np.floating)) and not isinstance(value, np.bool_)
+        return check(self.name, value, self.constraint)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -425,11 +401,32 @@ def verdict_alpha(total: float = VERDICT_FALSE_ALARM) -> float:
     return check_alpha(max(len(verdict_metric_names()), 1), total)
 
 
-def declared_params() -> dict[str, Param]:
-    """Every reduction parameter: the shared ones of :mod:`synthpriv_report.params` and each metric's own."""
-    from .params import COMMON_PARAMS
+#: Parameters read by several metrics or outside any one metric (registered by :mod:`synthpriv_report.params`).
+SHARED_PARAMS: dict[str, Param] = {}
 
-    out = {p.name: p for p in COMMON_PARAMS}
+#: Level rules shared by several metrics, by family name (registered by :mod:`synthpriv_report.params`).
+SHARED_LEVEL_FAMILIES: dict[str, LevelSpec] = {}
+
+
+def register_shared(params: Iterable[Param] = (), families: Mapping[str, LevelSpec] | None = None) -> None:
+    """Declare parameters and level-rule families that belong to no single metric.
+
+    The module that defines them (:mod:`synthpriv_report.params`) registers them, so that this module, below it in
+    the layers, never imports it. Declaring a name twice with different declarations is an error.
+    """
+    for p in params:
+        if SHARED_PARAMS.get(p.name, p) != p:
+            raise ValueError(f"shared parameter {p.name!r} is declared twice, differently")
+        SHARED_PARAMS[p.name] = p
+    for name, rule in (families or {}).items():
+        if SHARED_LEVEL_FAMILIES.get(name, rule) != rule:
+            raise ValueError(f"level family {name!r} is declared twice, differently")
+        SHARED_LEVEL_FAMILIES[name] = rule
+
+
+def declared_params() -> dict[str, Param]:
+    """Every reduction parameter: the shared ones (:data:`SHARED_PARAMS`) and each metric's own."""
+    out = dict(SHARED_PARAMS)
     for spec in REGISTRY.values():
         for p in spec.params:
             out.setdefault(p.name, p)
@@ -438,9 +435,7 @@ def declared_params() -> dict[str, Param]:
 
 def level_families() -> dict[str, LevelSpec]:
     """Shared level rules by family name (``levels={"review_absolute": ...}`` moves all of their members)."""
-    from .params import LEVEL_FAMILIES
-
-    return dict(LEVEL_FAMILIES)
+    return dict(SHARED_LEVEL_FAMILIES)
 
 
 def resolve_level(spec: MetricSpec, result: MetricResult) -> LevelSpec | None:
@@ -454,6 +449,7 @@ def resolve_level(spec: MetricSpec, result: MetricResult) -> LevelSpec | None:
 
 __all__ = [
     "GROUP_TITLES", "Param", "LevelSpec", "FigureSpec", "Words", "MetricSpec", "REGISTRY", "register",
-    "unregister", "metric_names", "get_spec", "declared_params", "verdict_metric_names", "verdict_alpha",
-    "ValueKind", "ResultJSON", "level_families", "resolve_level",
+    "unregister", "metric_names", "get_spec", "SHARED_PARAMS", "SHARED_LEVEL_FAMILIES", "register_shared",
+    "declared_params", "verdict_metric_names", "verdict_alpha", "ValueKind", "ResultJSON", "level_families",
+    "resolve_level",
 ]

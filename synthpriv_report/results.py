@@ -12,6 +12,8 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
+from .formats import fmt_number
+
 Direction = Literal["higher_is_riskier", "higher_is_safer"]
 Level = Literal["low", "medium", "high"]
 
@@ -105,7 +107,7 @@ class MetricResult:
     Parameters
     ----------
     name : str
-        Registry name (spec section 0, "Names").
+        Registry name (docs/metrics.md).
     value : float or None
         Headline value; ``None`` exactly when the metric was not computed.
     interval : tuple of float or None
@@ -119,7 +121,7 @@ class MetricResult:
     reason_not_computed : str or None
         Why the metric could not be computed on these data.
     section : str
-        The spec section defining the metric.
+        The section of docs/metrics.md defining the metric.
     title : str
         Short human title.
     value_range : tuple of float
@@ -129,7 +131,8 @@ class MetricResult:
     level_rule : LevelRule or None
         The thresholds that produced ``level``.
     calibration : float or None
-        The same metric with the holdout in the role of the synthetic data (spec section 4), when available.
+        The same metric with the holdout in the role of the synthetic data (docs/metrics.md, "Baselines: the holdout
+        and the calibration"), when available.
     notes : tuple of str
         Applicability notes: assumptions of the metric that do not hold on these data.
     evidence : dict
@@ -187,7 +190,7 @@ class MetricResult:
 
 
 def not_computed(name: str, reason: str, **kwargs: Any) -> MetricResult:
-    """A result for a metric that cannot be computed on the given data (spec section 0)."""
+    """A result for a metric that cannot be computed on the given data (docs/metrics.md, "Shared machinery")."""
     return MetricResult(name=name, value=None, reason_not_computed=reason, **kwargs)
 
 
@@ -322,7 +325,7 @@ class ResultSet(Mapping[str, MetricResult]):
         return out
 
     @classmethod
-    def from_json(cls, path: Any) -> "ResultSet":
+    def from_json(cls, path: Any) -> ResultSet:
         """Load a saved JSON report (validated field by field; a ``ValueError`` names what is wrong); its
         ``to_html``/``to_pdf`` draw the same document, figures included, without the data."""
         out: ResultSet = _presentation().load_results(path)
@@ -341,8 +344,6 @@ class ResultSet(Mapping[str, MetricResult]):
         return _presentation().to_json(self, path, **kwargs)
 
     def __repr__(self) -> str:
-        from .wording import fmt_number
-
         lines = [f"ResultSet(verdict={self.verdict.level!r}, {len(self)} metrics)"]
         for r in self._results.values():
             if r.computed:

@@ -1,4 +1,4 @@
-"""Distance spaces of spec section 1, fitted on real data only, in a compact encoding.
+"""Distance spaces (docs/metrics.md, "Distance spaces"), fitted on real data only, in a compact encoding.
 
 A space encodes each record as scaled numeric coordinates plus integer category codes, so that a distance over
 15 columns costs about 15 operations rather than one per one-hot coordinate. The one-hot embedding is built only
@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .data import SET_LABELS as SET_NAMES
 from .data import MISSING, PreparedData
+from .data import SET_LABELS as SET_NAMES
 
 SpaceKind = Literal["gower", "euclidean", "projected", "hamming"]
 MODE_GOWER, MODE_L2, MODE_HAMMING = 0, 1, 2
@@ -51,7 +51,7 @@ class SpaceSpec:
     columns : tuple of str, optional
         Restrict the space to these columns (e.g. key attributes); default all analysed columns.
     weights : tuple of (column, weight) pairs, optional
-        Per-column weights of a weighted euclidean space (identifiability, spec 3); a column with weight 0 is
+        Per-column weights of a weighted euclidean space (identifiability); a column with weight 0 is
         left out.
     n_components : int or float, optional
         Projected space: an int keeps that many components; a float in (0, 1] keeps the smallest number whose
@@ -215,7 +215,8 @@ def _levels_from_tables(data: PreparedData, j: int, codes: dict[str, NDArray[np.
 
 
 def fit(data: PreparedData) -> Fitted:
-    """Numeric ranges from the real data, category levels from the union of all sets (spec section 0).
+    """Numeric ranges from the real data, category levels from the union of all sets (docs/metrics.md, "Shared
+    machinery").
 
     Ranges never overflow: see :meth:`Fitted.rescale`. Levels are found by hashing (``pandas.factorize``), so a
     column with one distinct value per record (an identifier) costs about as much as a binary one.
@@ -289,7 +290,7 @@ def encode(data: PreparedData, fitted: Fitted, spec: SpaceSpec) -> Encoding:
     if spec.kind == "hamming":
         # Numeric key values are coded by exact value (float64), missing equals missing.
         num_codes = {}
-        for c, j in zip(num_cols, ni):
+        for j in ni:
             stacked = np.concatenate([data.numeric[s][:, j] for s in data.sets])
             key = np.where(np.isnan(stacked), np.inf, stacked)  # one code for missing
             # codes by hashing in order of first appearance (only equality counts; -0.0 and 0.0 share a code)
@@ -394,7 +395,7 @@ def embed(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None = None) -
 
 @dataclass(frozen=True)
 class Projection:
-    """PCA of the euclidean embedding fitted on the real records (spec section 1, projected)."""
+    """PCA of the euclidean embedding fitted on the real records (docs/metrics.md, "Distance spaces": projected)."""
 
     mean: NDArray[np.float64]
     components: NDArray[np.float64]
@@ -437,7 +438,8 @@ def project(data: PreparedData, euclid: Encoding, spec: SpaceSpec) -> tuple[Enco
     real_sets = [s for s in ("T", "H") if s in data.sizes]
     width = embedding_width(euclid)
     block = PROJECT_BLOCK
-    if max(min(block, data.sizes[s]) for s in data.sets) * width > MAX_EMBEDDING_VALUES or width * width > MAX_EMBEDDING_VALUES:
+    widest_block = max(min(block, data.sizes[s]) for s in data.sets)
+    if widest_block * width > MAX_EMBEDDING_VALUES or width * width > MAX_EMBEDDING_VALUES:
         big = max(data.sets, key=lambda s: data.sizes[s])
         raise _too_wide(euclid, big, data.sizes[big], width)
 

@@ -18,15 +18,15 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .formats import LEVEL_WORDS, SET_ROLES, fmt_count, fmt_interval, fmt_number, fmt_on_unit, fmt_share, fmt_value
+from .formats import is_finite_number as _finite
 from .registry import MetricSpec, ValueKind, get_spec
 
-__all__ = ["CHECKS_INTRO", "CHECKS_TITLE", "OTHERS_INTRO", "OTHERS_TITLE", "RISK_TITLE", "DISTINGUISHABILITY_INTRO", "DISTINGUISHABILITY_TITLE", "LEVEL_WORDS", "NOT_LEAKAGE", "ROLE_WORDS",
-           "ValueKind", "check_sentence", "chosen_text", "drives_text", "fmt_count", "fmt_interval",
-           "fmt_number", "fmt_on_unit", "fmt_share", "fmt_value", "graded_text", "interval_label", "is_distinguishability", "metric_row", "split_metrics",
+__all__ = ["CHECKS_INTRO", "CHECKS_TITLE", "OTHERS_INTRO", "OTHERS_TITLE", "RISK_TITLE", "DISTINGUISHABILITY_INTRO",
+           "DISTINGUISHABILITY_TITLE", "LEVEL_WORDS", "NOT_LEAKAGE", "ROLE_WORDS", "ValueKind", "check_sentence",
+           "chosen_text", "drives_text", "fmt_count", "fmt_interval", "fmt_number", "fmt_on_unit", "fmt_share",
+           "fmt_value", "graded_text", "interval_label", "is_distinguishability", "metric_row", "split_metrics",
            "range_text", "risk_summary", "risk_text", "setting_rows", "set_rows", "value_kind"]
-
-LEVEL_WORDS = {"low": "low risk", "medium": "medium risk", "high": "high risk", "not_assessed": "not assessed",
-               None: "no level"}
 
 #: The three data sets, as a reader knows them.
 ROLE_WORDS = {
@@ -34,7 +34,7 @@ ROLE_WORDS = {
     "synthetic": "Synthetic data (the data set evaluated)",
     "holdout": "Holdout (real records of the same population the generator never saw)",
 }
-_ROLE_OF_SET = {"T": "real", "S": "synthetic", "H": "holdout"}
+_ROLE_OF_SET = SET_ROLES
 
 DISTINGUISHABILITY_TITLE = "How distinguishable is the synthetic data?"
 NOT_LEAKAGE = ("Distinguishability is not leakage: a generator that copied its training records exactly would be "
@@ -64,88 +64,6 @@ def _spec_of(m: Mapping[str, Any]) -> MetricSpec | None:
         return None
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# numbers
-
-
-def _finite(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(float(v))
-
-
-def fmt_number(v: Any, digits: int = 3) -> str:
-    """A number in ``digits`` significant digits with thousands separators; ``—`` for missing.
-
-    >>> fmt_number(0.15000000000000002), fmt_number(1650.2), fmt_number(3), fmt_number(None)
-    ('0.15', '1,650', '3', '—')
-    >>> fmt_number(float("inf")), fmt_number(True), fmt_number(2.5e-7)
-    ('∞', 'yes', '2.5e-07')
-    """
-    if v is None:
-        return "—"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, int):
-        return f"{v:,}" if abs(v) < 10**15 else f"{float(v):.{digits}g}"
-    if not isinstance(v, float):
-        try:
-            v = float(v)
-        except (TypeError, ValueError):
-            return str(v)
-    if math.isnan(v):
-        return "—"
-    if math.isinf(v):
-        return "∞" if v > 0 else "−∞"
-    if v == 0:
-        return "0"
-    mag = math.floor(math.log10(abs(v)))
-    if mag >= digits - 1:
-        if abs(v) >= 1e15:
-            return f"{v:.{digits}g}"
-        return f"{round(v, digits - 1 - mag):,.0f}"
-    if mag < -4:
-        return f"{v:.{digits - 1}g}" if digits > 1 else f"{v:.0e}"
-    return f"{round(v, digits - 1 - mag):.{max(digits - 1 - mag, 0)}f}".rstrip("0").rstrip(".")
-
-
-def fmt_count(n: Any) -> str:
-    """A count with thousands separators.
-
-    >>> fmt_count(3000), fmt_count(12.0), fmt_count(None)
-    ('3,000', '12', '—')
-    """
-    if not _finite(n):
-        return "—"
-    return f"{int(round(float(n))):,}"
-
-
-def fmt_share(p: Any) -> str:
-    """A proportion in [0, 1] as a percentage with 3 significant digits.
-
-    >>> fmt_share(0.095), fmt_share(0.5133333), fmt_share(0.0), fmt_share(1.0), fmt_share(0.0033333)
-    ('9.5%', '51.3%', '0%', '100%', '0.333%')
-    """
-    if not _finite(p):
-        return "—"
-    return fmt_number(float(p) * 100.0) + "%"
-
-
-def fmt_on_unit(v: Any, unit: str | None) -> str:
-    """A level threshold or graded number (a fraction for shares) as it reads: see ``LevelRule.unit``.
-
-    >>> fmt_on_unit(0.55, "percent"), fmt_on_unit(-0.314, "points"), fmt_on_unit(0.05, "points")
-    ('55%', '-31.4 percentage points', '5 percentage points')
-    >>> fmt_on_unit(2.72, "number"), fmt_on_unit(None, "percent")
-    ('2.72', '—')
-    """
-    if not _finite(v):
-        return "—"
-    if unit == "percent":
-        return fmt_share(v)
-    if unit == "points":
-        return fmt_number(float(v) * 100.0) + " percentage points"
-    return fmt_number(v)
-
-
 def value_kind(m: Mapping[str, Any]) -> ValueKind:
     """What kind of number a metric's headline value is (from its JSON form): share, score, AUC, distance, number.
 
@@ -162,15 +80,6 @@ def value_kind(m: Mapping[str, Any]) -> ValueKind:
     return "score" if list(rng) == [0, 100] else "number"
 
 
-def fmt_value(v: Any, kind: ValueKind) -> str:
-    """``v`` formatted by its kind (shares as percentages, everything else with 3 significant digits).
-
-    >>> fmt_value(0.095, "share"), fmt_value(47.619, "score"), fmt_value(0.7906, "auc")
-    ('9.5%', '47.6', '0.791')
-    """
-    return fmt_share(v) if kind == "share" else fmt_number(v)
-
-
 def interval_label(m: Mapping[str, Any]) -> str:
     """How the interval of a metric was made, in words ("Wilson 95%", "min-max over the 5 fold AUCs", ...).
 
@@ -183,18 +92,6 @@ def interval_label(m: Mapping[str, Any]) -> str:
         details = m.get("details") or {}
         kind = str(details.get("interval_kind") or details.get("interval_method") or "")
     return kind or "95% interval (method not stated by the metric)"
-
-
-def fmt_interval(iv: Any, kind: ValueKind) -> str:
-    """An interval ``[low, high]`` formatted by the value's kind; ``—`` when there is none.
-
-    >>> fmt_interval([0.074, 0.121], "share"), fmt_interval(None, "share")
-    ('7.4% to 12.1%', '—')
-    """
-    if iv is None:
-        return "—"
-    lo, hi = iv
-    return f"{fmt_value(lo, kind)} to {fmt_value(hi, kind)}"
 
 
 def range_text(m: Mapping[str, Any]) -> str:
@@ -229,9 +126,11 @@ def graded_text(m: Mapping[str, Any]) -> str:
     Empty when the level is graded on the value itself (then level and value agree by construction). The
     declaration's ``graded_note`` says it where the rule's scale alone would not.
 
-    >>> graded_text({"name": "mir", "value": 0.99, "level": "low", "level_rule": {"scale": "the membership "
-    ...     "advantage", "graded": 0.003}, "details": {"holdout_predicted_real": 0.987}})
-    'Graded on the membership advantage: 0.003, not on the value shown (99% of real test records were labelled real, and 98.7% of the holdout records too).'
+    >>> m = {"name": "mir", "value": 0.99, "level": "low", "level_rule": {"scale": "the membership advantage",
+    ...      "graded": 0.003}, "details": {"holdout_predicted_real": 0.987}}
+    >>> print(graded_text(m))  # doctest: +NORMALIZE_WHITESPACE
+    Graded on the membership advantage: 0.003, not on the value shown (99% of real test records were labelled
+    real, and 98.7% of the holdout records too).
     """
     rule = m.get("level_rule") or {}
     scale = str(rule.get("scale") or "the value")
@@ -365,9 +264,10 @@ def check_sentence(m: Mapping[str, Any]) -> str:
     """One plain sentence saying what a check found, with its number formatted (JSON form of the metric): the
     declaration's ``finding``, or the value with what the metric measures.
 
-    >>> check_sentence({"name": "exact_copies", "computed": True, "value": 0.095,
-    ...     "details": {"n_copies": 57, "n": 600, "holdout_copy_share": 0.0}})
-    '9.5% of the synthetic records (57 of 600) are exact copies of a real training record; among real records the generator never saw, 0% equal a training record.'
+    >>> print(check_sentence({"name": "exact_copies", "computed": True, "value": 0.095,
+    ...     "details": {"n_copies": 57, "n": 600, "holdout_copy_share": 0.0}}))  # doctest: +NORMALIZE_WHITESPACE
+    9.5% of the synthetic records (57 of 600) are exact copies of a real training record; among real records
+    the generator never saw, 0% equal a training record.
     """
     name = m.get("name")
     v = m.get("value")

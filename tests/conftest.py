@@ -1,31 +1,46 @@
-"""Small shared fixtures for the test suite (keep additive: other test modules define their own helpers)."""
+"""Fixtures and settings shared by the whole test suite.
+
+The suite is split by what a test needs:
+
+- ``tests/unit``: seconds on a laptop; no browser, no PDF rendering, no notebook run, no Adult-sized run
+  (``python -m pytest tests/unit -q``);
+- ``tests/integration``: whole reports, exports to HTML/PDF/JSON, notebooks, the command line, Adult runs, Dask;
+- ``tests/browser``: a headless Chromium (Selenium) or a real JupyterLab in it.
+
+Tests under ``tests/integration`` and ``tests/browser`` carry the ``integration`` and ``browser`` markers from
+their folder, so ``-m "not browser"`` or ``-m "not integration and not browser"`` select the same parts from the
+repository root. Shared helpers live in ``tests/_support`` and are imported as ``_support.<module>``.
+"""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
+
+TESTS = Path(__file__).resolve().parent
+if str(TESTS) not in sys.path:  # the helpers in tests/_support, whichever folder a test lives in
+    sys.path.insert(0, str(TESTS))
+
+from _support.frames import Sets, tiny  # noqa: E402
+
+_FOLDER_MARKERS = {"integration": "integration", "browser": "browser"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test under ``tests/integration`` or ``tests/browser`` with its folder's marker."""
+    for item in items:
+        try:
+            part = Path(str(item.path)).resolve().relative_to(TESTS).parts[0]
+        except ValueError:  # the package's own doctests
+            continue
+        if part in _FOLDER_MARKERS:
+            item.add_marker(_FOLDER_MARKERS[part])
 
 
 @pytest.fixture
-def tiny_mixed() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """A 5-row T, 4-row H and 4-row S with a numeric, a categorical (with a missing value) and an int column."""
-    T = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0, 60.0], "sex": ["F", "M", None, "F", "M"],
-                      "n": [1, 2, 3, 4, 5]})
-    H = pd.DataFrame({"age": [25.0, 35.0, np.nan, 55.0], "sex": ["M", "F", "F", "M"], "n": [2, 3, 4, 5]})
-    S = pd.DataFrame({"age": [20.0, 31.0, 90.0, 50.0], "sex": ["F", "M", "X", None], "n": [1, 2, 9, 4]})
-    return T, H, S
-
-
-#: The shared data folder beside the repository (``../shared/data``); tests that read it skip when it is absent.
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
-
-def shared_data(*parts: str) -> Path:
-    """A path under the shared data folder; the calling test skips with the reason when it does not exist."""
-    p = SHARED_DATA.joinpath(*parts)
-    if not p.exists():
-        pytest.skip(f"shared data not available: {p} (tests read ../shared/data beside the repository)")
-    return p
+def tiny_mixed() -> Sets:
+    """The 5-row real, 4-row synthetic and 4-row holdout frames of :func:`_support.frames.tiny` (a fresh copy
+    per test, so a test may modify them)."""
+    return tiny()

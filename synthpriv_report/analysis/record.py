@@ -20,13 +20,14 @@ import numpy as np
 
 from .. import neighbors as nb
 from .. import stats
-from ..wording import fmt_number
+from ..formats import fmt_number
 from ..results import to_jsonable
 from .risk import record_values
 
 
 def differing_columns(data: Any, a: tuple[str, int], b: tuple[str, int]) -> list[str]:
-    """Columns whose values differ between record ``a`` and record ``b`` (spec section 0 equality)."""
+    """Columns whose values differ between record ``a`` and record ``b`` (the package's equality of values:
+    docs/metrics.md, "Sets and columns")."""
     out = []
     for c in data.columns:
         va = data.column_values(a[0], c)[a[1]]
@@ -161,7 +162,8 @@ def explain_record(ev: Any, real_index: int) -> RecordExplanation:
         pointing = np.flatnonzero(st.idx[:, 0] == i)
         if pointing.size:
             conclusions.append(("synthetic records whose nearest real record is this one",
-                                f"{pointing.size} (closest at distance {fmt_number(float(st.dist[pointing, 0].min()))})"))
+                                f"{pointing.size} (closest at distance "
+                                f"{fmt_number(float(st.dist[pointing, 0].min()))})"))
         else:
             conclusions.append(("synthetic records whose nearest real record is this one", "none"))
     sensitive = list(ev.settings["sensitive_fields"])

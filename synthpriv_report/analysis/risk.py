@@ -1,4 +1,5 @@
-"""Per-record risk table of spec section 4: the synthetic records at risk, by row position, calibrated by the holdout.
+"""Per-record risk table (docs/metrics.md, "Baselines: the holdout and the calibration"): the synthetic records at
+risk, by row position, calibrated by the holdout.
 
 The rule. A synthetic record is *at risk* when it is an exact copy of a real training record, or when its DCR
 (distance to the closest training record) is below a DCR cut-off, or when its NNDR (that distance relative to the
@@ -11,7 +12,8 @@ under which at most ``risk_percentile`` % of the holdout records are flagged. So
 that share of its records flagged, and the table says how many holdout records the same rule flags, so that a
 reader can compare the two shares.
 
-Choices where the spec is silent or its rules conflict (spec section 4 names the three rules: exact copies, DCR
+Choices this package makes or its rules conflict (docs/metrics.md, "Baselines: the holdout and the calibration" names
+the three rules: exact copies, DCR
 below the 1st percentile of the holdout's DCR, NNDR below a threshold):
 
 * The fixed NNDR threshold (the ``nndr`` metric's 0.5) is not calibrated: on the bundled Adult demo, 37% of the
@@ -19,7 +21,8 @@ below the 1st percentile of the holdout's DCR, NNDR below a threshold):
   are therefore set on the holdout, and together rather than each at the percentile, since the union of two
   rules at p % each would flag up to 2p % of the holdout. The DCR cut-off is thus at or below the holdout's
   ``risk_percentile``-th percentile of DCR.
-* "Below" is strict with the tie tolerance of spec section 0, so a cut-off equal to a record's value does not
+* "Below" is strict with the package's tie tolerance (docs/metrics.md, "Ties, self-matches and nearest records"), so
+a cut-off equal to a record's value does not
   flag it. An exact copy is always flagged: when more than ``risk_percentile`` % of the holdout records are
   themselves copies of training records (duplicated rows), the holdout's own count says so and is above the
   nominal share.
@@ -75,7 +78,7 @@ def differing_matrix(data: Any, s_rows: NDArray[np.int64], t_rows: NDArray[np.in
     """``(len(s_rows), n_columns)`` booleans: column differs between synthetic record s and real record t.
 
     Numeric values are compared as float64, exactly (missing equals missing); categorical values as strings
-    (spec section 0).
+    (docs/metrics.md, "Shared machinery").
 
     Examples
     --------
@@ -128,7 +131,7 @@ def flag_records(dcr: ArrayLike, nndr: ArrayLike, copy: ArrayLike, dcr_cut: floa
                  ) -> NDArray[np.bool_]:
     """Records flagged by the rule: an exact copy, or DCR below ``dcr_cut``, or NNDR below ``nndr_cut``.
 
-    "Below" is strict with the tie tolerance of spec section 0.
+    "Below" is strict with the package's tie tolerance (docs/metrics.md, "Ties, self-matches and nearest records").
 
     >>> flag_records([0.0, 0.1, 0.5], [0.0, 0.9, 0.2], [True, False, False], 0.2, 0.1).tolist()
     [True, True, False]
@@ -221,7 +224,8 @@ def _reference(ctx: Any, dcr: dict[str, Any], nn: dict[str, Any]) -> tuple[str, 
 
 def records_at_risk(ev: Any, *, risk_percentile: float | None = None,
                     reveal_real_values: bool | None = None) -> pd.DataFrame:
-    """The synthetic records at risk (spec section 4), one row each, sorted by synthetic row position.
+    """The synthetic records at risk (docs/metrics.md, "Baselines: the holdout and the calibration"), one row each,
+    sorted by synthetic row position.
 
     The rule and its calibration on the holdout are described in the module docstring: the cut-offs are set so
     that the same rule flags at most ``risk_percentile`` % of the holdout records, and the table's ``attrs`` say

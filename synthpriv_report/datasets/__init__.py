@@ -85,9 +85,32 @@ class DemoData(Mapping[str, object]):
         return f"DemoData({sizes}, key_fields={self.key_fields}, sensitive_fields={self.sensitive_fields})"
 
 
+def _has_lzma() -> bool:
+    try:
+        import lzma  # noqa: F401  (absent from some builds of Python, Pyodide's among them)
+    except ImportError:
+        return False
+    return True
+
+
+def gzip_name(filename: str) -> str:
+    """The gzip copy's name of a shipped ``.csv.xz`` file (what a Python without ``lzma`` reads)."""
+    return filename[: -len(".xz")] + ".gz"
+
+
 def _read(filename: str) -> pd.DataFrame:
-    with resources.files(__name__).joinpath("data", filename).open("rb") as fh:
-        return pd.read_csv(fh, compression="xz")
+    """One shipped file: the xz-compressed CSV, or where Python has no ``lzma`` module (Pyodide) its gzip copy,
+    which the in-browser site's wheel carries (:mod:`synthpriv_report.lite`); both hold the same text."""
+    folder = resources.files(__name__).joinpath("data")
+    if _has_lzma() and folder.joinpath(filename).is_file():
+        with folder.joinpath(filename).open("rb") as fh:
+            return pd.read_csv(fh, compression="xz")
+    gz = folder.joinpath(gzip_name(filename))
+    if not gz.is_file():
+        raise RuntimeError(f"the demo file {filename} is xz-compressed and this Python has no lzma module; install "
+                           "the package from a wheel made by `synthpriv-report lite`, which carries gzip copies")
+    with gz.open("rb") as fh:
+        return pd.read_csv(fh, compression="gzip")
 
 
 def load_demo() -> DemoData:

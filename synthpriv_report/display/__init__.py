@@ -12,59 +12,20 @@ it never starts a neighbour search. Nothing here calls ``display()``: every func
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
 from typing import Any
 
 import jinja2
 
+from .. import templating
 from ..results import MetricResult, ResultSet
 
 __all__ = ["bundle", "explore", "explain", "render_html", "render_markdown", "render_text", "environment"]
 
 
-@lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    """The one Jinja environment: templates loaded once from package data, autoescaping on."""
-    from .views import wbr
-
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("synthpriv_report.display", "templates"),
-        autoescape=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=False,
-        undefined=jinja2.StrictUndefined,
-    )
-    env.filters["wbr"] = wbr
-    return env
-
-
-_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~&"})
-
-
-def markdown_escape(value: Any) -> str:
-    r"""Text with every Markdown (and inline HTML) control character backslash-escaped.
-
-    >>> print(markdown_escape("[x](javascript:alert(1))"))
-    \[x\]\(javascript:alert\(1\)\)
-    """
-    return str(value).translate(_MD_SPECIAL)
-
-
-@lru_cache(maxsize=1)
-def _markdown_environment() -> jinja2.Environment:
-    """The Markdown templates: every interpolated value is Markdown-escaped, so no string becomes a link, an
-    image or inline HTML."""
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("synthpriv_report.display", "templates"),
-        autoescape=False, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
-        finalize=markdown_escape,
-    )
-
-
-def _template(name: str) -> jinja2.Template:
-    env = _markdown_environment() if name.endswith(".md.j2") else environment()
-    return env.get_template(name)  # the environment caches compiled templates
+    """The environment of the display templates: loaded once from package data, autoescaping on (made by the
+    package's one factory, :func:`synthpriv_report.templating.environment`)."""
+    return templating.environment(__name__)
 
 
 def _views(obj: Any, figures: bool) -> tuple[str, dict, str]:
@@ -83,16 +44,9 @@ def _views(obj: Any, figures: bool) -> tuple[str, dict, str]:
 
 
 def _render(kind: str, view: dict, heading: str, fmt: str) -> str:
-    from . import views
+    from .views import render_view
 
-    if fmt == "text":
-        if kind == "metric":
-            return views.text_metric(view)
-        return views.text_summary(view, header=heading)
-    ext = "html" if fmt == "html" else "md"
-    if kind == "metric":
-        return _template(f"metric.{ext}.j2").render(m=view)
-    return _template(f"resultset.{ext}.j2").render(view=view, heading=heading)
+    return render_view(kind, view, heading, fmt)
 
 
 def render_html(obj: Any, *, figures: bool = True) -> str:

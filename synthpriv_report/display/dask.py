@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from .. import templating
+
 __all__ = ["DaskNotice", "notice", "live_notice"]
 
 
@@ -51,9 +53,7 @@ class DaskNotice:
         return _safe_href(self.link)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from . import environment
-
-        html = environment().get_template("dask.html.j2").render(x=self)
+        html = templating.environment(__package__).get_template("dask.html.j2").render(x=self)
         plain = self.text + (f" Dask dashboard: {self.link}" if self.link else "")
         return {"text/plain": plain, "text/html": html}
 

@@ -20,8 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..plotting import (COLORS, LEVEL_COLORS, MAX_WIDTH_IN, SET_NAMES, empty, enforce_min_font, figure_style,
-                        new_ax)
+from ..plotting import COLORS, LEVEL_COLORS, MAX_WIDTH_IN, SET_NAMES, empty, enforce_min_font, figure_style, new_ax
 from ..registry import REGISTRY, get_spec
 from ..results import MetricResult
 
@@ -97,7 +96,8 @@ def _threshold_positions(r: MetricResult) -> list[tuple[float, str]]:
 def _short_title(r: MetricResult, width: int = 30) -> str:
     """A metric's title for an axis label: wrapped at ``width`` characters, two lines at most.
 
-    >>> print(_short_title(MetricResult("holdout_dcr_share", 0.5, title="Closer to the training data than to the holdout")))
+    >>> r = MetricResult("holdout_dcr_share", 0.5, title="Closer to the training data than to the holdout")
+    >>> print(_short_title(r))
     Closer to the training data
     than to the holdout
     """

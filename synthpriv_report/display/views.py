@@ -9,41 +9,17 @@ from __future__ import annotations
 
 import base64
 import itertools
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from markupsafe import Markup, escape
-
-from .. import wording
+from .. import templating, wording
+from ..formats import LEVEL_WORDS, fmt_cell, fmt_count, level_text
 from ..registry import get_spec
 from ..results import MetricResult, ResultSet, to_jsonable
 
 DIRECTION_HINTS = {"higher_is_riskier": "higher is riskier", "higher_is_safer": "higher is safer"}
-LEVEL_WORDS = {"low": "low risk", "medium": "medium risk", "high": "high risk", "not_assessed": "not assessed",
-               None: "no level"}
 
 _IDS = itertools.count(1)
-_BREAK_AFTER = re.compile(r"(_+|\.(?=[^\W\d]))")
-
-
-def wbr(text: Any) -> Markup:
-    """Escaped text with a line-break opportunity (``<wbr>``) after each underscore and each dot
-    before a letter, so that long names (``holdout_dcr_share``, ``native-country.Holand``) wrap at their own
-    boundaries instead of overflowing their column or being split inside a word.
-
-    >>> str(wbr("holdout_dcr_share")), str(wbr("<b>_")), str(wbr("0.5"))
-    ('holdout_<wbr>dcr_<wbr>share', '&lt;b&gt;_', '0.5')
-    """
-    if isinstance(text, Markup):
-        return text
-    parts = _BREAK_AFTER.split(str(text))
-    out = Markup("")
-    for i, part in enumerate(parts):
-        out += escape(part)
-        if i % 2 == 1 and i < len(parts) - 1 and parts[i + 1]:
-            out += Markup("<wbr>")
-    return out
 
 
 def new_id(prefix: str = "spr") -> str:
@@ -51,31 +27,16 @@ def new_id(prefix: str = "spr") -> str:
     return f"{prefix}-{next(_IDS)}"
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# formatting
-
-
-def fmt(v: Any) -> str:
-    """Short human text for a number (3 significant digits, thousands separated), or the value as text.
-
-    >>> fmt(0.123456), fmt(87.5), fmt(None), fmt(3000), fmt(True)
-    ('0.123', '87.5', '—', '3,000', 'yes')
-    """
-    if v is None or isinstance(v, (bool, int, float)):
-        return wording.fmt_number(v)
-    return str(v)
-
-
 def _detail_rows(details: Mapping[str, Any], limit: int = 40) -> list[tuple[str, str]]:
     rows = []
     for k, v in to_jsonable(dict(details)).items():
         if isinstance(v, list):
-            text = ", ".join(fmt(x) for x in v[:12]) + (f", … ({len(v)} values)" if len(v) > 12 else "")
+            text = ", ".join(fmt_cell(x) for x in v[:12]) + (f", … ({len(v)} values)" if len(v) > 12 else "")
             text = f"[{text}]"
         elif isinstance(v, dict):
-            text = "; ".join(f"{kk}: {fmt(vv)}" for kk, vv in list(v.items())[:12])
+            text = "; ".join(f"{kk}: {fmt_cell(vv)}" for kk, vv in list(v.items())[:12])
         else:
-            text = fmt(v)
+            text = fmt_cell(v)
         rows.append((str(k), text))
         if len(rows) >= limit:
             break
@@ -121,7 +82,7 @@ def metric_view(r: MetricResult, *, figures: bool = False, params: Mapping[str, 
         "direction": row["direction"],
         "range": row["range"],
         "level": r.level,
-        "level_text": LEVEL_WORDS.get(r.level, str(r.level)),
+        "level_text": level_text(r.level),
         "rule": rule.description if rule else "",
         "rule_source": rule.source if rule else "",
         "graded": row["graded"],
@@ -186,7 +147,7 @@ def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = Tru
         "id": new_id("spr-r"),
         "verdict": {
             "level": v.level,
-            "level_text": LEVEL_WORDS[v.level],
+            "level_text": level_text(v.level),
             "reasons": list(v.reasons),
             "n_ran": n_ran,
             "n_checks": len(v.checks),
@@ -223,7 +184,7 @@ def data_view(meta: Mapping[str, Any]) -> dict | None:
     settings = meta.get("settings") or {}
     return {
         "sets": wording.set_rows(meta, meta.get("fingerprints"), settings.get("sizes")),
-        "sizes": [(f"{s.get('name')} ({s.get('role')})", wording.fmt_count(s.get("rows")))
+        "sizes": [(f"{s.get('name')} ({s.get('role')})", fmt_count(s.get("rows")))
                   for s in meta.get("sets") or []],
         "fingerprint_algorithm": str(meta.get("fingerprint_algorithm") or ""),
         "n_columns": len(meta.get("columns") or []),
@@ -238,6 +199,21 @@ def data_view(meta: Mapping[str, Any]) -> dict | None:
         "settings": [(r["words"], r["code"], r["value"]) for r in wording.setting_rows(
             {k: x for k, x in settings.items() if k not in ("key_fields", "sensitive_fields", "excluded")})],
     }
+
+
+def render_view(kind: str, view: dict, heading: str, fmt: str) -> str:
+    """A view (``kind`` "resultset" or "metric") rendered as ``fmt``: "text" (the plain-text form), "html" or
+    "markdown" (the display templates; ``heading`` titles a result set).
+    """
+    if fmt == "text":
+        if kind == "metric":
+            return text_metric(view)
+        return text_summary(view, header=heading)
+    ext = "html" if fmt == "html" else "md"
+    env = templating.environment(__package__, markdown=ext == "md")  # compiled templates are cached
+    if kind == "metric":
+        return env.get_template(f"metric.{ext}.j2").render(m=view)
+    return env.get_template(f"resultset.{ext}.j2").render(view=view, heading=heading)
 
 
 def text_summary(view: dict, *, header: str = "") -> str:

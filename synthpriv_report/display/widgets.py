@@ -12,9 +12,12 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from .. import templating
+from ..formats import fmt_cell
 from ..registry import LevelSpec, get_spec
 
-_LEVEL_WORDS = {"higher_is_riskier": "above", "higher_is_safer": "below"}
+#: Which side of a level threshold is the riskier one, by the metric's direction (a threshold slider's label).
+_RISKIER_SIDE = {"higher_is_riskier": "above", "higher_is_safer": "below"}
 
 #: The small HTML pieces of the widgets: every string goes through the one autoescaping Jinja environment.
 _HEADING = "<b>{{ text }}</b>"
@@ -32,9 +35,7 @@ def html(template: str, **values: Any) -> str:
     >>> html(_HEADING, text="<img src=x onerror=alert(1)>")
     '<b>&lt;img src=x onerror=alert(1)&gt;</b>'
     """
-    from . import environment
-
-    return environment().from_string(template).render(**values)
+    return templating.environment(__package__).from_string(template).render(**values)
 
 
 def crossed(direction: str, which: str, value: float, partner: float) -> bool:
@@ -75,7 +76,7 @@ def level_sliders(metric_names: list[str]) -> list[tuple[str, str, str, float, f
         if ls.rule is not None or ls.medium is None or ls.high is None:
             continue
         step = (hi - lo) / 100.0
-        side = _LEVEL_WORDS[spec.direction]
+        side = _RISKIER_SIDE[spec.direction]
         for which in ("high", "medium"):
             start = float(getattr(ls, which))
             out.append((name, which, f"{name}: {which} risk {side}", lo, hi, step, min(hi, max(lo, start))))
@@ -243,12 +244,11 @@ class Explorer:
                 self._set_quietly(key, float(value))
 
     def _refresh(self, rs: Any, *, figures: tuple[str, ...]) -> None:
-        from . import _render
         from .figures import figures_for
-        from .views import resultset_view
+        from .views import render_view, resultset_view
 
         view = resultset_view(rs, figures=False)
-        self.summary.value = _render("resultset", view, "Results at these settings", "html")
+        self.summary.value = render_view("resultset", view, "Results at these settings", "html")
         for name in figures:
             out = figures_for(rs[name], rs.params)
             if out:
@@ -318,7 +318,6 @@ def compare(evaluations: Mapping[str, Any], metric: str, param: str, *, min: flo
     import ipywidgets as w
 
     from .figures import figures_for
-    from .views import fmt
 
     first = next(iter(evaluations.values()))
     start = float(first.default_params[param] if value is None else value)
@@ -331,15 +330,13 @@ def compare(evaluations: Mapping[str, Any], metric: str, param: str, *, min: flo
         rows = []
         for label, ev in evaluations.items():
             r = ev.results(metrics=[metric], **{param: v})[metric]
-            rows.append((label, fmt(r.value), r.level, fmt(r.calibration)))
+            rows.append((label, fmt_cell(r.value), r.level, fmt_cell(r.calibration)))
             if figure:
                 figs = figures_for(r, {param: v})
                 if figs:
                     images[label].value = figs[0][1]
-        from . import environment
-
-        table.value = environment().from_string(_COMPARE_TABLE).render(rows=rows, metric=metric, param=param,
-                                                                      at=f"{v:g}")
+        table.value = templating.environment(__package__).from_string(_COMPARE_TABLE).render(
+            rows=rows, metric=metric, param=param, at=f"{v:g}")
 
     slider.observe(lambda ch: refresh(float(ch["new"])), names="value")
     refresh(start)

@@ -6,18 +6,19 @@ JSON-safe document through one adapter (:func:`~synthpriv_report.export.document
 it; a JSON report read back by :func:`from_json` is validated the same way, and checked, not trusted: its SHA-256
 digest (:func:`~synthpriv_report.export.document.content_digest`) must match its content, and every level and the
 verdict are derived again from the stored values and details by the registry's level rules
-(:func:`~synthpriv_report.export.document.check_levels`); a disagreement is a ``ValueError`` naming it. HTML and PDF are drawn from that
-document only, by the export's Jinja templates (one environment, autoescaping on), as the outputs of a notebook
-converted with nbconvert's ``HTMLExporter`` and the ``synthpriv`` template (a child of the ``lab`` template that
-hides code and prompts, loads nothing from a network, carries a Content-Security-Policy without script and adds
-A4 print CSS with page numbers). The PDF is printed from that HTML by WeasyPrint (default) or by the system
-Chromium through playwright, with JavaScript disabled.
+(:func:`~synthpriv_report.export.document.check_levels`); a disagreement is a ``ValueError`` naming it. HTML and PDF
+are drawn from that document only, by the export's Jinja templates (one environment, autoescaping on), as the
+outputs of a notebook converted with nbconvert's ``HTMLExporter`` and the ``synthpriv`` template (a child of the
+``lab`` template that hides code and prompts, loads nothing from a network, carries a Content-Security-Policy
+without script and adds A4 print CSS with page numbers). The PDF is printed from that HTML by WeasyPrint (default)
+or by the system Chromium through playwright, with JavaScript disabled.
 
 Modules
 -------
-``document``   the report document: build it (the one adapter), validate it, load it; ``to_json``/``from_json``
+``document``   the report document: build it (the one adapter), validate it, load it; ``to_json``
+``loaded``     a report read back from JSON (``from_json``), drawn again without the data
 ``schema``     the schema identifier ``synthpriv_report/1`` and the JSON Schema of the document
-``templating`` the one Jinja environment and its filters (``num``, ``shorten``, ``value``)
+``templating`` the export templates, rendered by the package's one Jinja environment factory
 ``notebook``   the nbformat notebook of a document (HTML outputs only: no user string in a Markdown cell)
 ``render``     nbconvert exporters, HTML and PDF, ``to_html``/``to_pdf``/``write_reports``
 ``files``      files written whole or not at all; output paths checked against the inputs
@@ -26,7 +27,7 @@ Modules
 Documents
 ---------
 HTML and PDF carry: a cover block (verdict and its reasons, date, package version, inputs, data fingerprints and
-settings), a summary table, a methods section (distance spaces, level rules and their sources, spec sections,
+settings), a summary table, a methods section (distance spaces, level rules and their sources, definitions,
 parameters), one section per metric group with figures, and an appendix of metrics not computed (and why) or not
 selected. Names and values longer than 80 characters (sentences: 600) are shortened for display with an ellipsis;
 the full text stays in the element's ``title`` attribute and in the JSON report, so the layout cost of a document
@@ -65,10 +66,8 @@ from __future__ import annotations
 
 from ..display import bundle
 from .document import (
-    LoadedReport,
     ReportData,
     build_document,
-    from_json,
     load_document,
     load_results,
     report_data,
@@ -76,6 +75,7 @@ from .document import (
     validate_document,
 )
 from .files import AtomicFiles, check_distinct, write_atomic
+from .loaded import LoadedReport, from_json
 from .notebook import build_notebook
 from .render import (
     CHROMIUM_ARGS,

@@ -2,8 +2,9 @@
 
 :func:`build_document` is the one adapter from an :class:`~synthpriv_report.evaluation.Evaluation` (or a
 :class:`~synthpriv_report.results.ResultSet`) to the document; :func:`validate_document` checks a document field by
-field (a ``ValueError`` names the field); :func:`from_json` reads a JSON report and validates it. HTML and PDF are
-rendered from the validated document only, so a live evaluation and a JSON report take the same path.
+field (a ``ValueError`` names the field); :func:`load_document` reads a JSON report and validates it (and
+:func:`~synthpriv_report.export.loaded.from_json` makes a report of it). HTML and PDF are rendered from the
+validated document only, so a live evaluation and a JSON report take the same path.
 
 Masking of real values happens where the metrics produce their results; nothing here rewrites a sentence.
 """
@@ -22,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from ..results import LevelRule, MetricResult, ResultSet, Verdict, to_jsonable
+from ..templating import shorten_text
 from .files import write_atomic
 from .schema import DIGEST_ALGORITHM, JSON_SCHEMA, SCHEMA, SCHEMA_VERSION, parse_schema_id
-from .templating import shorten_text
 
-__all__ = ["LoadedReport", "ReportData", "build_document", "check_levels", "content_digest", "from_json",
-           "load_document", "report_data", "to_json", "validate_document"]
+__all__ = ["ReportData", "build_document", "check_levels", "content_digest", "load_document", "report_data",
+           "to_json", "validate_document"]
 
 #: What the digest is computed over, in words (written beside it in the document).
 DIGEST_OF = ("SHA-256 of the document without its digest field, as JSON with sorted keys, no spaces and UTF-8 "
@@ -348,9 +349,9 @@ def check_levels(document: Mapping[str, Any], *, source: str = "document") -> No
         spec = REGISTRY.get(name)
         if spec is None:
             if stored.level is not None:
-                raise ValueError(f"{source}: field {_path(('metrics', name, 'level'))}: metric {shorten_text(name, 60)!r} "
-                                 f"is not one this version of synthpriv_report knows, so its level "
-                                 f"{_shown_level(stored.level)} cannot be checked; refusing to draw it")
+                raise ValueError(f"{source}: field {_path(('metrics', name, 'level'))}: metric "
+                                 f"{shorten_text(name, 60)!r} is not one this version of synthpriv_report knows, "
+                                 f"so its level {_shown_level(stored.level)} cannot be checked; refusing to draw it")
             graded[name] = stored
             continue
         if stored.direction != spec.direction:
@@ -516,10 +517,14 @@ class ReportData:
 
 def report_data(source: Any, *, reveal_real_values: bool | None = None, inputs: Mapping[str, str] | None = None,
                 **params: Any) -> ReportData:
-    """The validated report content of an Evaluation, ResultSet or loaded report (see :func:`build_document`)."""
+    """The validated report content of an Evaluation, ResultSet or loaded report (see :func:`build_document`).
+
+    A loaded report (:class:`~synthpriv_report.export.loaded.LoadedReport`) is anything that carries its
+    :class:`ReportData` as ``data``.
+    """
     if isinstance(source, ReportData):
         return source
-    if isinstance(source, LoadedReport):
+    if isinstance(getattr(source, "data", None), ReportData):
         return source.data
     if isinstance(source, Mapping) and not isinstance(source, ResultSet):
         doc = _checked(source, "document")
@@ -575,72 +580,3 @@ def load_document(path: str | os.PathLike[str]) -> dict[str, Any]:
     except (ValueError, RecursionError) as exc:
         raise ValueError(f"{p}: not a readable JSON document ({shorten_text(str(exc), 120)})") from None
     return _checked(document, str(p))
-
-
-class LoadedReport:
-    """A report read back from JSON: re-renders the HTML/PDF/JSON documents without the data.
-
-    Attributes
-    ----------
-    results : ResultSet
-        Rebuilt :class:`MetricResult`, :class:`Verdict` and :class:`ResultSet`.
-    settings, fingerprints, versions : dict
-        As written by :func:`to_json`.
-    document : dict
-        The validated JSON document.
-
-    Figures that need per-record arrays (distance distributions) cannot be drawn and are omitted; the documents
-    say so in their methods section.
-    """
-
-    def __init__(self, document: Mapping[str, Any], *, source: str = "document"):
-        doc = _checked(document, source)
-        self.document = doc
-        self.results = results_from_document(doc)
-        self.data = ReportData(doc, self.results, from_json=True)
-        self.settings = dict(doc["settings"])
-        self.fingerprints = dict(doc["fingerprints"])
-        self.versions = dict(doc["versions"])
-
-    @property
-    def verdict(self) -> Verdict:
-        return self.results.verdict
-
-    def __getitem__(self, name: str) -> MetricResult:
-        return self.results[name]
-
-    def to_html(self, path: str | os.PathLike[str], **kw: Any) -> Path:
-        from .render import to_html
-
-        return to_html(self, path, **kw)
-
-    def to_pdf(self, path: str | os.PathLike[str], engine: str = "weasyprint", **kw: Any) -> Path:
-        from .render import to_pdf
-
-        return to_pdf(self, path, engine, **kw)  # type: ignore[arg-type]
-
-    def to_json(self, path: str | os.PathLike[str] | None = None, **kw: Any) -> dict[str, Any] | Path:
-        return to_json(self, path, **kw)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from ..display import bundle
-
-        return bundle(self.results, include=include, exclude=exclude)
-
-    def __repr__(self) -> str:
-        return (f"LoadedReport(verdict={self.verdict.level!r}, {len(self.results)} metrics, "
-                f"created={self.data.created!r})")
-
-
-def from_json(source: str | os.PathLike[str] | Mapping[str, Any]) -> LoadedReport:
-    """Read a JSON report written by :func:`to_json` (a path, or an already parsed document).
-
-    Raises
-    ------
-    ValueError
-        When the file is not JSON, not a synthpriv_report document, of another schema version, or a field is
-        missing or of the wrong type (the message names the file and the field).
-    """
-    if isinstance(source, Mapping):
-        return LoadedReport(source)
-    return LoadedReport(load_document(source), source=str(source))

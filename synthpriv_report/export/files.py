@@ -183,7 +183,7 @@ class AtomicFiles:
             except FileNotFoundError:
                 pass
 
-    def __enter__(self) -> "AtomicFiles":
+    def __enter__(self) -> AtomicFiles:
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,

@@ -14,17 +14,18 @@ from typing import Any
 
 import nbformat
 
+from .. import wording
+from ..formats import fmt_count, level_text
 from ..registry import GROUP_TITLES, get_spec
 from ..results import ResultSet
+from ..templating import shorten_text
 from .document import ReportData, results_from_document
 from .schema import SCHEMA
-from .. import wording
-from .templating import render, shorten_text
+from .templating import render
 
-__all__ = ["DEFAULT_TITLE", "LEVEL_WORDS", "build_notebook", "cover_context"]
+__all__ = ["DEFAULT_TITLE", "build_notebook", "cover_context"]
 
 DEFAULT_TITLE = "Synthetic data privacy report"
-LEVEL_WORDS = {"low": "LOW RISK", "medium": "MEDIUM RISK", "high": "HIGH RISK", "not_assessed": "NOT ASSESSED"}
 #: Details shown per metric (the JSON report keeps them all).
 MAX_DETAILS = 40
 
@@ -112,7 +113,7 @@ def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any
             continue
         row = wording.metric_row(m, driving)
         checks.append({"name": name, "title": row["title"], "sentence": row["sentence"], "level": lv,
-                       "level_text": wording.LEVEL_WORDS.get(lv, str(lv))})
+                       "level_text": level_text(lv)})
     not_run = [{"name": c["metric"], "title": _title(doc, c["metric"]), "reason": c["reason"]}
                for c in v.get("not_run") or []]
     # a note on the data that also bears on a check behind the verdict (the holdout unlike the training data)
@@ -132,13 +133,13 @@ def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any
     else:
         col_items = []
     # each name is shortened on its own, so that a long list never hides a name behind one ellipsis
-    col_count = f"{wording.fmt_count(len(col_items))}: " if col_items else "not recorded"
+    col_count = f"{fmt_count(len(col_items))}: " if col_items else "not recorded"
     excluded = meta.get("excluded", settings.get("excluded")) or []
     setting_src = {k: x for k, x in settings.items() if k not in ("key_fields", "sensitive_fields", "excluded")}
     return {
         "title": title,
         "verdict": {
-            "level": level, "word": LEVEL_WORDS.get(level, level.upper()),
+            "level": level, "word": level_text(level).upper(),
             "lead": _verdict_lead(level, len(checks), n_checks, n_fired),
             "reliability": wording.VERDICT_RELIABILITY if level != "not_assessed" else "",
             "checks": checks, "not_run": not_run, "cautions": cautions,
@@ -218,7 +219,7 @@ def _methods(data: ReportData) -> tuple[str, str]:
     html = render(
         "methods.html.j2",
         spaces=sorted({str(m["space"]).split("(")[0] for m in metrics if m["computed"] and m["space"]})[:20],
-        n_bootstrap=wording.fmt_count(params.get("n_bootstrap")),
+        n_bootstrap=fmt_count(params.get("n_bootstrap")),
         calibrated=any(m["calibration"] is not None for m in metrics),
         checks=[_title(doc, n) for n in _driving(doc)],
         from_json=data.from_json,

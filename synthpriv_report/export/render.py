@@ -20,9 +20,10 @@ from typing import Any, Literal
 
 from nbconvert import HTMLExporter
 
+from ..formats import level_text
 from .document import dumps, report_data
 from .files import AtomicFiles, write_atomic
-from .notebook import DEFAULT_TITLE, LEVEL_WORDS, build_notebook
+from .notebook import DEFAULT_TITLE, build_notebook
 from .templating import render
 
 __all__ = ["CHROMIUM_ARGS", "CHROMIUM_PATH", "CSP", "TEMPLATE_NAME", "SynthprivChromiumPDFExporter",
@@ -34,7 +35,8 @@ CHROMIUM_PATH = "/usr/bin/chromium"
 CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic")
 #: The policy of every exported page (also in the template's ``<head>``): no script, no network, inline styles.
-CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; base-uri 'none'; form-action 'none'"
+CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; base-uri 'none'; "
+       "form-action 'none'")
 PdfEngine = Literal["weasyprint", "chromium"]
 
 
@@ -126,7 +128,7 @@ def render_html(source: Any, *, title: str = DEFAULT_TITLE, reveal_real_values: 
     nb = build_notebook(data, title=title)
     html, _ = SynthprivHTMLExporter().from_notebook_node(nb)
     level = data.document["verdict"]["level"]
-    return add_navigation(html, title=title, verdict=LEVEL_WORDS.get(level, str(level).upper()))
+    return add_navigation(html, title=title, verdict=level_text(level).upper())
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["DIGEST_ALGORITHM", "JSON_SCHEMA", "LEVELS", "VERDICT_LEVELS", "SCHEMA", "SCHEMA_NAME", "SCHEMA_VERSION", "parse_schema_id"]
+__all__ = ["DIGEST_ALGORITHM", "JSON_SCHEMA", "LEVELS", "VERDICT_LEVELS", "SCHEMA", "SCHEMA_NAME", "SCHEMA_VERSION",
+           "parse_schema_id"]
 
 SCHEMA_NAME = "synthpriv_report"
 SCHEMA_VERSION = 1

@@ -34,7 +34,7 @@ from .attack_common import (
 
 
 def air_f1(n_min: ArrayLike, n_correct: ArrayLike) -> NDArray[np.float64]:
-    """Per-real-record F1 of AIR (spec section 3): ``2 TP / (2 TP + FP)`` with ``FP = |N(y)| - TP``, and 0 when
+    """Per-real-record F1 of AIR (docs/metrics.md): ``2 TP / (2 TP + FP)`` with ``FP = |N(y)| - TP``, and 0 when
     TP = 0.
 
     Parameters
@@ -139,7 +139,7 @@ def _air_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
         "n_real": int(n_min.shape[0]),
     }
     interval = _interval(w * scores, w, ctx, params)
-    return MetricResult(name="air", value=value, interval=interval, 
+    return MetricResult(name="air", value=value, interval=interval,
                         details=details, space=_euclid_keys(ctx).label)
 
 

@@ -70,7 +70,7 @@ def dcr_arrays(ctx: Any, space: SpaceSpec | None = None) -> dict[str, Any]:
 
 
 def nndr_values(dcr: ArrayLike, nearest: ArrayLike, real_knn_dist: ArrayLike) -> NDArray[np.float64]:
-    """NNDR(s) = DCR(s, T) / mean distance of t* to its k nearest records of T \\ t* (spec 2.4).
+    """NNDR(s) = DCR(s, T) / mean distance of t* to its k nearest records of T \\ t* (docs/metrics.md, "nndr").
 
     Parameters
     ----------
@@ -89,7 +89,7 @@ def nndr_values(dcr: ArrayLike, nearest: ArrayLike, real_knn_dist: ArrayLike) ->
 
 
 def nndr_arrays(ctx: Any) -> dict[str, Any]:
-    """NNDR per synthetic record ("S") and per holdout record ("H", with a holdout) (spec 2.4)."""
+    """NNDR per synthetic record ("S") and per holdout record ("H", with a holdout) (docs/metrics.md, "nndr")."""
     sp = space_for(ctx, "nndr", "gower")
     k = ctx.settings["nndr_k"]
 

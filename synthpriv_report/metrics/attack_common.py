@@ -58,10 +58,11 @@ def entropy_weights(record_ids: ArrayLike) -> NDArray[np.float64]:
 
 
 def correct_exists(y: ArrayLike, z: ArrayLike, *, kind: int, tolerance: float = 0.1) -> NDArray[np.bool_]:
-    """For each real sensitive value, does S hold any value that would be a correct guess (AIR, spec 3)?
+    """For each real sensitive value, does S hold any value that would be a correct guess (AIR; docs/metrics.md, "air")?
 
     Categorical (``kind=0``): an equal code exists. Numeric (``kind=1``): some z with ``|y - z| <= tol |z|``
-    (with the tie tolerance of spec section 0); both missing is correct, one missing wrong. The numeric case
+    (with the package's tie tolerance (docs/metrics.md, "Ties, self-matches and nearest records")); both missing is
+    correct, one missing wrong. The numeric case
     is a union-of-intervals lookup: intervals ``[z - r, z + r]`` sorted by their lower end, a running maximum
     of their upper ends and one ``searchsorted`` per query (O((n + m) log m)).
 
@@ -154,7 +155,7 @@ def _numeric_sens_reason(metric: str, num: list[str]) -> str:
 def _budget_rows(n_real: int, cost: int, budget: int, random_state: int | None) -> NDArray[np.int64] | None:
     """The real records a join whose work ``cost`` grows with |T| x |S| compares: all (None) while ``cost`` is at
     most ``budget``, else ``n_real * budget // cost`` positions (at least one) drawn from
-    ``default_rng(random_state)`` (sorted; spec section 0's subsample), so that about ``budget`` work remains."""
+    ``default_rng(random_state)`` (sorted; the package's subsample rule), so that about ``budget`` work remains."""
     if cost <= budget:
         return None
     return stats.subsample(n_real, max(1, n_real * budget // cost), np.random.default_rng(random_state))

@@ -24,7 +24,8 @@ from .review_common import _exact, _share_result, _sizes, _spec, closer_indicato
 
 
 def column_entropy(values: ArrayLike, *, numeric: bool, missing: Any = None) -> float:
-    """Shannon entropy (natural log) of one column of T, as the identifiability weights need (spec 3, 2.2.5).
+    """Shannon entropy (natural log) of one column of T, as the identifiability weights need (Trudslev et al.,
+    section 2.2.5; docs/metrics.md).
 
     Categorical: over its levels (``missing`` is a level like any other). Numeric: over bins whose edges are the
     distinct values among the 10%, 20%, ..., 90% quantiles (linear interpolation) of the non-missing values; a
@@ -61,7 +62,7 @@ def column_entropy(values: ArrayLike, *, numeric: bool, missing: Any = None) -> 
         if present.size:
             edges = np.unique(np.quantile(present, np.arange(1, 10) / 10.0))
             idx = np.searchsorted(edges, present, side="left")  # number of edges strictly below each value
-            counts_list.append(np.bincount(idx, minlength=edges.size + 1))
+            counts_list.append(np.bincount(np.asarray(idx, dtype=np.intp), minlength=edges.size + 1))
         counts_list.append(np.array([int(miss.sum())]))
         counts = np.concatenate(counts_list)
     else:
@@ -72,7 +73,7 @@ def column_entropy(values: ArrayLike, *, numeric: bool, missing: Any = None) -> 
     return max(h, 0.0)
 
 
-#: Epsilon of the identifiability weights w_a = 1 / (H_a + eps) (spec 3, 2.2.5).
+#: Epsilon of the identifiability weights w_a = 1 / (H_a + eps) (Trudslev et al., section 2.2.5; docs/metrics.md).
 ID_EPS = 1e-8
 
 
@@ -98,7 +99,8 @@ def _closer_than_real(name: str, ctx: Context, sp: SpaceSpec, params: dict[str, 
 
 
 def _compute_authenticity(ctx: Context, params: dict[str, Any]) -> MetricResult:
-    """Authenticity' (spec 3, 2.2.4): mean over y of 1[d(y, S) < d(y, T∖y)] + ½ ties, i.e. 1 - Auth.
+    """Authenticity' (Trudslev et al., section 2.2.4; docs/metrics.md): mean over y of 1[d(y, S) < d(y, T∖y)] + ½
+    ties, i.e. 1 - Auth.
 
     Higher is riskier, range [0, 1]. Interval: Wilson over |T| records (halves included).
     """
@@ -110,7 +112,7 @@ def _compute_authenticity(ctx: Context, params: dict[str, Any]) -> MetricResult:
 
 
 def _id_weights(ctx: Context) -> dict[str, float]:
-    """Entropy H_a of every column of T (fitted on T alone, spec section 0)."""
+    """Entropy H_a of every column of T (fitted on T alone: docs/metrics.md, "Distance spaces")."""
     def fit() -> dict[str, float]:
         d = ctx.data
         return {c: column_entropy(d.column_values(ctx.T, c), numeric=d.kinds[c] == "numeric") for c in d.columns}
@@ -133,7 +135,8 @@ def _plan_identifiability(ctx: Context, params: dict[str, Any]) -> list[SearchRe
 
 
 def _compute_identifiability(ctx: Context, params: dict[str, Any]) -> MetricResult:
-    """ID (spec 3, 2.2.5): Authenticity' in the euclidean space whose columns are weighted by 1/(H_a + 1e-8).
+    """ID (Trudslev et al., section 2.2.5; docs/metrics.md): Authenticity' in the euclidean space whose columns are
+    weighted by 1/(H_a + 1e-8).
 
     Higher is riskier, range [0, 1]. Interval: Wilson over |T| records (halves included).
     """
@@ -159,5 +162,6 @@ _spec("identifiability", "Identifiability (ID)", _compute_identifiability, _plan
       space=None, copy_sensitive=True, choosable=False,
       summary="Authenticity' with low-entropy (more identifying) columns weighted up.",
       definition="Each column's euclidean coordinates are multiplied by 1/(entropy + 1e-8), the column's "
-      "entropy taken in the real data (constant columns left out). ID is the share of real records whose nearest synthetic record is "
+      "entropy taken in the real data (constant columns left out). ID is the share of real records whose nearest "
+      "synthetic record is "
       "closer than their nearest other real record in that weighted space, ties counted one half.")

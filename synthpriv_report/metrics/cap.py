@@ -44,7 +44,7 @@ from .attack_common import (
 
 
 def zcap_scores(keys_t: ArrayLike, keys_s: ArrayLike, sens_t: ArrayLike, sens_s: ArrayLike) -> NDArray[np.float64]:
-    """Per-real-record ZCAP of one categorical sensitive attribute (spec section 3, paper Eq. 3).
+    """Per-real-record ZCAP of one categorical sensitive attribute (Trudslev et al., Eq. 3).
 
     ``zcap(y) = |{s : s[A_K] = y[A_K], s[a_S] = y[a_S]}| / max(1, |{s : s[A_K] = y[A_K]}|)``; a real record
     without a key match scores 0. Direction: higher is riskier; range [0, 1].
@@ -70,7 +70,7 @@ def zcap_scores(keys_t: ArrayLike, keys_s: ArrayLike, sens_t: ArrayLike, sens_s:
     ct = np.asarray(sens_t, dtype=np.int64)
     cs = np.asarray(sens_s, dtype=np.int64)
     n_groups = int(max(kt.max(initial=-1), ks.max(initial=-1))) + 1
-    matches = np.bincount(ks, minlength=n_groups)[kt]
+    matches = np.bincount(np.asarray(ks, dtype=np.intp), minlength=n_groups)[kt]
     n_levels = int(max(ct.max(initial=-1), cs.max(initial=-1))) + 1
     pair_s = ks * n_levels + cs
     uniq, counts = np.unique(pair_s, return_counts=True)
@@ -83,7 +83,7 @@ def zcap_scores(keys_t: ArrayLike, keys_s: ArrayLike, sens_t: ArrayLike, sens_s:
 
 
 def gcap_scores(n_min: ArrayLike, n_correct: ArrayLike) -> NDArray[np.float64]:
-    """Per-real-record GCAP (spec section 3, paper Eq. 5): correct matches over all matches at the minimal
+    """Per-real-record GCAP (Trudslev et al., Eq. 5): correct matches over all matches at the minimal
     Hamming distance.
 
     Parameters
@@ -118,7 +118,7 @@ def _zcap_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
     per_attr = np.column_stack([zcap_scores(gt, gs, ct[:, j], cs[:, j]) for j in range(len(cat))])
     scores = per_attr.mean(axis=1)
     value = float(scores.mean())
-    matches = np.bincount(gs, minlength=int(max(gt.max(), gs.max())) + 1)[gt]
+    matches = np.bincount(np.asarray(gs, dtype=np.intp), minlength=int(max(gt.max(), gs.max())) + 1)[gt]
     details = {
         **_cap_details(ctx, cat, num, per_attr, gt),
         "share_real_with_match": float((matches > 0).mean()),
@@ -151,7 +151,7 @@ def gcap_real_rows(n_real: int, n_syn: int, *, random_state: int | None,
                    max_pairs: int | None = None) -> NDArray[np.int64] | None:
     """The real records GCAP compares: all of them (None) while ``n_real * n_syn`` is at most ``max_pairs``
     (default :data:`GCAP_MAX_PAIRS`), else a random subsample of ``max_pairs // n_syn`` positions drawn from
-    ``default_rng(random_state)`` (sorted; spec section 0's subsample).
+    ``default_rng(random_state)`` (sorted; the package's subsample rule).
 
     >>> gcap_real_rows(5, 4, random_state=0, max_pairs=20) is None
     True
@@ -177,7 +177,8 @@ def _gcap_real(ctx: Context):
 def _gcap_plan(ctx: Context, params: dict[str, Any]) -> list:
     cat, _ = _split_sensitive(ctx)
     sp = _hamming_keys(ctx)
-    return [ctx.request(sp, _gcap_real(ctx), ctx.S, 1), ctx.tree_request(sp, ctx.S)] if cat else []  # ties read S's tree
+    # the ties read S's tree
+    return [ctx.request(sp, _gcap_real(ctx), ctx.S, 1), ctx.tree_request(sp, ctx.S)] if cat else []
 
 
 def _gcap_ties(ctx: Context, cat: list[str]) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:

@@ -28,16 +28,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .. import evidence
+from .. import evidence, stats
 from .. import plotting as plot
-from .. import stats
 from ..engine import compared_numbers
+from ..formats import fmt_count, fmt_share
+from ..formats import is_finite_number as finite
+from ..identity import mix64
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
 from ..results import MetricResult, not_computed
-from ..wording import _finite as finite
-from ..wording import fmt_count, fmt_share
-from .arrays import space_for, dcr_arrays
+from .arrays import dcr_arrays, space_for
 
 NEAR_COPY_QUANTILE = Param(
     "near_copy_quantile", 0.01, low=0.0, high=0.5, low_open=True, slider=(0.001, 0.1, 0.001),
@@ -46,15 +46,6 @@ NEAR_COPY_QUANTILE = Param(
         "closest other training record counts as a near copy.")
 
 _SALT = np.uint64(0x9E3779B97F4A7C15)
-
-
-def _mix(h: NDArray[np.uint64]) -> NDArray[np.uint64]:
-    """splitmix64's finalizer, a bijection of 64-bit words (vectorised)."""
-    h = h ^ (h >> np.uint64(30))
-    h = h * np.uint64(0xBF58476D1CE4E5B9)
-    h = h ^ (h >> np.uint64(27))
-    h = h * np.uint64(0x94D049BB133111EB)
-    return h ^ (h >> np.uint64(31))
 
 
 def cell_words(numbers: NDArray[np.float64], codes: NDArray[np.integer]) -> NDArray[np.uint64]:
@@ -73,7 +64,7 @@ def cell_words(numbers: NDArray[np.float64], codes: NDArray[np.integer]) -> NDAr
     out = np.empty((num.shape[0], len(cols)), dtype=np.uint64)
     with np.errstate(over="ignore"):
         for j, c in enumerate(cols):
-            out[:, j] = _mix(c ^ (_SALT * np.uint64(j + 1)))
+            out[:, j] = mix64(c ^ (_SALT * np.uint64(j + 1)))
     return out
 
 
@@ -183,7 +174,7 @@ def leave_one_out_cutoffs(within: NDArray[np.float64], quantile: float) -> NDArr
 
 
 def exact_copy_share(is_copy: ArrayLike) -> tuple[float, tuple[float, float]]:
-    """Share of records with an identical real record, with its Wilson interval (spec 2.1).
+    """Share of records with an identical real record, with its Wilson interval (docs/metrics.md, "dcr").
 
     >>> exact_copy_share([True, False, False, True])[0]
     0.5
@@ -364,7 +355,7 @@ def near_copy_evidence(ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
         base, groups, which = copy_baseline(ctx, flags_of)
         flags = s["flags"]
         cols = list(ctx.data.numeric_columns) + list(ctx.data.categorical_columns)
-        by_col = np.bincount(s["column"][s["one_column"]], minlength=len(cols))
+        by_col = np.bincount(s["column"][s["one_column"]].astype(np.intp), minlength=len(cols))
         details: dict[str, Any] = {
             "n_near_copies": int(flags.sum()), "n": int(flags.size),
             "n_exact": int(s["exact"].sum()), "n_one_column": int(s["one_column"].sum()),
@@ -452,8 +443,10 @@ def _counts(details: Mapping[str, Any], key: str) -> str:
 def exact_copies_finding(m: ResultJSON) -> str:
     """What the exact-copy check found, in one sentence (with the near copies when they decide its level).
 
-    >>> exact_copies_finding({"value": 0.095, "details": {"n_copies": 57, "n": 600, "holdout_copy_share": 0.0}})
-    '9.5% of the synthetic records (57 of 600) are exact copies of a real training record; among real records the generator never saw, 0% equal a training record.'
+    >>> m = {"value": 0.095, "details": {"n_copies": 57, "n": 600, "holdout_copy_share": 0.0}}
+    >>> print(exact_copies_finding(m))  # doctest: +NORMALIZE_WHITESPACE
+    9.5% of the synthetic records (57 of 600) are exact copies of a real training record; among real records
+    the generator never saw, 0% equal a training record.
     """
     details = m.get("details") or {}
     tail = _baseline_tail(details, "equal a training record", "equal another training record")

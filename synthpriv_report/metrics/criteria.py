@@ -30,7 +30,7 @@ import numpy as np
 from .. import plotting as plot
 from ..registry import LevelSpec, Param, ResultJSON
 from ..results import MetricResult
-from ..wording import fmt_number, fmt_share
+from ..formats import fmt_number, fmt_share
 from .arrays import SmallResult
 
 #: The two public sources every report of these metrics cites.

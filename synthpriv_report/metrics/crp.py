@@ -21,7 +21,7 @@ from .attack_common import _COMMON
 
 
 def crp_value(n_copies: int, n_real: int) -> float:
-    """CRP (spec section 3, paper Eq. 12 without the 1e-8 term): synthetic records identical to some real
+    """CRP (Trudslev et al., Eq. 12 without the 1e-8 term): synthetic records identical to some real
     record, counted with multiplicity over S, divided by |T| and clipped to [0, 1]. Higher is riskier.
 
     >>> crp_value(3, 4), crp_value(9, 4)

@@ -22,7 +22,7 @@ from .shift import holdout_shift_note, holdout_shift_of
 
 
 def dcr_histogram(dcr: ArrayLike, *, gower: bool, bins: int = 20, upper: float | None = None) -> dict[str, list]:
-    """Histogram of DCR values: 20 equal-width bins on [0, 1] for gower, on [0, max] otherwise (spec 2.1).
+    """Histogram of DCR values: 20 equal-width bins on [0, 1] for gower, on [0, max] otherwise (docs/metrics.md, "dcr").
 
     >>> dcr_histogram([0.0, 0.5, 1.0], gower=True, bins=2)
     {'edges': [0.0, 0.5, 1.0], 'counts': [1, 2]}

@@ -20,7 +20,7 @@ from .review_common import _exact, _mean_interval, _sizes, _space_details, _spec
 
 
 def dcr_review_score(mean_dcr: float) -> float:
-    """DCR' = 1 - sigma(ln DCR) = 1 / (1 + DCR), and 1 when DCR = 0 (spec 3, 2.2.8).
+    """DCR' = 1 - sigma(ln DCR) = 1 / (1 + DCR), and 1 when DCR = 0 (Trudslev et al., section 2.2.8; docs/metrics.md).
 
     >>> dcr_review_score(0.0), dcr_review_score(1.0), dcr_review_score(3.0)
     (1.0, 0.5, 0.25)
@@ -30,7 +30,8 @@ def dcr_review_score(mean_dcr: float) -> float:
 
 
 def mdcr_score(num_median: float, den_median: float) -> float:
-    """MDCR' = 1 / (1 + num/den) = sigma(-ln ratio), and 1 when the numerator is 0 (spec 3, 2.2.9).
+    """MDCR' = 1 / (1 + num/den) = sigma(-ln ratio), and 1 when the numerator is 0 (Trudslev et al., section 2.2.9;
+    docs/metrics.md).
 
     The caller reports *not computed* when ``den_median`` is 0; here a zero denominator with a positive
     numerator gives the limit 0 (used only inside bootstrap resamples).
@@ -51,7 +52,8 @@ def _plan_dcr_review(ctx: Context, params: dict[str, Any]) -> list[SearchRequest
 
 
 def _compute_dcr_review(ctx: Context, params: dict[str, Any]) -> MetricResult:
-    """DCR' (spec 3, 2.2.8): 1 / (1 + mean over y of DCR(y, S)) in the projected space, 1 when that mean is 0.
+    """DCR' (Trudslev et al., section 2.2.8; docs/metrics.md): 1 / (1 + mean over y of DCR(y, S)) in the projected
+    space, 1 when that mean is 0.
 
     Higher is riskier, range [0, 1]; the level depends on the projected space's scale. Interval: bootstrap of
     the mean DCR over real records, transformed (the transform is decreasing, so the bounds swap).
@@ -73,7 +75,8 @@ def _plan_mdcr(ctx: Context, params: dict[str, Any]) -> list[SearchRequest]:
 
 
 def _compute_mdcr(ctx: Context, params: dict[str, Any]) -> MetricResult:
-    """MDCR' (spec 3, 2.2.9): 1 / (1 + median DCR(y, S) / median DCR(y, T∖y)), 1 when the numerator is 0.
+    """MDCR' (Trudslev et al., section 2.2.9; docs/metrics.md): 1 / (1 + median DCR(y, S) / median DCR(y, T∖y)), 1
+    when the numerator is 0.
 
     Higher is riskier, range [0, 1]. Not computed when the denominator median is 0. Interval: bootstrap over
     real records of both medians on the same resample.

@@ -22,7 +22,7 @@ from .review_common import _exact, _share_result, _sizes, _space_details, _spec
 
 def hidden_rate_counts(y_rows: ArrayLike, pair_dist: ArrayLike, dmin_y: ArrayLike, *,
                        exact: bool = False) -> tuple[int, int, int]:
-    """Count the real records that the pairing hides badly (spec 3, 2.2.12).
+    """Count the real records that the pairing hides badly (Trudslev et al., section 2.2.12; docs/metrics.md).
 
     A real record y counts when some z paired with it lies at the minimal distance from y among all of S.
 
@@ -53,7 +53,8 @@ def _plan_hidden_rate(ctx: Context, params: dict[str, Any]) -> list[SearchReques
 
 
 def _compute_hidden_rate(ctx: Context, params: dict[str, Any]) -> MetricResult:
-    """HiddR (spec 3, 2.2.12): share of paired real records with a paired synthetic record at their minimal
+    """HiddR (Trudslev et al., section 2.2.12; docs/metrics.md): share of paired real records with a paired synthetic
+    record at their minimal
     distance to S (projected space, Minkowski p = 2); the denominator is the number of distinct paired real
     records (the paper's |Z| is in the details).
 

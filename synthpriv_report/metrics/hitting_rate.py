@@ -58,7 +58,8 @@ def _hitr_rows(ctx: Context, h: NDArray[np.float64]) -> NDArray[np.int64] | None
 
 
 def _hitr_ranges(ctx: Context) -> NDArray[np.float64]:
-    """Numeric ranges fitted on T alone (spec section 0); an all-missing or constant column has range 0."""
+    """Numeric ranges fitted on T alone (docs/metrics.md, "Shared machinery"); an all-missing or constant column
+    has range 0."""
     def build():
         x = ctx.data.numeric[ctx.T]
         out = np.zeros(x.shape[1])

@@ -14,10 +14,10 @@ from numpy.typing import ArrayLike
 
 from .. import evidence, stats
 from .. import plotting as plot
+from ..formats import fmt_share
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, ResultJSON, Words, register, verdict_alpha
 from ..results import MetricResult
-from ..wording import fmt_share
 from .arrays import SmallResult, space_for
 from .shift import holdout_shift_notes, holdout_shift_requests
 

@@ -13,12 +13,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import stats
+from ..formats import fmt_number
+from ..formats import is_finite_number as finite
 from ..params import N_BOOTSTRAP, SOURCES
 from ..registry import LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
 from ..results import MetricResult, not_computed
 from ..spaces import SpaceSpec
-from ..wording import _finite as finite
-from ..wording import fmt_number
 from .arrays import SmallResult, eps_ratio, space_for
 from .shift import holdout_shift_notes, holdout_shift_requests
 
@@ -197,8 +197,9 @@ def nndr_test_finding(m: ResultJSON) -> str:
 def d_graded(m: ResultJSON) -> str | None:
     """The level of both tests is graded on D (its lower confidence bound), not on the score shown.
 
-    >>> d_graded({"level_rule": {"graded": -3.0}})
-    "Graded on D, the drop from the holdout's distance statistic to the synthetic data's: -3% (negative: the synthetic records are farther than the holdout's)."
+    >>> print(d_graded({"level_rule": {"graded": -3.0}}))  # doctest: +NORMALIZE_WHITESPACE
+    Graded on D, the drop from the holdout's distance statistic to the synthetic data's: -3% (negative: the
+    synthetic records are farther than the holdout's).
     """
     graded = (m.get("level_rule") or {}).get("graded")
     if not finite(graded):

@@ -18,13 +18,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 from .review_common import _exact, _share_result, _sizes, _spec, closer_indicator
 
-#: Number of subsample draws of NNAA' when |T| != |S| (spec 3, 2.2.10).
+#: Number of subsample draws of NNAA' when |T| != |S| (Trudslev et al., section 2.2.10; docs/metrics.md).
 NNAA_DRAWS = 5
 
 
 def nnaa_score(d_ys: ArrayLike, d_yy: ArrayLike, d_zy: ArrayLike, d_zz: ArrayLike, *,
                exact: bool = False) -> float:
-    """NNAA' = 1 - AA for one pair of equally sized sets (spec 3, 2.2.10, with the ½ the printed Eq. 30 omits).
+    """NNAA' = 1 - AA for one pair of equally sized sets (Trudslev et al., section 2.2.10, with the ½ the printed Eq.
+    30 omits; docs/metrics.md).
 
     AA = ½ [mean over y of (1[d(y, S) > d(y, T∖y)] + ½ ties) + mean over z of (1[d(z, T) > d(z, S∖z)] + ½ ties)].
 
@@ -79,7 +80,8 @@ def _plan_nnaa(ctx: Context, params: dict[str, Any]) -> list[SearchRequest]:
 
 
 def _compute_nnaa(ctx: Context, params: dict[str, Any]) -> MetricResult:
-    """NNAA' (spec 3, 2.2.10): 1 - AA on equally sized sets (5 subsamples of the larger set when sizes differ).
+    """NNAA' (Trudslev et al., section 2.2.10; docs/metrics.md): 1 - AA on equally sized sets (5 subsamples of the
+    larger set when sizes differ).
 
     Higher is riskier, range [0, 1]. Interval: Wilson with p = NNAA' over the 2·min(|T|, |S|) records of one
     evaluation (each record is one trial of the nearest-neighbour classifier).
@@ -104,4 +106,5 @@ _spec("nnaa", "Nearest neighbour adversarial accuracy (NNAA')", _compute_nnaa, _
       summary="One minus the accuracy of telling real from synthetic by whose nearest neighbour is which.",
       definition="AA averages, over real records, whether the nearest synthetic record is farther than the "
       "nearest other real one, and over synthetic records, whether the nearest real record is farther than the "
-      "nearest other synthetic one (ties one half), on equally sized sets. NNAA' = 1 - AA; 1 when the synthetic data copies the real data.")
+      "nearest other synthetic one (ties one half), on equally sized sets. NNAA' = 1 - AA; 1 when the synthetic "
+      "data copies the real data.")

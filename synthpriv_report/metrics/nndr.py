@@ -15,8 +15,7 @@ from .. import stats
 from ..params import N_BOOTSTRAP, SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, Words, register
 from ..results import MetricResult, not_computed
-from .arrays import describe, figure_evidence, space_for, nndr_arrays
-
+from .arrays import describe, figure_evidence, nndr_arrays, space_for
 
 NNDR_THRESHOLD = Param("nndr_threshold", 0.5, low=0.0, low_open=True, slider=(0.05, 1.0, 0.05),
                        label="NNDR threshold",

@@ -22,7 +22,8 @@ from .review_common import _mean_interval, _sizes, _space_details, _spec
 
 def nndr_review_scores(d1: ArrayLike, d2: ArrayLike, copy: ArrayLike) -> tuple[NDArray[np.float64],
                                                                               NDArray[np.float64]]:
-    """Per synthetic record the NNDR scores of spec 3 (2.2.7): the rescaled r(s) and the paper's Eq. 27 term.
+    """Per synthetic record the NNDR scores of Trudslev et al. (section 2.2.7): the rescaled r(s) and the paper's Eq.
+    27 term.
 
     r(s) = 1 when s is identical to a real record (``copy``), else 1 - d1/d2, and 1 when d2 = 0. The paper's
     term is 1 when d1 = 0 (tie rule) and d1/d2 otherwise.
@@ -59,7 +60,8 @@ def _plan_nndr_review(ctx: Context, params: dict[str, Any]) -> list[SearchReques
 
 
 def _compute_nndr_review(ctx: Context, params: dict[str, Any]) -> MetricResult:
-    """NNDR (spec 3, 2.2.7): mean over s of r(s) = 1 for a copy of a real record, else 1 - d1/d2 (1 if d2 = 0).
+    """NNDR (Trudslev et al., section 2.2.7; docs/metrics.md): mean over s of r(s) = 1 for a copy of a real record,
+    else 1 - d1/d2 (1 if d2 = 0).
 
     Higher is riskier, range [0, 1]. Interval: bootstrap of the mean of r(s) over synthetic records.
     """

@@ -14,11 +14,11 @@ from numpy.typing import ArrayLike
 
 from .. import evidence, stats
 from .. import plotting as plot
+from ..formats import fmt_number, fmt_share
+from ..formats import is_finite_number as finite
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
 from ..results import MetricResult, not_computed
-from ..wording import _finite as finite
-from ..wording import fmt_number, fmt_share
 from .arrays import SmallResult, eps_ratio, figure_evidence, space_for
 
 
@@ -272,7 +272,8 @@ register(MetricSpec(
     direction="higher_is_safer", value_range=(0.0, 100.0), compute=_ps_compute, plan=_ps_plan,
     default_space="gower", space_choosable=True, params=(ALPHA,), calibratable=True,
     value_kind="score", drives_verdict=True, finding=privacy_score_finding,
-    interval_kind="Wilson 95% (the score at the two ends of the Wilson interval of the share of real records with a synthetic record unusually close)",
+    interval_kind="Wilson 95% (the score at the two ends of the Wilson interval of the share of real records with a "
+                  "synthetic record unusually close)",
     level=LevelSpec(medium=90.0, high=50.0, source="package default, after " + SOURCES["aindo"], same_scale=True,
                     of=lambda r: r.details.get("upper_bound_for_level", r.value),
                     scale="the upper confidence bound of the score",

@@ -23,7 +23,7 @@ from .review_common import SATURATION_NOTE, _exact, _mean_interval, _share_resul
 
 
 def rescaled_distance(dcr: ArrayLike, *, d_min: float, d_max: float) -> NDArray[np.float64]:
-    """u(y) = (d(y) - d_min) / (d_max - d_min) of spec 3 (CVP, DVP', NSND; Eq. 16, 17, 24).
+    """u(y) = (d(y) - d_min) / (d_max - d_min) of Trudslev et al.'s review (CVP, DVP', NSND; Eq. 16, 17, 24).
 
     Parameters
     ----------
@@ -45,7 +45,8 @@ def rescaled_distance(dcr: ArrayLike, *, d_min: float, d_max: float) -> NDArray[
 
 
 def cvp_score(u: ArrayLike, *, threshold: float = 0.2) -> float:
-    """CVP = share of real records with u(y) <= threshold (spec 3, 2.2.1); ties with the threshold count.
+    """CVP = share of real records with u(y) <= threshold (Trudslev et al., section 2.2.1; docs/metrics.md); ties
+    with the threshold count.
 
     Higher is riskier; range [0, 1]; 1 = every real record has a close synthetic record.
 
@@ -56,7 +57,8 @@ def cvp_score(u: ArrayLike, *, threshold: float = 0.2) -> float:
 
 
 def dvp_score(u: ArrayLike, *, threshold: float = 0.8) -> float:
-    """DVP' = 1 - share of real records with u(y) >= threshold (spec 3, 2.2.2); ties with the threshold count.
+    """DVP' = 1 - share of real records with u(y) >= threshold (Trudslev et al., section 2.2.2; docs/metrics.md);
+    ties with the threshold count.
 
     Higher is riskier; range [0, 1]; 1 = no real record is far from every synthetic record.
 
@@ -67,7 +69,8 @@ def dvp_score(u: ArrayLike, *, threshold: float = 0.8) -> float:
 
 
 def nsnd_score(u: ArrayLike) -> float:
-    """NSND = 1 - mean u(y) (spec 3, 2.2.6, resolved: the paper's Eq. 24 grows with distance).
+    """NSND = 1 - mean u(y) (Trudslev et al., section 2.2.6, resolved: the paper's Eq. 24 grows with distance;
+    docs/metrics.md).
 
     Higher is riskier; range [0, 1].
 
@@ -104,7 +107,8 @@ def _not_spread(name: str, details: dict[str, Any], sp: SpaceSpec) -> MetricResu
 
 
 def _compute_cvp(ctx: Context, params: dict[str, Any]) -> MetricResult:
-    """CVP (spec 3, 2.2.1): share of real records whose rescaled nearest-synthetic distance u(y) <= threshold.
+    """CVP (Trudslev et al., section 2.2.1; docs/metrics.md): share of real records whose rescaled nearest-synthetic
+    distance u(y) <= threshold.
 
     Higher is riskier, range [0, 1]. Interval: Wilson over |T| records.
     """
@@ -119,7 +123,7 @@ def _compute_cvp(ctx: Context, params: dict[str, Any]) -> MetricResult:
 
 
 def _compute_dvp(ctx: Context, params: dict[str, Any]) -> MetricResult:
-    """DVP' (spec 3, 2.2.2): 1 - share of real records with u(y) >= threshold.
+    """DVP' (Trudslev et al., section 2.2.2; docs/metrics.md): 1 - share of real records with u(y) >= threshold.
 
     Higher is riskier, range [0, 1]. Interval: Wilson over |T| records (of the share of records not far).
     """
@@ -134,7 +138,7 @@ def _compute_dvp(ctx: Context, params: dict[str, Any]) -> MetricResult:
 
 
 def _compute_nsnd(ctx: Context, params: dict[str, Any]) -> MetricResult:
-    """NSND (spec 3, 2.2.6): 1 - mean u(y).
+    """NSND (Trudslev et al., section 2.2.6; docs/metrics.md): 1 - mean u(y).
 
     Higher is riskier, range [0, 1]. Interval: bootstrap of the mean of u over real records, then 1 - (hi, lo).
     """

@@ -1,19 +1,21 @@
-"""Classifier-based metrics of the review paper (spec section 3, seed 002 2.2.3 and 2.2.11): D-MLP and MIR.
+"""Classifier-based metrics of the review paper (Trudslev et al., sections 2.2.3 and 2.2.11): D-MLP and MIR.
 
 Both train a classifier to tell real training records (label 1) from synthetic records (label 0) on the dense
-one-hot euclidean embedding (spec section 1). They measure *distinguishability*: an exact copy of T cannot be told
+one-hot euclidean embedding (docs/metrics.md, "Distance spaces"). They measure *distinguishability*: an exact copy of
+T cannot be told
 apart from T, so it scores like an ideal generator (D-MLP ≈ 0.5). They are a fidelity signal with a privacy
 reading, not copy detectors; the report says so.
 
-Shared steps (spec section 3, last bullet of D-MLP/MIR): each class is first reduced to at most
+Shared steps (docs/metrics.md, "detection_mlp" and "mir"): each class is first reduced to at most
 ``ctx.settings["max_rows"]`` records by random subsamples drawn from ``rng = default_rng(random_state)``, T first,
 then S (:func:`synthpriv_report.stats.subsample`); the sizes used are in the details. Neither metric searches
 neighbours (``plan`` returns ``[]``). Fitted scores are cached with ``ctx.memo`` so a re-reduction (new levels,
 sliders of other metrics) never refits.
 
-Choices where the spec is silent (documented here and in the details):
+Choices this package makes (documented here and in the details):
 
-* **Calibration** (spec section 4) is *not* run for either metric (``calibratable=False``): the ideal value is
+* **Calibration** (docs/metrics.md, "Baselines: the holdout and the calibration") is *not* run for either metric
+(``calibratable=False``): the ideal value is
   known without a fit (AUC 0.5; MIR already compares against H through the membership advantage), while a
   calibration fit of T against H costs as much again as the metric itself (``benchmarks/bench_metrics.py --dmlp``
   prints the classifier's time).
@@ -46,22 +48,22 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..formats import fmt_on_unit, fmt_share
+from ..formats import is_finite_number as finite
 from ..models.mlp import fit_mlp, sparse_rows
 from ..params import SOURCES
 from ..registry import LevelSpec, MetricSpec, ResultJSON, Words, register
 from ..results import MetricResult, not_computed
 from ..stats import subsample, wilson
-from ..wording import _finite as finite
-from ..wording import fmt_on_unit, fmt_share
 from .arrays import SmallResult
 
 #: Fewest records per class (after the ``max_rows`` cap) for either classifier metric to run.
 MIN_PER_CLASS = 10
 
-#: Number of stratified folds of D-MLP (spec section 3).
+#: Number of stratified folds of D-MLP (docs/metrics.md).
 N_FOLDS = 5
 
-#: Share of the labelled records held out by MIR (spec section 3).
+#: Share of the labelled records held out by MIR (docs/metrics.md).
 MIR_TEST_SIZE = 0.3
 
 #: Level thresholds of this module (package defaults; see the module docstring for why not ``review_absolute``).
@@ -101,7 +103,7 @@ _MIR_NOTE = ("a distinguishability signal: the classifier separates real from sy
 
 def cap_rows(n_real: int, n_syn: int, max_rows: int, *, random_state: int | None
              ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Positions kept of each class: at most ``max_rows`` each, T drawn first, then S (spec section 3).
+    """Positions kept of each class: at most ``max_rows`` each, T drawn first, then S (docs/metrics.md).
 
     A class at or under the cap keeps every record and draws nothing.
 
@@ -130,7 +132,7 @@ def cap_rows(n_real: int, n_syn: int, max_rows: int, *, random_state: int | None
 
 def detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | None = None,
                   n_splits: int = N_FOLDS, n_threads: int | None = None) -> NDArray[np.float64]:
-    """Fold ROC AUCs of the D-MLP classifier (spec section 3, D-MLP; seed 002 2.2.3).
+    """Fold ROC AUCs of the D-MLP classifier (D-MLP; Trudslev et al., section 2.2.3).
 
     ``StratifiedKFold(n_splits, shuffle=True, random_state)``; per fold the network of ``MLPClassifier(
     hidden_layer_sizes=(100, 50), max_iter=300, early_stopping=True, validation_fraction=0.1, random_state)``
@@ -148,7 +150,7 @@ def detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | None = None
     random_state : int or None
         Seed of the splitter and of each fold's network (a fresh generator per fold, as in scikit-learn).
     n_splits : int
-        Number of folds (5 in the spec).
+        Number of folds (5 by default).
     n_threads : int, optional
         Folds trained at once, in threads (the compiled training releases the GIL). Default: every fold at once,
         whatever the number of cores: a fold cannot be split, so with fewer threads than folds the last fold runs
@@ -230,7 +232,7 @@ def sklearn_detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | Non
 def mir_predictions(X: ArrayLike, y: ArrayLike, X_holdout: ArrayLike | Iterator[ArrayLike] | None = None, *,
                     random_state: int | None = None, test_size: float = MIR_TEST_SIZE
                     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64] | None]:
-    """Fit MIR's classifier and predict (spec section 3, MIR; seed 002 2.2.11).
+    """Fit MIR's classifier and predict (MIR; Trudslev et al., section 2.2.11).
 
     ``train_test_split(test_size, stratify=y, random_state)``, then ``HistGradientBoostingClassifier(
     random_state=random_state)`` with default settings (in place of LightGBM) fitted on the training part.
@@ -393,7 +395,7 @@ def _plan(ctx: Any, params: dict[str, Any]) -> list[Any]:
 
 
 def _compute_dmlp(ctx: Any, params: dict[str, Any]) -> MetricResult:
-    """D-MLP (spec section 3; seed 002 2.2.3): mean fold ROC AUC, higher is riskier, range [0, 1]."""
+    """D-MLP (Trudslev et al., section 2.2.3): mean fold ROC AUC, higher is riskier, range [0, 1]."""
     lab = _labelled(ctx)
     bad = _too_few("detection_mlp", lab)
     if bad is not None:
@@ -408,7 +410,7 @@ def _compute_dmlp(ctx: Any, params: dict[str, Any]) -> MetricResult:
 
 
 def _compute_mir(ctx: Any, params: dict[str, Any]) -> MetricResult:
-    """MIR (spec section 3; seed 002 2.2.11): recall of the real class, higher is riskier, range [0, 1]."""
+    """MIR (Trudslev et al., section 2.2.11): recall of the real class, higher is riskier, range [0, 1]."""
     lab = _labelled(ctx)
     bad = _too_few("mir", lab)
     if bad is not None:
@@ -435,9 +437,10 @@ def _compute_mir(ctx: Any, params: dict[str, Any]) -> MetricResult:
 def mir_graded(m: ResultJSON) -> str | None:
     """With a holdout the level of ``mir`` is graded on the membership advantage, not on the recall shown.
 
-    >>> mir_graded({"value": 0.99, "level_rule": {"scale": "the membership advantage", "graded": 0.003},
-    ...             "details": {"holdout_predicted_real": 0.987}})
-    'Graded on the membership advantage: 0.003, not on the value shown (99% of real test records were labelled real, and 98.7% of the holdout records too).'
+    >>> print(mir_graded({"value": 0.99, "level_rule": {"scale": "the membership advantage", "graded": 0.003},
+    ...             "details": {"holdout_predicted_real": 0.987}}))  # doctest: +NORMALIZE_WHITESPACE
+    Graded on the membership advantage: 0.003, not on the value shown (99% of real test records were labelled
+    real, and 98.7% of the holdout records too).
     """
     rule = m.get("level_rule") or {}
     details = m.get("details") or {}

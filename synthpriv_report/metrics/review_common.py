@@ -33,7 +33,8 @@ SATURATION_NOTE = (
 
 
 def closer_indicator(d_a: ArrayLike, d_b: ArrayLike, *, exact: bool = False) -> NDArray[np.float64]:
-    """Per record 1[d_a < d_b] + 1/2 1[d_a = d_b] with the tie rule of spec section 0.
+    """Per record 1[d_a < d_b] + 1/2 1[d_a = d_b] with the package's tie rule (docs/metrics.md, "Ties, self-matches
+    and nearest records").
 
     Authenticity' uses ``closer_indicator(d(y, S), d(y, T \\ y))``, ID the same in the weighted space, NNAA's
     terms ``closer_indicator(d(y, T \\ y), d(y, S))`` and ``closer_indicator(d(z, S \\ z), d(z, T))``.

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..wording import fmt_number
+from ..formats import fmt_number
 from .arrays import SmallResult, space_for
 
 #: A holdout is reported as unlike the training data when the two-sided Mann-Whitney p-value of its distances to

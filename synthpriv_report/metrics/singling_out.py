@@ -45,7 +45,7 @@ from numpy.typing import NDArray
 
 from ..registry import FigureSpec, MetricSpec, Param, ResultJSON, Words, register
 from ..results import MetricResult, not_computed
-from ..wording import fmt_share
+from ..formats import fmt_share
 from .criteria import (
     CAVEAT,
     CONFIDENCE_LEVEL,

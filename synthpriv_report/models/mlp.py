@@ -1,6 +1,6 @@
 """The D-MLP classifier, run fast: scikit-learn's ``MLPClassifier`` training algorithm, compiled with numba.
 
-D-MLP (spec section 3) is defined by ``MLPClassifier(hidden_layer_sizes=(100, 50), max_iter=300,
+D-MLP (docs/metrics.md) is defined by ``MLPClassifier(hidden_layer_sizes=(100, 50), max_iter=300,
 early_stopping=True, validation_fraction=0.1, random_state)`` with every other setting at scikit-learn's default.
 This module runs *that* algorithm, step for step, on the same random draws; only how it is executed changes:
 
@@ -37,10 +37,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
-#: scikit-learn's ``MLPClassifier`` settings that D-MLP uses (spec section 3 plus scikit-learn's defaults).
+from .._compiled import COMPILED, njit
+
+#: scikit-learn's ``MLPClassifier`` settings that D-MLP uses (docs/metrics.md, "detection_mlp", plus scikit-learn's
+#: defaults).
 MLP_SETTINGS: dict[str, Any] = {
     "hidden_layer_sizes": (100, 50),
     "max_iter": 300,
@@ -258,6 +260,57 @@ def _proba(indptr, indices, vals, rows, theta, p, h1, h2):  # pragma: no cover -
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# the same training in NumPy, where numba is absent (:mod:`synthpriv_report._compiled`)
+
+
+def _dense_rows(indptr: NDArray[np.int64], indices: NDArray[np.int64], vals: NDArray[Any], p: int) -> NDArray[Any]:
+    """The dense matrix of sparse rows (the NumPy path multiplies whole mini-batches)."""
+    n = indptr.size - 1
+    X = np.zeros((n, p), dtype=vals.dtype)
+    X[np.repeat(np.arange(n), np.diff(indptr)), indices] = vals
+    return X
+
+
+def _logistic(z: NDArray[Any]) -> NDArray[Any]:
+    """``1 / (1 + exp(-z))`` in float64 (as the compiled kernel's ``math.exp``), stored in ``z``'s dtype."""
+    return (1.0 / (1.0 + np.exp(-z.astype(np.float64)))).astype(z.dtype)
+
+
+def _forward_numpy(X, theta, p, h1, h2):
+    W1, b1, W2, b2, W3, b3 = _views(theta, p, h1, h2)
+    A1 = np.maximum(X @ W1 + b1, 0)
+    A2 = np.maximum(A1 @ W2 + b2, 0)
+    return A1, A2, _logistic(A2 @ W3 + b3[0])
+
+
+def _epoch_numpy(X, y, order, theta, decay, m, v, t, p, h1, h2, batch, lr0, beta1, beta2, eps):
+    """:func:`_epoch` by whole-batch NumPy products on the dense rows ``X``: the same algorithm and Adam steps;
+    the sums run in another order than the compiled kernel's, so the float32 weights differ in their last bits."""
+    W1, b1, W2, b2, W3, b3 = _views(theta, p, h1, h2)
+    dt = theta.dtype.type
+    c1, c2, e = dt(beta1), dt(beta2), dt(eps)
+    one = dt(1.0)
+    for begin in range(0, order.size, batch):
+        rows = order[begin:begin + batch]
+        nb = rows.size
+        Xb = X[rows]
+        A1, A2, out = _forward_numpy(Xb, theta, p, h1, h2)
+        D3 = out - y[rows]
+        D2 = np.where(A2 == 0, dt(0), np.outer(D3, W3))
+        D1 = D2 @ W2.T
+        D1[A1 == 0] = 0
+        grad = np.concatenate([(Xb.T @ D1).ravel(), D1.sum(axis=0), (A1.T @ D2).ravel(), D2.sum(axis=0),
+                               A2.T @ D3, np.array([D3.sum()], dtype=theta.dtype)])
+        t += 1
+        lr = dt(lr0 * math.sqrt(1.0 - beta2 ** t) / (1.0 - beta1 ** t))
+        g = (grad + decay * theta) * dt(1.0 / nb)
+        m[:] = c1 * m + (one - c1) * g
+        v[:] = c2 * v + (one - c2) * (g * g)
+        theta -= lr * m / (np.sqrt(v) + e)
+    return t
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # Python side
 
 
@@ -310,6 +363,9 @@ class FittedMLP:
             raise ValueError(f"X has {X.n_features} features, the network was fitted on {self.n_features}")
         r = np.arange(X.n_rows, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
         vals = X.values.astype(self.theta.dtype, copy=False)
+        if not COMPILED:
+            dense = _dense_rows(X.indptr, X.indices, vals, X.n_features)[r]
+            return _forward_numpy(dense, self.theta, self.n_features, *self.hidden)[2].astype(np.float64)
         out = _proba(X.indptr, X.indices, vals, r, self.theta, self.n_features, *self.hidden)
         return out.astype(np.float64)
 
@@ -368,12 +424,19 @@ def fit_mlp(X: SparseRows, y: ArrayLike, rows: NDArray[np.int64] | None = None, 
     v = np.zeros_like(theta)
     best, best_theta, no_improvement, t, n_iter = -np.inf, theta.copy(), 0, 0, 0
     sample_idx = np.arange(n_tr)
+    dense = None if COMPILED else _dense_rows(X.indptr, X.indices, X.values, p)
     for _ in range(s["max_iter"]):
         sample_idx = shuffle(sample_idx, random_state=rs)
-        t = _epoch(X.indptr, X.indices, X.values, y_all, rows_tr[sample_idx], theta, grad, decay, m, v, t, p, h1,
-                   h2, batch, s["learning_rate_init"], s["beta_1"], s["beta_2"], s["epsilon"])
+        adam = (s["learning_rate_init"], s["beta_1"], s["beta_2"], s["epsilon"])
+        if dense is None:
+            t = _epoch(X.indptr, X.indices, X.values, y_all, rows_tr[sample_idx], theta, grad, decay, m, v, t, p,
+                       h1, h2, batch, *adam)
+            proba = _proba(X.indptr, X.indices, X.values, rows_va, theta, p, h1, h2)
+        else:
+            t = _epoch_numpy(dense, y_all, rows_tr[sample_idx], theta, decay, m, v, t, p, h1, h2, batch, *adam)
+            proba = _forward_numpy(dense[rows_va], theta, p, h1, h2)[2]
         n_iter += 1
-        score = float(np.mean((_proba(X.indptr, X.indices, X.values, rows_va, theta, p, h1, h2) > 0.5) == y_va))
+        score = float(np.mean((proba > 0.5) == y_va))
         if score < best + s["tol"]:
             no_improvement += 1
         else:

@@ -19,7 +19,8 @@ reports the choice (``info["choice"]``, a :class:`SearchChoice`). Distances are 
 expression (:func:`.kernels._acc`); no n x m distance matrix is ever built, memory is O((n + m) * columns + n * k)
 plus a block per thread. Queries run in parallel over all cores (numba ``prange``).
 
-Ties (spec section 0): two distances are equal when |a - b| <= 1e-9 max(|a|, |b|) + 1e-12 (integer-valued
+Ties (docs/metrics.md, "Shared machinery"): two distances are equal when |a - b| <= 1e-9 max(|a|, |b|) + 1e-12
+(integer-valued
 distances exactly); among equal distances the record with the lowest reference position comes first.
 Within-set searches exclude the query record itself by position.
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
 from numpy.typing import NDArray
 
+from .._compiled import njit, prange
 from ..spaces import Encoding
 from .kernels import _acc, _equal, _query_arrays, _to_dist
 

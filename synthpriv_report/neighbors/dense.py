@@ -4,9 +4,9 @@ candidates within a proven rounding margin of the k-th best, exact float64 dista
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
 from numpy.typing import NDArray
 
+from .._compiled import njit, prange
 from .kernels import _acc, _offer, query_chunks, resolve_near_ties
 from .tree import RefTree
 

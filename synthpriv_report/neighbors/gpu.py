@@ -34,9 +34,9 @@ from __future__ import annotations
 from typing import Protocol
 
 import numpy as np
-from numba import njit, prange
 from numpy.typing import NDArray
 
+from .._compiled import njit, prange
 from .kernels import _acc, _offer, _slack, _to_dist, query_chunks, resolve_near_ties
 from .tiled import (
     _SENTINEL_SAFE,

@@ -3,7 +3,7 @@
 Every kernel computes a distance through :func:`_acc`, so equal pairs give bit-identical values whichever engine
 found them.
 
-The tie rule of spec section 0: two distances are equal when |a - b| <= 1e-9 max(|a|, |b|) + 1e-12
+The tie rule of docs/metrics.md, "Shared machinery": two distances are equal when |a - b| <= 1e-9 max(|a|, |b|) + 1e-12
 (integer-valued distances exactly), and where one nearest record must be chosen it is the one with the lowest
 position. Read literally for a k-best list, that rule is not transitive: references at distances x, x + e and
 x + 2e, with e just under the tolerance, are tied pairwise with their neighbours but not end to end, and a list
@@ -27,9 +27,9 @@ of full Adult (eleven distance metrics, three generators).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
 from numpy.typing import NDArray
 
+from .._compiled import njit, prange
 from ..spaces import Encoding
 
 REL_TOL = 1e-9

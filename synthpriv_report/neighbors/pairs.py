@@ -4,13 +4,13 @@ exact farthest pair of two sets by a dual-tree search."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
 from numpy.typing import NDArray
 
+from .._compiled import COMPILED, njit, prange
 from ..spaces import MODE_GOWER, MODE_L2, Encoding
 from .kernels import ABS_TOL, REL_TOL, _acc, _equal, _query_arrays, _slack, _to_dist
 from .search import _lower_bound, _query_bits
-from .tree import RefTree
+from .tree import RefTree, split_tree
 
 
 @njit(cache=True, parallel=True)
@@ -96,21 +96,34 @@ def ties_at_min(
     Returns
     -------
     n_min : ndarray, shape (n_query,)
-        References at the minimal distance (ties by the rule of spec section 0).
+        References at the minimal distance (ties by the rule of docs/metrics.md, "Shared machinery").
     n_correct : ndarray, shape (n_query, a)
         Of those, the correct ones per attribute.
     """
-    return _ties_batch(qnum, qcat, np.asarray(dmin, dtype=np.float64), np.ascontiguousarray(qlab, np.float64),
-                       np.ascontiguousarray(rlab, np.float64), np.asarray(lab_kind, np.int64),
-                       np.asarray(lab_tol, np.float64), tree)
+    args = (qnum, qcat, np.asarray(dmin, dtype=np.float64), np.ascontiguousarray(qlab, np.float64),
+            np.ascontiguousarray(rlab, np.float64), np.asarray(lab_kind, np.int64), np.asarray(lab_tol, np.float64))
+    if not COMPILED:
+        from .vectorised import ties_numpy
+
+        return ties_numpy(tree, *args)
+    return _ties_batch(*args, tree)
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # pairs and farthest pair
 
 
-@njit(cache=True, parallel=True)
 def _pair_dist(mode, an, ac, bn, bc, w, cost, scale):
+    """Distances between row i of ``an``/``ac`` and row i of ``bn``/``bc``, for every i."""
+    if not COMPILED:
+        from .vectorised import accumulate, to_dist
+
+        return to_dist(mode, accumulate(mode, an, ac, bn, bc, w, cost, paired=True), scale)
+    return _pair_dist_compiled(mode, an, ac, bn, bc, w, cost, scale)
+
+
+@njit(cache=True, parallel=True)
+def _pair_dist_compiled(mode, an, ac, bn, bc, w, cost, scale):
     n = an.shape[0]
     out = np.empty(n)
     for i in prange(n):
@@ -238,7 +251,8 @@ def _farthest_dual(ta, tb, best, bi, bj):
 
 
 def farthest_pair(enc: Encoding, ta: RefTree, tb: RefTree) -> tuple[float, int, int]:
-    """Exact largest distance between a record of tree ``ta``'s set and one of ``tb``'s (spec 3, Eq. 14).
+    """Exact largest distance between a record of tree ``ta``'s set and one of ``tb``'s (Trudslev et al., Eq. 14: the
+    d_max of the rescaled distances).
 
     A dual-tree search over the two reference trees: node pairs are visited largest upper bound first and
     skipped once their bound cannot beat the best pair found, so no n x m matrix is built and only a small
@@ -246,6 +260,8 @@ def farthest_pair(enc: Encoding, ta: RefTree, tb: RefTree) -> tuple[float, int, 
     a's first record, then the farthest record of a from that one). Returns ``(d_max, i, j)`` with positions in
     the two sets.
     """
+    if not COMPILED:  # the dual-tree search needs split trees
+        ta, tb = split_tree(ta), split_tree(tb)
     n_a, n_b = ta.size, tb.size
     inv_a = np.empty(n_a, dtype=np.int64)
     inv_a[ta.perm] = np.arange(n_a)

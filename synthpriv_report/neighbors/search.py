@@ -2,7 +2,8 @@
 refine, tiled kernel, GPU) and records which ran and why.
 
 A query walks the tree nearest box first and skips every box whose lower bound exceeds its current k-th distance
-(with the tie tolerance of spec section 0 added, so no record at a tied distance is skipped); bounds and leaf
+(with the package's tie tolerance (docs/metrics.md, "Ties, self-matches and nearest records") added, so no record at
+a tied distance is skipped); bounds and leaf
 distances stop early once the category mismatches alone exceed it. Queries are visited in the leaf order of a
 tree built on the queries, each starting from the previous query's neighbours (warm start); the result of a query
 does not depend on either.
@@ -10,13 +11,14 @@ does not depend on either.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Literal
 
 import numpy as np
-from numba import njit, prange
 from numpy.typing import NDArray
 
+from .._compiled import COMPILED, njit, prange
 from ..spaces import MODE_L2
 from .dense import _knn_dense
 from .kernels import _CHUNK, _acc, _acc_within, _offer, query_chunks, resolve_near_ties
@@ -56,9 +58,10 @@ class SearchChoice:
 
     Attributes
     ----------
-    engine : {"tree", "dense", "tiled"}
+    engine : {"tree", "dense", "tiled", "numpy"}
         ``tree``: the tree walk; ``dense``: the projected space's matrix-product filter and refine; ``tiled``:
-        the tiled brute-force kernel.
+        the tiled brute-force kernel; ``numpy``: the blocked brute force in NumPy, where numba is absent
+        (:mod:`.vectorised`).
     device : {"cpu", "cuda"}
     reason : str
         One sentence: forced by the caller, or the estimate that decided.
@@ -88,7 +91,8 @@ class NeighborTable:
     idx : ndarray, shape (n_query, k)
         Reference positions (within the reference set), ``-1`` where fewer than k references exist: slot by
         slot, of the references not yet taken that tie with the smallest remaining distance, the lowest position
-        (so ``idx[:, 0]`` is the lowest position at the row minimum, ties by the tolerance of spec section 0).
+        (so ``idx[:, 0]`` is the lowest position at the row minimum, ties by the tolerance of docs/metrics.md,
+        "Shared machinery").
     space : str
         Label of the space.
     query, ref : str
@@ -108,7 +112,7 @@ class NeighborTable:
     def k(self) -> int:
         return int(self.dist.shape[1])
 
-    def head(self, k: int) -> "NeighborTable":
+    def head(self, k: int) -> NeighborTable:
         """The first ``k`` neighbours; asking for more than were searched is an error, not a silent recompute."""
         if k > self.k:
             raise ValueError(f"{k} neighbours requested but only {self.k} were searched")
@@ -232,11 +236,11 @@ def _knn_one(qi, qn, qc, self_pos, k, tr, out_d, out_i, stack_n, stack_lb, warm,
                                       near_tie)
         else:
             work += 2
-            l = left[node]
+            lc = left[node]
             r = right[node]
-            lbl = _lower_bound(tr, l, qn, qc, qword, qbit, beyond, bound)
+            lbl = _lower_bound(tr, lc, qn, qc, qword, qbit, beyond, bound)
             lbr = _lower_bound(tr, r, qn, qc, qword, qbit, beyond, bound)
-            near, far, lbn, lbf = (l, r, lbl, lbr) if lbl <= lbr else (r, l, lbr, lbl)
+            near, far, lbn, lbf = (lc, r, lbl, lbr) if lbl <= lbr else (r, lc, lbr, lbl)
             full = count == k
             if not (full and lbf > bound):  # children beyond the bound are never pushed
                 stack_n[sp] = far
@@ -412,6 +416,9 @@ def choose_engine(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int
     block, so the log says one engine per search."""
     n = qnum.shape[0]
     m = tree.size
+    if not COMPILED:
+        return SearchChoice("numpy", "cpu", "numba is not available here: the NumPy brute force "
+                            "(the same numbers as the compiled engines)")
     use_gpu = device == "cuda" or (device == "auto" and _cuda_available())
     if use_gpu:
         from .gpu import MAX_K
@@ -457,6 +464,10 @@ def run_engine(choice: SearchChoice, tree: RefTree, qnum: NDArray[np.float64], q
         from .gpu import knn_cuda
 
         return knn_cuda(tree, qnum, qcat, self_pos, k, progress=progress, desc=desc)
+    if not COMPILED:  # no numba: every engine's numbers by the NumPy brute force
+        from .vectorised import knn_numpy
+
+        return knn_numpy(tree, qnum, qcat, self_pos, k)
     if choice.engine == "dense":
         return _knn_dense(tree, qnum, self_pos, k, progress=progress, desc=desc)
     if choice.engine == "tiled":

@@ -7,7 +7,7 @@ parallel over all cores.
 
 Filter: single-precision accumulators, one SIMD lane per reference (numeric columns as float32, category codes as
 int32, transposed so that a column of a tile is contiguous; missing Gower values replaced by a sentinel far
-from every value, which gives exactly the spec's 0 for two missing values and 1 for one). Refine: every reference
+from every value, which gives exactly the published 0 for two missing values and 1 for one). Refine: every reference
 whose single-precision accumulator lies within a proven margin of the current k-th best bound is re-computed in
 float64 by the one expression every engine uses (:func:`.kernels._acc`) and offered to the k-best list with the
 tie rule (:func:`.kernels._offer`), so distances are bit-identical to the tree's and the ties go to the lowest
@@ -26,9 +26,9 @@ Memory: the transposed single-precision copy of the references plus a tile of ac
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
 from numpy.typing import NDArray
 
+from .._compiled import njit, prange
 from .kernels import _acc, _offer, query_chunks, resolve_near_ties
 from .tree import RefTree
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
 from numpy.typing import NDArray
 
+from .._compiled import COMPILED, njit, prange
 from ..spaces import Encoding
 
 LEAF_SIZE = 8
@@ -213,8 +213,8 @@ def _build(mode, num, cat, w, cost, n_codes, leaf_size):
     """
     m = num.shape[0]
     perm = np.arange(m)
-    wnum = np.ascontiguousarray(num.T)
-    wcat = np.ascontiguousarray(cat.T)
+    wnum = num.T.copy()  # a copy (never a view of num, which is permuted in place)
+    wcat = cat.T.copy()
     cap = max(1, 2 * (m // max(1, leaf_size // 2)) + 3)
     start = np.empty(cap, dtype=np.int64)
     end = np.empty(cap, dtype=np.int64)
@@ -245,16 +245,16 @@ def _build(mode, num, cat, w, cost, n_codes, leaf_size):
             if splits[x] < 0 or n_nodes + 2 > cap:
                 continue
             node = frontier[x]
-            l = n_nodes
+            lc = n_nodes
             r = n_nodes + 1
             n_nodes += 2
-            start[l] = start[node]
-            end[l] = splits[x]
+            start[lc] = start[node]
+            end[lc] = splits[x]
             start[r] = splits[x]
             end[r] = end[node]
-            left[node] = l
+            left[node] = lc
             right[node] = r
-            nxt[nn] = l
+            nxt[nn] = lc
             nxt[nn + 1] = r
             nn += 2
         frontier = nxt[:nn].copy()
@@ -262,6 +262,46 @@ def _build(mode, num, cat, w, cost, n_codes, leaf_size):
 
 
 _MAX_BITMASK_WORDS = 4  # category bitmasks up to 256 codes; larger columns keep only the code range
+
+
+def _boxes_numpy(num, cat, start, end, left, right, n_words):
+    """:func:`_boxes` in NumPy: the leaves (which partition the records) by reductions over their record ranges,
+    then each inner node from its two children, children first (they are numbered after their parent)."""
+    n_nodes = start.shape[0]
+    q = num.shape[1]
+    c = cat.shape[1]
+    nmin = np.full((n_nodes, q), np.inf)
+    nmax = np.full((n_nodes, q), -np.inf)
+    nnan = np.zeros((n_nodes, q), dtype=np.bool_)
+    mask = np.zeros((n_nodes, n_words + 2, c), dtype=np.uint64)
+    mask[:, n_words, :] = np.uint64(0x7FFFFFFFFFFFFFFF)
+    leaves = np.nonzero((left < 0) & (end > start))[0]
+    if leaves.shape[0] == 0:
+        return nmin, nmax, nnan, mask
+    leaves = leaves[np.argsort(start[leaves], kind="stable")]
+    at = start[leaves]
+    missing = np.isnan(num)
+    nmin[leaves] = np.minimum.reduceat(np.where(missing, np.inf, num), at, axis=0)
+    nmax[leaves] = np.maximum.reduceat(np.where(missing, -np.inf, num), at, axis=0)
+    nnan[leaves] = np.logical_or.reduceat(missing, at, axis=0)
+    ucode = cat.astype(np.int64).view(np.uint64)
+    mask[leaves, n_words, :] = np.minimum(np.minimum.reduceat(ucode, at, axis=0), np.uint64(0x7FFFFFFFFFFFFFFF))
+    mask[leaves, n_words + 1, :] = np.maximum.reduceat(ucode, at, axis=0)
+    word = cat >> 6
+    bit = np.uint64(1) << (cat & 63).astype(np.uint64)
+    for wi in range(n_words):
+        mask[leaves, wi, :] = np.bitwise_or.reduceat(np.where(word == wi, bit, np.uint64(0)), at, axis=0)
+    for node in range(n_nodes - 1, -1, -1):
+        lc, r = left[node], right[node]
+        if lc < 0:
+            continue
+        nmin[node] = np.minimum(nmin[lc], nmin[r])
+        nmax[node] = np.maximum(nmax[lc], nmax[r])
+        nnan[node] = nnan[lc] | nnan[r]
+        mask[node, :n_words] = mask[lc, :n_words] | mask[r, :n_words]
+        mask[node, n_words] = np.minimum(mask[lc, n_words], mask[r, n_words])
+        mask[node, n_words + 1] = np.maximum(mask[lc, n_words + 1], mask[r, n_words + 1])
+    return nmin, nmax, nnan, mask
 
 
 @njit(cache=True, parallel=True)
@@ -337,28 +377,57 @@ def _preorder(start, end, left, right):
 
 
 def build_tree(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None = None) -> RefTree:
-    """Organise the reference set ``set_name`` (optionally only ``rows`` of it) for search."""
+    """Organise the reference set ``set_name`` (optionally only ``rows`` of it) for search.
+
+    Without numba (:mod:`synthpriv_report._compiled`) the tree is one leaf holding every record in position
+    order: the NumPy searches read every reference anyway, and the searches that walk a tree (the farthest pair)
+    split it first (:func:`split_tree`).
+    """
     num = enc.num[set_name]
     cat = enc.cat[set_name]
     if rows is not None:
         num, cat = num[rows], cat[rows]
+    n_codes = enc.n_codes.astype(np.int64) if len(enc.n_codes) else np.zeros(0, dtype=np.int64)
+    return _assemble(int(enc.mode), num, cat, enc.num_weight, enc.cat_cost, n_codes, float(enc.scale),
+                     bool(enc.integer_valued), split=COMPILED)
+
+
+def split_tree(tree: RefTree) -> RefTree:
+    """The tree :func:`build_tree` builds with numba, from the one-leaf tree it builds without (the same splits:
+    they depend on the records alone; the category bitmasks cover the codes present)."""
+    if tree.left.shape[0] > 1 or tree.size <= LEAF_SIZE:
+        return tree
+    n_codes = tree.cat.max(axis=0) + 1 if tree.cat.size else np.zeros(tree.cat.shape[1], dtype=np.int64)
+    inv = np.empty_like(tree.perm)
+    inv[tree.perm] = np.arange(tree.size, dtype=tree.perm.dtype)
+    return _assemble(tree.mode, tree.num[inv], tree.cat[inv], tree.w, tree.cost, n_codes.astype(np.int64),
+                     tree.scale, tree.exact, split=True)
+
+
+def _assemble(mode: int, num: NDArray[np.float64], cat: NDArray[np.int64], w: NDArray[np.float64],
+              cost: NDArray[np.float64], n_codes: NDArray[np.int64], scale: float, exact: bool, *,
+              split: bool) -> RefTree:
     num = np.ascontiguousarray(num, dtype=np.float64)
     cat = np.ascontiguousarray(cat, dtype=np.int64)
-    n_codes = enc.n_codes.astype(np.int64) if len(enc.n_codes) else np.zeros(0, dtype=np.int64)
-    perm, start, end, left, right = _build(
-        enc.mode, num, cat, enc.num_weight, enc.cat_cost, n_codes, LEAF_SIZE
-    )
-    start, end, left, right = _preorder(start, end, left, right)
+    if split:
+        perm, start, end, left, right = _build(mode, num, cat, w, cost, n_codes, LEAF_SIZE)
+        start, end, left, right = _preorder(start, end, left, right)
+    else:
+        m = num.shape[0]
+        perm = np.arange(m, dtype=np.int64)
+        start, end = np.zeros(1, dtype=np.int64), np.full(1, m, dtype=np.int64)
+        left, right = np.full(1, -1, dtype=np.int64), np.full(1, -1, dtype=np.int64)
     pnum = np.ascontiguousarray(num[perm])
     pcat = np.ascontiguousarray(cat[perm])
     n_words = min(_MAX_BITMASK_WORDS, max(1, int((int(n_codes.max()) if len(n_codes) else 1) + 63) // 64))
-    nmin, nmax, nnan, mask = _boxes(pnum, pcat, start, end, n_words)
+    if COMPILED:
+        nmin, nmax, nnan, mask = _boxes(pnum, pcat, start, end, n_words)
+    else:
+        nmin, nmax, nnan, mask = _boxes_numpy(pnum, pcat, start, end, left, right, n_words)
     return RefTree(
-        mode=int(enc.mode), num=pnum, cat=pcat, perm=perm.astype(np.int64), start=start, end=end, left=left,
-        right=right, nmin=nmin, nmax=nmax, nnan=nnan, mask=mask,
-        w=np.ascontiguousarray(enc.num_weight, dtype=np.float64),
-        cost=np.ascontiguousarray(enc.cat_cost, dtype=np.float64), scale=float(enc.scale),
-        exact=bool(enc.integer_valued),
+        mode=int(mode), num=pnum, cat=pcat, perm=perm.astype(np.int64), start=start, end=end, left=left,
+        right=right, nmin=nmin, nmax=nmax, nnan=nnan, mask=mask, w=np.ascontiguousarray(w, dtype=np.float64),
+        cost=np.ascontiguousarray(cost, dtype=np.float64), scale=float(scale), exact=bool(exact),
     )
 
 

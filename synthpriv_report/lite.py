@@ -1,0 +1,269 @@
+"""A JupyterLite site for teaching: the notebooks and their sliders in a browser, with nothing installed.
+
+JupyterLite (https://jupyterlite.readthedocs.io) runs notebooks in the browser on Pyodide, CPython compiled to
+WebAssembly, with no server: the site is a folder of static files that any web host serves. :func:`build_site`
+puts in one such folder
+
+- the teaching notebooks, their kernel set to JupyterLite's Python kernel (``python``; desktop notebooks name
+  ``python3``) and a first cell that installs the package from the site itself;
+- the package as a pure-Python wheel (:func:`build_wheel`) that declares only what Pyodide provides (no numba:
+  the package takes its NumPy path there, see :mod:`synthpriv_report._compiled`), with the demo data also in
+  gzip (Pyodide's Python has no ``lzma``);
+- by default nothing of Pyodide itself: the kernel loads the official Pyodide release from its CDN on the first
+  visit. ``offline_pyodide`` bundles a local Pyodide distribution instead, every file of which is checked
+  against the SHA-256 digests of its ``pyodide-lock.json`` (and that lock against a digest given by the caller),
+  for classrooms or tests without internet access.
+
+It needs the ``lite`` extra (``jupyterlite-core`` and ``jupyterlite-pyodide-kernel``) on the machine that
+builds, not on the students'.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import gzip
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+
+__all__ = ["LITE_REQUIREMENTS", "KERNEL", "build_wheel", "build_site", "check_pyodide", "prepare_notebook"]
+
+#: What the in-browser wheel declares: the package's dependencies that Pyodide's distribution carries or that
+#: are pure Python (installed from the index the kernel uses). numba, nbconvert, tqdm and the PDF and Dask
+#: extras are left out: the teaching views do not import them.
+LITE_REQUIREMENTS: tuple[str, ...] = (
+    "numpy", "pandas", "scipy", "scikit-learn", "matplotlib", "seaborn", "jinja2", "markupsafe", "ipywidgets",
+)
+
+#: JupyterLite's Pyodide kernel.
+KERNEL = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
+
+#: Teaching notebooks bundled by default (from the source tree's ``notebooks`` folder).
+DEFAULT_NOTEBOOKS: tuple[str, ...] = ("02_teaching_the_metrics.ipynb",)
+
+_FIXED_TIME = (2020, 1, 1, 0, 0, 0)  # zip entries' time: the same files give the same wheel bytes
+
+
+def _digest(data: bytes) -> str:
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def _package_files(root: Path) -> list[tuple[str, bytes]]:
+    """(path in the wheel, bytes) of every package file, bytecode and numba caches left out, plus a gzip copy of
+    every xz-compressed demo file."""
+    import lzma
+
+    from .datasets import gzip_name
+
+    out = []
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root.parent).as_posix()
+        if not path.is_file() or "__pycache__" in path.parts or path.suffix in (".pyc", ".nbi", ".nbc"):
+            continue
+        data = path.read_bytes()
+        out.append((rel, data))
+        if rel.endswith(".csv.xz") and "/datasets/data/" in rel:
+            text = lzma.decompress(data)
+            out.append((gzip_name(rel), gzip.compress(text, compresslevel=9, mtime=0)))
+    return out
+
+
+def build_wheel(out_dir: str | os.PathLike[str]) -> Path:
+    """Write the package as a pure-Python wheel for Pyodide into ``out_dir``; returns its path.
+
+    Built from the installed package's own files (no build backend, no network): the modules and package data,
+    gzip copies of the demo data, and metadata whose ``Requires-Dist`` is :data:`LITE_REQUIREMENTS`.
+    """
+    root = Path(__file__).resolve().parent
+    name, ver = "synthpriv_report", __version__
+    info = f"{name}-{ver}.dist-info"
+    files = _package_files(root)
+    meta = "\n".join(["Metadata-Version: 2.1", f"Name: {name}", f"Version: {ver}",
+                      "Summary: Privacy metrics for synthetic data (in-browser build: no numba)"]
+                     + [f"Requires-Dist: {r}" for r in LITE_REQUIREMENTS]) + "\n"
+    wheel = "Wheel-Version: 1.0\nGenerator: synthpriv_report.lite\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files += [(f"{info}/METADATA", meta.encode()), (f"{info}/WHEEL", wheel.encode())]
+    record = "".join(f"{p},{_digest(d)},{len(d)}\n" for p, d in files) + f"{info}/RECORD,,\n"
+    files.append((f"{info}/RECORD", record.encode()))
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / f"{name}-{ver}-py3-none-any.whl"
+    tmp = target.with_suffix(".tmp")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for path, data in files:
+            entry = zipfile.ZipInfo(path, date_time=_FIXED_TIME)
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            entry.external_attr = 0o644 << 16
+            zf.writestr(entry, data)
+    os.replace(tmp, target)
+    return target
+
+
+def prepare_notebook(nb: dict) -> dict:
+    """A copy of notebook ``nb`` (nbformat 4 JSON) for JupyterLite: JupyterLite's kernel, outputs cleared, and a
+    first cell that installs the package (and its dependencies) from the site's own package index."""
+    nb = copy.deepcopy(nb)
+    nb.setdefault("metadata", {})["kernelspec"] = dict(KERNEL)
+    nb["metadata"]["language_info"] = {"name": "python"}
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "code":
+            cell["outputs"] = []
+            cell["execution_count"] = None
+    install = {
+        "cell_type": "code", "execution_count": None, "id": "synthpriv-lite-install", "metadata": {},
+        "outputs": [],
+        "source": ["# In the browser: install the package from this site (the first run downloads Python's\n",
+                   "# scientific libraries, about 45 MB, which the browser then keeps)\n",
+                   "%pip install -q synthpriv-report"],
+    }
+    nb["cells"] = [install] + nb.get("cells", [])
+    return nb
+
+
+def _sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def check_pyodide(folder: str | os.PathLike[str], *, lock_sha256: str | None = None) -> dict[str, int]:
+    """Check a local Pyodide distribution: every package file its ``pyodide-lock.json`` lists is present with
+    the SHA-256 digest the lock gives, and (``lock_sha256``) the lock itself is the expected one.
+
+    Returns ``{"files": n_checked, "bytes": total_size}``; raises ``ValueError`` naming the first file that is
+    missing or differs.
+    """
+    root = Path(folder)
+    lock_path = root / "pyodide-lock.json"
+    if not lock_path.is_file():
+        raise ValueError(f"{root} holds no pyodide-lock.json: not a Pyodide distribution folder")
+    if lock_sha256 is not None and _sha256_file(lock_path) != lock_sha256.lower():
+        raise ValueError(f"{lock_path} is not the expected lock (its SHA-256 is {_sha256_file(lock_path)})")
+    lock = json.loads(lock_path.read_text())
+    for core in ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"):
+        if not (root / core).is_file():
+            raise ValueError(f"{root} lacks {core}, a file of Pyodide's core")
+    n, size = 0, 0
+    for name, pkg in sorted(lock.get("packages", {}).items()):
+        path = root / pkg["file_name"]
+        if not path.is_file():
+            continue  # a package the distribution does not carry: the kernel cannot load it offline
+        if _sha256_file(path) != pkg["sha256"]:
+            raise ValueError(f"{path.name} (package {name}) does not match the SHA-256 of pyodide-lock.json")
+        n += 1
+        size += path.stat().st_size
+    return {"files": n, "bytes": size}
+
+
+def _default_notebooks() -> list[Path]:
+    folder = Path(__file__).resolve().parent.parent / "notebooks"
+    found = [folder / f for f in DEFAULT_NOTEBOOKS if (folder / f).is_file()]
+    if not found:
+        raise ValueError("no teaching notebook found next to the package (a source checkout has them in "
+                         "notebooks/): name the notebooks to bundle")
+    return found
+
+
+def build_site(out: str | os.PathLike[str], *, notebooks: Sequence[str | os.PathLike[str]] | None = None,
+               offline_pyodide: str | os.PathLike[str] | None = None, pyodide_lock_sha256: str | None = None,
+               wheels: Sequence[str | os.PathLike[str]] = (), quiet: bool = True) -> dict[str, object]:
+    """Build the JupyterLite teaching site into the folder ``out`` (replaced if it exists).
+
+    Parameters
+    ----------
+    out : path
+        The site's folder: serve it with any static web server (``index.html`` at its root).
+    notebooks : paths, optional
+        Notebooks to bundle (default: the teaching notebook of the source tree).
+    offline_pyodide : path, optional
+        A local Pyodide distribution folder (``pyodide.js``, ``pyodide-lock.json`` and package wheels), checked by
+        :func:`check_pyodide` and bundled, so the site needs no CDN. Default: the official Pyodide from its CDN.
+    pyodide_lock_sha256 : str, optional
+        The expected SHA-256 of that distribution's ``pyodide-lock.json`` (the official release's).
+    wheels : paths, optional
+        More pure-Python wheels for the site's package index, which the kernel installs from before PyPI (for a
+        site without internet access: seaborn, ipywidgets and the like, where the Pyodide distribution lacks
+        them).
+    quiet : bool
+        Hide the JupyterLite build's log.
+
+    Returns
+    -------
+    dict
+        ``site`` (the folder), ``wheel`` (the package wheel's name), ``notebooks`` (their names), ``bytes`` (the
+        site's size) and ``pyodide`` (``"cdn"`` or the check's counts).
+    """
+    try:
+        import jupyterlite_core  # noqa: F401
+        import jupyterlite_pyodide_kernel  # noqa: F401
+    except ImportError as err:
+        raise RuntimeError("building the site needs the 'lite' extra: pip install 'synthpriv_report[lite]'") from err
+    nb_paths = [Path(p) for p in notebooks] if notebooks else _default_notebooks()
+    out = Path(out).resolve()
+    report: dict[str, object] = {"site": str(out), "pyodide": "cdn"}
+    with tempfile.TemporaryDirectory(prefix="synthpriv-lite-") as tmp:
+        work = Path(tmp)
+        contents = work / "contents"
+        contents.mkdir()
+        for p in nb_paths:
+            nb = json.loads(p.read_text(encoding="utf-8"))
+            (contents / p.name).write_text(json.dumps(prepare_notebook(nb), indent=1, ensure_ascii=False) + "\n",
+                                           encoding="utf-8")
+        wheel = build_wheel(work / "wheels")
+        report["wheel"] = wheel.name
+        report["notebooks"] = [p.name for p in nb_paths]
+        cmd = [sys.executable, "-m", "jupyter", "lite", "build", "--contents", str(contents),
+               "--output-dir", str(work / "site"), "--piplite-wheels", str(wheel), "--lite-dir", str(work)]
+        for extra in wheels:
+            if not str(extra).endswith("-none-any.whl") or not Path(extra).is_file():
+                raise ValueError(f"{extra}: not a pure-Python wheel file (name ending in -none-any.whl)")
+            cmd += ["--piplite-wheels", str(Path(extra).resolve())]
+        if offline_pyodide is not None:
+            report["pyodide"] = check_pyodide(offline_pyodide, lock_sha256=pyodide_lock_sha256)
+            tarball = work / "pyodide.tar.bz2"
+            with tarfile.open(tarball, "w:bz2") as tf:
+                tf.add(str(Path(offline_pyodide)), arcname="pyodide")
+            cmd += ["--pyodide", str(tarball)]
+        proc = subprocess.run(cmd, cwd=work, capture_output=quiet, text=True)
+        if proc.returncode != 0:
+            tail = (proc.stderr or proc.stdout or "")[-2000:] if quiet else ""
+            raise RuntimeError(f"jupyter lite build failed (exit {proc.returncode}) {tail}")
+        for source_map in (work / "site").rglob("*.map"):
+            source_map.unlink()  # JavaScript source maps: read by a browser's developer tools only (about 40 MB)
+        if out.exists():
+            shutil.rmtree(out)
+        shutil.copytree(work / "site", out)
+    report["bytes"] = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    return report
+
+
+def _size_mb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+def _summary(report: dict[str, object]) -> str:
+    buf = io.StringIO()
+    buf.write(f"site: {report['site']} ({_size_mb(int(report['bytes']))})\n")
+    buf.write(f"package wheel: {report['wheel']}; notebooks: {', '.join(report['notebooks'])}\n")
+    py = report["pyodide"]
+    if py == "cdn":
+        buf.write("Pyodide: loaded from its CDN on a student's first visit\n")
+    else:
+        buf.write(f"Pyodide: bundled, {py['files']} package files checked against pyodide-lock.json "
+                  f"({_size_mb(int(py['bytes']))})\n")
+    buf.write("serve the folder with any static web server, e.g. python -m http.server -d SITE\n")
+    return buf.getvalue()

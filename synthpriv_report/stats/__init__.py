@@ -1,0 +1,44 @@
+"""Small statistical helpers shared by the metrics, in four parts.
+
+:mod:`~synthpriv_report.stats.comparisons`
+    tie-aware comparisons of distances (``ties``, ``less``, ``leq``, ``win_share``);
+:mod:`~synthpriv_report.stats.intervals`
+    intervals and tests on proportions (``wilson``, ``binomial_p_greater``, ``percentile_interval``,
+    ``round_half_up``);
+:mod:`~synthpriv_report.stats.bootstrap`
+    resampling over records (``bootstrap_stats``, ``bootstrap_replicates``, ``bootstrap_ratio``,
+    ``paired_median_bootstrap`` and their large-n schemes; ``subsample``);
+:mod:`~synthpriv_report.stats.summaries`
+    bounded summaries of a distribution (``summary``, ``quantile_summary``, ``histogram``).
+
+Every name is importable from ``synthpriv_report.stats`` itself. All functions are pure; every random draw takes
+``random_state`` (or a ``numpy.random.Generator``).
+"""
+
+from __future__ import annotations
+
+from .bootstrap import (
+    GROUPED_MIN_N,
+    GROUPS,
+    WINDOW_SDS,
+    bootstrap_ratio,
+    bootstrap_replicates,
+    bootstrap_stats,
+    grouped_resamples,
+    grouped_sums,
+    paired_median_bootstrap,
+    paired_median_replicates,
+    resample_stats,
+    subsample,
+)
+from .comparisons import ABS_TOL, REL_TOL, leq, less, ties, win_share
+from .intervals import WILSON_Z, binomial_p_greater, percentile_interval, round_half_up, wilson
+from .summaries import histogram, quantile_summary, summary
+
+__all__ = [
+    "ABS_TOL", "GROUPED_MIN_N", "GROUPS", "REL_TOL", "WILSON_Z", "WINDOW_SDS",
+    "binomial_p_greater", "bootstrap_ratio", "bootstrap_replicates", "bootstrap_stats", "grouped_resamples",
+    "grouped_sums", "histogram", "leq", "less", "paired_median_bootstrap", "paired_median_replicates",
+    "percentile_interval", "quantile_summary", "resample_stats", "round_half_up", "subsample", "summary", "ties",
+    "wilson", "win_share",
+]

@@ -1,0 +1,415 @@
+"""Neighbour searches on Dask workers (synthpriv_report.distributed): the numbers of the local run, tasks on the
+cluster's workers, a worker killed during a search, and the tree lost with the worker that held its only copy.
+
+One LocalCluster of 2 worker processes (1 thread each) serves the module; each worker compiles or loads the numba
+kernels once.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+distributed = pytest.importorskip(
+    "distributed", reason="Dask's distributed package is not installed (pip install \"synthpriv_report[dask]\")")
+
+import cloudpickle  # noqa: E402  (a dependency of distributed)
+from distributed import Client, LocalCluster, get_task_stream  # noqa: E402
+from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
+
+from synthpriv_report import Evaluation  # noqa: E402
+from synthpriv_report.data import prepare  # noqa: E402
+from synthpriv_report.datasets import load_demo  # noqa: E402
+from synthpriv_report.distributed import (  # noqa: E402
+    TASK_PREFIX,
+    DaskSearcher,
+    DistributedSearchError,
+    _forget_worker_tree,
+    resolve_client,
+)
+from synthpriv_report.neighbors import build_tree, knn, query_order  # noqa: E402
+from synthpriv_report.spaces import SpaceSpec, encode, fit  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+# the worker plugin below is defined here: workers receive it by value (they need not import this module)
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+#: Metrics whose searches cover every CPU engine (tree, tiled, dense), within-set searches and subsets; the
+#: classifier metrics (no neighbour search, the longest fits) are left to the other test modules.
+SEARCH_METRICS = ["dcr", "holdout_dcr_share", "privacy_score", "nndr", "nndr_review", "dcr_review", "nnaa",
+                  "exact_copies"]
+#: Metrics of the fault tests (searches in three spaces, one within-set, with a bootstrap).
+FAULT_METRICS = ["dcr", "holdout_dcr_share", "nndr"]
+
+
+@pytest.fixture(scope="module")
+def sets():
+    d = load_demo()
+    return (d.real.iloc[:3000].reset_index(drop=True), d.synthetic.iloc[:3000].reset_index(drop=True),
+            d.holdout.iloc[:1500].reset_index(drop=True), list(d.sensitive_fields))
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cl:
+        with Client(cl, set_as_default=False) as client:
+            client.wait_for_workers(2)
+            yield cl, client
+
+
+def _evaluation(sets, **kw):
+    T, S, H, sensitive = sets
+    kw.setdefault("metrics", SEARCH_METRICS)
+    return Evaluation(T, S, H, sensitive_fields=sensitive, progress=False, random_state=7, **kw)
+
+
+def _flat(obj, path=""):
+    """Every leaf of a JSON-like structure as ``{path: repr}`` (NaN-safe: bit-identical floats, equal reprs)."""
+    if isinstance(obj, dict):
+        return {k: v for key, val in obj.items() for k, v in _flat(val, f"{path}.{key}").items()}
+    if isinstance(obj, (list, tuple)):
+        return {k: v for i, val in enumerate(obj) for k, v in _flat(val, f"{path}[{i}]").items()}
+    return {path: repr(obj)}
+
+
+def _canonical(result_set) -> dict:
+    """The results' leaves, less the one setting that differs by design (where the searches ran)."""
+    d = result_set.to_dict()
+    d["meta"]["settings"].pop("backend")
+    return _flat(d)
+
+
+def _differences(a: dict, b: dict) -> list:
+    return [(k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+
+
+@pytest.fixture(scope="module")
+def local_run(sets):
+    ev = _evaluation(sets)
+    return ev, _canonical(ev.results())
+
+
+def _two_random(n_t: int, n_s: int, *, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rng = np.random.default_rng(seed)
+    return tuple(pd.DataFrame({"a": rng.integers(0, 50, n).astype(float), "b": rng.choice(list("pqrs"), n)})
+                 for n in (n_t, n_s))
+
+
+def _search_case(n_t: int, n_s: int, *, seed: int) -> tuple:
+    """The gower tree of a small T and the queries of S (:func:`_two_random`)."""
+    T, S = _two_random(n_t, n_s, seed=seed)
+    d = prepare(T, S)
+    enc = encode(d, fit(d), SpaceSpec("gower"))
+    return build_tree(enc, "T"), np.ascontiguousarray(enc.num["S"]), np.ascontiguousarray(enc.cat["S"])
+
+
+def _workers(client) -> set[str]:
+    return set(client.scheduler_info()["workers"])
+
+
+def test_results_and_tables_identical_to_the_local_run_and_tasks_ran_on_the_workers(sets, cluster, local_run):
+    cl, client = cluster
+    local_ev, local_text = local_run
+    ev = _evaluation(sets, client=client)
+    with get_task_stream(client) as ts:
+        text = _canonical(ev.results())
+    assert _differences(text, local_text) == []
+
+    # the raw neighbour tables, bit for bit, and the same engine per search
+    local_tables, tables = local_ev._engine.tables, ev._engine.tables
+    assert set(tables) == set(local_tables) and len(tables) >= 10
+    for key, tab in tables.items():
+        ref = local_tables[key]
+        assert tab.dist.shape == ref.dist.shape
+        assert np.array_equal(tab.dist.view(np.int64), ref.dist.view(np.int64)), key
+        assert np.array_equal(tab.idx, ref.idx), key
+    assert [(s.space, s.query, s.ref, s.k, s.engine) for s in ev.searches] == \
+        [(s.space, s.query, s.ref, s.k, s.engine) for s in local_ev.searches]
+    assert {s.engine for s in ev.searches} >= {"tree", "tiled", "dense"}  # every CPU engine ran in blocks
+
+    # the search log says where each search ran; the task stream shows the blocks on the cluster's workers
+    addresses = _workers(client)
+    assert all(s.where == "dask" and s.blocks >= 1 and set(s.workers) <= addresses for s in ev.searches)
+    assert all(s.where == "local" and s.workers == () for s in local_ev.searches)
+    ours = [t for t in ts.data if str(t["key"]).startswith(TASK_PREFIX)]
+    assert len(ours) == sum(s.blocks for s in ev.searches)
+    assert {t["worker"] for t in ours} == addresses  # both workers searched
+    assert ev.settings_dict()["backend"] == "dask"
+
+
+def test_scattered_trees_leave_the_workers_with_the_evaluations_own(sets, cluster):
+    """A tree scattered for a search is released on the workers once the evaluation has no planned use for it:
+    after the results, the workers hold none of this evaluation's trees."""
+    _, client = cluster
+
+    def held(dask_worker):
+        from synthpriv_report.distributed import _WORKER_TREES
+
+        return sorted(str(k) for k in dask_worker.data.keys()) + [f"own:{k}" for k in _WORKER_TREES]
+
+    before = {w: set(keys) for w, keys in client.run(held).items()}
+    ev = _evaluation(sets, client=client, metrics=["dcr", "nndr", "holdout_dcr_share"])
+    scattered = []
+    original = ev._engine.dask.scattered_tree
+
+    def spy(key, tree):
+        fut = original(key, tree)
+        scattered.append(fut.key)
+        return fut
+
+    ev._engine.dask.scattered_tree = spy
+    ev.results()
+    assert scattered and ev._engine.dask._trees == {}
+    for _ in range(50):  # the scheduler tells the workers to forget released data a moment later
+        now = client.run(held)
+        if all(str(k) not in now[w] for w in now for k in scattered):
+            break
+        time.sleep(0.1)
+    for w, keys in now.items():
+        assert not {str(k) for k in scattered} & set(keys), w
+        assert not any(k.startswith("own:") for k in keys), w  # the workers' own references went too
+        assert set(keys) <= before.get(w, set()) | {str(k) for k in scattered}
+    assert not client.list_datasets()
+
+
+def test_a_tree_dask_kept_one_copy_of_is_not_fetched_again_by_each_search(cluster):
+    """Dask's memory manager keeps one copy of scattered data no waiting task needs; the workers that searched
+    the tree before keep their own reference, so a later search runs on every worker without Dask copying the
+    tree to them again."""
+    _, client = cluster
+    tree, qn, qc = _search_case(6000, 8000, seed=5)
+    searcher = DaskSearcher(client)
+    try:
+        first = _search_on(searcher, _workers(client), tree, qn, qc)
+        fut = searcher._trees["key"]
+        client.amm.run_once()
+        for _ in range(100):
+            if len(client.who_has([fut])[fut.key]) == 1:
+                break
+            time.sleep(0.05)
+        assert len(client.who_has([fut])[fut.key]) == 1  # Dask dropped all copies but one
+        second = _search_on(searcher, _workers(client), tree, qn, qc)  # both workers searched again ...
+        assert len(client.who_has([fut])[fut.key]) == 1  # ... without Dask copying the tree to the other one
+        assert second[3].rescattered == 0
+        assert np.array_equal(second[0].view(np.int64), first[0].view(np.int64))
+        assert np.array_equal(second[1], first[1])
+
+        # a worker with neither Dask's copy nor its own reference (a new worker) fetches the published tree
+        (holder,) = client.who_has([fut])[fut.key]
+        (other,) = _workers(client) - {holder}
+        assert client.run(_forget_worker_tree, fut.key, workers=[other]) == {other: True}
+        third = _search_on(searcher, {other}, tree, qn, qc)
+        assert third[3].rescattered == 0
+        assert client.run(_holds_own_reference, fut.key, workers=[other]) == {other: True}
+        assert np.array_equal(third[0].view(np.int64), first[0].view(np.int64))
+        assert np.array_equal(third[1], first[1])
+    finally:
+        searcher.close()
+
+
+def test_blocks_cut_from_the_queries_in_visiting_order_give_the_rows_of_the_caller_order(cluster):
+    """With the tree walk's visiting order, blocks hold neighbouring queries and go back to the caller's order:
+    the same rows, bit for bit, as a local search and as blocks cut in the caller's order."""
+    _, client = cluster
+    tree, qn, qc = _search_case(5000, 9000, seed=11)
+    want_d, want_i = knn(tree, qn, qc, k=3)
+    searcher = DaskSearcher(client)
+    asked = []
+
+    def order():
+        asked.append(True)
+        return query_order(tree, qn, qc)
+
+    try:
+        for given in (order, None):
+            dist, idx, choice, placed = searcher.knn("key", tree, qn, qc, k=3, exclude_self=False, engine="tree",
+                                                     order=given)
+            assert choice.engine == "tree" and placed.blocks > 1
+            assert np.array_equal(dist.view(np.int64), want_d.view(np.int64))
+            assert np.array_equal(idx, want_i)
+    finally:
+        searcher.close()
+    assert asked == [True]  # asked once, where the tree engine ran
+
+
+def _search_on(searcher, workers: set[str], tree, qn, qc, tries: int = 5) -> tuple:
+    """The search of the tree-reuse tests, repeated (the same rows each time) until blocks ran on ``workers``:
+    where blocks run is Dask's choice."""
+    for _ in range(tries):
+        out = searcher.knn("key", tree, qn, qc, k=2, exclude_self=False)
+        if workers <= set(out[3].workers):
+            return out
+    raise AssertionError(f"no search of {tries} ran blocks on every worker of {sorted(workers)}")
+
+
+def _holds_own_reference(tree_key: str) -> bool:
+    from synthpriv_report.distributed import _WORKER_TREES
+
+    return tree_key in _WORKER_TREES
+
+
+def test_backend_dask_uses_the_current_client(sets, cluster, local_run):
+    _, client = cluster
+    with client.as_current():
+        ev = _evaluation(sets, backend="dask", metrics=["dcr"])
+        res = ev.results()
+    assert all(s.where == "dask" for s in ev.searches) and ev.searches
+    local = _evaluation(sets, metrics=["dcr"])
+    assert _differences(_canonical(res), _canonical(local.results())) == []
+
+
+def test_backend_dask_without_a_client_is_a_clear_error(sets, cluster):
+    # the module's client is not the default one, and no client is current here
+    with pytest.raises(ValueError, match="backend='dask' needs a running Dask client"):
+        _evaluation(sets, backend="dask")
+
+
+def test_bad_client_and_backend_settings_are_refused(sets, cluster):
+    cl, _ = cluster
+    with pytest.raises(ValueError, match="backend must be one of 'local', 'dask', got 'spark'"):
+        _evaluation(sets, backend="spark")
+    with pytest.raises(TypeError, match="client must be a dask.distributed.Client, got str"):
+        _evaluation(sets, client="tcp://127.0.0.1:8786")
+    closed = Client(cl, set_as_default=False)
+    closed.close()
+    with pytest.raises(ValueError, match="client is not connected"):
+        _evaluation(sets, client=closed)
+    with cluster[1].as_current():
+        assert resolve_client(None, "dask") is cluster[1]
+        with pytest.raises(ValueError, match="device='cuda' cannot be combined with a Dask client"):
+            _evaluation(sets, backend="dask", device="cuda")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# faults: a worker process dies while it runs a search block
+
+
+class KillOnce(WorkerPlugin):
+    """Kills the worker process that starts the first search block after ``marker`` is armed (once: the marker
+    file is created atomically, so only one worker of the cluster dies)."""
+
+    name = "synthpriv-test-kill-once"
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish == "executing" and str(key).startswith(TASK_PREFIX) and self.targeted():
+            try:
+                fd = os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                return
+            os.close(fd)
+            os._exit(1)
+
+    def targeted(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def kill_once(cluster, tmp_path):
+    cl, client = cluster
+    marker = str(tmp_path / "killed")
+    register = getattr(client, "register_plugin", None) or client.register_worker_plugin
+    register(KillOnce(marker))
+    yield marker
+    client.unregister_worker_plugin(KillOnce.name)
+    client.wait_for_workers(2, timeout=600)  # the nanny restarts the worker for the next tests
+
+
+def test_a_worker_killed_during_a_search_gives_the_same_numbers(sets, cluster, kill_once):
+    _, client = cluster
+    ev = _evaluation(sets, client=client, metrics=FAULT_METRICS)
+    text = _canonical(ev.results())
+    assert os.path.exists(kill_once)  # a worker really died during a search
+    assert _differences(text, _canonical(_evaluation(sets, metrics=FAULT_METRICS).results())) == []
+    assert all(s.where == "dask" for s in ev.searches)
+
+
+def test_a_search_that_cannot_complete_is_a_clear_error_never_a_number(sets, cluster, kill_once):
+    cl, client = cluster
+    allowed = cl.scheduler.allowed_failures
+    cl.scheduler.allowed_failures = 0  # the first death of a block's worker fails the block
+    try:
+        ev = _evaluation(sets, client=client, metrics=FAULT_METRICS)
+        with pytest.raises(DistributedSearchError, match=r"could not be completed on the Dask cluster.*"
+                                                         r"No result of this search was used"):
+            ev.results()
+        assert os.path.exists(kill_once)
+        assert len(ev._engine.tables) == len(ev.searches)  # the failed search left no table behind
+        failed = len(ev.searches)
+    finally:
+        cl.scheduler.allowed_failures = allowed
+    # the evaluation is still usable: the failed search runs again, with the numbers of the local run
+    client.wait_for_workers(2, timeout=600)
+    text = _canonical(ev.results())
+    assert len(ev.searches) > failed
+    assert _differences(text, _canonical(_evaluation(sets, metrics=FAULT_METRICS).results())) == []
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# faults: the worker holding the only copy of the scattered tree dies during a search
+
+
+class KillHolder(KillOnce):
+    """Kills the worker at ``address`` when it starts a search block (once, as :class:`KillOnce`)."""
+
+    name = "synthpriv-test-kill-holder"
+
+    def __init__(self, address: str, marker: str):
+        super().__init__(marker)
+        self.address = address
+
+    def setup(self, worker):
+        self.worker = worker
+
+    def targeted(self) -> bool:
+        return self.worker.address == self.address
+
+
+def _set_status(status: str, dask_worker=None) -> None:
+    """Pause or resume a worker; a paused worker gets no task (and its memory monitor, which would resume it, is
+    stopped until it runs again)."""
+    from distributed.core import Status
+
+    monitor = dask_worker.periodic_callbacks.get("memory_monitor")
+    if monitor is not None:
+        (monitor.stop if status == "paused" else monitor.start)()
+    dask_worker.status = Status[status]
+
+
+def test_a_tree_lost_with_the_worker_that_held_its_only_copy_is_scattered_again(cluster, tmp_path):
+    # Dask's active memory manager keeps one copy of scattered data that no waiting task needs, so the death of
+    # one worker can take the tree with it (when blocks depended on the tree, Dask cancelled them all: the CI
+    # failure of "cancelled for reason: already forgotten"; now a block that finds no tree says so). Here the tree
+    # is put on one worker only and the other worker is paused, so the holder's death surely loses the tree while
+    # blocks are still to run.
+    _, client = cluster
+    tree, qn, qc = _search_case(6000, 8000, seed=3)
+    want_d, want_i = knn(tree, qn, qc, k=3)
+
+    holder, other = sorted(_workers(client))
+    marker = str(tmp_path / "killed")
+    searcher = DaskSearcher(client)
+    searcher._trees["key"] = client.scatter([tree], workers=[holder], hash=False)[0]  # the one copy
+    register = getattr(client, "register_plugin", None) or client.register_worker_plugin
+    register(KillHolder(holder, marker))
+    client.run(_set_status, "paused", workers=[other])
+    try:
+        dist, idx, _, placed = searcher.knn("key", tree, qn, qc, k=3, exclude_self=False)
+    finally:
+        client.run(_set_status, "running", workers=[other])
+        client.unregister_worker_plugin(KillHolder.name)
+        searcher.close()
+        client.wait_for_workers(2, timeout=600)
+    assert os.path.exists(marker)  # the holder really died during the search
+    assert placed.rescattered == 1  # the tree was lost once, and scattered again once for all its blocks
+    assert holder not in placed.workers and other not in placed.workers  # the holder's replacement ran them
+    assert np.array_equal(dist.view(np.int64), want_d.view(np.int64))
+    assert np.array_equal(idx, want_i)

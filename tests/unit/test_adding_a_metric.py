@@ -1,0 +1,91 @@
+"""The README's "Adding a metric": the one file it shows, run from the README itself, registers a metric that
+appears in ``results()`` with its level, the cover's sentence, the notebook HTML, the JSON, the sliders (for its
+parameter) and the HTML export, and no other module needed a change."""
+
+from __future__ import annotations
+
+import json
+import re
+import types
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from _support.page_text import no_wbr
+
+from synthpriv_report import Evaluation
+from synthpriv_report.display import bundle
+from synthpriv_report.registry import get_spec, unregister
+from synthpriv_report.results import ResultSet
+from synthpriv_report.wording import check_sentence
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_metric_module() -> str:
+    """The code block under the README's ``<!-- adding-a-metric -->`` marker."""
+    text = README.read_text(encoding="utf-8")
+    m = re.search(r"<!-- adding-a-metric -->\s*```python\n(.*?)```", text, re.S)
+    assert m, "the README's 'Adding a metric' section lost its code block"
+    return m.group(1)
+
+
+@pytest.fixture(scope="module")
+def ev():
+    module = types.ModuleType("close_share")
+    exec(compile(readme_metric_module(), "README.md (Adding a metric)", "exec"), module.__dict__)
+    rng = np.random.default_rng(1)
+    T = pd.DataFrame({"a": rng.normal(size=80), "c": rng.choice(list("xyz"), 80)})
+    S = pd.concat([T.iloc[:30], pd.DataFrame({"a": rng.normal(size=50), "c": rng.choice(list("xyz"), 50)})],
+                  ignore_index=True)
+    e = Evaluation(T, S, progress=False, metrics=["exact_copies", "close_share"])
+    yield e
+    unregister("close_share")
+
+
+def test_the_readme_metric_is_declared_whole(ev):
+    spec = get_spec("close_share")
+    assert spec.kind() == "share" and spec.finding is not None and not spec.drives_verdict
+    m = ev.results()["close_share"].to_dict()
+    assert check_sentence(m) == spec.finding(m) and "of the synthetic records lie within 0.25" in check_sentence(m)
+
+
+def test_readme_metric_in_results_with_its_level(ev):
+    r = ev.results()["close_share"]
+    assert r.computed and 30 / 80 <= r.value <= 1.0 and r.level in ("medium", "high")
+    assert r.level_rule.source == "package default (example)"
+    lower = ev.results(close_cut=0.0)["close_share"]
+    assert lower.value == pytest.approx(30 / 80)  # only the copies are at distance 0
+    assert ev.results(levels={"close_share": {"medium": 1.0, "high": 1.0}})["close_share"].level == "low"
+
+
+def test_readme_metric_in_notebook_html_with_its_figure(ev):
+    html = no_wbr(bundle(ev)["text/html"])
+    assert "close_share" in html and "Close share" in html
+    assert "Distances of synthetic records to the training data, with the close cut" in html
+
+
+def test_readme_metric_in_json_and_back(ev, tmp_path):
+    doc = ev.to_dict()
+    assert "close_share" in doc["results"]["metrics"]
+    path = tmp_path / "r.json"
+    ev.to_json(path)
+    assert "close_share" in json.loads(path.read_text())["metrics"]
+    back = ResultSet.from_json(path)
+    assert back["close_share"].value == ev.results()["close_share"].value
+
+
+def test_readme_parameter_has_a_slider(ev):
+    x = ev.explore()
+    assert "close_cut" in x.sliders and "close_share" in x.images
+    n = ev.search_count
+    x.sliders["close_cut"].value = 0.0
+    assert ev.search_count == n
+
+
+def test_readme_metric_in_html_export(ev, tmp_path):
+    out = tmp_path / "r.html"
+    ev.to_html(out)
+    page = no_wbr(out.read_text(encoding="utf-8"))
+    assert "close_share" in page and "Distances of synthetic records to the training data, with the close cut" in page
