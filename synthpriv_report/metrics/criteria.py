@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 
 from .. import plotting as plot
+from ..formats import fmt_number, fmt_share
 from ..registry import LevelSpec, Param, ResultJSON
 from ..results import MetricResult
-from ..formats import fmt_number, fmt_share
 from .arrays import SmallResult
 
 #: The two public sources every report of these metrics cites.

@@ -43,9 +43,9 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from ..formats import fmt_share
 from ..registry import FigureSpec, MetricSpec, Param, ResultJSON, Words, register
 from ..results import MetricResult, not_computed
-from ..formats import fmt_share
 from .criteria import (
     CAVEAT,
     CONFIDENCE_LEVEL,
