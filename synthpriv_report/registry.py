@@ -24,7 +24,7 @@ from .validation import Constraint, Interval, Options, check
 #: so that the declarations sit below the engine in the layers).
 Context = Any
 
-Group = Literal["closeness", "holdout", "attack", "distinguishability"]
+Group = Literal["closeness", "holdout", "attack", "distinguishability", "criteria"]
 
 
 #: The JSON form of a computed result (:meth:`MetricResult.to_dict`): what a metric's sentences are made from, so
@@ -38,6 +38,7 @@ GROUP_TITLES: dict[str, str] = {
     "holdout": "Holdout comparisons",
     "attack": "Attack simulations",
     "distinguishability": "Distinguishability",
+    "criteria": "The three anonymisation criteria",
 }
 
 

@@ -19,3 +19,6 @@ from . import dcr_review  # noqa: F401  dcr_review, mdcr
 from . import nnaa  # noqa: F401  nearest-neighbour adversarial accuracy
 from . import hidden_rate  # noqa: F401  hidden rate
 from . import review_classifier  # noqa: F401  D-MLP, MIR
+from . import singling_out  # noqa: F401  singling_out_risk
+from . import linkability  # noqa: F401  linkability_risk
+from . import inference  # noqa: F401  inference_risk
