@@ -40,9 +40,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 from numpy.typing import NDArray
 
+from .._compiled import njit
 from ..formats import fmt_share
 from ..registry import FigureSpec, MetricSpec, Param, ResultJSON, Words, register
 from ..results import MetricResult, not_computed

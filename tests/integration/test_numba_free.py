@@ -20,6 +20,7 @@ from synthpriv_report.data import prepare
 from synthpriv_report.neighbors import build_tree, knn, knn_brute, pair_distances, ties_at_min
 from synthpriv_report.neighbors.vectorised import accumulate, knn_numpy, ties_numpy, to_dist
 from synthpriv_report.spaces import SpaceSpec, encode, fit
+from synthpriv_report.stats.bootstrap import _records_resamples
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -283,12 +284,11 @@ def test_strict_bincount_emulates_a_32_bit_platform(monkeypatch) -> None:
 def test_bootstrap_resamples_count_draws_on_32_bit(monkeypatch) -> None:
     """stats' record resamples count int64 draws through np.bincount: cast to intp first (regression: int64
     draws fail on 32-bit platforms)."""
-    from synthpriv_report import stats
 
     v = np.arange(10.0)
-    expected = stats._records_resamples(v, (0.5,), n_resamples=20, rng=np.random.default_rng(0))
+    expected = _records_resamples(v, (0.5,), n_resamples=20, rng=np.random.default_rng(0))
     _strict_bincount(monkeypatch)
-    got = stats._records_resamples(v, (0.5,), n_resamples=20, rng=np.random.default_rng(0))
+    got = _records_resamples(v, (0.5,), n_resamples=20, rng=np.random.default_rng(0))
     for x, y in zip(expected, got):
         np.testing.assert_array_equal(x, y)
 

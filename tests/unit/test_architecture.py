@@ -203,3 +203,18 @@ def test_report_order_of_the_shipped_metrics() -> None:
                "nndr_test", "zcap", "gcap", "air", "crp", "hitting_rate", "cvp", "dvp", "nsnd", "authenticity",
                "identifiability", "nndr_review", "dcr_review", "mdcr", "nnaa", "hidden_rate", "detection_mlp", "mir"]
     assert [n for n in metric_names() if n in shipped] == shipped
+
+
+def test_only_the_compiled_switch_imports_numba_at_module_level() -> None:
+    """Every kernel takes ``njit``/``prange`` from :mod:`synthpriv_report._compiled`, so the package imports where
+    numba does not exist (Pyodide) and ``SYNTHPRIV_NO_NUMBA=1`` switches every kernel at once."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "_compiled.py":
+            continue
+        for node in ast.parse(path.read_text()).body:
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(n.split(".")[0] == "numba" for n in names):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, found
