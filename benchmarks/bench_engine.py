@@ -154,7 +154,7 @@ def run(name: str, T: pd.DataFrame, S: pd.DataFrame, args) -> None:
                 same = f"{ok} ({c:,} q)"
             # a GPU search spends device time, not CPU time: its figure per column-pair is wall time
             per_pair = (wall if eng == "cuda" else cpu) * 1e9 / pairs
-            print(f"  {label:<28}{wall:8.2f}{cpu:8.2f}{per_pair:13.3f}{mb:9.0f}{speed}{same:>11}")
+            print(f"  {label:<28}{wall:8.2f}{cpu:8.2f}{per_pair:13.3g}{mb:9.0f}{speed}{same:>11}")
         if kind == "euclidean" and not args.no_sklearn and n * m <= args.sklearn_max_pairs:
             from sklearn.neighbors import NearestNeighbors
 

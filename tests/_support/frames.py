@@ -65,3 +65,12 @@ def tiny() -> Sets:
     holdout = pd.DataFrame({"age": [25.0, 35.0, np.nan, 55.0], "sex": ["M", "F", "F", "M"], "n": [2, 3, 4, 5]})
     synthetic = pd.DataFrame({"age": [20.0, 31.0, 90.0, 50.0], "sex": ["F", "M", "X", None], "n": [1, 2, 9, 4]})
     return Sets(real, synthetic, holdout)
+
+
+def near_tie_chains(n: int, seed: int, step: float, offset: float, categories: list[str]) -> pd.DataFrame:
+    """Values 0 to 3 steps apart around a handful of levels (shifted by ``offset``): distances that differ by
+    about the tie tolerance, so chains of near ties are common."""
+    rng = np.random.default_rng(seed)
+    cols = {f"x{j}": rng.choice([0.1, 0.3, 0.5, 0.9], n) + offset + rng.integers(0, 4, n) * step for j in range(3)}
+    cols["c"] = rng.choice(categories, n)
+    return pd.DataFrame(cols)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from _support.frames import near_tie_chains
 
 from synthpriv_report.data import prepare
 from synthpriv_report.neighbors import (
@@ -374,15 +375,6 @@ def test_a_chain_of_near_ties_has_one_answer_in_every_engine() -> None:
         assert dist[0, 0] == row.min()
 
 
-def _chains(n: int, seed: int, step: float, offset: float, categories: list[str]) -> pd.DataFrame:
-    """Values 0 to 3 steps apart around a handful of levels (shifted by ``offset``): distances that differ by
-    about the tie tolerance, so chains of near ties are common."""
-    rng = np.random.default_rng(seed)
-    cols = {f"x{j}": rng.choice([0.1, 0.3, 0.5, 0.9], n) + offset + rng.integers(0, 4, n) * step for j in range(3)}
-    cols["c"] = rng.choice(categories, n)
-    return pd.DataFrame(cols)
-
-
 def _pairwise_in_position_order(row: np.ndarray) -> int:
     """The nearest record by the tie rule applied pair by pair in position order (the rule the engines replace)."""
     best = 0
@@ -400,7 +392,7 @@ def test_engines_agree_with_the_definition_where_near_ties_chain(kind: str, step
     rule in position order would differ on some queries (the data do exercise the rule)."""
     from synthpriv_report.neighbors import tree as tree_module
 
-    T, S = _chains(600, 1, step, 0.0, ["a", "b"]), _chains(150, 2, step, offset, ["q"])
+    T, S = near_tie_chains(600, 1, step, 0.0, ["a", "b"]), near_tie_chains(150, 2, step, offset, ["q"])
     d = prepare(T, S)
     enc = encode(d, fit(d), SpaceSpec(kind))
     nearest = knn_brute(enc, "S", "T", k=1)[1][:, 0]
