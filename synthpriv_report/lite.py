@@ -27,10 +27,10 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import zipfile
 from collections.abc import Sequence
@@ -111,9 +111,36 @@ def build_wheel(out_dir: str | os.PathLike[str]) -> Path:
     return target
 
 
-def prepare_notebook(nb: dict) -> dict:
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:  # another file system
+        shutil.copy2(src, dst)
+
+
+def _project(wheel_name: str) -> str:
+    """The normalised project name of a wheel file (PEP 503: lower case, runs of ``-_.`` as ``-``)."""
+    return re.sub(r"[-_.]+", "-", wheel_name.split("-")[0]).lower()
+
+
+def _install_source(site_first: Sequence[str]) -> list[str]:
+    lines = ["# In the browser: install the package from this site (the first run downloads Python's\n",
+             "# scientific libraries, about 45 MB, which the browser then keeps)\n"]
+    if site_first:
+        # index_urls given: micropip asks the package indexes (this site's own first) before Pyodide's lock
+        lines += ["import piplite\n",
+                  f"await piplite.install({sorted(site_first)!r}, index_urls=[])  # carried by this site\n"]
+    return lines + ["%pip install -q synthpriv-report"]
+
+
+def prepare_notebook(nb: dict, *, site_first: Sequence[str] = ()) -> dict:
     """A copy of notebook ``nb`` (nbformat 4 JSON) for JupyterLite: JupyterLite's kernel, outputs cleared, and a
-    first cell that installs the package (and its dependencies) from the site's own package index."""
+    first cell that installs the package (and its dependencies) from the site's own package index.
+
+    ``site_first`` names packages that the site's index carries in place of a Pyodide distribution that lists
+    them but lacks their files (an offline bundle): the install cell installs those from the site before the
+    package, so that the kernel never asks for the missing files.
+    """
     nb = copy.deepcopy(nb)
     nb.setdefault("metadata", {})["kernelspec"] = dict(KERNEL)
     nb["metadata"]["language_info"] = {"name": "python"}
@@ -124,9 +151,7 @@ def prepare_notebook(nb: dict) -> dict:
     install = {
         "cell_type": "code", "execution_count": None, "id": "synthpriv-lite-install", "metadata": {},
         "outputs": [],
-        "source": ["# In the browser: install the package from this site (the first run downloads Python's\n",
-                   "# scientific libraries, about 45 MB, which the browser then keeps)\n",
-                   "%pip install -q synthpriv-report"],
+        "source": _install_source(site_first),
     }
     nb["cells"] = [install] + nb.get("cells", [])
     return nb
@@ -144,8 +169,9 @@ def check_pyodide(folder: str | os.PathLike[str], *, lock_sha256: str | None = N
     """Check a local Pyodide distribution: every package file its ``pyodide-lock.json`` lists is present with
     the SHA-256 digest the lock gives, and (``lock_sha256``) the lock itself is the expected one.
 
-    Returns ``{"files": n_checked, "bytes": total_size}``; raises ``ValueError`` naming the first file that is
-    missing or differs.
+    Returns ``{"files": n_checked, "bytes": total_size, "missing": names}`` (``missing``: the packages the lock
+    lists whose files the folder does not carry, which a kernel cannot load from it); raises ``ValueError``
+    naming the first core file that is missing or package file that differs.
     """
     root = Path(folder)
     lock_path = root / "pyodide-lock.json"
@@ -157,16 +183,17 @@ def check_pyodide(folder: str | os.PathLike[str], *, lock_sha256: str | None = N
     for core in ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"):
         if not (root / core).is_file():
             raise ValueError(f"{root} lacks {core}, a file of Pyodide's core")
-    n, size = 0, 0
+    n, size, missing = 0, 0, []
     for name, pkg in sorted(lock.get("packages", {}).items()):
         path = root / pkg["file_name"]
         if not path.is_file():
-            continue  # a package the distribution does not carry: the kernel cannot load it offline
+            missing.append(name)  # a package the distribution does not carry: the kernel cannot load it offline
+            continue
         if _sha256_file(path) != pkg["sha256"]:
             raise ValueError(f"{path.name} (package {name}) does not match the SHA-256 of pyodide-lock.json")
         n += 1
         size += path.stat().st_size
-    return {"files": n, "bytes": size}
+    return {"files": n, "bytes": size, "missing": missing}
 
 
 def _default_notebooks() -> list[Path]:
@@ -215,29 +242,45 @@ def build_site(out: str | os.PathLike[str], *, notebooks: Sequence[str | os.Path
     nb_paths = [Path(p) for p in notebooks] if notebooks else _default_notebooks()
     out = Path(out).resolve()
     report: dict[str, object] = {"site": str(out), "pyodide": "cdn"}
+    extra_wheels = []
+    for extra in wheels:
+        if not str(extra).endswith("-none-any.whl") or not Path(extra).is_file():
+            raise ValueError(f"{extra}: not a pure-Python wheel file (name ending in -none-any.whl)")
+        extra_wheels.append(Path(extra).resolve())
+    site_first: list[str] = []
+    if offline_pyodide is not None:
+        checked = check_pyodide(offline_pyodide, lock_sha256=pyodide_lock_sha256)
+        report["pyodide"] = checked
+        carried = {_project(w.name): w for w in extra_wheels}
+        site_first = sorted(name for name in checked["missing"] if name in carried)
     with tempfile.TemporaryDirectory(prefix="synthpriv-lite-") as tmp:
         work = Path(tmp)
         contents = work / "contents"
         contents.mkdir()
         for p in nb_paths:
-            nb = json.loads(p.read_text(encoding="utf-8"))
-            (contents / p.name).write_text(json.dumps(prepare_notebook(nb), indent=1, ensure_ascii=False) + "\n",
-                                           encoding="utf-8")
+            nb = prepare_notebook(json.loads(p.read_text(encoding="utf-8")), site_first=site_first)
+            (contents / p.name).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        # every cell laid out at once (JupyterLab otherwise renders only the cells in view): a class's "Run All"
+        # shows each output as it arrives, and the browser's find-in-page searches the whole notebook
+        overrides = {"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"}}
+        (work / "overrides.json").write_text(json.dumps(overrides, indent=1) + "\n", encoding="utf-8")
         wheel = build_wheel(work / "wheels")
         report["wheel"] = wheel.name
         report["notebooks"] = [p.name for p in nb_paths]
         cmd = [sys.executable, "-m", "jupyter", "lite", "build", "--contents", str(contents),
                "--output-dir", str(work / "site"), "--piplite-wheels", str(wheel), "--lite-dir", str(work)]
-        for extra in wheels:
-            if not str(extra).endswith("-none-any.whl") or not Path(extra).is_file():
-                raise ValueError(f"{extra}: not a pure-Python wheel file (name ending in -none-any.whl)")
-            cmd += ["--piplite-wheels", str(Path(extra).resolve())]
+        for extra in extra_wheels:
+            cmd += ["--piplite-wheels", str(extra)]
         if offline_pyodide is not None:
-            report["pyodide"] = check_pyodide(offline_pyodide, lock_sha256=pyodide_lock_sha256)
-            tarball = work / "pyodide.tar.bz2"
-            with tarfile.open(tarball, "w:bz2") as tf:
-                tf.add(str(Path(offline_pyodide)), arcname="pyodide")
-            cmd += ["--pyodide", str(tarball)]
+            # a folder named pyodide holding the distribution as pyodide/: the layout of the release tarball,
+            # which jupyter lite copies as it is (linked where it can: no compression, no second copy)
+            staged = work / "pyodide"
+            shutil.copytree(Path(offline_pyodide), staged / "pyodide", copy_function=_link_or_copy)
+            cmd += ["--pyodide", str(staged)]
+            # no network to fall back on: a package neither bundled nor carried fails at once, naming itself
+            settings = {"jupyter-lite-schema-version": 0, "jupyter-config-data": {"litePluginSettings": {
+                "@jupyterlite/pyodide-kernel-extension:kernel": {"disablePyPIFallback": True}}}}
+            (work / "jupyter-lite.json").write_text(json.dumps(settings, indent=1) + "\n", encoding="utf-8")
         proc = subprocess.run(cmd, cwd=work, capture_output=quiet, text=True)
         if proc.returncode != 0:
             tail = (proc.stderr or proc.stdout or "")[-2000:] if quiet else ""
@@ -265,5 +308,8 @@ def _summary(report: dict[str, object]) -> str:
     else:
         buf.write(f"Pyodide: bundled, {py['files']} package files checked against pyodide-lock.json "
                   f"({_size_mb(int(py['bytes']))})\n")
+        if py["missing"]:
+            buf.write(f"  {len(py['missing'])} packages of its lock are not in the folder (the kernel cannot load "
+                      f"them offline): {', '.join(py['missing'][:12])}{', ...' if len(py['missing']) > 12 else ''}\n")
     buf.write("serve the folder with any static web server, e.g. python -m http.server -d SITE\n")
     return buf.getvalue()

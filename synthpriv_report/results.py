@@ -162,7 +162,7 @@ class MetricResult:
         return self.reason_not_computed is None
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        out: dict[str, Any] = _presentation().bundle(self, include=include, exclude=exclude)
+        out: dict[str, Any] = _display().bundle(self, include=include, exclude=exclude)
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -286,7 +286,7 @@ class ResultSet(Mapping[str, MetricResult]):
         return len(self._results)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        out: dict[str, Any] = _presentation().bundle(self, include=include, exclude=exclude)
+        out: dict[str, Any] = _display().bundle(self, include=include, exclude=exclude)
         return out
 
     def to_frame(self) -> Any:  # a pandas.DataFrame (pandas is imported when called)
@@ -351,6 +351,14 @@ class ResultSet(Mapping[str, MetricResult]):
             else:
                 lines.append(f"  {r.name:<20} not computed: {r.reason_not_computed}")
         return "\n".join(lines)
+
+
+def _display() -> Any:
+    """The display package (results reach up to it lazily to show themselves in a notebook; it needs neither
+    nbconvert nor a PDF engine, so the in-browser build shows results without them)."""
+    from . import display
+
+    return display
 
 
 def _presentation() -> Any:

@@ -279,7 +279,7 @@ def _boxes_numpy(num, cat, start, end, left, right, n_words):
     if leaves.shape[0] == 0:
         return nmin, nmax, nnan, mask
     leaves = leaves[np.argsort(start[leaves], kind="stable")]
-    at = start[leaves]
+    at = start[leaves].astype(np.intp)  # reduceat takes platform-size indices only (32-bit in WebAssembly)
     missing = np.isnan(num)
     nmin[leaves] = np.minimum.reduceat(np.where(missing, np.inf, num), at, axis=0)
     nmax[leaves] = np.maximum.reduceat(np.where(missing, -np.inf, num), at, axis=0)

@@ -274,7 +274,7 @@ def grouped_sums(num: NDArray[np.float64], den: NDArray[np.float64], *, n_resamp
     sizes = np.diff(bounds).astype(np.float64)
 
     def run_sums(x: NDArray[np.float64]) -> NDArray[np.float64]:
-        return np.add.reduceat(x, bounds[:-1])
+        return np.add.reduceat(x, bounds[:-1].astype(np.intp))  # platform-size indices (32-bit WebAssembly)
 
     m1, m2 = run_sums(num) / sizes, run_sums(den) / sizes
     ids = np.repeat(np.arange(m), np.diff(bounds))

@@ -33,6 +33,19 @@ def test_prepare_notebook_sets_the_jupyterlite_kernel_and_an_install_cell() -> N
     assert out["cells"][1]["execution_count"] is None
 
 
+def test_packages_an_offline_bundle_lacks_are_installed_from_the_site_first() -> None:
+    """Named packages (listed by the bundled Pyodide's lock, whose files it lacks) are installed from the site's
+    own index before the package, with index_urls given so that micropip asks the index before the lock."""
+    nb = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    plain = "".join(lite.prepare_notebook(nb)["cells"][0]["source"])
+    assert "piplite" not in plain
+    src = "".join(lite.prepare_notebook(nb, site_first=["markupsafe", "jinja2"])["cells"][0]["source"])
+    assert "await piplite.install(['jinja2', 'markupsafe'], index_urls=[])" in src
+    assert src.index("piplite.install") < src.index("%pip install -q synthpriv-report")
+    assert lite._project("MarkupSafe-2.1.5-py3-none-any.whl") == "markupsafe"
+    assert lite._project("jupyterlab_widgets-3.0.15-py3-none-any.whl") == "jupyterlab-widgets"
+
+
 def test_wheel_declares_no_numba_and_carries_gzip_demo_data(tmp_path: Path) -> None:
     """The wheel: every module, gzip copies of the four demo files whose text equals the xz files', a RECORD
     whose digests match, and requirements Pyodide can meet (no numba)."""
@@ -65,8 +78,8 @@ def test_wheel_declares_no_numba_and_carries_gzip_demo_data(tmp_path: Path) -> N
 
 _PYODIDE_LIKE = textwrap.dedent("""
     import sys
-    for name in ("numba", "llvmlite", "lzma", "_lzma"):
-        sys.modules[name] = None  # as in Pyodide: neither exists
+    for name in ("numba", "llvmlite", "lzma", "_lzma", "nbconvert", "weasyprint", "tqdm", "dask", "distributed"):
+        sys.modules[name] = None  # as in Pyodide: neither exists, nor what the wheel does not declare
     sys.path.insert(0, sys.argv[1])
     import synthpriv_report
     assert synthpriv_report.__file__.startswith(sys.argv[1]), synthpriv_report.__file__
@@ -79,13 +92,16 @@ _PYODIDE_LIKE = textwrap.dedent("""
                     key_fields=demo.key_fields, sensitive_fields=demo.sensitive_fields,
                     metrics=["dcr", "exact_copies", "privacy_score", "hitting_rate"], progress=False)
     r = ev.results()
+    for shown in (r, r["dcr"]):  # a notebook's rich display of a result set and of one result
+        assert "text/html" in shown._repr_mimebundle_()
     print(_compiled.COMPILED, round(r["exact_copies"].value, 6), ev.results(alpha=0.2)["privacy_score"].value)
 """)
 
 
 def test_the_wheel_runs_without_numba_or_lzma(tmp_path: Path) -> None:
-    """Unpacked, the wheel imports and evaluates in a Python with neither numba nor lzma (as Pyodide): the demo
-    data read from the gzip copies, the NumPy path chosen; the same numbers as this Python's compiled run."""
+    """Unpacked, the wheel imports, evaluates and shows its results in a Python with neither numba nor lzma (as
+    Pyodide), nor the packages the wheel does not declare (nbconvert, tqdm, ...): the demo data read from the
+    gzip copies, the NumPy path chosen; the same numbers as this Python's compiled run."""
     whl = lite.build_wheel(tmp_path)
     target = tmp_path / "site-packages"
     with zipfile.ZipFile(whl) as zf:
@@ -117,7 +133,7 @@ def test_check_pyodide_refuses_a_file_that_differs(tmp_path: Path) -> None:
     lock = {"packages": {"numpy": {"file_name": wheel.name, "sha256": hashlib.sha256(b"numpy bytes").hexdigest()},
                          "absent": {"file_name": "absent-1.0-py3-none-any.whl", "sha256": "0" * 64}}}
     (tmp_path / "pyodide-lock.json").write_text(json.dumps(lock))
-    assert lite.check_pyodide(tmp_path) == {"files": 1, "bytes": len(b"numpy bytes")}
+    assert lite.check_pyodide(tmp_path) == {"files": 1, "bytes": len(b"numpy bytes"), "missing": ["absent"]}
     good = hashlib.sha256((tmp_path / "pyodide-lock.json").read_bytes()).hexdigest()
     assert lite.check_pyodide(tmp_path, lock_sha256=good)["files"] == 1
     with pytest.raises(ValueError, match="not the expected lock"):
