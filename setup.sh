@@ -10,6 +10,9 @@ command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)  # Selenium c
 command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
 ldconfig -p 2>/dev/null | grep -q libpango-1.0 || need+=(libpango-1.0-0 libpangoft2-1.0-0)
 fc-list 2>/dev/null | grep -qi dejavu || need+=(fonts-dejavu-core)
+command -v npm >/dev/null 2>&1 || need+=(npm)  # fetches Pyodide's core for the offline in-browser test
+command -v unshare >/dev/null 2>&1 || need+=(util-linux)  # that test's network namespace (unshare -n) ...
+command -v ip >/dev/null 2>&1 || need+=(iproute2)  # ... and its loopback device (ip link set lo up)
 command -v g++ >/dev/null 2>&1 || need+=(g++)  # runs the GPU kernels' CUDA C on the CPU in tests/cuda_host.py
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
