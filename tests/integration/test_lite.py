@@ -78,7 +78,7 @@ def test_wheel_declares_no_numba_and_carries_gzip_demo_data(tmp_path: Path) -> N
 
 _PYODIDE_LIKE = textwrap.dedent("""
     import sys
-    for name in ("numba", "llvmlite", "lzma", "_lzma", "nbconvert", "weasyprint", "tqdm", "dask", "distributed"):
+    for name in ("numba", "llvmlite", "lzma", "_lzma", "nbconvert", "weasyprint", "dask", "distributed"):
         sys.modules[name] = None  # as in Pyodide: neither exists, nor what the wheel does not declare
     sys.path.insert(0, sys.argv[1])
     import synthpriv_report
@@ -100,7 +100,7 @@ _PYODIDE_LIKE = textwrap.dedent("""
 
 def test_the_wheel_runs_without_numba_or_lzma(tmp_path: Path) -> None:
     """Unpacked, the wheel imports, evaluates and shows its results in a Python with neither numba nor lzma (as
-    Pyodide), nor the packages the wheel does not declare (nbconvert, tqdm, ...): the demo data read from the
+    Pyodide), nor the packages the wheel does not declare (nbconvert, Dask, ...): the demo data read from the
     gzip copies, the NumPy path chosen; the same numbers as this Python's compiled run."""
     whl = lite.build_wheel(tmp_path)
     target = tmp_path / "site-packages"
