@@ -8,8 +8,15 @@ smallest distances ascending; ``idx`` the order by (distance, position) (a stabl
 the rows where two different distances are tied by the tolerance inside the window of the k-th distance, which
 are decided slot by slot (:func:`.kernels._pick`). Memory: one block of about :data:`BLOCK_PAIRS` distances.
 
-No tree walk, so no pruning: the cost is the number of query x reference pairs times the columns, which suits the
-teaching sizes (a few thousand records per set) in a browser.
+No tree walk; instead a column-wise pruning that leaves every number as it was (:func:`_pruned_distances`): the
+accumulator only grows as columns are added (each term is non-negative and rounding is monotone), so a partial
+sum over some columns is a lower bound of the whole. Each query's k-th distance is bounded from above by the
+whole distances of its few most promising references, and the remaining columns are added only for the pairs
+whose partial sum stays within the tie rule's reach of that bound (:func:`.kernels._slack`), in the same order
+of operations (the categorical part is a sum of its own, added to the numeric one at the end). Pairs dropped
+this way are farther than anything tied with the k-th distance, so they take no part in the k-best lists or the
+tie windows, and are left at infinity. The cost is still quadratic in the set sizes, which suits the teaching
+sizes (a few thousand records per set) in a browser.
 """
 
 from __future__ import annotations
@@ -124,10 +131,79 @@ def _first_by_distance(d: NDArray[np.float64], kk: int) -> NDArray[np.int64]:
     return out
 
 
+#: Numeric columns summed for every pair before pruning when there are fewer than 3 categorical columns (with
+#: more, the categorical part alone, whose mismatch costs are large, bounds well).
+PRUNE_NUMERIC = 2
+#: References per query whose whole distances bound its k-th distance from above (beyond k).
+PRUNE_EXTRA = 8
+#: Below this many references a block is computed whole (pruning would not pay).
+PRUNE_MIN_REFS = 256
+#: Above this share of pairs kept after the first columns, the block's other columns are summed for every pair.
+PRUNE_MAX_KEPT = 0.25
+
+
+def _pruned_distances(mode: int, qnum: NDArray[np.float64], qcat: NDArray[np.int64], rnum: NDArray[np.float64],
+                      rcat: NDArray[np.int64], w: NDArray[np.float64], cost: NDArray[np.float64], scale: float,
+                      exact: bool, own: NDArray[np.int64], kk: int) -> NDArray[np.float64]:
+    """The distances of a block of queries to every reference, equal to ``to_dist(accumulate(...))`` wherever
+    they can matter for the ``kk`` nearest references or a tie with the kk-th, and ``inf`` elsewhere; ``own[i]``
+    (or -1) is the reference query i skips, also ``inf``.
+
+    1. every pair's categorical part and its first numeric columns (:data:`PRUNE_NUMERIC`, where there are few
+       categorical columns): their sum ``lb`` is a lower bound of the accumulator (each partial sum is at most
+       the whole one, and a rounded sum grows with its terms);
+    2. each query's ``kk + PRUNE_EXTRA`` references of smallest ``lb``, their whole accumulators, and the kk-th
+       smallest of those, an upper bound of the query's true kk-th accumulator; ``bound`` = the largest
+       accumulator whose distance can tie with or beat that distance (:func:`.kernels._slack`);
+    3. the other numeric columns, in column order, for the pairs with ``lb <= bound`` only, a pair dropped as
+       soon as its partial sum passes the bound (for every pair where more than :data:`PRUNE_MAX_KEPT` are kept).
+    """
+    from .kernels import _slack
+
+    b, m = qnum.shape[0], rnum.shape[0]
+    q, c = w.shape[0], cost.shape[0]
+    jq = min(q, PRUNE_NUMERIC) if c < 3 else 0
+    rows = np.arange(b)
+    has_self = (own >= 0) & (own < m)
+    num = accumulate(mode, qnum[:, :jq], qcat[:, :0], rnum[:, :jq], rcat[:, :0], w[:jq], cost[:0])
+    cat = accumulate(2, qnum[:, :0], qcat, rnum[:, :0], rcat, w[:0], cost)  # the categorical part, whole
+    lb = num + cat
+    lb[rows[has_self], own[has_self]] = np.inf
+    # an upper bound of each query's kk-th accumulator: the whole accumulators of its most promising references
+    n_cand = min(m - 1, kk + PRUNE_EXTRA)
+    cand = np.argpartition(lb, n_cand - 1, axis=1)[:, :n_cand]
+    qi = np.repeat(rows, n_cand)
+    full = accumulate(mode, qnum[qi], qcat[qi], rnum[cand.ravel()], rcat[cand.ravel()], w, cost, paired=True)
+    full = full.reshape(b, n_cand)
+    full[cand == own[:, None]] = np.inf  # never the skipped reference itself (its lb is inf: drawn only by ties)
+    upper_d = to_dist(mode, np.partition(full, kk - 1, axis=1)[:, kk - 1], scale)
+    bound = np.array([_slack(mode, float(v), scale, exact) for v in upper_d])
+    keep = ~(lb > bound[:, None])  # NaN keeps the pair
+    if keep.mean() > PRUNE_MAX_KEPT:  # the first columns do not separate this block: add the others everywhere
+        for j in range(jq, q):
+            num += accumulate(mode, qnum[:, j:j + 1], qcat[:, :0], rnum[:, j:j + 1], rcat[:, :0], w[j:j + 1],
+                              cost[:0])
+        d = to_dist(mode, num + cat, scale)
+    else:
+        qi, ri = np.nonzero(keep)
+        num_s, cat_s = num[qi, ri], cat[qi, ri]
+        for j in range(jq, q):
+            num_s = num_s + accumulate(mode, qnum[qi, j:j + 1], qcat[qi, :0], rnum[ri, j:j + 1], rcat[ri, :0],
+                                       w[j:j + 1], cost[:0], paired=True)
+            stay = ~(num_s + cat_s > bound[qi])
+            qi, ri, num_s, cat_s = qi[stay], ri[stay], num_s[stay], cat_s[stay]
+        d = np.full((b, m), np.inf)
+        d[qi, ri] = to_dist(mode, num_s + cat_s, scale)
+    d[rows[has_self], own[has_self]] = np.inf
+    return d
+
+
 def knn_numpy(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
-              k: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+              k: int, *, prune: bool = True) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """k nearest references of each query by blocked brute force; the same numbers as every engine of
-    :func:`.search.knn` (``self_pos[i]``: the reference position query i skips, -1 none)."""
+    :func:`.search.knn` (``self_pos[i]``: the reference position query i skips, -1 none). ``prune=False``
+    computes every distance of every block (:func:`_pruned_distances` otherwise skips the columns of pairs that
+    cannot matter; both give the same result)."""
     rnum, rcat = position_order(tree)
     n, m = qnum.shape[0], rnum.shape[0]
     out_d = np.full((n, k), np.inf)
@@ -138,12 +214,16 @@ def knn_numpy(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
     step = _block(m)
     for s in range(0, n, step):
         e = min(n, s + step)
-        d = to_dist(tree.mode, accumulate(tree.mode, qnum[s:e], qcat[s:e], rnum, rcat, tree.w, tree.cost),
-                    tree.scale)
         rows = np.arange(e - s)
         own = self_pos[s:e]
         has_self = (own >= 0) & (own < m)
-        d[rows[has_self], own[has_self]] = np.inf
+        if prune and m >= PRUNE_MIN_REFS and kk + PRUNE_EXTRA < m - 1 and tree.mode != 2:
+            d = _pruned_distances(tree.mode, qnum[s:e], qcat[s:e], rnum, rcat, tree.w, tree.cost, tree.scale,
+                                  tree.exact, own.astype(np.int64), kk)
+        else:
+            d = to_dist(tree.mode, accumulate(tree.mode, qnum[s:e], qcat[s:e], rnum, rcat, tree.w, tree.cost),
+                        tree.scale)
+            d[rows[has_self], own[has_self]] = np.inf
         avail = m - has_self.astype(np.int64)
         order = _first_by_distance(d, kk)
         dist = np.take_along_axis(d, order, axis=1)

@@ -37,6 +37,41 @@ def _chains(n: int, seed: int, step: float, categories: list[str]) -> pd.DataFra
     return df
 
 
+def _categorical_heavy(n: int, seed: int) -> pd.DataFrame:
+    """Five categorical and three numeric columns with missing values and repeated records."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({f"c{j}": rng.choice(list("abcd"[: 2 + j % 3]), n) for j in range(5)})
+    for j in range(3):
+        df[f"x{j}"] = rng.integers(0, 6, n) * 0.5 + (rng.normal(size=n) * 1e-9 if j == 2 else 0.0)
+    df.loc[rng.choice(n, n // 8, replace=False), "x1"] = np.nan
+    df.iloc[: n // 6] = df.iloc[n // 6: 2 * (n // 6)].to_numpy()
+    return df
+
+
+@pytest.mark.parametrize("kind", ["gower", "euclidean"])
+@pytest.mark.parametrize("max_kept", [0.0, 0.25, 1.0])
+def test_pruned_numpy_search_equals_the_whole_one(kind: str, max_kept: float, monkeypatch) -> None:
+    """The column-wise pruning leaves every neighbour and distance as the search that sums every column of every
+    pair: categorical-heavy data (the categorical part bounds), S -> T and T -> T, k = 1, 2 and 6, whether the
+    block's other columns are summed for the kept pairs only (max_kept 1) or for all (max_kept 0)."""
+    from synthpriv_report.neighbors import vectorised
+
+    monkeypatch.setattr(vectorised, "PRUNE_MAX_KEPT", max_kept)
+    T, S = _categorical_heavy(700, 1), _categorical_heavy(260, 2)
+    d = prepare(T, S)
+    enc = encode(d, fit(d), SpaceSpec(kind))
+    tree = build_tree(enc, "T")
+    for q in ("S", "T"):
+        qn, qc = np.ascontiguousarray(enc.num[q]), np.ascontiguousarray(enc.cat[q])
+        self_pos = (np.arange(len(qn)) if q == "T" else np.full(len(qn), -1)).astype(np.int64)
+        for k in (1, 2, 6):
+            whole = knn_numpy(tree, qn, qc, self_pos, k, prune=False)
+            pruned = knn_numpy(tree, qn, qc, self_pos, k)
+            np.testing.assert_array_equal(pruned[0], whole[0], err_msg=f"{q} k={k}")
+            np.testing.assert_array_equal(pruned[1], whole[1], err_msg=f"{q} k={k}")
+    assert tree.num.shape[0] >= vectorised.PRUNE_MIN_REFS  # the pruned path did run
+
+
 @pytest.mark.parametrize("kind,step", [("gower", 4e-10), ("euclidean", 4e-9), ("hamming", 0.0), ("gower", 0.25)])
 def test_numpy_search_equals_every_compiled_engine(kind: str, step: float) -> None:
     """Distances bit for bit and indices equal to the tree, the tiled kernel and brute force, S -> T and T -> T
