@@ -24,6 +24,7 @@ _HEADING = "<b>{{ text }}</b>"
 _STATUS = ("<span style='color:var(--jp-ui-font-color2, #57606a);font-size:0.85em'>updated in {{ ms }} ms; "
            "neighbour searches so far: {{ searches }}</span>{% for n in notes %}<div class='spr-note' "
            "style='font-size:0.85em'>{{ n }}</div>{% endfor %}")
+_TIMING = "<span style='color:var(--jp-ui-font-color2, #57606a);font-size:0.85em'>updated in {{ ms }} ms</span>"
 _PROBLEM = ("<div role='alert' style='color:var(--jp-error-color1, #b42318);font-size:0.85em'>{{ text }} The "
             "panel shows the last settings that worked; every control still responds.</div>")
 
@@ -142,18 +143,25 @@ class Explorer:
         self.summary = w.HTML()
         self.status = w.HTML()
         self.images: dict[str, Any] = {}
+        self.figures: dict[str, Any] = {}
         rs = self._results()
+        from .figures import LiveFigure
+
         for name in names:
             if name in rs and rs[name].computed and get_spec(name).figures:
-                self.images[name] = w.Image(format="png", layout=w.Layout(max_width="640px"))
+                # full size: the figure's own width (at most the cell's), never a thumbnail
+                self.images[name] = w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
+                self.images[name].add_class("spr-fig")
+                self.figures[name] = LiveFigure(name)
         self._refresh(rs, figures=tuple(self.images))
         self._good = (dict(self.params), {m: dict(v) for m, v in self.levels.items()})
         controls = w.VBox([w.HTML(html(_HEADING, text="Reduction parameters"))]
                           + [self.sliders[k] for k in self._param_keys]
                           + [w.HTML(html(_HEADING, text="Level thresholds"))]
                           + [self.sliders[k] for k in self._level_keys] + [self.status])
-        figs = w.VBox(list(self.images.values()))
-        self.widget = w.VBox([controls, w.HBox([self.summary, figs])])
+        figs = w.VBox(list(self.images.values()), layout=w.Layout(width="100%"))
+        figs.add_class("spr-report")  # the views' style sheet turns its figures dark on a dark theme
+        self.widget = w.VBox([controls, figs, self.summary])
 
     # ---------------------------------------------------------------------------------------------------------
     def _results(self):
@@ -196,7 +204,7 @@ class Explorer:
                     self._set_quietly(key, value)
                 self._notes.append(f"{metric}: the {partner}-risk threshold moved with the {which}-risk one "
                                    f"(to {value:g}), so that they stay in order.")
-            self.update(changed="levels")
+            self.update(changed=f"levels:{metric}")
         return handler
 
     def _set_quietly(self, key: str, value: float) -> None:
@@ -217,7 +225,9 @@ class Explorer:
         notes, self._notes = self._notes, []
         try:
             rs = self._results()
-            figs = tuple(n for n in self.images if changed is None or changed == "levels"
+            # only the figures that changed: a level threshold moves its own metric's figure (where it draws
+            # the thresholds), a parameter the figures of the metrics that declare it
+            figs = tuple(n for n in self.images if changed is None or changed == f"levels:{n}"
                          or changed in get_spec(n).param_names)
             self._refresh(rs, figures=figs)
         except Exception as exc:  # noqa: BLE001 - a callback must not die: say what happened in the panel
@@ -244,15 +254,12 @@ class Explorer:
                 self._set_quietly(key, float(value))
 
     def _refresh(self, rs: Any, *, figures: tuple[str, ...]) -> None:
-        from .figures import figures_for
         from .views import render_view, resultset_view
 
-        view = resultset_view(rs, figures=False)
+        view = resultset_view(rs, figures=False, compact=True)
         self.summary.value = render_view("resultset", view, "Results at these settings", "html")
         for name in figures:
-            out = figures_for(rs[name], rs.params)
-            if out:
-                self.images[name].value = out[0][1]
+            self.images[name].value = self.figures[name].draw([rs[name]])
 
     def _ipython_display_(self) -> None:  # pragma: no cover - exercised in the browser test
         from IPython.display import display
@@ -296,6 +303,10 @@ def compare(evaluations: Mapping[str, Any], metric: str, param: str, *, min: flo
             value: float | None = None, figure: bool = True) -> Any:
     """One slider moving ``param`` for several evaluations side by side (teaching notebooks).
 
+    The figure shows every evaluation in one image, panels side by side on shared axis ranges; it is kept
+    between moves (:class:`~synthpriv_report.display.figures.LiveFigure`) and redrawn only when the metric's
+    figure depends on ``param``.
+
     Parameters
     ----------
     evaluations : mapping of label -> Evaluation
@@ -313,34 +324,47 @@ def compare(evaluations: Mapping[str, Any], metric: str, param: str, *, min: flo
     Returns
     -------
     ipywidgets.VBox
-        ``.children[0]`` is the slider, ``.children[1]`` the HTML table of values.
+        ``.children[0]`` is the slider, ``.children[1]`` the HTML table of values, ``.children[2]`` (with
+        ``figure``) the figure; ``.timings`` holds the seconds each update took (results, table and figure).
     """
     import ipywidgets as w
 
-    from .figures import figures_for
+    from .figures import LiveFigure
 
     first = next(iter(evaluations.values()))
     start = float(first.default_params[param] if value is None else value)
     slider = w.FloatSlider(value=start, min=min, max=max, step=step, description=param,
-                           continuous_update=False, readout_format=".2f")
+                           continuous_update=False, readout_format=".2f", layout=w.Layout(width="520px"))
     table = w.HTML()
-    images = {label: w.Image(format="png", layout=w.Layout(max_width="480px")) for label in evaluations}
+    status = w.HTML()
+    draws = figure and bool(get_spec(metric).figures)
+    live = LiveFigure(metric, panels=tuple(str(label) for label in evaluations)) if draws else None
+    image = w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
+    image.add_class("spr-fig")
+    redraw = param in get_spec(metric).param_names
+    timings: list[float] = []
 
-    def refresh(v: float) -> None:
-        rows = []
+    def refresh(v: float, *, first: bool = False) -> None:
+        t0 = time.perf_counter()
+        rows, results = [], []
         for label, ev in evaluations.items():
             r = ev.results(metrics=[metric], **{param: v})[metric]
+            results.append(r)
             rows.append((label, fmt_cell(r.value), r.level, fmt_cell(r.calibration)))
-            if figure:
-                figs = figures_for(r, {param: v})
-                if figs:
-                    images[label].value = figs[0][1]
         table.value = templating.environment(__package__).from_string(_COMPARE_TABLE).render(
             rows=rows, metric=metric, param=param, at=f"{v:g}")
+        if live is not None and (first or redraw):
+            image.value = live.draw(results)
+        timings.append(time.perf_counter() - t0)
+        status.value = html(_TIMING, ms=f"{timings[-1] * 1000:.0f}")
 
     slider.observe(lambda ch: refresh(float(ch["new"])), names="value")
-    refresh(start)
+    refresh(start, first=True)
     children = [slider, table]
-    if figure:
-        children.append(w.HBox([w.VBox([w.HTML(html(_HEADING, text=label)), img]) for label, img in images.items()]))
-    return w.VBox(children)
+    if live is not None:
+        children.append(image)
+    children.append(status)
+    box = w.VBox(children)
+    box.add_class("spr-report")  # the views' style sheet turns its figure dark on a dark theme
+    box.timings = timings
+    return box
