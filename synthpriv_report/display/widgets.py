@@ -368,3 +368,130 @@ def compare(evaluations: Mapping[str, Any], metric: str, param: str, *, min: flo
     box.add_class("spr-report")  # the views' style sheet turns its figure dark on a dark theme
     box.timings = timings
     return box
+
+
+def side_by_side(results: Mapping[str, Any], *, index: int = 0) -> Any:
+    """One metric's declared figure for several results, panels side by side on shared axis ranges.
+
+    Parameters
+    ----------
+    results : mapping of label -> MetricResult
+        Results of the same metric (honest and leaky data, say), drawn in this order.
+    index : int
+        Which of the metric's declared figures.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The figure (an ``ipywidgets.Image``, turned dark on a dark theme) and its caption.
+    """
+    import ipywidgets as w
+
+    from .figures import LiveFigure
+
+    labels = tuple(str(label) for label in results)
+    first = next(iter(results.values()))
+    live = LiveFigure(first.name, index, panels=labels)
+    image = w.Image(value=live.draw(list(results.values())), format="png",
+                    layout=w.Layout(max_width="100%", height="auto"))
+    image.add_class("spr-fig")
+    caption = w.HTML(html("<div class='spr-report'><style>{% include 'style.css.j2' %}</style>"
+                          "<p class='spr-muted'>{{ caption }}</p></div>", caption=live.caption))
+    box = w.VBox([image, caption])
+    box.add_class("spr-report")
+    return box
+
+
+#: The table of :func:`leak_explorer`: one row per measure, its value and level at the chosen leak, and the
+#: smallest leak (of those computed) at which its level is no longer low.
+_LEAK_TABLE = """<div class="spr-report"><style>{% include "style.css.j2" %}</style>
+<table><caption>{{ caption }}</caption>
+<thead><tr><th scope="col">Measure</th><th scope="col" class="spr-num">Value</th>
+<th scope="col" class="spr-num">Interval</th><th scope="col">Level</th>
+<th scope="col" class="spr-num">First leak at which it is above low</th></tr></thead>
+<tbody>{% for r in rows %}<tr><th scope="row">{{ r.title }}<br><code>{{ r.name|wbr }}</code></th>
+<td class="spr-num">{{ r.value }}</td><td class="spr-num">{{ r.interval }}</td>
+<td><span class="spr-badge spr-{{ r.level or 'none' }}">{{ (r.level ~ ' risk') if r.level else 'no level' }}</span></td>
+<td class="spr-num">{{ r.first }}</td></tr>{% endfor %}</tbody></table>
+<p class="spr-muted">Verdict at this leak: {{ verdict }}.</p></div>"""
+
+
+def first_reactions(results: Mapping[float, Any]) -> dict[str, float | None]:
+    """For each metric of the result sets, the smallest leak share whose level is medium or high (None: none).
+
+    Parameters
+    ----------
+    results : mapping of share -> ResultSet
+        The same metrics computed on synthetic sets with a growing share of leaked records.
+
+    Returns
+    -------
+    dict
+        Metric name -> the smallest share at which its level is above low, in the result sets' metric order.
+
+    >>> from synthpriv_report.results import MetricResult
+    >>> rs = {0.0: {"m": MetricResult("m", 0.1, level="low")}, 0.1: {"m": MetricResult("m", 0.5, level="high")}}
+    >>> first_reactions(rs)
+    {'m': 0.1}
+    """
+    shares = sorted(results)
+    names = list(results[shares[0]].keys())
+    return {n: next((s for s in shares if n in results[s] and results[s][n].level in ("medium", "high")), None)
+            for n in names}
+
+
+def leak_explorer(results: Mapping[str, Mapping[float, Any]]) -> Any:
+    """Which measure reacts first to a leak: a choice of leak kind and a slider over its share.
+
+    Every position was computed beforehand (the caller evaluates one synthetic set per kind and share, for
+    instance with :func:`synthpriv_report.datasets.synthetic_with_copies`), so a move only renders a table.
+
+    Parameters
+    ----------
+    results : mapping of kind -> (mapping of share -> ResultSet)
+        ``{"exact copies": {0.0: rs, 0.02: rs, ...}, "near copies": {...}}``: the result sets of each kind of
+        leak at each share (a share of the synthetic records).
+
+    Returns
+    -------
+    ipywidgets.VBox
+        ``.children[0]`` the kind (toggle buttons), ``.children[1]`` the share (a selection slider),
+        ``.children[2]`` the table; ``.timings`` holds the seconds each update took.
+    """
+    import ipywidgets as w
+
+    from .. import wording
+    from ..formats import fmt_share as fmt_percent
+
+    kinds = list(results)
+    firsts = {k: first_reactions(results[k]) for k in kinds}
+    kind = w.ToggleButtons(options=kinds, value=kinds[0], description="leak")
+    shares = sorted(results[kinds[0]])
+    share = w.SelectionSlider(options=[(fmt_percent(s), s) for s in shares], value=shares[0],
+                              description="share", continuous_update=False, layout=w.Layout(width="520px"))
+    table = w.HTML()
+    timings: list[float] = []
+
+    def refresh(*_: Any) -> None:
+        t0 = time.perf_counter()
+        k, s = kind.value, share.value
+        rs = results[k][s]
+        rows = []
+        for name, r in rs.items():
+            first = firsts[k].get(name)
+            row = wording.metric_row(r.to_dict(), ())
+            rows.append({"name": name, "title": r.title or name, "value": row["value"], "interval": row["interval"],
+                         "level": r.level,
+                         "first": "not at any share computed" if first is None else fmt_percent(first)})
+        verdict = getattr(getattr(rs, "verdict", None), "level", None)
+        table.value = templating.environment(__package__).from_string(_LEAK_TABLE).render(
+            rows=rows, caption=f"{k}: {fmt_percent(s)} of the synthetic records",
+            verdict=(verdict or "not given").replace("_", " "))
+        timings.append(time.perf_counter() - t0)
+
+    kind.observe(refresh, names="value")
+    share.observe(refresh, names="value")
+    refresh()
+    box = w.VBox([kind, share, table])
+    box.timings = timings
+    return box
