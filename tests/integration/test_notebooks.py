@@ -218,7 +218,7 @@ def _execute(path: Path, tmp: Path) -> tuple[nbformat.NotebookNode, dict[str, ob
             client.execute_cell(cell, i)
             if first_figure is None and any(
                     "image/png" in o.get("data", {}) or "application/vnd.jupyter.widget-view+json" in o.get("data", {})
-                    for o in cell.outputs):
+                    or "<img" in o.get("data", {}).get("text/html", "") for o in cell.outputs):
                 first_figure = time.perf_counter() - t0
         times["total"] = time.perf_counter() - t0
         times["first_figure"] = first_figure if first_figure is not None else float("nan")
