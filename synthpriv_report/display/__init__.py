@@ -11,6 +11,7 @@ it never starts a neighbour search. Nothing here calls ``display()``: every func
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -20,7 +21,7 @@ from .. import templating
 from ..registry import verdict_metric_names
 from ..results import MetricResult, ResultSet, Verdict
 
-__all__ = ["bundle", "explore", "explain", "render_html", "render_markdown", "render_text", "environment"]
+__all__ = ["bundle", "explore", "explain", "render_html", "render_markdown", "render_text", "environment", "preload"]
 
 
 def environment() -> jinja2.Environment:
@@ -114,3 +115,28 @@ def explore(ev: Any, **params: Any) -> Any:
     from .widgets import explore as _explore
 
     return _explore(ev, **params)
+
+
+def preload() -> threading.Thread | None:
+    """Import the libraries the figures and sliders need (matplotlib's Agg canvas, seaborn, ipywidgets, Pillow)
+    in a background thread, and return it (already started).
+
+    A teaching notebook calls it in its first cell, which then shows its output at once: the imports (several
+    seconds on a slow machine) run while the student reads, instead of before the first figure. Importing is
+    all it does; a cell that needs a module before the thread has imported it waits for Python's import lock.
+    Where Python cannot start a thread (Pyodide, in JupyterLite) it does nothing and returns None: the modules
+    are then imported when first used.
+    """
+
+    def run() -> None:
+        import ipywidgets  # noqa: F401
+        import matplotlib.backends.backend_agg  # noqa: F401
+        import PIL.Image  # noqa: F401
+        import seaborn  # noqa: F401
+
+    thread = threading.Thread(target=run, name="synthpriv-preload", daemon=True)
+    try:
+        thread.start()
+    except RuntimeError:  # no threads on this platform (WebAssembly)
+        return None
+    return thread

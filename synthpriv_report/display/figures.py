@@ -370,11 +370,11 @@ class LiveFigure:
                 width = self._fig.get_figwidth() / max(len(self._axes), 1)
                 for ax in self._axes:
                     _wrap_labels(ax, width)
-                self._fig.canvas.draw()  # the constrained layout, once
+                self._fig.canvas.draw()  # lays out (constrained layout, once) and draws
                 self._fig.set_layout_engine("none")
             else:
                 _raise_small_texts(self._axes)
-            self._fig.canvas.draw()
+                self._fig.canvas.draw()
         png = _png(self._fig)
         self.timings.append(time.perf_counter() - t0)
         return png

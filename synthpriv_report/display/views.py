@@ -27,17 +27,28 @@ def new_id(prefix: str = "spr") -> str:
     return f"{prefix}-{next(_IDS)}"
 
 
+def _detail_text(v: Any, depth: int = 0) -> str:
+    """A detail value as text, every number in it rounded (lists and mappings at any depth: a histogram's
+    ``{"edges": [0.0, 0.05, 0.1, 0.15000000000000002, ...]}`` shows ``0.15``).
+
+    >>> _detail_text({"edges": [0.1, 0.15000000000000002], "n": 3000})
+    'edges: [0.1, 0.15]; n: 3,000'
+    """
+    if isinstance(v, list):
+        text = ", ".join(_detail_text(x, depth + 1) for x in v[:12]) + (
+            f", … ({len(v)} values)" if len(v) > 12 else "")
+        return f"[{text}]"
+    if isinstance(v, dict):
+        sep = "; " if depth == 0 else ", "
+        body = sep.join(f"{kk}: {_detail_text(vv, depth + 1)}" for kk, vv in list(v.items())[:12])
+        return body if depth == 0 else "{" + body + "}"
+    return fmt_cell(v)
+
+
 def _detail_rows(details: Mapping[str, Any], limit: int = 40) -> list[tuple[str, str]]:
     rows = []
     for k, v in to_jsonable(dict(details)).items():
-        if isinstance(v, list):
-            text = ", ".join(fmt_cell(x) for x in v[:12]) + (f", … ({len(v)} values)" if len(v) > 12 else "")
-            text = f"[{text}]"
-        elif isinstance(v, dict):
-            text = "; ".join(f"{kk}: {fmt_cell(vv)}" for kk, vv in list(v.items())[:12])
-        else:
-            text = fmt_cell(v)
-        rows.append((str(k), text))
+        rows.append((str(k), _detail_text(v)))
         if len(rows) >= limit:
             break
     return rows
