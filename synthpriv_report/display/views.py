@@ -194,6 +194,16 @@ def verdict_view(v: Verdict, rs: ResultSet | None = None, cautions: Sequence[str
     results are at hand, the sentence with its number (without them, the sentences of the checks that fired)."""
     titles_of = {n: (rs[n].title if rs is not None and n in rs else _registered_title(n)) or n for n, _ in v.checks}
     titles_of.update({n: titles_of.get(n) or _registered_title(n) for n, _ in v.not_run})
+
+    def sentence(n: str, lv: str | None) -> str:
+        if lv is None:
+            return ""
+        if rs is not None and n in rs:
+            return wording.check_sentence(rs[n].to_dict())
+        # a verdict shown alone: a check that fired has its sentence among the reasons ("... from <title>: ...")
+        marker = f" from {titles_of[n]}: "
+        return next((r.split(marker, 1)[1] for r in v.reasons if marker in r), "")
+
     return {
         "level": v.level,
         "level_text": level_text(v.level),
@@ -202,8 +212,7 @@ def verdict_view(v: Verdict, rs: ResultSet | None = None, cautions: Sequence[str
         "n_checks": len(v.checks),
         "checks": [{"name": n, "title": titles_of[n], "level": lv,
                     "level_text": LEVEL_WORDS.get(lv, "did not run") if lv is not None else "did not run",
-                    "sentence": (wording.check_sentence(rs[n].to_dict())
-                                 if rs is not None and lv is not None and n in rs else "")}
+                    "sentence": sentence(n, lv)}
                    for n, lv in v.checks],
         "not_run": [{"name": n, "title": titles_of.get(n, n), "reason": why} for n, why in v.not_run],
         "cautions": list(cautions),
@@ -273,8 +282,6 @@ def text_verdict(v: dict) -> str:
     for c in v["checks"]:
         if c["level"] is not None:
             lines.append(f"  - {c['title']} [{c['level_text']}]" + (f": {c['sentence']}" if c["sentence"] else ""))
-    if not any(c["sentence"] for c in v["checks"]):
-        lines += [f"  {r}" for r in v["reasons"]]
     for nr in v["not_run"]:
         lines.append(f"  - did not run: {nr['title']}: {nr['reason']}")
     return "\n".join(lines)

@@ -97,6 +97,8 @@ def _user_settings(cfg: Path, theme: str) -> None:
     settings = cfg / "lab" / "user-settings" / "@jupyterlab"
     (settings / "apputils-extension").mkdir(parents=True, exist_ok=True)
     (settings / "apputils-extension" / "themes.jupyterlab-settings").write_text(json.dumps({"theme": THEMES[theme]}))
+    (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}))  # no news pop-up over the screenshots
     (settings / "notebook-extension").mkdir(parents=True, exist_ok=True)
     (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
 

@@ -80,13 +80,12 @@ def _click_measure(page, selector: str) -> dict:
     """Click a button of a widget (the leak explorer's kind) and measure click -> last output change."""
     button = page.locator(selector).first
     button.scroll_into_view_if_needed()
-    page.evaluate("""(sel) => { const b = document.querySelector(sel);
+    button.evaluate("""(b) => {
       const area = b.closest('.jp-OutputArea-output'); const own = b.closest('.widget-toggle-buttons');
       window.__spr = {t: [], release: 0}; if (window.__sprObs) window.__sprObs.disconnect();
       window.__sprObs = new MutationObserver(ms => { for (const m of ms) { if (own.contains(m.target)) continue;
         window.__spr.t.push(performance.now()); } });
-      window.__sprObs.observe(area, {subtree: true, childList: true, attributes: true, characterData: true}); }""",
-                  selector)
+      window.__sprObs.observe(area, {subtree: true, childList: true, attributes: true, characterData: true}); }""")
     page.evaluate(_RELEASE)
     button.click()
     r = _settle(page)
