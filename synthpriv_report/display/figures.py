@@ -300,9 +300,11 @@ class LiveFigure:
     The matplotlib figure, its axes and their layout are made once; an update clears the axes, lets the metric's
     declared drawing function (:class:`~synthpriv_report.registry.FigureSpec`) draw the new result on them and
     encodes a PNG at :data:`WIDGET_DPI`. The layout (matplotlib's constrained layout, the slowest step of a
-    drawing) is computed on the first drawing only and then frozen, and panels side by side share their axis
-    ranges (the union of what each panel drew), so that honest and leaky data are read on the same scale: a
-    figure of one axes puts the panels side by side, a figure of several axes one row per panel, aligned.
+    drawing) is computed on the first drawing only and then frozen; while the axes' frame (limits, ticks, labels,
+    titles) stays the same, its pixels are kept and only the new artists are drawn over them (blitting); and
+    panels side by side share their axis ranges (the union of what each panel drew), so that honest and leaky
+    data are read on the same scale: a figure of one axes puts the panels side by side, a figure of several axes
+    one row per panel, aligned.
 
     Parameters
     ----------
@@ -328,6 +330,8 @@ class LiveFigure:
         self.timings: list[float] = []
         self._fig: Any = None
         self._axes: list[Any] = []
+        self._background: Any = None
+        self._frame_key: tuple[Any, ...] = ()
 
     def _make(self) -> None:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -370,14 +374,60 @@ class LiveFigure:
                 width = self._fig.get_figwidth() / max(len(self._axes), 1)
                 for ax in self._axes:
                     _wrap_labels(ax, width)
-                self._fig.canvas.draw()  # lays out (constrained layout, once) and draws
+                self._fig.canvas.draw()  # lays out (constrained layout, once)
                 self._fig.set_layout_engine("none")
             else:
                 _raise_small_texts(self._axes)
-                self._fig.canvas.draw()
+            self._render()
         png = _png(self._fig)
         self.timings.append(time.perf_counter() - t0)
         return png
+
+
+    def _frame(self) -> tuple[Any, ...]:
+        """What the background of the axes shows: limits, scales, ticks and their labels, titles, axis labels
+        (the same frame gives the same background pixels)."""
+        out: list[Any] = []
+        for ax in self._axes:
+            out.append((ax.get_xlim(), ax.get_ylim(), ax.get_xscale(), ax.get_yscale(), ax.axison,
+                        tuple(ax.get_xticks()), tuple(ax.get_yticks()),
+                        tuple(t.get_text() for t in ax.get_xticklabels()),
+                        tuple(t.get_text() for t in ax.get_yticklabels()),
+                        ax.get_title(), ax.get_title("left"), ax.get_title("right"), ax.get_xlabel(),
+                        ax.get_ylabel()))
+        return tuple(out)
+
+    def _content(self) -> list[tuple[Any, Any]]:
+        """``(axes, artist)`` for what a drawing function put on the axes (lines, areas, patches, images,
+        texts, the legend), in drawing order; the frame (axes patch, spines, ticks, grid, titles) is not."""
+        out = []
+        for ax in self._axes:
+            arts = [*ax.lines, *ax.collections, *ax.patches, *ax.images, *ax.texts, *ax.artists]
+            legend = ax.get_legend()
+            if legend is not None:
+                arts.append(legend)
+            out += [(ax, a) for a in sorted(arts, key=lambda a: a.get_zorder())]
+        return out
+
+    def _render(self) -> None:
+        """Draw the canvas: the frame is drawn again only when it changed (new limits, ticks or labels); else
+        its pixels are restored and only the drawing function's artists are drawn over them (matplotlib's
+        blitting), which skips most of the text, the slowest part of a drawing."""
+        canvas = self._fig.canvas
+        frame = self._frame()
+        content = self._content()
+        if getattr(self, "_background", None) is None or frame != self._frame_key:
+            for _, a in content:
+                a.set_visible(False)
+            canvas.draw()
+            self._background = canvas.copy_from_bbox(self._fig.bbox)
+            self._frame_key = frame
+            for _, a in content:
+                a.set_visible(True)
+        else:
+            canvas.restore_region(self._background)
+        for ax, a in content:
+            ax.draw_artist(a)
 
 
 def _raise_small_texts(axes: list[Any], minimum: float = MIN_FONT_PT) -> None:

@@ -159,3 +159,15 @@ def test_leak_explorer_shows_which_check_reacts_first():
     assert firsts["exact_copies"] == 0.5  # copies found at the leaky share, not at 0
     assert all(v in (None, 0.0, 0.5) for v in firsts.values())
     assert "not at any share computed" in table.value or all(v is not None for v in firsts.values())
+
+
+def test_a_redrawn_live_figure_is_pixel_for_pixel_a_fresh_one(leaky):
+    """The blitted update (frame restored, only the drawing's artists drawn again) gives the same PNG as drawing
+    the same results on a new figure."""
+    from synthpriv_report.display.figures import LiveFigure
+
+    honest = _ev(False)
+    live = LiveFigure("privacy_score", panels=("honest", "leaky"))
+    live.draw([honest.results()["privacy_score"], leaky.results()["privacy_score"]])
+    moved = [honest.results(alpha=0.3)["privacy_score"], leaky.results(alpha=0.3)["privacy_score"]]
+    assert live.draw(moved) == LiveFigure("privacy_score", panels=("honest", "leaky")).draw(moved)
