@@ -140,7 +140,8 @@ class Explorer:
             self._start[key] = float(default)
             self.sliders[key] = s
             self._level_keys.append(key)
-        self.summary = w.HTML()
+        # the summary's tables may be wider than the cell: scroll them rather than cut them off
+        self.summary = w.HTML(layout=w.Layout(max_width="100%", overflow="auto"))
         self.status = w.HTML()
         self.images: dict[str, Any] = {}
         self.figures: dict[str, Any] = {}
