@@ -223,6 +223,10 @@ class Verdict:
         """How many driving checks ran (the verdict rests on these)."""
         return sum(1 for _, lv in self.checks if lv is not None)
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        out: dict[str, Any] = _presentation().bundle(self, include=include, exclude=exclude)
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return to_jsonable(
             {

@@ -11,15 +11,17 @@ it never starts a neighbour search. Nothing here calls ``display()``: every func
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from typing import Any
 
 import jinja2
 
 from .. import templating
-from ..results import MetricResult, ResultSet
+from ..registry import verdict_metric_names
+from ..results import MetricResult, ResultSet, Verdict
 
-__all__ = ["bundle", "explore", "explain", "render_html", "render_markdown", "render_text", "environment"]
+__all__ = ["bundle", "explore", "explain", "render_html", "render_markdown", "render_text", "environment", "preload"]
 
 
 def environment() -> jinja2.Environment:
@@ -28,18 +30,25 @@ def environment() -> jinja2.Environment:
     return templating.environment(__name__)
 
 
-def _views(obj: Any, figures: bool) -> tuple[str, dict, str]:
-    """``(kind, view, heading)`` for a ResultSet (or anything with ``results()``, such as an Evaluation) or a
-    MetricResult."""
+def _views(obj: Any, figures: bool, compact: bool = False) -> tuple[str, dict, str]:
+    """``(kind, view, heading)`` for a ResultSet (or anything with ``results()``, such as an Evaluation), a
+    MetricResult or a Verdict.
+
+    A metric shown alone says whether it drives the verdict from its registry declaration (the checks declared
+    ``drives_verdict``), as the summary does from the verdict it belongs to.
+    """
     from . import views
 
-    if not isinstance(obj, (ResultSet, MetricResult)) and callable(getattr(obj, "results", None)):
+    if not isinstance(obj, (ResultSet, MetricResult, Verdict)) and callable(getattr(obj, "results", None)):
         obj = obj.results()
     if isinstance(obj, ResultSet):
         heading = "Synthetic data privacy evaluation" if obj.meta else "Privacy results"
-        return "resultset", views.resultset_view(obj, figures=figures), heading
+        return "resultset", views.resultset_view(obj, figures=figures, compact=compact), heading
     if isinstance(obj, MetricResult):
-        return "metric", views.metric_view(obj, figures=figures), obj.title or obj.name
+        return "metric", views.metric_view(obj, figures=figures, driving=verdict_metric_names(),
+                                           compact=compact), obj.title or obj.name
+    if isinstance(obj, Verdict):
+        return "verdict", views.verdict_view(obj), "Verdict"
     raise TypeError(f"cannot display an object of type {type(obj).__name__}")
 
 
@@ -49,20 +58,21 @@ def _render(kind: str, view: dict, heading: str, fmt: str) -> str:
     return render_view(kind, view, heading, fmt)
 
 
-def render_html(obj: Any, *, figures: bool = True) -> str:
-    """Self-contained HTML of an Evaluation, ResultSet or MetricResult (a string; nothing is displayed)."""
-    kind, view, heading = _views(obj, figures)
+def render_html(obj: Any, *, figures: bool = True, compact: bool = False) -> str:
+    """Self-contained HTML of an Evaluation, ResultSet, MetricResult or Verdict (a string; nothing is displayed);
+    ``compact`` gives the notebook's short form (see :func:`bundle`)."""
+    kind, view, heading = _views(obj, figures, compact)
     return _render(kind, view, heading, "html")
 
 
 def render_markdown(obj: Any) -> str:
-    """Markdown of an Evaluation, ResultSet or MetricResult."""
+    """Markdown of an Evaluation, ResultSet, MetricResult or Verdict."""
     kind, view, heading = _views(obj, False)
     return _render(kind, view, heading, "markdown")
 
 
 def render_text(obj: Any) -> str:
-    """Plain-text summary of an Evaluation, ResultSet or MetricResult."""
+    """Plain-text summary of an Evaluation, ResultSet, MetricResult or Verdict."""
     kind, view, heading = _views(obj, False)
     return _render(kind, view, heading, "text")
 
@@ -73,14 +83,19 @@ def _wanted(mime: str, include: Iterable[str] | None, exclude: Iterable[str] | N
     return not (exclude is not None and mime in set(exclude))
 
 
-def bundle(obj: Any, include: Iterable[str] | None = None, exclude: Iterable[str] | None = None) -> dict[str, str]:
+def bundle(obj: Any, include: Iterable[str] | None = None, exclude: Iterable[str] | None = None, *,
+           compact: bool = True) -> dict[str, str]:
     """The MIME bundle of ``obj`` for IPython's ``_repr_mimebundle_``.
 
     Parameters
     ----------
-    obj : Evaluation, ResultSet or MetricResult
+    obj : Evaluation, ResultSet, MetricResult or Verdict
     include, exclude : iterable of str, optional
         MIME types to keep or drop (IPython's arguments). ``text/plain`` is always present as the fallback.
+    compact : bool
+        The notebook's short form (default): one row per measure with its value, interval, level and one
+        sentence; the figures of each measure and every "Details" block collapsed; the level rules with their
+        sources once, in an appendix at the end. ``False`` shows every rule and figure in place.
 
     Returns
     -------
@@ -88,7 +103,7 @@ def bundle(obj: Any, include: Iterable[str] | None = None, exclude: Iterable[str
         ``{"text/plain": ..., "text/html": ...}`` (strings).
     """
     want_html = _wanted("text/html", include, exclude)
-    kind, view, heading = _views(obj, figures=want_html)
+    kind, view, heading = _views(obj, want_html, compact)
     out = {"text/plain": _render(kind, view, heading, "text")}
     if want_html:
         out["text/html"] = _render(kind, view, heading, "html")
@@ -100,3 +115,28 @@ def explore(ev: Any, **params: Any) -> Any:
     from .widgets import explore as _explore
 
     return _explore(ev, **params)
+
+
+def preload() -> threading.Thread | None:
+    """Import the libraries the figures and sliders need (matplotlib's Agg canvas, seaborn, ipywidgets, Pillow)
+    in a background thread, and return it (already started).
+
+    A teaching notebook calls it in its first cell, which then shows its output at once: the imports (several
+    seconds on a slow machine) run while the student reads, instead of before the first figure. Importing is
+    all it does; a cell that needs a module before the thread has imported it waits for Python's import lock.
+    Where Python cannot start a thread (Pyodide, in JupyterLite) it does nothing and returns None: the modules
+    are then imported when first used.
+    """
+
+    def run() -> None:
+        import ipywidgets  # noqa: F401
+        import matplotlib.backends.backend_agg  # noqa: F401
+        import PIL.Image  # noqa: F401
+        import seaborn  # noqa: F401
+
+    thread = threading.Thread(target=run, name="synthpriv-preload", daemon=True)
+    try:
+        thread.start()
+    except RuntimeError:  # no threads on this platform (WebAssembly)
+        return None
+    return thread

@@ -20,7 +20,17 @@ from typing import Any
 
 import numpy as np
 
-from ..plotting import COLORS, LEVEL_COLORS, MAX_WIDTH_IN, SET_NAMES, empty, enforce_min_font, figure_style, new_ax
+from ..plotting import (
+    COLORS,
+    LEVEL_COLORS,
+    MAX_WIDTH_IN,
+    MIN_FONT_PT,
+    SET_NAMES,
+    empty,
+    enforce_min_font,
+    figure_style,
+    new_ax,
+)
 from ..registry import REGISTRY, get_spec
 from ..results import MetricResult
 
@@ -277,6 +287,185 @@ def figures_for(result: MetricResult, params: Mapping[str, Any] | None = None, *
     return out
 
 
+#: Resolution of the live figures of the sliders: a screen's, not a printer's (a quarter of the pixels of
+#: :data:`DPI`, so a slider move encodes a quarter of the PNG).
+WIDGET_DPI = 100
+#: Widest live figure, in inches (a notebook is wider than an A4 page).
+WIDGET_MAX_WIDTH_IN = 11.0
+
+
+class LiveFigure:
+    """One declared figure of a metric, for one or several results side by side, kept between slider moves.
+
+    The matplotlib figure, its axes and their layout are made once; an update clears the axes, lets the metric's
+    declared drawing function (:class:`~synthpriv_report.registry.FigureSpec`) draw the new result on them and
+    encodes a PNG at :data:`WIDGET_DPI`. The layout (matplotlib's constrained layout, the slowest step of a
+    drawing) is computed on the first drawing only and then frozen; while the axes' frame (limits, ticks, labels,
+    titles) stays the same, its pixels are kept and only the new artists are drawn over them (blitting); and
+    panels side by side share their axis ranges (the union of what each panel drew), so that honest and leaky
+    data are read on the same scale: a figure of one axes puts the panels side by side, a figure of several axes
+    one row per panel, aligned.
+
+    Parameters
+    ----------
+    name : str
+        The metric whose figure this is.
+    index : int
+        Which of its declared figures (default the first).
+    panels : sequence of str
+        One label per result side by side (titles of the panels); one panel without a title by default.
+
+    Attributes
+    ----------
+    caption : str
+        The figure's declared caption.
+    timings : list of float
+        Seconds taken by each :meth:`draw`.
+    """
+
+    def __init__(self, name: str, index: int = 0, panels: tuple[str, ...] = ("",)):
+        self.spec = get_spec(name).figures[index]
+        self.caption = self.spec.caption
+        self.panels = tuple(panels)
+        self.timings: list[float] = []
+        self._fig: Any = None
+        self._axes: list[Any] = []
+        self._background: Any = None
+        self._frame_key: tuple[Any, ...] = ()
+
+    def _make(self) -> None:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        # a figure of one axes: the panels side by side; of several axes: one row of them per panel
+        k, n = self.spec.ncols, len(self.panels)
+        rows, cols = (1, n) if k == 1 else (n, k)
+        width = min(self.spec.size[0] * cols, WIDGET_MAX_WIDTH_IN)
+        height = (self.spec.size[1] + (0.25 if any(self.panels) else 0.0)) * rows
+        fig = Figure(figsize=(width, height), dpi=WIDGET_DPI, layout="constrained")
+        FigureCanvasAgg(fig)
+        self._fig, self._axes = fig, list(fig.subplots(rows, cols, squeeze=False).ravel())
+
+    def draw(self, results: list[MetricResult]) -> bytes:
+        """Draw ``results`` (one per panel) and return the PNG bytes."""
+        import time
+
+        t0 = time.perf_counter()
+        with figure_style():
+            first = self._fig is None
+            if first:
+                self._make()
+            k = self.spec.ncols
+            for i, r in enumerate(results):
+                group = self._axes[i * k:(i + 1) * k]
+                for ax in group:
+                    ax.cla()
+                if r.computed and (r.evidence or not self.spec.needs_evidence):
+                    self.spec.draw(r, *group)
+                else:
+                    empty(group[0], "no figure: " + (r.reason_not_computed or "the result carries no evidence"))
+                if self.panels[i]:  # a label is text, never mathtext (a "$" in it stays a "$")
+                    title = group[0].get_title()
+                    group[0].set_title(f"{self.panels[i]}: {title}" if title else self.panels[i], parse_math=False)
+            if len(results) > 1:
+                _share_ranges(self._axes, k, len(results))
+            if first:
+                enforce_min_font(self._fig)
+                width = self._fig.get_figwidth() / max(len(self._axes), 1)
+                for ax in self._axes:
+                    _wrap_labels(ax, width)
+                self._fig.canvas.draw()  # lays out (constrained layout, once)
+                self._fig.set_layout_engine("none")
+            else:
+                _raise_small_texts(self._axes)
+            self._render()
+        png = _png(self._fig)
+        self.timings.append(time.perf_counter() - t0)
+        return png
+
+
+    def _frame(self) -> tuple[Any, ...]:
+        """What the background of the axes shows: limits, scales, ticks and their labels, titles, axis labels
+        (the same frame gives the same background pixels)."""
+        out: list[Any] = []
+        for ax in self._axes:
+            out.append((ax.get_xlim(), ax.get_ylim(), ax.get_xscale(), ax.get_yscale(), ax.axison,
+                        tuple(ax.get_xticks()), tuple(ax.get_yticks()),
+                        tuple(t.get_text() for t in ax.get_xticklabels()),
+                        tuple(t.get_text() for t in ax.get_yticklabels()),
+                        ax.get_title(), ax.get_title("left"), ax.get_title("right"), ax.get_xlabel(),
+                        ax.get_ylabel()))
+        return tuple(out)
+
+    def _content(self) -> list[tuple[Any, Any]]:
+        """``(axes, artist)`` for what a drawing function put on the axes (lines, areas, patches, images,
+        texts, the legend), in drawing order; the frame (axes patch, spines, ticks, grid, titles) is not."""
+        out = []
+        for ax in self._axes:
+            arts = [*ax.lines, *ax.collections, *ax.patches, *ax.images, *ax.texts, *ax.artists]
+            legend = ax.get_legend()
+            if legend is not None:
+                arts.append(legend)
+            out += [(ax, a) for a in sorted(arts, key=lambda a: a.get_zorder())]
+        return out
+
+    def _render(self) -> None:
+        """Draw the canvas: the frame is drawn again only when it changed (new limits, ticks or labels); else
+        its pixels are restored and only the drawing function's artists are drawn over them (matplotlib's
+        blitting), which skips most of the text, the slowest part of a drawing."""
+        canvas = self._fig.canvas
+        frame = self._frame()
+        content = self._content()
+        if getattr(self, "_background", None) is None or frame != self._frame_key:
+            for _, a in content:
+                a.set_visible(False)
+            canvas.draw()
+            self._background = canvas.copy_from_bbox(self._fig.bbox)
+            self._frame_key = frame
+            for _, a in content:
+                a.set_visible(True)
+        else:
+            canvas.restore_region(self._background)
+        for ax, a in content:
+            ax.draw_artist(a)
+
+
+def _raise_small_texts(axes: list[Any], minimum: float = MIN_FONT_PT) -> None:
+    """:func:`~synthpriv_report.plotting.enforce_min_font` for the texts a drawing function makes on its axes
+    (titles, labels, annotations, legends), without walking every artist of the figure."""
+    for ax in axes:
+        texts = [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
+        legend = ax.get_legend()
+        if legend is not None:
+            texts += [*legend.get_texts(), legend.get_title()]
+        for t in texts:
+            if t.get_text() and t.get_fontsize() < minimum:
+                t.set_fontsize(minimum)
+
+
+def _png(fig: Any) -> bytes:
+    """The drawn canvas of ``fig`` as PNG (fast compression: a slider's figure is encoded on every move)."""
+    from PIL import Image
+
+    buf = io.BytesIO()
+    width, height = fig.canvas.get_width_height(physical=True)
+    Image.frombuffer("RGBA", (width, height), fig.canvas.buffer_rgba()).save(buf, format="png", compress_level=1)
+    return buf.getvalue()
+
+
+def _share_ranges(axes: list[Any], ncols: int, npanels: int) -> None:
+    """Give the axes in the same position of each panel the union of their x and y ranges (numeric axes only;
+    an axis with category tick labels keeps its own)."""
+    for j in range(ncols):
+        group = [axes[p * ncols + j] for p in range(npanels)]
+        for get, put in (("get_xlim", "set_xlim"), ("get_ylim", "set_ylim")):
+            lims = [getattr(ax, get)() for ax in group]
+            lo = min(min(a, b) for a, b in lims)
+            hi = max(max(a, b) for a, b in lims)
+            for ax, (a, b) in zip(group, lims):
+                getattr(ax, put)((lo, hi) if a <= b else (hi, lo))
+
+
 def figure_entries(result: MetricResult, params: Mapping[str, Any] | None = None) -> list[dict[str, str]]:
     """The figures of one metric for a page: ``[{"caption", "alt", "src"}]`` with SVG ``data:`` URLs."""
     return [{"caption": c, "alt": alt_text(result, c), "src": data_uri(svg, "svg")}
@@ -300,5 +489,5 @@ def overview_entry(results: Any) -> dict[str, str] | None:
 
 __all__ = [
     "COLORS", "LEVEL_COLORS", "SET_NAMES", "DPI", "plot_risk_overview", "risk_position", "render_png", "render_figure",
-    "figures_for", "figure_entries", "overview_entry", "alt_text", "data_uri",
+    "figures_for", "figure_entries", "overview_entry", "alt_text", "data_uri", "LiveFigure", "WIDGET_DPI",
 ]

@@ -15,7 +15,7 @@ from typing import Any
 from .. import templating, wording
 from ..formats import LEVEL_WORDS, fmt_cell, fmt_count, level_text
 from ..registry import get_spec
-from ..results import MetricResult, ResultSet, to_jsonable
+from ..results import MetricResult, ResultSet, Verdict, to_jsonable
 
 DIRECTION_HINTS = {"higher_is_riskier": "higher is riskier", "higher_is_safer": "higher is safer"}
 
@@ -27,17 +27,28 @@ def new_id(prefix: str = "spr") -> str:
     return f"{prefix}-{next(_IDS)}"
 
 
+def _detail_text(v: Any, depth: int = 0) -> str:
+    """A detail value as text, every number in it rounded (lists and mappings at any depth: a histogram's
+    ``{"edges": [0.0, 0.05, 0.1, 0.15000000000000002, ...]}`` shows ``0.15``).
+
+    >>> _detail_text({"edges": [0.1, 0.15000000000000002], "n": 3000})
+    'edges: [0.1, 0.15]; n: 3,000'
+    """
+    if isinstance(v, list):
+        text = ", ".join(_detail_text(x, depth + 1) for x in v[:12]) + (
+            f", … ({len(v)} values)" if len(v) > 12 else "")
+        return f"[{text}]"
+    if isinstance(v, dict):
+        sep = "; " if depth == 0 else ", "
+        body = sep.join(f"{kk}: {_detail_text(vv, depth + 1)}" for kk, vv in list(v.items())[:12])
+        return body if depth == 0 else "{" + body + "}"
+    return fmt_cell(v)
+
+
 def _detail_rows(details: Mapping[str, Any], limit: int = 40) -> list[tuple[str, str]]:
     rows = []
     for k, v in to_jsonable(dict(details)).items():
-        if isinstance(v, list):
-            text = ", ".join(fmt_cell(x) for x in v[:12]) + (f", … ({len(v)} values)" if len(v) > 12 else "")
-            text = f"[{text}]"
-        elif isinstance(v, dict):
-            text = "; ".join(f"{kk}: {fmt_cell(vv)}" for kk, vv in list(v.items())[:12])
-        else:
-            text = fmt_cell(v)
-        rows.append((str(k), text))
+        rows.append((str(k), _detail_text(v)))
         if len(rows) >= limit:
             break
     return rows
@@ -52,11 +63,23 @@ def png_data_uri(png: bytes) -> str:
 
 
 def metric_view(r: MetricResult, *, figures: bool = False, params: Mapping[str, Any] | None = None,
-                driving: Sequence[str] = ()) -> dict:
+                driving: Sequence[str] = (), compact: bool = False) -> dict:
     """The view of one metric: value, interval, direction hint, level with its rule, calibration, notes.
 
     Numbers are formatted by kind (shares as percentages, 3 significant digits), the interval is labelled by how
     it was made, and a level graded on another quantity than the value shows that quantity beside it.
+
+    Parameters
+    ----------
+    r : MetricResult
+    figures : bool
+        Draw the metric's declared figures (SVG).
+    params : mapping, optional
+        The reduction parameters the result was computed with.
+    driving : sequence of str
+        The checks behind the verdict (the view says whether this metric is one of them).
+    compact : bool
+        The notebook's short form: the level rule's source goes to an appendix, details stay collapsed.
     """
     try:
         spec = get_spec(r.name)
@@ -87,6 +110,7 @@ def metric_view(r: MetricResult, *, figures: bool = False, params: Mapping[str, 
         "rule_source": rule.source if rule else "",
         "graded": row["graded"],
         "drives": row["drives"],
+        "is_driving": r.name in driving,
         "calibration": None if r.calibration is None else row["calibration"],
         "summary": summary,
         "definition": definition,
@@ -100,6 +124,7 @@ def metric_view(r: MetricResult, *, figures: bool = False, params: Mapping[str, 
         "details": _detail_rows({k: v for k, v in r.details.items()
                                  if k not in ("interval_kind", "interval_method")}),
         "figures": figs,
+        "compact": compact,
     }
 
 
@@ -108,13 +133,19 @@ SECTION_INTROS = {"checks": wording.CHECKS_INTRO, "distinguishability": wording.
 
 
 def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = True,
-                   per_metric_figures: bool | None = None) -> dict:
+                   per_metric_figures: bool | None = None, compact: bool = False) -> dict:
     """Verdict first, then three sections: the checks behind the verdict, how distinguishable the synthetic data
-    is, and the other measures (each metric with its view)."""
+    is, and the other measures (each metric with its view).
+
+    With ``compact`` (the notebook's default) each row keeps its value, interval, level and one sentence; the
+    level rules with their sources are listed once in an appendix, and the figures of each measure sit in a
+    collapsed block under the risk overview.
+    """
     per_metric = figures if per_metric_figures is None else per_metric_figures
     v = rs.verdict
     driving = [n for n, _ in v.checks]
-    metrics = [metric_view(r, params=rs.params, figures=per_metric, driving=driving) for r in rs.values()]
+    metrics = [metric_view(r, params=rs.params, figures=per_metric, driving=driving, compact=compact)
+               for r in rs.values()]
     by_name = {m["name"]: m for m in metrics}
     # a note on the data that also bears on a check behind the verdict (the holdout unlike the training data) is
     # shown once, under the verdict; the measures it bears on point to it
@@ -141,23 +172,12 @@ def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = Tru
         from .figures import overview_entry
 
         overview_fig = overview_entry(rs)
-    titles_of = {n: (rs[n].title if n in rs else _registered_title(n)) or n for n in driving}
-    n_ran = v.n_ran
     return {
         "id": new_id("spr-r"),
-        "verdict": {
-            "level": v.level,
-            "level_text": level_text(v.level),
-            "reasons": list(v.reasons),
-            "n_ran": n_ran,
-            "n_checks": len(v.checks),
-            "checks": [{"name": n, "title": titles_of[n], "level": lv,
-                        "level_text": LEVEL_WORDS.get(lv, "did not run") if lv is not None else "did not run",
-                        "sentence": wording.check_sentence(rs[n].to_dict()) if lv is not None and n in rs else ""}
-                       for n, lv in v.checks],
-            "not_run": [{"name": n, "title": titles_of.get(n, n), "reason": why} for n, why in v.not_run],
-            "cautions": cautions,
-        },
+        "verdict": verdict_view(v, rs, cautions),
+        "compact": compact,
+        "sources": [{"title": m["title"], "name": m["name"], "rule": m["rule"], "source": m["rule_source"]}
+                    for m in metrics if m["computed"] and m["rule"]],
         "groups": groups,
         "risk": wording.risk_text((rs.meta or {}).get("records_at_risk")),
         "risk_title": wording.RISK_TITLE,
@@ -166,6 +186,36 @@ def resultset_view(rs: ResultSet, *, figures: bool = False, overview: bool = Tru
         "overview": overview_fig,
         "data": data_view(rs.meta),
         "params": [(r["words"], r["code"], r["value"]) for r in wording.setting_rows({}, rs.params)],
+    }
+
+
+def verdict_view(v: Verdict, rs: ResultSet | None = None, cautions: Sequence[str] = ()) -> dict:
+    """The verdict's view: its level, how many checks it rests on, each check with its level and, where the
+    results are at hand, the sentence with its number (without them, the sentences of the checks that fired)."""
+    titles_of = {n: (rs[n].title if rs is not None and n in rs else _registered_title(n)) or n for n, _ in v.checks}
+    titles_of.update({n: titles_of.get(n) or _registered_title(n) for n, _ in v.not_run})
+
+    def sentence(n: str, lv: str | None) -> str:
+        if lv is None:
+            return ""
+        if rs is not None and n in rs:
+            return wording.check_sentence(rs[n].to_dict())
+        # a verdict shown alone: a check that fired has its sentence among the reasons ("... from <title>: ...")
+        marker = f" from {titles_of[n]}: "
+        return next((r.split(marker, 1)[1] for r in v.reasons if marker in r), "")
+
+    return {
+        "level": v.level,
+        "level_text": level_text(v.level),
+        "reasons": list(v.reasons),
+        "n_ran": v.n_ran,
+        "n_checks": len(v.checks),
+        "checks": [{"name": n, "title": titles_of[n], "level": lv,
+                    "level_text": LEVEL_WORDS.get(lv, "did not run") if lv is not None else "did not run",
+                    "sentence": sentence(n, lv)}
+                   for n, lv in v.checks],
+        "not_run": [{"name": n, "title": titles_of.get(n, n), "reason": why} for n, why in v.not_run],
+        "cautions": list(cautions),
     }
 
 
@@ -205,15 +255,36 @@ def render_view(kind: str, view: dict, heading: str, fmt: str) -> str:
     """A view (``kind`` "resultset" or "metric") rendered as ``fmt``: "text" (the plain-text form), "html" or
     "markdown" (the display templates; ``heading`` titles a result set).
     """
-    if fmt == "text":
+    if fmt == "text" and kind != "verdict":
         if kind == "metric":
             return text_metric(view)
         return text_summary(view, header=heading)
+    if fmt == "text" and kind == "verdict":
+        return text_verdict(view)
     ext = "html" if fmt == "html" else "md"
     env = templating.environment(__package__, markdown=ext == "md")  # compiled templates are cached
+    if kind == "verdict":
+        if ext == "md":
+            return text_verdict(view).replace("\n", "  \n")
+        return env.get_template("verdict.html.j2").render(v=view)
     if kind == "metric":
         return env.get_template(f"metric.{ext}.j2").render(m=view)
     return env.get_template(f"resultset.{ext}.j2").render(view=view, heading=heading)
+
+
+def text_verdict(v: dict) -> str:
+    """The text/plain rendering of a verdict view: the level, what it rests on, one line per check."""
+    lines = [f"Verdict: {v['level_text'].upper()}"]
+    if v["level"] == "not_assessed":
+        lines.append("  none of the checks behind the verdict could run, so the data were not assessed")
+    else:
+        lines.append(f"  resting on {v['n_ran']} of the {v['n_checks']} checks behind the verdict:")
+    for c in v["checks"]:
+        if c["level"] is not None:
+            lines.append(f"  - {c['title']} [{c['level_text']}]" + (f": {c['sentence']}" if c["sentence"] else ""))
+    for nr in v["not_run"]:
+        lines.append(f"  - did not run: {nr['title']}: {nr['reason']}")
+    return "\n".join(lines)
 
 
 def text_summary(view: dict, *, header: str = "") -> str:

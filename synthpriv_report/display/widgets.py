@@ -24,6 +24,7 @@ _HEADING = "<b>{{ text }}</b>"
 _STATUS = ("<span style='color:var(--jp-ui-font-color2, #57606a);font-size:0.85em'>updated in {{ ms }} ms; "
            "neighbour searches so far: {{ searches }}</span>{% for n in notes %}<div class='spr-note' "
            "style='font-size:0.85em'>{{ n }}</div>{% endfor %}")
+_TIMING = "<span style='color:var(--jp-ui-font-color2, #57606a);font-size:0.85em'>updated in {{ ms }} ms</span>"
 _PROBLEM = ("<div role='alert' style='color:var(--jp-error-color1, #b42318);font-size:0.85em'>{{ text }} The "
             "panel shows the last settings that worked; every control still responds.</div>")
 
@@ -139,21 +140,29 @@ class Explorer:
             self._start[key] = float(default)
             self.sliders[key] = s
             self._level_keys.append(key)
-        self.summary = w.HTML()
+        # the summary's tables may be wider than the cell: scroll them rather than cut them off
+        self.summary = w.HTML(layout=w.Layout(max_width="100%", overflow="auto"))
         self.status = w.HTML()
         self.images: dict[str, Any] = {}
+        self.figures: dict[str, Any] = {}
         rs = self._results()
+        from .figures import LiveFigure
+
         for name in names:
             if name in rs and rs[name].computed and get_spec(name).figures:
-                self.images[name] = w.Image(format="png", layout=w.Layout(max_width="640px"))
+                # full size: the figure's own width (at most the cell's), never a thumbnail
+                self.images[name] = w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
+                self.images[name].add_class("spr-fig")
+                self.figures[name] = LiveFigure(name)
         self._refresh(rs, figures=tuple(self.images))
         self._good = (dict(self.params), {m: dict(v) for m, v in self.levels.items()})
         controls = w.VBox([w.HTML(html(_HEADING, text="Reduction parameters"))]
                           + [self.sliders[k] for k in self._param_keys]
                           + [w.HTML(html(_HEADING, text="Level thresholds"))]
                           + [self.sliders[k] for k in self._level_keys] + [self.status])
-        figs = w.VBox(list(self.images.values()))
-        self.widget = w.VBox([controls, w.HBox([self.summary, figs])])
+        figs = w.VBox(list(self.images.values()), layout=w.Layout(width="100%"))
+        figs.add_class("spr-report")  # the views' style sheet turns its figures dark on a dark theme
+        self.widget = w.VBox([controls, figs, self.summary])
 
     # ---------------------------------------------------------------------------------------------------------
     def _results(self):
@@ -196,7 +205,7 @@ class Explorer:
                     self._set_quietly(key, value)
                 self._notes.append(f"{metric}: the {partner}-risk threshold moved with the {which}-risk one "
                                    f"(to {value:g}), so that they stay in order.")
-            self.update(changed="levels")
+            self.update(changed=f"levels:{metric}")
         return handler
 
     def _set_quietly(self, key: str, value: float) -> None:
@@ -217,7 +226,9 @@ class Explorer:
         notes, self._notes = self._notes, []
         try:
             rs = self._results()
-            figs = tuple(n for n in self.images if changed is None or changed == "levels"
+            # only the figures that changed: a level threshold moves its own metric's figure (where it draws
+            # the thresholds), a parameter the figures of the metrics that declare it
+            figs = tuple(n for n in self.images if changed is None or changed == f"levels:{n}"
                          or changed in get_spec(n).param_names)
             self._refresh(rs, figures=figs)
         except Exception as exc:  # noqa: BLE001 - a callback must not die: say what happened in the panel
@@ -244,15 +255,12 @@ class Explorer:
                 self._set_quietly(key, float(value))
 
     def _refresh(self, rs: Any, *, figures: tuple[str, ...]) -> None:
-        from .figures import figures_for
         from .views import render_view, resultset_view
 
-        view = resultset_view(rs, figures=False)
+        view = resultset_view(rs, figures=False, compact=True)
         self.summary.value = render_view("resultset", view, "Results at these settings", "html")
         for name in figures:
-            out = figures_for(rs[name], rs.params)
-            if out:
-                self.images[name].value = out[0][1]
+            self.images[name].value = self.figures[name].draw([rs[name]])
 
     def _ipython_display_(self) -> None:  # pragma: no cover - exercised in the browser test
         from IPython.display import display
@@ -296,6 +304,10 @@ def compare(evaluations: Mapping[str, Any], metric: str, param: str, *, min: flo
             value: float | None = None, figure: bool = True) -> Any:
     """One slider moving ``param`` for several evaluations side by side (teaching notebooks).
 
+    The figure shows every evaluation in one image, panels side by side on shared axis ranges; it is kept
+    between moves (:class:`~synthpriv_report.display.figures.LiveFigure`) and redrawn only when the metric's
+    figure depends on ``param``.
+
     Parameters
     ----------
     evaluations : mapping of label -> Evaluation
@@ -313,34 +325,174 @@ def compare(evaluations: Mapping[str, Any], metric: str, param: str, *, min: flo
     Returns
     -------
     ipywidgets.VBox
-        ``.children[0]`` is the slider, ``.children[1]`` the HTML table of values.
+        ``.children[0]`` is the slider, ``.children[1]`` the HTML table of values, ``.children[2]`` (with
+        ``figure``) the figure; ``.timings`` holds the seconds each update took (results, table and figure).
     """
     import ipywidgets as w
 
-    from .figures import figures_for
+    from .figures import LiveFigure
 
     first = next(iter(evaluations.values()))
     start = float(first.default_params[param] if value is None else value)
     slider = w.FloatSlider(value=start, min=min, max=max, step=step, description=param,
-                           continuous_update=False, readout_format=".2f")
+                           continuous_update=False, readout_format=".2f", layout=w.Layout(width="520px"))
     table = w.HTML()
-    images = {label: w.Image(format="png", layout=w.Layout(max_width="480px")) for label in evaluations}
+    status = w.HTML()
+    draws = figure and bool(get_spec(metric).figures)
+    live = LiveFigure(metric, panels=tuple(str(label) for label in evaluations)) if draws else None
+    image = w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
+    image.add_class("spr-fig")
+    redraw = param in get_spec(metric).param_names
+    timings: list[float] = []
 
-    def refresh(v: float) -> None:
-        rows = []
+    def refresh(v: float, *, first: bool = False) -> None:
+        t0 = time.perf_counter()
+        rows, results = [], []
         for label, ev in evaluations.items():
             r = ev.results(metrics=[metric], **{param: v})[metric]
+            results.append(r)
             rows.append((label, fmt_cell(r.value), r.level, fmt_cell(r.calibration)))
-            if figure:
-                figs = figures_for(r, {param: v})
-                if figs:
-                    images[label].value = figs[0][1]
         table.value = templating.environment(__package__).from_string(_COMPARE_TABLE).render(
             rows=rows, metric=metric, param=param, at=f"{v:g}")
+        if live is not None and (first or redraw):
+            image.value = live.draw(results)
+        timings.append(time.perf_counter() - t0)
+        status.value = html(_TIMING, ms=f"{timings[-1] * 1000:.0f}")
 
     slider.observe(lambda ch: refresh(float(ch["new"])), names="value")
-    refresh(start)
+    refresh(start, first=True)
     children = [slider, table]
-    if figure:
-        children.append(w.HBox([w.VBox([w.HTML(html(_HEADING, text=label)), img]) for label, img in images.items()]))
-    return w.VBox(children)
+    if live is not None:
+        children.append(image)
+    children.append(status)
+    box = w.VBox(children)
+    box.add_class("spr-report")  # the views' style sheet turns its figure dark on a dark theme
+    box.timings = timings
+    return box
+
+
+def side_by_side(results: Mapping[str, Any], *, index: int = 0) -> Any:
+    """One metric's declared figure for several results, panels side by side on shared axis ranges.
+
+    Parameters
+    ----------
+    results : mapping of label -> MetricResult
+        Results of the same metric (honest and leaky data, say), drawn in this order.
+    index : int
+        Which of the metric's declared figures.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The figure (an ``ipywidgets.Image``, turned dark on a dark theme) and its caption.
+    """
+    import ipywidgets as w
+
+    from .figures import LiveFigure
+
+    labels = tuple(str(label) for label in results)
+    first = next(iter(results.values()))
+    live = LiveFigure(first.name, index, panels=labels)
+    image = w.Image(value=live.draw(list(results.values())), format="png",
+                    layout=w.Layout(max_width="100%", height="auto"))
+    image.add_class("spr-fig")
+    caption = w.HTML(html("<div class='spr-report'><style>{% include 'style.css.j2' %}</style>"
+                          "<p class='spr-muted'>{{ caption }}</p></div>", caption=live.caption))
+    box = w.VBox([image, caption])
+    box.add_class("spr-report")
+    return box
+
+
+#: The table of :func:`leak_explorer`: one row per measure, its value and level at the chosen leak, and the
+#: smallest leak (of those computed) at which its level is no longer low.
+_LEAK_TABLE = """<div class="spr-report"><style>{% include "style.css.j2" %}</style>
+<table><caption>{{ caption }}</caption>
+<thead><tr><th scope="col">Measure</th><th scope="col" class="spr-num">Value</th>
+<th scope="col" class="spr-num">Interval</th><th scope="col">Level</th>
+<th scope="col" class="spr-num">First leak at which it is above low</th></tr></thead>
+<tbody>{% for r in rows %}<tr><th scope="row">{{ r.title }}<br><code>{{ r.name|wbr }}</code></th>
+<td class="spr-num">{{ r.value }}</td><td class="spr-num">{{ r.interval }}</td>
+<td><span class="spr-badge spr-{{ r.level or 'none' }}">{{ (r.level ~ ' risk') if r.level else 'no level' }}</span></td>
+<td class="spr-num">{{ r.first }}</td></tr>{% endfor %}</tbody></table>
+<p class="spr-muted">Verdict at this leak: {{ verdict }}.</p></div>"""
+
+
+def first_reactions(results: Mapping[float, Any]) -> dict[str, float | None]:
+    """For each metric of the result sets, the smallest leak share whose level is medium or high (None: none).
+
+    Parameters
+    ----------
+    results : mapping of share -> ResultSet
+        The same metrics computed on synthetic sets with a growing share of leaked records.
+
+    Returns
+    -------
+    dict
+        Metric name -> the smallest share at which its level is above low, in the result sets' metric order.
+
+    >>> from synthpriv_report.results import MetricResult
+    >>> rs = {0.0: {"m": MetricResult("m", 0.1, level="low")}, 0.1: {"m": MetricResult("m", 0.5, level="high")}}
+    >>> first_reactions(rs)
+    {'m': 0.1}
+    """
+    shares = sorted(results)
+    names = list(results[shares[0]].keys())
+    return {n: next((s for s in shares if n in results[s] and results[s][n].level in ("medium", "high")), None)
+            for n in names}
+
+
+def leak_explorer(results: Mapping[str, Mapping[float, Any]]) -> Any:
+    """Which measure reacts first to a leak: a choice of leak kind and a slider over its share.
+
+    Every position was computed beforehand (the caller evaluates one synthetic set per kind and share, for
+    instance with :func:`synthpriv_report.datasets.synthetic_with_copies`), so a move only renders a table.
+
+    Parameters
+    ----------
+    results : mapping of kind -> (mapping of share -> ResultSet)
+        ``{"exact copies": {0.0: rs, 0.02: rs, ...}, "near copies": {...}}``: the result sets of each kind of
+        leak at each share (a share of the synthetic records).
+
+    Returns
+    -------
+    ipywidgets.VBox
+        ``.children[0]`` the kind (toggle buttons), ``.children[1]`` the share (a selection slider),
+        ``.children[2]`` the table; ``.timings`` holds the seconds each update took.
+    """
+    import ipywidgets as w
+
+    from .. import wording
+    from ..formats import fmt_share as fmt_percent
+
+    kinds = list(results)
+    firsts = {k: first_reactions(results[k]) for k in kinds}
+    kind = w.ToggleButtons(options=kinds, value=kinds[0], description="leak")
+    shares = sorted(results[kinds[0]])
+    share = w.SelectionSlider(options=[(fmt_percent(s), s) for s in shares], value=shares[0],
+                              description="share", continuous_update=False, layout=w.Layout(width="520px"))
+    table = w.HTML()
+    timings: list[float] = []
+
+    def refresh(*_: Any) -> None:
+        t0 = time.perf_counter()
+        k, s = kind.value, share.value
+        rs = results[k][s]
+        rows = []
+        for name, r in rs.items():
+            first = firsts[k].get(name)
+            row = wording.metric_row(r.to_dict(), ())
+            rows.append({"name": name, "title": r.title or name, "value": row["value"], "interval": row["interval"],
+                         "level": r.level,
+                         "first": "not at any share computed" if first is None else fmt_percent(first)})
+        verdict = getattr(getattr(rs, "verdict", None), "level", None)
+        table.value = templating.environment(__package__).from_string(_LEAK_TABLE).render(
+            rows=rows, caption=f"{k}: {fmt_percent(s)} of the synthetic records",
+            verdict=(verdict or "not given").replace("_", " "))
+        timings.append(time.perf_counter() - t0)
+
+    kind.observe(refresh, names="value")
+    share.observe(refresh, names="value")
+    refresh()
+    box = w.VBox([kind, share, table])
+    box.timings = timings
+    return box

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import markupsafe
 import numpy as np
 import pandas as pd
 import pytest
@@ -78,7 +79,10 @@ def test_html_is_self_contained_and_scoped(b):
     css = re.search(r"<style>(.*?)</style>", html, re.S).group(1)
     selectors = [s.strip() for block in css.split("}") if "{" in block for s in block.split("{")[0].split(",")]
     # every rule is scoped under the root class ("html .spr-report.spr-report ..." outweighs JupyterLab's rules)
-    assert selectors and all(s.removeprefix("html ").startswith(".spr-report") for s in selectors), selectors
+    # (or under it on JupyterLab's dark theme, which JupyterLab marks on the page's body)
+    dark = 'body[data-jp-theme-light="false"] '
+    assert selectors and all(s.removeprefix("html ").removeprefix(dark).startswith(".spr-report")
+                             for s in selectors), selectors
 
 
 def test_unique_ids_per_render(ev, b):
@@ -184,7 +188,10 @@ def test_applicability_notes():
     notes = notes_for(e.context, get_spec("crp"), crp)
     # 'num' has ~400 distinct values > 50 and > 5% of 400 = 20 -> continuous; holdout 50 < 25% of 400;
     # H = 50 < 100 -> tiny
-    assert any("continuous key field(s) num" in s for s in notes)
+    # crp matches on every analysed column: 'num' is not a key field and the note must not call it one
+    # (regression: the warning named a column that was not a key field a "key field")
+    assert any("continuous column(s) num" in s for s in notes)
+    assert not any("key field" in s for s in notes)
     assert any("under 25%" in s for s in notes) is False  # crp is not a holdout metric and has no calibration
     assert any("tiny data set (holdout 50" in s for s in notes)
     share = MetricResult("holdout_dcr_share", 0.5, space="gower")
@@ -194,3 +201,66 @@ def test_applicability_notes():
     assert notes_for(wide.context, get_spec("dcr"), MetricResult("dcr", None, reason_not_computed="x")) == []
     ok = _note_ev(200, 200)
     assert notes_for(ok.context, get_spec("zcap"), MetricResult("zcap", 0.1)) == []
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# issue 29: views that fit a screen
+
+
+def test_a_check_shown_alone_says_it_drives_the_verdict(ev):
+    """Regression: the cards of privacy_score and holdout_dcr_share said they did not drive the verdict (the view
+    was given no list of driving checks); a card takes it from the registry declaration."""
+    rs = ev.results()
+    for name in ("privacy_score", "holdout_dcr_share"):
+        assert get_spec(name).drives_verdict
+        html = bundle(rs[name])["text/html"]
+        assert "Drives the verdict." in html and "Does not drive the verdict" not in html, name
+        assert "Drives the verdict." in bundle(rs[name])["text/plain"]
+    assert "Does not drive the verdict" in bundle(rs["dcr"])["text/html"]  # dcr is shown for context
+
+
+def test_the_verdict_displays_in_words_not_as_a_dataclass(ev):
+    v = ev.results().verdict
+    out = v._repr_mimebundle_()
+    assert set(out) == {"text/plain", "text/html"}
+    assert "Verdict(" not in out["text/html"] and "Verdict(" not in out["text/plain"]
+    assert out["text/plain"].startswith(f"Verdict: {v.level.replace('_', ' ').upper()}")
+    assert 'class="spr-verdict spr-' in out["text/html"]
+    for name, level in v.checks:  # every check behind it, by its title, with its level in words
+        if level is not None:
+            assert get_spec(name).title in out["text/html"]
+
+
+def test_the_notebook_summary_is_compact_and_the_full_one_is_not(ev):
+    """In a notebook (the bundle) the level rules with their sources appear once, in an appendix, and the figures
+    and details are folded; render_html(compact=False) keeps every rule in its row."""
+    from synthpriv_report.display import render_html
+
+    rs = ev.results()
+    compact, full = bundle(rs)["text/html"], render_html(rs, compact=False)
+    source = str(markupsafe.escape(rs["privacy_score"].level_rule.source))
+    assert source and compact.count(source) == 1 and full.count(source) >= 1
+    assert "Appendix: level rules and their sources" in compact and "Appendix" not in full
+    def shown(html: str) -> str:  # what is on screen before anything is unfolded
+        return re.sub(r"<details>.*?</details>", "", html, flags=re.S)
+
+    assert len(shown(compact)) < len(shown(full)) / 2
+    before_appendix = compact.split("Appendix: level rules")[0]
+    assert "<details><summary>Figures of these measures" in before_appendix  # figures folded
+    card = bundle(rs["privacy_score"])["text/html"]
+    assert "<details open" not in card and "<details><summary>Details (" in card
+
+
+def test_numbers_in_the_views_are_rounded(ev):
+    """No raw float such as 0.15000000000000002 in a view (details and settings included)."""
+    rs = ev.results(alpha=0.15000000000000002)
+    for obj in (rs, rs["privacy_score"], rs["dcr"], rs["nndr"]):
+        html = re.sub(r'src="data:[^"]*"', "", bundle(obj)["text/html"])
+        assert not re.findall(r"\d\.\d{7,}", html), re.findall(r".{40}\d\.\d{7,}.{10}", html)[:3]
+
+
+def test_figures_turn_dark_on_a_dark_theme_only(b):
+    css = re.search(r"<style>(.*?)</style>", b["text/html"], re.S).group(1)
+    rule = re.search(r'body\[data-jp-theme-light="false"\] \.spr-report\.spr-report figure img,[^{]*\{([^}]*)\}',
+                     css)
+    assert rule and "invert(" in rule.group(1) and "hue-rotate(180deg)" in rule.group(1)

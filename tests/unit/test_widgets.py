@@ -78,3 +78,96 @@ def test_compare_table_is_styled_like_the_views():
     assert "<caption>privacy_<wbr>score at alpha = " in table
     assert '<th scope="row">leaky &lt;b&gt;</th><td class="spr-num">' in table
     assert re.search(r'<span class="spr-badge spr-(low|medium|high)">(low|medium|high) risk</span>', table)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# issue 29: sliders that answer, figures side by side on shared axes
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    import struct
+
+    return struct.unpack(">II", png[16:24])
+
+
+def test_live_figure_keeps_its_figure_and_shares_the_axes(leaky):
+    from synthpriv_report.display.figures import WIDGET_DPI, LiveFigure
+
+    honest = _ev(False)
+    rs = [honest.results()["privacy_score"], leaky.results()["privacy_score"]]
+    live = LiveFigure("privacy_score", panels=("honest", "leaky"))
+    png = live.draw(rs)
+    fig, axes = live._fig, list(live._axes)
+    assert png.startswith(b"\x89PNG") and len(axes) == 2
+    assert axes[0].get_xlim() == axes[1].get_xlim() and axes[0].get_ylim() == axes[1].get_ylim()
+    assert axes[0].get_title().startswith("honest") and axes[1].get_title().startswith("leaky")
+    width, _ = _png_size(png)
+    assert width == round(fig.get_figwidth() * WIDGET_DPI)  # screen resolution, not the reports' 200 dpi
+    again = live.draw([honest.results(alpha=0.3)["privacy_score"], leaky.results(alpha=0.3)["privacy_score"]])
+    assert live._fig is fig and list(live._axes) == axes  # the same figure and axes, redrawn
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    assert not isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)  # laid out once, then frozen
+    assert again != png and len(live.timings) == 2
+
+
+def test_a_label_with_dollars_is_text_in_a_figure(leaky):
+    from synthpriv_report.display.figures import LiveFigure
+
+    live = LiveFigure("privacy_score", panels=("$x^2$ <b>",))
+    live.draw([leaky.results()["privacy_score"]])
+    title = live._axes[0].title
+    assert title.get_text().startswith("$x^2$ <b>") and title.get_parse_math() is False
+
+
+def test_explorer_level_slider_redraws_only_its_own_figure(leaky):
+    x = leaky.explore()
+    before = {n: x.images[n].value for n in x.images}
+    counts = {n: len(f.timings) for n, f in x.figures.items()}
+    x.sliders["levels:privacy_score:high"].value = 60.0
+    redrawn = {n for n, f in x.figures.items() if len(f.timings) > counts[n]}
+    assert redrawn <= {"privacy_score"}
+    assert all(x.images[n].value == before[n] for n in x.images if n != "privacy_score")
+    # full size: no thumbnail width cap
+    assert all(img.layout.max_width == "100%" for img in x.images.values())
+
+
+def test_compare_redraws_the_figure_only_when_the_parameter_changes_it():
+    evs = {"leaky": _ev(True), "honest": _ev(False)}
+    box = compare(evs, "privacy_score", "alpha", min=0.05, max=0.5, step=0.05)
+    image = box.children[2]
+    first = image.value
+    box.children[0].value = 0.4
+    assert image.value != first and len(box.timings) == 2
+    box2 = compare(evs, "near_copies", "alpha", min=0.05, max=0.5, step=0.05)  # alpha does not move near copies
+    png = box2.children[2].value
+    box2.children[0].value = 0.4
+    assert box2.children[2].value == png
+
+
+def test_leak_explorer_shows_which_check_reacts_first():
+    from synthpriv_report.display.widgets import first_reactions, leak_explorer
+
+    honest, leaky_ev = _ev(False), _ev(True)
+    results = {"copies": {0.0: honest.results(), 0.5: leaky_ev.results()}}
+    box = leak_explorer(results)
+    kind, share, table = box.children
+    assert "0%" in table.value
+    share.value = 0.5
+    assert "50%" in table.value and len(box.timings) == 2
+    firsts = first_reactions(results["copies"])
+    assert firsts["exact_copies"] == 0.5  # copies found at the leaky share, not at 0
+    assert all(v in (None, 0.0, 0.5) for v in firsts.values())
+    assert "not at any share computed" in table.value or all(v is not None for v in firsts.values())
+
+
+def test_a_redrawn_live_figure_is_pixel_for_pixel_a_fresh_one(leaky):
+    """The blitted update (frame restored, only the drawing's artists drawn again) gives the same PNG as drawing
+    the same results on a new figure."""
+    from synthpriv_report.display.figures import LiveFigure
+
+    honest = _ev(False)
+    live = LiveFigure("privacy_score", panels=("honest", "leaky"))
+    live.draw([honest.results()["privacy_score"], leaky.results()["privacy_score"]])
+    moved = [honest.results(alpha=0.3)["privacy_score"], leaky.results(alpha=0.3)["privacy_score"]]
+    assert live.draw(moved) == LiveFigure("privacy_score", panels=("honest", "leaky")).draw(moved)
