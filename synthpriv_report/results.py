@@ -224,7 +224,7 @@ class Verdict:
         return sum(1 for _, lv in self.checks if lv is not None)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        out: dict[str, Any] = _presentation().bundle(self, include=include, exclude=exclude)
+        out: dict[str, Any] = _display().bundle(self, include=include, exclude=exclude)
         return out
 
     def to_dict(self) -> dict[str, Any]:
