@@ -36,9 +36,13 @@ class Bar:
         self._bar = tqdm(total=total, desc=desc, unit=unit, leave=False, delay=DELAY, file=sys.stderr,
                          dynamic_ncols=True)
         # a stage that never updates (one long call) still shows its bar once DELAY has passed
-        self._timer = threading.Timer(DELAY, self._show)
-        self._timer.daemon = True
-        self._timer.start()
+        timer = threading.Timer(DELAY, self._show)
+        timer.daemon = True
+        try:
+            timer.start()
+        except RuntimeError:  # no threads (Pyodide in a browser): the bar appears at its first update
+            return
+        self._timer = timer
 
     def _show(self) -> None:
         bar = self._bar

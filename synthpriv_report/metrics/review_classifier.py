@@ -41,6 +41,7 @@ Choices this package makes (documented here and in the details):
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -192,7 +193,10 @@ def detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | None = None
 
 
 def _n_threads(n_threads: int | None, n_splits: int) -> int:
-    """Fold threads: the caller's number (at most the number of folds), else one per fold."""
+    """Fold threads: the caller's number (at most the number of folds), else one per fold; one where Python
+    cannot start threads (Pyodide in a browser, ``sys.platform == "emscripten"``)."""
+    if sys.platform == "emscripten":
+        return 1
     if n_threads is None:
         return n_splits
     if int(n_threads) < 1:
