@@ -9,18 +9,31 @@ ends. Everything here is a no-op with ``enabled=False`` (``Evaluation(progress=F
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-__all__ = ["DELAY", "Bar", "bar", "stage", "steps"]
+__all__ = ["DELAY", "Bar", "bar", "stage", "steps", "threads_available"]
 
 #: Seconds a stage runs before its bar appears.
 DELAY = 2.0
 
 T = TypeVar("T")
+
+
+@functools.cache
+def threads_available() -> bool:
+    """Whether this Python can start a thread (not in Pyodide, Python compiled to WebAssembly for a browser)."""
+    probe = threading.Thread(target=lambda: None, daemon=True)
+    try:
+        probe.start()
+    except RuntimeError:  # "can't start new thread"
+        return False
+    probe.join()
+    return True
 
 
 class Bar:
@@ -36,13 +49,11 @@ class Bar:
         self._bar = tqdm(total=total, desc=desc, unit=unit, leave=False, delay=DELAY, file=sys.stderr,
                          dynamic_ncols=True)
         # a stage that never updates (one long call) still shows its bar once DELAY has passed
-        timer = threading.Timer(DELAY, self._show)
-        timer.daemon = True
-        try:
-            timer.start()
-        except RuntimeError:  # no threads (Pyodide in a browser): the bar appears at its first update
+        if not threads_available():  # Pyodide in a browser: the bar appears at its first update
             return
-        self._timer = timer
+        self._timer = threading.Timer(DELAY, self._show)
+        self._timer.daemon = True
+        self._timer.start()
 
     def _show(self) -> None:
         bar = self._bar

@@ -41,7 +41,6 @@ Choices this package makes (documented here and in the details):
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -53,6 +52,7 @@ from ..formats import fmt_on_unit, fmt_share
 from ..formats import is_finite_number as finite
 from ..models.mlp import fit_mlp, sparse_rows
 from ..params import SOURCES
+from ..progress import threads_available
 from ..registry import LevelSpec, MetricSpec, ResultJSON, Words, register
 from ..results import MetricResult, not_computed
 from ..stats import subsample, wilson
@@ -194,8 +194,8 @@ def detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | None = None
 
 def _n_threads(n_threads: int | None, n_splits: int) -> int:
     """Fold threads: the caller's number (at most the number of folds), else one per fold; one where Python
-    cannot start threads (Pyodide in a browser, ``sys.platform == "emscripten"``)."""
-    if sys.platform == "emscripten":
+    cannot start threads (Pyodide in a browser)."""
+    if not threads_available():
         return 1
     if n_threads is None:
         return n_splits

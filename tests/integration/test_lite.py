@@ -88,6 +88,16 @@ _PYODIDE_LIKE = textwrap.dedent("""
 
     demo = load_demo()
     assert demo.real.shape == (3000, 15) and demo.holdout.shape == (1500, 15)
+
+    import threading
+
+    def no_thread(self):
+        raise RuntimeError("can't start new thread")
+
+    threading.Thread.start = no_thread  # as in Pyodide: Python there cannot start a thread
+    noisy = Evaluation(demo.real.iloc[:120], demo.synthetic.iloc[:120], demo.holdout.iloc[:60], metrics=["mir"],
+                       progress=True)  # progress bars and the classifier's folds without threads
+    assert noisy.results()["mir"].computed
     ev = Evaluation(demo.real.iloc[:200], demo.synthetic_leaky.iloc[:200], demo.holdout.iloc[:100],
                     key_fields=demo.key_fields, sensitive_fields=demo.sensitive_fields,
                     metrics=["dcr", "exact_copies", "privacy_score", "hitting_rate"], progress=False)
