@@ -71,6 +71,10 @@ def continuous_keys(*, all_columns: bool = False, match: str = "exact match") ->
         cont = continuous_columns(ctx, cols)
         if not cont:
             return None
+        if all_columns:
+            return (f"continuous column(s) {', '.join(cont)}: this metric matches on every analysed column, and a "
+                    f"numeric column with many distinct values rarely matches by {match}, so this metric is close "
+                    f"to meaningless here; consider binning them")
         return (f"continuous key field(s) {', '.join(cont)}: a numeric column with many distinct values rarely "
                 f"matches by {match}, so this metric is close to meaningless here; consider binning them or "
                 f"leaving them out of the key fields")

@@ -479,7 +479,7 @@ register(MetricSpec(
 
 register(MetricSpec(
     name="mir",
-    title="MIR (membership inference risk)",
+    title="Real-vs-synthetic classifier recall (called MIR by Trudslev et al.; not a membership-inference test)",
     section="3",
     group="distinguishability",
     direction="higher_is_riskier",
@@ -499,7 +499,9 @@ register(MetricSpec(
     value_kind="share",
     graded_note=mir_graded,
     words=Words(measures="how often a classifier trained to tell real from synthetic records labels unseen "
-                         "training records as real",
+                         "training records as real: a measure of how easily the two can be told apart (the review "
+                         "paper calls it MIR; it is not the membership-inference attack regulators mean, which is "
+                         "the separate membership-inference test of this report)",
                 high_means="a high value alone shows the synthetic data differs from the real data; with a "
                            "holdout, the membership advantage (training records minus unseen real records labelled "
                            "real) is the privacy signal",
