@@ -249,6 +249,28 @@ def membership_finding(m: ResultJSON) -> str:
             f"of the members ({d.get('flagged_members')} of {d.get('n_members')}).")
 
 
+def membership_residual(m: ResultJSON) -> str | None:
+    """The membership attack's result in a regulator's terms (upper ends of the intervals).
+
+    >>> print(membership_residual({"value": 0.51, "interval": [0.49, 0.53], "details": {"tpr_at_1pct_fpr": 0.011,
+    ...       "tpr_interval": [0.008, 0.015]}}))  # doctest: +NORMALIZE_WHITESPACE
+    An attacker who knows a person's values in every analysed column and holds the synthetic data tells whether
+    they were in the training data with an AUC of at most 0.53 (95% upper bound; estimate 0.51; 0.5 is a coin
+    toss), and, accusing at most 1% of people not in the training data, identifies at most 1.5% of the people in
+    it (95% upper bound; estimate 1.1%).
+    """
+    iv = m.get("interval")
+    d = m.get("details") or {}
+    tiv = d.get("tpr_interval") or [None, None]
+    if not iv or iv[1] is None:
+        return None
+    return (f"An attacker who knows a person's values in every analysed column and holds the synthetic data tells "
+            f"whether they were in the training data with an AUC of at most {fmt_number(iv[1])} (95% upper bound; "
+            f"estimate {fmt_number(m.get('value'))}; 0.5 is a coin toss), and, accusing at most 1% of people not "
+            f"in the training data, identifies at most {fmt_share(tiv[1])} of the people in it (95% upper bound; "
+            f"estimate {fmt_share(d.get('tpr_at_1pct_fpr'))}).")
+
+
 def membership_graded(m: ResultJSON) -> str | None:
     """The level is graded on the lower end of the AUC's interval."""
     rule = m.get("level_rule") or {}
@@ -277,6 +299,10 @@ register(MetricSpec(
     value_kind="auc",
     finding=membership_finding,
     graded_note=membership_graded,
+    residual_risk=lambda m: membership_residual(m),
+    limitation="the attacker scores people by their distance to the nearest synthetic record only; attacks that "
+               "use the trained generator or shadow models (not run here) can be stronger, above all when the "
+               "model is released too",
     level=LevelSpec(
         medium=0.55, high=0.65, same_scale=True,
         of=lambda r: r.interval[0] if r.interval is not None else r.value,

@@ -454,6 +454,8 @@ def mir_graded(m: ResultJSON) -> str | None:
 
 register(MetricSpec(
     name="detection_mlp",
+    limitation="it measures how easily real and synthetic records are told apart, not leakage: an exact copy of the training data cannot be told apart at all, so it does not see copying",
+    sample_note=lambda m: (lambda d: None if d.get("n_real_used") is None else f"the classifier used {d.get('n_real_used'):,} of {d.get('n_real_total'):,} real and {d.get('n_synthetic_used'):,} of {d.get('n_synthetic_total'):,} synthetic records (at most {d.get('max_rows'):,} per class, drawn with the evaluation's random state)")(m.get("details") or {}),
     title="D-MLP (detection classifier AUC)",
     section="3",
     group="distinguishability",
@@ -479,6 +481,8 @@ register(MetricSpec(
 
 register(MetricSpec(
     name="mir",
+    limitation="it measures how easily real and synthetic records are told apart, not leakage: an exact copy of the training data cannot be told apart at all, so it does not see copying",
+    sample_note=lambda m: (lambda d: None if d.get("n_real_used") is None else f"the classifier used {d.get('n_real_used'):,} of {d.get('n_real_total'):,} real and {d.get('n_synthetic_used'):,} of {d.get('n_synthetic_total'):,} synthetic records (at most {d.get('max_rows'):,} per class, drawn with the evaluation's random state)")(m.get("details") or {}),
     title="Real-vs-synthetic classifier recall (called MIR by Trudslev et al.; not a membership-inference test)",
     section="3",
     group="distinguishability",

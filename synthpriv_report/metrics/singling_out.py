@@ -48,6 +48,9 @@ from ..registry import FigureSpec, MetricSpec, Param, ResultJSON, Words, registe
 from ..results import MetricResult, not_computed
 from .criteria import (
     CAVEAT,
+    LIMITATION,
+    attacks_note,
+    residual_sentence,
     CONFIDENCE_LEVEL,
     LEVEL,
     N_ATTACKS,
@@ -337,4 +340,9 @@ register(MetricSpec(
                 ideal="0 (rules read off the synthetic data single out training and fresh real records alike)"),
     copy_sensitive=True, interval_kind="Wilson, propagated to the risk (confidence_level, default 95%)",
     value_kind="number", drives_verdict=False, finding=singling_out_finding,
+    residual_risk=lambda m: residual_sentence(
+        m, f"a few of a person's values (rules on {(m.get('details') or {}).get('predicate_columns')} columns read "
+           "off the synthetic records)", "singles out (isolates as the only match)"),
+    limitation=LIMITATION + "; rules are read off synthetic records, so a person the synthetic data do not resemble "
+               "is never tried", sample_note=attacks_note,
 ))
