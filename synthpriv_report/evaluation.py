@@ -8,6 +8,7 @@ parameters never searches again, and a level override only re-grades (levels are
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import os
 import shlex
@@ -204,6 +205,16 @@ def _position_pairs(value: Any) -> np.ndarray:
     return pairs.astype(np.int64)
 
 
+def _release_context(value: Any) -> dict[str, Any] | None:
+    """``context=``: None, a dict of release-context fields or the path of a JSON file of one, validated
+    (:mod:`synthpriv_report.release`)."""
+    if value is None:
+        return None
+    if isinstance(value, (str, os.PathLike)):
+        return load_context(value)
+    return validate_context(value)
+
+
 def _dask_client(value: Any) -> Any:
     """``client=``: None or a ``dask.distributed.Client`` (whether it is connected is checked when it is used)."""
     if value is None:
@@ -261,6 +272,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("backend", "local", Options(("local", "dask")), doc="'dask': Dask's current default client."),
     Setting("row_order", "canonical", Options(("canonical", "as_given")),
             doc="Hold each set in an order of its values alone, or in the rows' own order."),
+    Setting("context", None, Check(lambda v: _release_context(v), "a dict of release-context fields, or the path "
+                                   "of a JSON file of one"),
+            doc="The release context stated by the user: purpose, recipients, release mode, generator."),
 )}
 
 
@@ -464,12 +478,7 @@ class Evaluation:
         # settings first (cheap), data second: a bad setting is refused before any work
         given = {k: v for k, v in locals().items() if k in SETTINGS}
         s = validate_all(SETTINGS, given, {"metric": metric_names()})
-        if context is None:
-            self.release_context: dict[str, Any] | None = None
-        elif isinstance(context, (str, os.PathLike)):
-            self.release_context = load_context(context)
-        else:
-            self.release_context = validate_context(context)
+        self.release_context: dict[str, Any] | None = s["context"]
         self.default_params = merge_params(params)
         client = resolve_client(s["client"], s["backend"])
         _check_combinations(s, client)
@@ -507,6 +516,7 @@ class Evaluation:
         self._planned: set[str] = set()
         self._metric_seconds: dict[str, float] = {}
         self._risk: dict[float, dict[str, Any]] = {}
+        self._evaluated_at = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
 
     # ---------------------------------------------------------------------------------------------------------
     @property
@@ -745,6 +755,7 @@ class Evaluation:
             "searches": self.search_count,
             "revealed_real_values": bool(self.settings["reveal_real_values"]),
             "registered_metrics": metric_names(),
+            "evaluated_at": self._evaluated_at,
             "context": self.release_context,
             "provenance": self.provenance,
         })
@@ -759,9 +770,11 @@ class Evaluation:
     def to_dict(self, **params: Any) -> dict[str, Any]:
         """JSON-safe dictionary: results, settings, data fingerprints, package versions."""
         res = self.results(**params)
+        body = res.to_dict()
+        body["meta"].pop("evaluated_at", None)  # the time of the evaluation is not part of what reproduces it
         return to_jsonable(
             {
-                "results": res.to_dict(),
+                "results": body,
                 "settings": self.settings_dict(),
                 "fingerprints": self.fingerprints,
                 "versions": _versions(),

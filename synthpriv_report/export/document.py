@@ -119,7 +119,9 @@ def build_document(source: Any, *, reveal_real_values: bool | None = None, input
     doc = to_jsonable({
         "schema": SCHEMA,
         # a result set drawn from a saved report keeps that report's time (results_from_document puts it in meta)
-        "created": meta.get("created") or _now(),
+        # ...and every document of one evaluation carries the time it was made, so that its HTML, PDF and JSON,
+        # written by separate calls, describe the same JSON bytes (the SHA-256 the pages print)
+        "created": meta.get("created") or meta.get("evaluated_at") or _now(),
         "generator": {"package": "synthpriv_report", "version": str(versions.get("synthpriv_report", ""))},
         "verdict": body["verdict"],
         "params": body["params"],

@@ -111,6 +111,9 @@ _META = {
         "inputs": _STR_MAP,
         "names": _STR_MAP,
         "created": _STR_OR_NULL,
+        "evaluated_at": _STR_OR_NULL,
+        "context": {"type": ["object", "null"]},
+        "provenance": {"type": ["object", "null"]},
     },
 }
 
