@@ -25,7 +25,8 @@ from .registry import MetricSpec, ValueKind, get_spec
 __all__ = ["CHECKS_INTRO", "CHECKS_TITLE", "OTHERS_INTRO", "OTHERS_TITLE", "RISK_TITLE", "DISTINGUISHABILITY_INTRO",
            "DISTINGUISHABILITY_TITLE", "LEVEL_WORDS", "NOT_LEAKAGE", "ROLE_WORDS", "ValueKind", "check_sentence",
            "chosen_text", "drives_text", "fmt_count", "fmt_interval", "fmt_number", "fmt_on_unit", "fmt_share",
-           "fmt_value", "graded_text", "interval_label", "interval_text", "TELL_APART_WORDS", "is_distinguishability", "metric_row", "split_metrics",
+           "fmt_value", "graded_text", "interval_label", "interval_text",
+           "TELL_APART_WORDS", "is_distinguishability", "metric_row", "split_metrics",
            "range_text", "risk_summary", "risk_text", "setting_rows", "set_rows", "value_kind"]
 
 #: The three data sets, as a reader knows them.
@@ -47,7 +48,8 @@ DISTINGUISHABILITY_INTRO = ("These measures say how easily real and synthetic re
 OTHERS_TITLE = "Other measures (not behind the verdict)"
 OTHERS_INTRO = ("These measures are shown for context and do not drive the verdict, whatever their level: the verdict "
                 "rests on the checks above, each of which compares the synthetic data directly with real records the "
-                "generator never saw under a rule cited from a paper or a vendor's documentation. The measures below overlap with those "
+                "generator never saw under a rule cited from a paper or a vendor's documentation. The measures below "
+                "overlap with those "
                 "checks or have no published risk bands; where a holdout was given, most of their levels compare "
                 "the value with what the holdout reaches in place of the synthetic data (last column).")
 CHECKS_TITLE = "The checks behind the verdict"

@@ -28,7 +28,8 @@ from ..templating import shorten_text
 from .files import write_atomic
 from .schema import DIGEST_ALGORITHM, JSON_SCHEMA, SCHEMA, SCHEMA_VERSION, parse_schema_id
 
-__all__ = ["FINGERPRINT_RECOMPUTE", "ReportData", "build_document", "check_levels", "content_digest", "load_document", "report_data",
+__all__ = ["FINGERPRINT_RECOMPUTE", "ReportData",
+           "build_document", "check_levels", "content_digest", "load_document", "report_data",
            "to_json", "validate_document"]
 
 #: What the digest is computed over, in words (written beside it in the document).

@@ -26,7 +26,8 @@ from .files import AtomicFiles, write_atomic
 from .notebook import DEFAULT_TITLE, build_notebook
 from .templating import render
 
-__all__ = ["ATTACHMENT_NAME", "PDF_VARIANT", "CHROMIUM_ARGS", "CHROMIUM_PATH", "CSP", "TEMPLATE_NAME", "SynthprivChromiumPDFExporter",
+__all__ = ["ATTACHMENT_NAME", "PDF_VARIANT",
+           "CHROMIUM_ARGS", "CHROMIUM_PATH", "CSP", "TEMPLATE_NAME", "SynthprivChromiumPDFExporter",
            "SynthprivHTMLExporter", "SynthprivPDFExporter", "add_navigation", "html_to_pdf", "render_html",
            "running_title", "sections", "template_basedirs", "to_html", "to_pdf", "write_reports"]
 

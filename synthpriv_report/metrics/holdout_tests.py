@@ -223,7 +223,8 @@ _D_LEVEL = LevelSpec(
 
 register(MetricSpec(
     name="dcr_test", title="Closest-record distance test against the holdout", section="2.5", group="holdout",
-    limitation="it compares a mean or median distance: a small share of copied records among many honest ones may not move it beyond chance (the copy checks look for those)",
+    limitation=("it compares a mean or median distance: a small share of copied records among many honest ones may "
+                "not move it beyond chance (the copy checks look for those)"),
     direction="higher_is_safer", value_range=(0.0, 100.0), compute=_dcr_test_compute,
     plan=_test_plan("dcr_test", 1), needs=("holdout",), default_space="euclidean", space_choosable=True,
     params=(TEST_STATISTIC, N_BOOTSTRAP), interval_kind="bootstrap 95% (percentile)", level=_D_LEVEL,
@@ -241,7 +242,8 @@ register(MetricSpec(
 
 register(MetricSpec(
     name="nndr_test", title="Distance-ratio test against the holdout", section="2.5", group="holdout",
-    limitation="it compares a mean or median distance: a small share of copied records among many honest ones may not move it beyond chance (the copy checks look for those)",
+    limitation=("it compares a mean or median distance: a small share of copied records among many honest ones may "
+                "not move it beyond chance (the copy checks look for those)"),
     direction="higher_is_safer", value_range=(0.0, 100.0), compute=_nndr_test_compute,
     plan=_test_plan("nndr_test", 2), needs=("holdout",), default_space="euclidean", space_choosable=True,
     params=(TEST_STATISTIC, N_BOOTSTRAP), interval_kind="bootstrap 95% (percentile)", level=_D_LEVEL,

@@ -44,17 +44,17 @@ from ..results import MetricResult, not_computed
 from ..spaces import SpaceSpec
 from .criteria import (
     CAVEAT,
-    LIMITATION,
-    attacks_note,
-    residual_sentence,
     CONFIDENCE_LEVEL,
     LEVEL,
+    LIMITATION,
     N_ATTACKS,
+    attacks_note,
     criterion_result,
     criterion_rng,
     draw_rows,
     plot_rates,
     rates_sentence,
+    residual_sentence,
     risk_words,
     tie_note,
 )

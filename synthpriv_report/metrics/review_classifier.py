@@ -452,10 +452,27 @@ def mir_graded(m: ResultJSON) -> str | None:
             f"{fmt_share(details['holdout_predicted_real'])} of the holdout records too).")
 
 
+def classifier_sample_note(m: ResultJSON) -> str | None:
+    """The records a classifier was trained and tested on, when the per-class cap reduced them.
+
+    >>> classifier_sample_note({"details": {"n_real_used": 10, "n_real_total": 20, "n_synthetic_used": 10,
+    ...                                     "n_synthetic_total": 10, "max_rows": 10}})[:40]
+    'the classifier used 10 of 20 real and 10'
+    """
+    d = m.get("details") or {}
+    keys = ("n_real_used", "n_real_total", "n_synthetic_used", "n_synthetic_total", "max_rows")
+    if not all(isinstance(d.get(k), int) for k in keys):
+        return None
+    return (f"the classifier used {d['n_real_used']:,} of {d['n_real_total']:,} real and "
+            f"{d['n_synthetic_used']:,} of {d['n_synthetic_total']:,} synthetic records (at most "
+            f"{d['max_rows']:,} per class, drawn with the evaluation's random state)")
+
+
 register(MetricSpec(
     name="detection_mlp",
-    limitation="it measures how easily real and synthetic records are told apart, not leakage: an exact copy of the training data cannot be told apart at all, so it does not see copying",
-    sample_note=lambda m: (lambda d: None if d.get("n_real_used") is None else f"the classifier used {d.get('n_real_used'):,} of {d.get('n_real_total'):,} real and {d.get('n_synthetic_used'):,} of {d.get('n_synthetic_total'):,} synthetic records (at most {d.get('max_rows'):,} per class, drawn with the evaluation's random state)")(m.get("details") or {}),
+    limitation=("it measures how easily real and synthetic records are told apart, not leakage: an exact copy of the "
+                "training data cannot be told apart at all, so it does not see copying"),
+    sample_note=classifier_sample_note,
     title="D-MLP (detection classifier AUC)",
     section="3",
     group="distinguishability",
@@ -481,8 +498,9 @@ register(MetricSpec(
 
 register(MetricSpec(
     name="mir",
-    limitation="it measures how easily real and synthetic records are told apart, not leakage: an exact copy of the training data cannot be told apart at all, so it does not see copying",
-    sample_note=lambda m: (lambda d: None if d.get("n_real_used") is None else f"the classifier used {d.get('n_real_used'):,} of {d.get('n_real_total'):,} real and {d.get('n_synthetic_used'):,} of {d.get('n_synthetic_total'):,} synthetic records (at most {d.get('max_rows'):,} per class, drawn with the evaluation's random state)")(m.get("details") or {}),
+    limitation=("it measures how easily real and synthetic records are told apart, not leakage: an exact copy of the "
+                "training data cannot be told apart at all, so it does not see copying"),
+    sample_note=classifier_sample_note,
     title="Real-vs-synthetic classifier recall (called MIR by Trudslev et al.; not a membership-inference test)",
     section="3",
     group="distinguishability",

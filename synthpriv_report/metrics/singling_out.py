@@ -48,16 +48,16 @@ from ..registry import FigureSpec, MetricSpec, Param, ResultJSON, Words, registe
 from ..results import MetricResult, not_computed
 from .criteria import (
     CAVEAT,
-    LIMITATION,
-    attacks_note,
-    residual_sentence,
     CONFIDENCE_LEVEL,
     LEVEL,
+    LIMITATION,
     N_ATTACKS,
+    attacks_note,
     criterion_result,
     criterion_rng,
     draw_rows,
     plot_rates,
+    residual_sentence,
     risk_words,
 )
 
