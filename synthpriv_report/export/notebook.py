@@ -321,8 +321,10 @@ def _appendix(data: ReportData) -> tuple[str, str]:
         group = groups.setdefault(key, {"description": key[0], "scale": key[1], "source": key[2], "measures": []})
         group["measures"].append((m["title"] or m["name"], m["name"]))
     rules = list(groups.values())
+    ctx = doc.get("context") if isinstance(doc.get("context"), Mapping) else {}
     html = render("appendix.html.j2", rules=rules, sources=list(SOURCES.values()), not_computed=not_computed,
-                  not_selected=not_selected)
+                  not_selected=not_selected, user_levels=bool((doc.get("params") or {}).get("levels")),
+                  levels_reason=str(ctx.get("levels_reason") or ""))
     text = "\n".join(f"{shorten_text(m['name'])}: {shorten_text(m['reason_not_computed'], 600)}"
                      for m in not_computed) or "every selected measure computed"
     return html, text

@@ -214,8 +214,9 @@ _D_LEVEL = LevelSpec(
     of=lambda r: r.details.get("D_lower_bound_for_level", r.details.get("D")),
     scale="the lower confidence bound of D, the drop in percent from the holdout's distance statistic to the "
           "synthetic data's",
-    source=SOURCES["betterdata"] + "; graded on the lower confidence bound of D (holdout and synthetic records "
-                                   "resampled), by this package",
+    source="the bands of " + SOURCES["betterdata"] + " (a vendor's thresholds, not a regulator's); graded on "
+                                   "the lower confidence bound of D (holdout and synthetic records resampled), by "
+                                   "this package",
     description="D above {high} beyond chance: low privacy (high risk); D at least {medium} beyond chance: medium "
                 "privacy; otherwise high privacy. Beyond chance: the lower end of D's bootstrap confidence "
                 "interval (at the level that keeps the verdict's false alarms near 5%) reaches the band")
