@@ -277,3 +277,22 @@ def test_python_call_names_path_inputs_and_hashes_them(tmp_path: Path) -> None:
     assert rec["sha256"] == hashlib.sha256(p.read_bytes()).hexdigest() and rec["bytes"] == p.stat().st_size
     assert ev.provenance["python_call"].startswith(f"Evaluation({str(p)!r}, synthetic, ")
     assert io is not None
+
+
+def test_user_set_thresholds_are_printed_with_the_stated_reason() -> None:
+    d = load_demo()
+    reason = "our ethics board asks for a stricter copy limit " + PAYLOADS[0]
+    ev = Evaluation(d.real.iloc[:200], d.synthetic.iloc[:200], d.holdout.iloc[:150], metrics=["dcr"],
+                    progress=False, calibrate=False, context={"levels_reason": reason})
+    page = render_html(ev.results(levels={"dcr": {"medium": 0.9, "high": 0.5}}))
+    text = _text(page)
+    assert "set for this report, for the reason the user stated" in text
+    assert "our ethics board asks for a stricter copy limit" in text
+    assert html_lib.escape(PAYLOADS[0], quote=False) in page or "&lt;" in page
+    assert not any(k.startswith("on") for _, attrs in _parse(page) for k in attrs)
+
+
+def _parse(page: str) -> list[tuple[str, dict[str, str | None]]]:
+    p = _Tags()
+    p.feed(page)
+    return p.tags
