@@ -20,8 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..formats import fmt_count, level_text
-from ..registry import GROUP_TITLES, MetricSpec, get_spec
-from ..templating import shorten_text
+from ..registry import MetricSpec, get_spec
 
 __all__ = ["ESTIMATE_STATEMENT", "PUBLIC_SOURCES", "context_rows", "decision_context", "json_file_sha256",
            "limitations_context", "plain_summary", "reproducibility_context", "residual_risks", "threat_model"]
@@ -149,11 +148,11 @@ def residual_risks(doc: Mapping[str, Any]) -> list[dict[str, str]]:
         if sentence:
             out.append({"title": str(m.get("title") or m.get("name")), "sentence": sentence,
                         "level": str(m.get("level") or ""), "level_text": level_text(m.get("level"))})
-    not_run = [str(m.get("title") or m.get("name")) + ": " + str(m.get("reason_not_computed"))
+    not_run = [(str(m.get("title") or m.get("name")), str(m.get("reason_not_computed")))
                for m in doc["metrics"].values()
                if not m.get("computed") and (_spec(str(m.get("name"))) or _NOSPEC).residual_risk is not None]
-    return out + [{"title": t.split(":")[0], "sentence": "Not computed, so no residual risk can be stated: "
-                   + t.split(": ", 1)[1], "level": "", "level_text": ""} for t in not_run]
+    return out + [{"title": title, "sentence": "Not computed, so no residual risk can be stated: " + why,
+                   "level": "", "level_text": ""} for title, why in not_run]
 
 
 class _NoSpec:
@@ -317,13 +316,3 @@ def reproducibility_context(doc: Mapping[str, Any], json_sha256: str) -> dict[st
             "inputs": inputs, "recompute": str(prov.get("fingerprint_recompute") or ""),
             "json_sha256": json_sha256, "content_digest": str(digest or ""),
             "created": str(doc.get("created") or "")}
-
-
-def group_title(key: str) -> str:
-    """A report group's title."""
-    return GROUP_TITLES.get(key, key)
-
-
-def short(text: Any, width: int = 200) -> str:
-    """``text`` shortened for a table cell."""
-    return shorten_text(str(text), width)
