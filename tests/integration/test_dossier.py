@@ -296,3 +296,8 @@ def _parse(page: str) -> list[tuple[str, dict[str, str | None]]]:
     p = _Tags()
     p.feed(page)
     return p.tags
+
+
+def test_every_figure_has_alternative_text(written: dict[str, Path]) -> None:
+    imgs = [attrs for tag, attrs in _parse(written["html"].read_text(encoding="utf-8")) if tag == "img"]
+    assert imgs and all((a.get("alt") or "").strip() for a in imgs)
