@@ -213,8 +213,8 @@ def plain_summary(doc: Mapping[str, Any], verdict_word: str) -> dict[str, Any]:
     fired = [c for c in checks if c.get("level") in ("medium", "high")]
     found = (f"Verdict: {verdict_word}. " + (f"{len(fired)} of the {len(checks)} checks behind the verdict found a "
                                              "medium or high risk." if fired else
-                                             f"None of the {len(checks)} checks behind the verdict found more than "
-                                             "a low risk." if checks else "No check behind the verdict ran."))
+                                             f"No check of the {len(checks)} behind the verdict found more than a "
+                                             "low risk." if checks else "No check behind the verdict ran."))
     not_covered = ("Attacks using the generator itself, repeated releases from the same data, linkage with outside "
                    "registers beyond the key fields, and what the data reveal about groups of people rather than "
                    "individuals (see \"Limitations and assumptions\").")

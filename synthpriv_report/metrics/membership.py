@@ -306,7 +306,7 @@ register(MetricSpec(
     level=LevelSpec(
         medium=0.55, high=0.65, same_scale=True,
         of=lambda r: r.interval[0] if r.interval is not None else r.value,
-        scale="the lower end of the AUC's 95% interval",
+        scale="the lower end of the AUC's DeLong interval",
         source="package default (no regulator publishes membership-inference thresholds); the attack and its "
                "reporting follow " + SOURCE_STADLER + " and " + SOURCE_CARLINI,
         description="high when the lower end of the AUC's interval is above {high}, medium when above {medium}: "

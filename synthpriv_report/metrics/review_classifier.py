@@ -521,8 +521,8 @@ register(MetricSpec(
     value_kind="share",
     graded_note=mir_graded,
     words=Words(measures="how often a classifier trained to tell real from synthetic records labels unseen "
-                         "training records as real: a measure of how easily the two can be told apart (the review "
-                         "paper calls it MIR; it is not the membership-inference attack regulators mean, which is "
+                         "training records as real: a measure of how easily the two can be told apart (Trudslev et al. "
+                         "call it MIR; it is not the membership-inference attack regulators mean, which is "
                          "the separate membership-inference test of this report)",
                 high_means="a high value alone shows the synthetic data differs from the real data; with a "
                            "holdout, the membership advantage (training records minus unseen real records labelled "
