@@ -149,8 +149,9 @@ def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any
         },
         "levels_note": ("Levels: low, medium or high risk, each given by one rule per check; the thresholds are this "
                         "package's defaults, set after the source named for each in the annex (a published "
-                        "article or a vendor's documentation), not values set by a regulator. The holdout is a set of real records the generator never saw: "
-                        "what it reaches is a reference, itself an estimate, for an honest generator."),
+                        "article or a vendor's documentation), not values set by a regulator. The holdout is a "
+                        "set of real records the generator never saw: what it reaches is a reference, itself an "
+                        "estimate, for an honest generator."),
         "estimate": dossier.ESTIMATE_STATEMENT,
         "release": dossier.context_rows(doc),
         "threat": dossier.threat_model(doc),

@@ -184,7 +184,8 @@ def test_applicability_notes():
     notes = notes_for(e.context, get_spec("crp"), crp)
     # 'num' has ~400 distinct values > 50 and > 5% of 400 = 20 -> continuous; holdout 50 < 25% of 400;
     # H = 50 < 100 -> tiny
-    assert any("continuous key field(s) num" in s for s in notes)
+    # crp matches on every analysed column: the note names columns, not key fields (issue 28)
+    assert any("continuous column(s) num" in s for s in notes)
     assert any("under 25%" in s for s in notes) is False  # crp is not a holdout metric and has no calibration
     assert any("tiny data set (holdout 50" in s for s in notes)
     share = MetricResult("holdout_dcr_share", 0.5, space="gower")
