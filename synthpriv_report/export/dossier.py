@@ -296,6 +296,16 @@ def json_file_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _sentences(text: str) -> list[str]:
+    """``text`` cut into its sentences (at a full stop followed by a space), each keeping its full stop.
+
+    >>> _sentences("One. Two, e.g. three.")
+    ['One.', 'Two, e.g.', 'three.']
+    """
+    parts = [p.strip() for p in text.split(". ") if p.strip()]
+    return [p if p.endswith(".") else p + "." for p in parts]
+
+
 def reproducibility_context(doc: Mapping[str, Any], json_sha256: str) -> dict[str, Any]:
     """The reproducibility block: command or call, versions, platform, inputs with raw and canonical digests."""
     prov = dict(doc.get("provenance") or {})
@@ -314,5 +324,6 @@ def reproducibility_context(doc: Mapping[str, Any], json_sha256: str) -> dict[st
             "versions": sorted((str(k), str(v)) for k, v in (doc.get("versions") or {}).items()),
             "platform": [(str(k), str(v)) for k, v in platform.items()],
             "inputs": inputs, "recompute": str(prov.get("fingerprint_recompute") or ""),
+            "recompute_steps": _sentences(str(prov.get("fingerprint_recompute") or "")),
             "json_sha256": json_sha256, "content_digest": str(digest or ""),
             "created": str(doc.get("created") or "")}
