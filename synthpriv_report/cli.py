@@ -284,6 +284,11 @@ def _parser() -> argparse.ArgumentParser:
                        help="exit with status 3 when the verdict is this level or higher, or 'not assessed' "
                             "(for CI pipelines; the reports are still written)")
         p.add_argument("--debug", action="store_true", help="show the full traceback of an error")
+        p.add_argument("--context", metavar="FILE.json",
+                       help="the release context, a JSON file: purpose, recipients, release_mode (public, "
+                            "restricted or internal), operator, organisation, generator (name, version, settings, "
+                            "epsilon, delta, post_filters, model_released), levels_reason and a prefilled "
+                            "decision; printed on the report's cover and kept in the JSON report")
 
     ev = sub.add_parser("evaluate", help="evaluate a synthetic data file against the real data")
     ev.add_argument("--real", required=True, help="real training data (CSV or Parquet)")
@@ -477,11 +482,16 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
     def step(name: str, done: bool) -> None:
         bar.update(1) if done else bar.note(name)
 
+    context = _context(args)
     try:
         bar.note("evaluate")
         ev = _build(real, synthetic, holdout, key_fields=key, sensitive_fields=sensitive, exclude=exclude,
                     include=include, metrics=_split(args.metrics, "--metrics"), random_state=args.random_state,
-                    progress=not args.no_progress, reveal_real_values=args.reveal_real_values, names=inputs)
+                    progress=not args.no_progress, reveal_real_values=args.reveal_real_values, names=inputs,
+                    context=context)
+        files = {role: getattr(args, role) for role in ("real", "synthetic", "holdout")
+                 if isinstance(getattr(args, role, None), str)}
+        ev.record_provenance(command=shlex.join(["synthpriv-report", *getattr(args, "argv", [])]), files=files)
         _key_fields_notice(ev, key is not None)
         data = report_data(ev, inputs=inputs)
         bar.update(1)
@@ -506,6 +516,20 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
         _say(f"the verdict ({shown}) reaches --fail-on {args.fail_on}: exit status {EXIT_FAIL_ON}")
         return EXIT_FAIL_ON
     return EXIT_OK
+
+
+def _context(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The release context of ``--context``, validated (a user error names the file and the field)."""
+    from .release import load_context
+
+    if not getattr(args, "context", None):
+        return None
+    try:
+        return load_context(args.context)
+    except OSError as exc:
+        raise _UserError(f"--context {args.context}: cannot read it ({exc.strerror or exc})") from exc
+    except ValueError as exc:
+        raise _UserError(f"--context {exc}") from exc
 
 
 def _strip_header_spaces(df: pd.DataFrame, path: str) -> pd.DataFrame:
@@ -557,6 +581,7 @@ def _evaluate(args: argparse.Namespace) -> int:
                                                                     ("--exclude", "exclude"),
                                                                     ("--include", "include"))}
     _split(args.metrics, "--metrics")
+    _context(args)  # a bad context is refused before the data are read
     try:
         check_distinct({"--real": args.real, "--synthetic": args.synthetic, "--holdout": args.holdout},
                        {"--html": args.html, "--pdf": args.pdf, "--json": args.json})
@@ -676,6 +701,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         try:
             args = _parser().parse_args(argv)
+            args.argv = list(argv)
             code = {"evaluate": _evaluate, "lite": _lite}.get(args.command, _demo)(args)
         except SystemExit as exc:  # --help, --version
             return int(exc.code or 0)

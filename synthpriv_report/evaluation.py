@@ -8,6 +8,8 @@ parameters never searches again, and a level override only re-grades (levels are
 
 from __future__ import annotations
 
+import datetime as _dt
+import hashlib
 import os
 import shlex
 import time
@@ -31,6 +33,7 @@ from .levels import apply_level
 from .metrics.shift import holdout_shift_note, holdout_shift_of
 from .params import merge_params, validate_params
 from .registry import MetricSpec, get_spec, metric_names, verdict_metric_names
+from .release import load_context, validate_context
 from .results import MetricResult, ResultSet, not_computed, to_jsonable
 from .sources import read_inputs
 from .spaces import SpaceKind, SpaceSpec
@@ -76,6 +79,71 @@ def _versions() -> dict[str, str]:
             out[name] = "not installed"
     out["python"] = platform.python_version()
     return out
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 (hex) of a file's raw bytes, as ``sha256sum FILE`` prints it (read in 1 MiB blocks)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def input_record(role: str, name: str, source: Any) -> dict[str, Any]:
+    """What the reproducibility block says of one input: its name and, for a file, its raw SHA-256 and size.
+
+    A DataFrame has no file to hash (the canonical fingerprint of its analysed columns still identifies it); a
+    folder (a Parquet dataset) is named, its files are hashed one by one with ``sha256sum``.
+    """
+    out: dict[str, Any] = {"role": role, "name": str(name), "file": None, "sha256": None, "bytes": None}
+    if isinstance(source, (str, os.PathLike)):
+        p = os.fspath(source)
+        out["file"] = str(p)
+        if os.path.isfile(p):
+            out["sha256"] = file_sha256(p)
+            out["bytes"] = os.path.getsize(p)
+            out["note"] = "SHA-256 of the file's raw bytes (sha256sum)"
+        else:
+            out["note"] = "a folder (a Parquet dataset): hash each of its files with sha256sum"
+    else:
+        out["note"] = (f"given in memory as a {type(source).__name__}, not as a file: no raw-file SHA-256; the "
+                       "canonical fingerprint identifies its analysed columns")
+    return out
+
+
+def _python_call(args: Mapping[str, Any], defaults: Mapping[str, Any], names: Mapping[str, str],
+                 sources: Mapping[str, Any]) -> str:
+    """The ``Evaluation(...)`` call with the settings that differ from their defaults (data sets by name)."""
+    parts = []
+    for role in ("real", "synthetic", "holdout"):
+        src = sources.get(role)
+        if src is None:
+            continue
+        parts.append(repr(os.fspath(src)) if isinstance(src, (str, os.PathLike)) else role)
+    for k, v in args.items():
+        if k in ("client", "progress", "context") or v is None or (k in defaults and _same(v, defaults[k])):
+            continue
+        if isinstance(v, np.ndarray):
+            v = f"<{len(v)} pairs>"
+        elif isinstance(v, tuple):
+            v = list(v)
+        parts.append(f"{k}={v!r}")
+    return "Evaluation(" + ", ".join(parts) + ")"
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except (ValueError, TypeError):
+        return False
+
+
+def _platform() -> dict[str, str]:
+    import platform
+
+    return {"platform": platform.platform(), "machine": platform.machine(), "python": platform.python_version(),
+            "implementation": platform.python_implementation()}
 
 
 def _identifiers(real: Any, *, exclude: Any, include: Any, named: tuple[Any, ...]
@@ -137,6 +205,16 @@ def _position_pairs(value: Any) -> np.ndarray:
     return pairs.astype(np.int64)
 
 
+def _release_context(value: Any) -> dict[str, Any] | None:
+    """``context=``: None, a dict of release-context fields or the path of a JSON file of one, validated
+    (:mod:`synthpriv_report.release`)."""
+    if value is None:
+        return None
+    if isinstance(value, (str, os.PathLike)):
+        return load_context(value)
+    return validate_context(value)
+
+
 def _dask_client(value: Any) -> Any:
     """``client=``: None or a ``dask.distributed.Client`` (whether it is connected is checked when it is used)."""
     if value is None:
@@ -194,6 +272,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("backend", "local", Options(("local", "dask")), doc="'dask': Dask's current default client."),
     Setting("row_order", "canonical", Options(("canonical", "as_given")),
             doc="Hold each set in an order of its values alone, or in the rows' own order."),
+    Setting("context", None, Check(lambda v: _release_context(v), "a dict of release-context fields, or the path "
+                                   "of a JSON file of one"),
+            doc="The release context stated by the user: purpose, recipients, release mode, generator."),
 )}
 
 
@@ -343,6 +424,13 @@ class Evaluation:
     backend : {"local", "dask"}, default "local"
         ``"dask"``: use Dask's current default client (an error if none is running); ``"local"``: this
         process, unless ``client=`` is given.
+    context : dict or path, optional
+        The release context, stated by the user (:mod:`synthpriv_report.release`): ``purpose``, ``recipients``,
+        ``release_mode`` ("public", "restricted" or "internal"), ``operator``, ``organisation``, ``generator``
+        (``name``, ``version``, ``settings``, ``epsilon``, ``delta``, ``post_filters``, ``model_released``),
+        ``levels_reason`` (why user-set thresholds were chosen) and a prefilled ``decision``; a path is read as a
+        JSON file of these fields. Validated field by field before any data is read; printed on the report's
+        cover and kept in the JSON report. It changes no number.
     **params
         Default reduction parameters (``alpha``, ``nndr_threshold``, ...; every metric declares its own).
 
@@ -384,10 +472,13 @@ class Evaluation:
         client: distributed.Client | None = None,
         backend: str = "local",
         row_order: str = "canonical",
+        context: Mapping[str, Any] | str | os.PathLike[str] | None = None,
         **params: Any,
     ):
         # settings first (cheap), data second: a bad setting is refused before any work
-        s = validate_all(SETTINGS, {k: v for k, v in locals().items() if k in SETTINGS}, {"metric": metric_names()})
+        given = {k: v for k, v in locals().items() if k in SETTINGS}
+        s = validate_all(SETTINGS, given, {"metric": metric_names()})
+        self.release_context: dict[str, Any] | None = s["context"]
         self.default_params = merge_params(params)
         client = resolve_client(s["client"], s["backend"])
         _check_combinations(s, client)
@@ -396,6 +487,14 @@ class Evaluation:
         self.verdict_metrics = (tuple(verdict_metric_names()) if s["verdict_metrics"] is None
                                 else tuple(s["verdict_metrics"]))
         self.names = {**DEFAULT_NAMES, **(s["names"] or {})}
+        sources = {"real": real, "synthetic": synthetic, "holdout": holdout}
+        self.provenance: dict[str, Any] = {
+            "python_call": _python_call({**given, **params}, {k: st.default for k, st in SETTINGS.items()},
+                                        self.names, sources),
+            "command": None,
+            "inputs": [input_record(r, self.names[r], src) for r, src in sources.items() if src is not None],
+            "platform": _platform(),
+        }
         fields = _fields_and_pairs(s, self.data)
         self.settings: dict[str, Any] = {
             "key_fields": fields["key_fields"],
@@ -417,6 +516,7 @@ class Evaluation:
         self._planned: set[str] = set()
         self._metric_seconds: dict[str, float] = {}
         self._risk: dict[float, dict[str, Any]] = {}
+        self._evaluated_at = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
 
     # ---------------------------------------------------------------------------------------------------------
     @property
@@ -601,6 +701,26 @@ class Evaluation:
         return live_notice(searcher.dashboard_link, self._engine.searches)
 
     # ---------------------------------------------------------------------------------------------------------
+    def record_provenance(self, *, command: str | None = None,
+                          files: Mapping[str, str | os.PathLike[str]] | None = None) -> None:
+        """Record how this evaluation was asked for, for the report's reproducibility block.
+
+        Parameters
+        ----------
+        command : str, optional
+            The command line that ran it (the command-line tool records its own).
+        files : dict, optional
+            ``{"real" | "synthetic" | "holdout": path}``: the files the sets were read from, hashed here (raw
+            SHA-256 of their bytes) when the sets were given as DataFrames read from them.
+        """
+        if command is not None:
+            self.provenance["command"] = str(command)
+        for role, path in (files or {}).items():
+            rec = input_record(role, self.names.get(role, role), path)
+            self.provenance["inputs"] = [r for r in self.provenance["inputs"] if r["role"] != role] + [rec]
+        order = {"real": 0, "synthetic": 1, "holdout": 2}
+        self.provenance["inputs"].sort(key=lambda r: order.get(r["role"], 3))
+
     def settings_dict(self) -> dict[str, Any]:
         """JSON-safe settings needed to reproduce the evaluation."""
         s = dict(self.settings)
@@ -635,6 +755,9 @@ class Evaluation:
             "searches": self.search_count,
             "revealed_real_values": bool(self.settings["reveal_real_values"]),
             "registered_metrics": metric_names(),
+            "evaluated_at": self._evaluated_at,
+            "context": self.release_context,
+            "provenance": self.provenance,
         })
 
     def data_notes(self) -> list[str]:
@@ -647,9 +770,11 @@ class Evaluation:
     def to_dict(self, **params: Any) -> dict[str, Any]:
         """JSON-safe dictionary: results, settings, data fingerprints, package versions."""
         res = self.results(**params)
+        body = res.to_dict()
+        body["meta"].pop("evaluated_at", None)  # the time of the evaluation is not part of what reproduces it
         return to_jsonable(
             {
-                "results": res.to_dict(),
+                "results": body,
                 "settings": self.settings_dict(),
                 "fingerprints": self.fingerprints,
                 "versions": _versions(),

@@ -294,6 +294,16 @@ class MetricSpec:
     range_note : callable, optional
         ``range_note(m) -> str or None``: the range of the value in words where the declared range says less
         than the data do (a distance in a space bounded by 1, say).
+    residual_risk : callable, optional
+        ``residual_risk(m) -> str or None``: the residual risk in a regulator's terms, one sentence for a data
+        protection officer ("an attacker who knows X succeeds on at most Y% of people (95% upper bound) more often
+        than on people not in the training data"), from the result's JSON form. Declared by the measures that
+        simulate an attacker against people, which the report's threat model lists as testing that attacker.
+    limitation : str
+        What the measure cannot see (a kind of leak it is blind to), for the report's limitations page.
+    sample_note : callable, optional
+        ``sample_note(m) -> str or None``: the sample the result rests on when it is not every record (attacks
+        drawn, records subsampled), with its size, for the limitations page.
     """
 
     name: str
@@ -322,6 +332,9 @@ class MetricSpec:
     finding: Callable[[ResultJSON], str] | None = None
     graded_note: Callable[[ResultJSON], str | None] | None = None
     range_note: Callable[[ResultJSON], str | None] | None = None
+    residual_risk: Callable[[ResultJSON], str | None] | None = None
+    limitation: str = ""
+    sample_note: Callable[[ResultJSON], str | None] | None = None
 
     @property
     def param_names(self) -> tuple[str, ...]:

@@ -25,7 +25,8 @@ from .registry import MetricSpec, ValueKind, get_spec
 __all__ = ["CHECKS_INTRO", "CHECKS_TITLE", "OTHERS_INTRO", "OTHERS_TITLE", "RISK_TITLE", "DISTINGUISHABILITY_INTRO",
            "DISTINGUISHABILITY_TITLE", "LEVEL_WORDS", "NOT_LEAKAGE", "ROLE_WORDS", "ValueKind", "check_sentence",
            "chosen_text", "drives_text", "fmt_count", "fmt_interval", "fmt_number", "fmt_on_unit", "fmt_share",
-           "fmt_value", "graded_text", "interval_label", "is_distinguishability", "metric_row", "split_metrics",
+           "fmt_value", "graded_text", "interval_label", "interval_text",
+           "TELL_APART_WORDS", "is_distinguishability", "metric_row", "split_metrics",
            "range_text", "risk_summary", "risk_text", "setting_rows", "set_rows", "value_kind"]
 
 #: The three data sets, as a reader knows them.
@@ -47,7 +48,8 @@ DISTINGUISHABILITY_INTRO = ("These measures say how easily real and synthetic re
 OTHERS_TITLE = "Other measures (not behind the verdict)"
 OTHERS_INTRO = ("These measures are shown for context and do not drive the verdict, whatever their level: the verdict "
                 "rests on the checks above, each of which compares the synthetic data directly with real records the "
-                "generator never saw under a rule from a public source. The measures below overlap with those "
+                "generator never saw under a rule cited from a paper or a vendor's documentation. The measures below "
+                "overlap with those "
                 "checks or have no published risk bands; where a holdout was given, most of their levels compare "
                 "the value with what the holdout reaches in place of the synthetic data (last column).")
 CHECKS_TITLE = "The checks behind the verdict"
@@ -417,15 +419,20 @@ def metric_row(m: Mapping[str, Any], driving: Sequence[str] = ()) -> dict[str, A
     except (ValueError, TypeError):
         words = None
     cal = m.get("calibration")
+    dist = is_distinguishability(m) and m.get("name") not in driving
+    level = m.get("level")
     return {
         "name": str(m.get("name")),
         "title": str(m.get("title") or m.get("name")),
         "computed": computed,
         "value": fmt_value(m.get("value"), kind) if computed else "not computed",
-        "interval": fmt_interval(m.get("interval"), kind) if computed else "—",
+        "interval": interval_text(m.get("interval"), kind, m.get("value_range")) if computed else "—",
         "interval_label": interval_label(m) if computed and m.get("interval") is not None else "",
-        "level": m.get("level"),
-        "level_text": LEVEL_WORDS.get(m.get("level"), str(m.get("level"))),
+        # a distinguishability measure is not a risk: its level reads as how easily the two are told apart, in a
+        # neutral badge, never "high risk"
+        "level": ("dist" if dist and level is not None else level),
+        "level_text": (TELL_APART_WORDS.get(level, "no level") if dist
+                       else LEVEL_WORDS.get(level, str(level))),
         "graded": graded_text(m) if computed else "",
         "calibration": fmt_value(cal, kind) if _finite(cal) else "—",
         "drives": drives_text(m, driving),
@@ -438,6 +445,28 @@ def metric_row(m: Mapping[str, Any], driving: Sequence[str] = ()) -> dict[str, A
         "range": range_text(m),
         "reason": m.get("reason_not_computed") or "",
     }
+
+
+#: The level of a distinguishability measure in words: how easily real and synthetic records are told apart.
+TELL_APART_WORDS: dict[Any, str] = {"low": "hard to tell apart", "medium": "fairly easy to tell apart",
+                                    "high": "easy to tell apart", None: "no level"}
+
+
+def interval_text(iv: Any, kind: ValueKind, value_range: Any = None) -> str:
+    """An interval in words; one whose two ends are equal says so rather than "100 to 100".
+
+    >>> interval_text([100.0, 100.0], "score", [0, 100])
+    '100 at both ends (the value sits at the end of its range, so no spread can be shown)'
+    >>> interval_text([0.1, 0.2], "share")
+    '10% to 20%'
+    """
+    if iv is None or len(iv) != 2 or not (_finite(iv[0]) and _finite(iv[1])) or iv[0] != iv[1]:
+        return fmt_interval(iv, kind)
+    lo, hi = (list(value_range or [None, None]) + [None, None])[:2]
+    at_end = iv[0] in (lo, hi)
+    return (f"{fmt_value(iv[0], kind)} at both ends"
+            + (" (the value sits at the end of its range, so no spread can be shown)" if at_end
+               else " (every resample gave the same value)"))
 
 
 def split_metrics(metrics: Sequence[Mapping[str, Any]], driving: Sequence[str]

@@ -339,7 +339,8 @@ def text_metric(m: dict) -> str:
         lines.append(m["graded"])
     lines.append(m["drives"])
     if m["calibration"] is not None:
-        lines.append(f"with the holdout in place of the synthetic data (best case): {m['calibration']}")
+        lines.append("with the holdout in place of the synthetic data (a reference, itself an estimate): "
+                     f"{m['calibration']}")
     if m["space"]:
         lines.append(f"space: {m['space']}")
     for note in m["notes"]:

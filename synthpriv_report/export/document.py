@@ -22,12 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..release import validate_context
 from ..results import LevelRule, MetricResult, ResultSet, Verdict, to_jsonable
 from ..templating import shorten_text
 from .files import write_atomic
 from .schema import DIGEST_ALGORITHM, JSON_SCHEMA, SCHEMA, SCHEMA_VERSION, parse_schema_id
 
-__all__ = ["ReportData", "build_document", "check_levels", "content_digest", "load_document", "report_data",
+__all__ = ["FINGERPRINT_RECOMPUTE", "ReportData",
+           "build_document", "check_levels", "content_digest", "load_document", "report_data",
            "to_json", "validate_document"]
 
 #: What the digest is computed over, in words (written beside it in the document).
@@ -50,7 +52,8 @@ def _tool_versions() -> dict[str, str]:
     import importlib.metadata as md
 
     out = {}
-    for name in ("nbconvert", "nbformat", "jinja2", "weasyprint"):
+    for name in ("nbconvert", "nbformat", "jinja2", "weasyprint", "pydyf", "jsonschema", "pyarrow", "seaborn",
+                 "ipywidgets", "playwright", "pypdf"):
         try:
             out[name] = md.version(name)
         except md.PackageNotFoundError:
@@ -107,10 +110,19 @@ def build_document(source: Any, *, reveal_real_values: bool | None = None, input
     own_reveal = bool((settings or {}).get("reveal_real_values", False))
     revealed = own_reveal or bool(reveal_real_values)
     body = rs.to_dict()
+    body_meta = dict(body.get("meta") or {})
+    context = body_meta.pop("context", None)
+    provenance = body_meta.pop("provenance", None)
+    if ev is not None:
+        context = context if context is not None else getattr(ev, "release_context", None)
+        provenance = provenance if provenance is not None else getattr(ev, "provenance", None)
+    body["meta"] = body_meta
     doc = to_jsonable({
         "schema": SCHEMA,
         # a result set drawn from a saved report keeps that report's time (results_from_document puts it in meta)
-        "created": meta.get("created") or _now(),
+        # ...and every document of one evaluation carries the time it was made, so that its HTML, PDF and JSON,
+        # written by separate calls, describe the same JSON bytes (the SHA-256 the pages print)
+        "created": meta.get("created") or meta.get("evaluated_at") or _now(),
         "generator": {"package": "synthpriv_report", "version": str(versions.get("synthpriv_report", ""))},
         "verdict": body["verdict"],
         "params": body["params"],
@@ -122,10 +134,40 @@ def build_document(source: Any, *, reveal_real_values: bool | None = None, input
         "registered_metrics": _registered(),
         "revealed_real_values": revealed,
         "inputs": {str(k): str(v) for k, v in dict(names).items() if v is not None},
+        "context": context,
+        "provenance": _provenance(provenance, versions),
     })
     if body.get("meta"):
         doc["meta"] = body["meta"]
     return doc, rs, ev
+
+
+def _provenance(recorded: Mapping[str, Any] | None, versions: Mapping[str, str]) -> dict[str, Any]:
+    """The reproducibility record: how the evaluation was asked for, on what platform, each input's raw-file
+    SHA-256 (when it was a file) and how to recompute the canonical fingerprints."""
+    import platform
+
+    rec = dict(recorded or {})
+    rec.setdefault("python_call", None)
+    rec.setdefault("command", None)
+    rec.setdefault("inputs", [])
+    rec.setdefault("platform", {"platform": platform.platform(), "machine": platform.machine(),
+                                "python": platform.python_version(),
+                                "implementation": platform.python_implementation()})
+    rec["fingerprint_recompute"] = FINGERPRINT_RECOMPUTE
+    rec["versions_recorded"] = len(versions)
+    return rec
+
+
+#: How a reader recomputes the canonical fingerprints of the data sets (written beside them in every document).
+FINGERPRINT_RECOMPUTE = (
+    "Run the same evaluation again on the same files with the same version of synthpriv_report (the command or "
+    "Python call above) and compare the fingerprints in the new JSON report's field meta.sets; in Python, "
+    "Evaluation(real, synthetic, holdout, ...).fingerprints gives them without computing any measure. A "
+    "fingerprint is the SHA-256 of the analysed columns in a canonical form (column names and kinds, numbers as "
+    "64-bit floats, categories as UTF-8 text, records in the evaluation's row order, canonical by default), so it "
+    "identifies the data analysed whatever file they came from; the raw-file SHA-256 beside it identifies the "
+    "exact file (sha256sum FILE).")
 
 
 def _registered() -> list[str]:
@@ -282,6 +324,11 @@ def validate_document(document: Any, *, source: str = "document") -> dict[str, A
         _scan(document)
     except ValueError as exc:
         raise ValueError(f"{source}: {exc}") from None
+    if document.get("context") is not None:
+        try:
+            validate_context(document["context"])
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{source}: field {exc}") from None
     errors = sorted(_validator().iter_errors(document), key=lambda e: (len(list(e.absolute_path)), str(e.path)))
     if errors:
         raise ValueError(f"{source}: {_schema_error(errors[0])}")
@@ -445,7 +492,8 @@ def _results_from_document(doc: Mapping[str, Any]) -> ResultSet:
                       checks=tuple((c["metric"], c["level"]) for c in v["checks"]),
                       not_run=tuple((c["metric"], c["reason"]) for c in v.get("not_run") or ()))
     meta = dict(doc.get("meta") or {})
-    for key in ("settings", "fingerprints", "versions", "data_notes", "inputs", "registered_metrics"):
+    for key in ("settings", "fingerprints", "versions", "data_notes", "inputs", "registered_metrics", "context",
+                "provenance"):
         meta.setdefault(key, doc.get(key))
     meta.setdefault("revealed_real_values", doc.get("revealed_real_values", False))
     meta["created"] = doc.get("created")

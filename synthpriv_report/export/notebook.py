@@ -19,7 +19,8 @@ from ..formats import fmt_count, level_text
 from ..registry import GROUP_TITLES, get_spec
 from ..results import ResultSet
 from ..templating import shorten_text
-from .document import ReportData, results_from_document
+from . import dossier
+from .document import ReportData, dumps, results_from_document
 from .schema import SCHEMA
 from .templating import render
 
@@ -146,9 +147,14 @@ def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any
             "not_run_lead": ("Checks behind the verdict that did not run, so the verdict does not rest on them:"
                              if level != "not_assessed" else "Why the checks did not run:"),
         },
-        "levels_note": ("Levels: low, medium or high risk, each given by a rule with a public source (see the "
-                        "appendix). The holdout is a set of real records the generator never saw: what it reaches "
-                        "is the yardstick of an honest generator."),
+        "levels_note": ("Levels: low, medium or high risk, each given by one rule per check; the thresholds are this "
+                        "package's defaults, set after the source named for each in the annex (a published "
+                        "article or a vendor's documentation), not values set by a regulator. The holdout is a "
+                        "set of real records the generator never saw: what it reaches is a reference, itself an "
+                        "estimate, for an honest generator."),
+        "estimate": dossier.ESTIMATE_STATEMENT,
+        "release": dossier.context_rows(doc),
+        "threat": dossier.threat_model(doc),
         "sets": wording.set_rows(meta, doc.get("fingerprints"), settings.get("sizes")),
         "fingerprint_algorithm": str(meta.get("fingerprint_algorithm")
                                      or "SHA-256 of the analysed columns in a canonical text form"),
@@ -187,6 +193,51 @@ def _cover(data: ReportData, title: str) -> tuple[str, str]:
                      + [f"- {c['title']}: {c['sentence']} ({c['level_text']})" for c in v["checks"]]
                      + [f"- did not run: {n['title']}: {shorten_text(n['reason'], 600)}" for n in v["not_run"]])
     return html, text
+
+
+def _plain(data: ReportData) -> tuple[str, str]:
+    doc = data.document
+    s = dossier.plain_summary(doc, level_text(doc["verdict"]["level"]).upper())
+    html = render("plain.html.j2", s=s)
+    text = "\n".join(["Plain-language summary", s["tested"], s["found"]]
+                     + [f"- {r['title']}: {r['sentence']}" for r in s["risks"]]
+                     + [s["estimate"], f"Recommended action: {s['action']['action_text']}: {s['action']['why']}"])
+    return html, text
+
+
+def _limitations(data: ReportData) -> tuple[str, str]:
+    doc = data.document
+    driving = _driving(doc)
+    cautions = wording.verdict_cautions(doc.get("data_notes") or [],
+                                        {n: m.get("notes") or [] for n, m in doc["metrics"].items()}, driving)
+    lim = dossier.limitations_context(doc, cautions)
+    html = render("limitations.html.j2", l=lim)
+    text = "\n".join(["Limitations and assumptions", lim["holdout"]]
+                     + [f"- {b['title']}: {b['text']}" for b in lim["blind"]] + [lim["population"]])
+    return html, text
+
+
+def _decision(data: ReportData) -> tuple[str, str]:
+    d = dossier.decision_context(data.document)
+    html = render("decision.html.j2", d=d)
+    text = "\n".join(["Decision record"] + [f"[{'x' if b['ticked'] else ' '}] {b['text']}" for b in d["boxes"]]
+                     + [f"{k}: {v or '________'}" for k, v in d["fields"]] + ["Signature: ________"])
+    return html, text
+
+
+def _reproducibility(data: ReportData) -> tuple[str, str]:
+    doc = data.document
+    r = dossier.reproducibility_context(doc, dossier.json_file_sha256(dumps(data.to_dict())))
+    html = render("reproducibility.html.j2", r=r)
+    text = "\n".join(["Reproducibility", f"command: {r['command'] or '-'}", f"python: {r['python_call'] or '-'}",
+                      f"JSON report SHA-256: {r['json_sha256']}"]
+                     + [f"{i['name']}: {i['sha256'] or i['note']} / {i['fingerprint']}" for i in r["inputs"]])
+    return html, text
+
+
+def _annex(data: ReportData, title: str) -> tuple[str, str]:
+    html = render("annex_inputs.html.j2", **cover_context(data, title))
+    return html, "Technical annex: data sets, settings, methods, every measure, level rules."
 
 
 def _summary(data: ReportData) -> tuple[str, str]:
@@ -271,8 +322,10 @@ def _appendix(data: ReportData) -> tuple[str, str]:
         group = groups.setdefault(key, {"description": key[0], "scale": key[1], "source": key[2], "measures": []})
         group["measures"].append((m["title"] or m["name"], m["name"]))
     rules = list(groups.values())
+    ctx = doc.get("context") if isinstance(doc.get("context"), Mapping) else {}
     html = render("appendix.html.j2", rules=rules, sources=list(SOURCES.values()), not_computed=not_computed,
-                  not_selected=not_selected)
+                  not_selected=not_selected, user_levels=bool((doc.get("params") or {}).get("levels")),
+                  levels_reason=str(ctx.get("levels_reason") or ""))
     text = "\n".join(f"{shorten_text(m['name'])}: {shorten_text(m['reason_not_computed'], 600)}"
                      for m in not_computed) or "every selected measure computed"
     return html, text
@@ -295,9 +348,15 @@ def build_notebook(data: ReportData, *, title: str = DEFAULT_TITLE) -> Any:
     driving = _driving(doc)
     cells = [
         _code("report.cover()", *cover, "spr-cover"),
+        _code("report.plain_summary()", *_plain(data), "spr-page-break"),
         _code("report.summary()", *_summary(data), "spr-page-break"),
+        _code("report.limitations()", *_limitations(data), "spr-page-break"),
+        _code("report.decision_record()", *_decision(data), "spr-page-break"),
+        _code("report.reproducibility()", *_reproducibility(data), "spr-page-break"),
+        _code("report.annex()", *_annex(data, title), "spr-page-break"),
         _code("report.methods()", *_methods(data)),
     ]
+    first_metric = len(cells)
     for key, group_title in GROUP_TITLES.items():
         members = [m for m in metrics if _group_of(m["name"]) == key]
         intro = ""
@@ -305,7 +364,7 @@ def build_notebook(data: ReportData, *, title: str = DEFAULT_TITLE) -> Any:
             group_title, intro = wording.DISTINGUISHABILITY_TITLE, wording.DISTINGUISHABILITY_INTRO
         for i, m in enumerate(members):
             tags = ("spr-page-break",) if i == 0 else ()
-            cells.append(_code(f"report.metric({len(cells) - 3})",
+            cells.append(_code(f"report.metric({len(cells) - first_metric})",
                                *_metric(drawn, m, group_title if i == 0 else None, driving, intro if i == 0 else ""),
                                *tags))
     cells.append(_code("report.appendix()", *_appendix(data), "spr-page-break"))

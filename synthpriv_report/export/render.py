@@ -26,7 +26,8 @@ from .files import AtomicFiles, write_atomic
 from .notebook import DEFAULT_TITLE, build_notebook
 from .templating import render
 
-__all__ = ["CHROMIUM_ARGS", "CHROMIUM_PATH", "CSP", "TEMPLATE_NAME", "SynthprivChromiumPDFExporter",
+__all__ = ["ATTACHMENT_NAME", "PDF_VARIANT",
+           "CHROMIUM_ARGS", "CHROMIUM_PATH", "CSP", "TEMPLATE_NAME", "SynthprivChromiumPDFExporter",
            "SynthprivHTMLExporter", "SynthprivPDFExporter", "add_navigation", "html_to_pdf", "render_html",
            "running_title", "sections", "template_basedirs", "to_html", "to_pdf", "write_reports"]
 
@@ -308,7 +309,7 @@ def _chromium_pdf(html: str, executable_path: str) -> bytes:
                 page.set_content(doc, wait_until="load")
                 return page.pdf(format="A4", print_background=True, prefer_css_page_size=True,
                                 display_header_footer=True, header_template=header,
-                                footer_template=render("chromium_footer.html.j2"), outline=False, tagged=False)
+                                footer_template=render("chromium_footer.html.j2"), outline=False, tagged=True)
 
             if has_toc:
                 first = print_pdf(_TOC_PAGE.sub(lambda m: m.group(1) + m.group(2) + m.group(3) + "00" + m.group(5),
@@ -320,16 +321,46 @@ def _chromium_pdf(html: str, executable_path: str) -> bytes:
     return pdf
 
 
-def html_to_pdf(html: str, *, engine: PdfEngine = "weasyprint", executable_path: str = CHROMIUM_PATH) -> bytes:
+#: The archival profile of WeasyPrint's PDFs: PDF/A-3 level A (accessible: tagged structure, reading order, Unicode
+#: text), which also allows the JSON report to travel inside the file as an embedded attachment.
+PDF_VARIANT = "pdf/a-3a"
+#: The name of the JSON report embedded in every PDF written with one.
+ATTACHMENT_NAME = "report.json"
+ATTACHMENT_DESCRIPTION = ("The JSON report (machine-readable record) this document was drawn from; its SHA-256 is "
+                          "printed on the Reproducibility page")
+
+
+def _attach_with_pypdf(pdf: bytes, attachment: str) -> bytes:
+    """``pdf`` with the JSON report embedded as a file attachment (for Chromium's PDFs, which WeasyPrint's
+    archival profile does not reach)."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf)))
+    writer.add_attachment(ATTACHMENT_NAME, attachment.encode("utf-8"))
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def html_to_pdf(html: str, *, engine: PdfEngine = "weasyprint", executable_path: str = CHROMIUM_PATH,
+                attachment: str | None = None) -> bytes:
     """Print report HTML to PDF bytes with WeasyPrint or the system Chromium (never downloads a browser).
 
-    Chromium prints with JavaScript disabled and every request other than ``data:`` refused.
+    WeasyPrint writes PDF/A-3a (:data:`PDF_VARIANT`: archival, tagged for accessibility, fonts embedded, an sRGB
+    output intent, XMP metadata) with ``attachment`` (the JSON report's text) embedded as ``report.json``, its
+    relationship to the document "Source". Chromium prints a tagged PDF (not PDF/A) with JavaScript disabled and
+    every request other than ``data:`` refused; the attachment is then added with pypdf.
     """
     if engine == "weasyprint":
         import weasyprint
 
+        options: dict[str, Any] = {"pdf_variant": PDF_VARIANT}
+        if attachment is not None:
+            options["attachments"] = [weasyprint.Attachment(string=attachment, name=ATTACHMENT_NAME,
+                                                            description=ATTACHMENT_DESCRIPTION,
+                                                            relationship="Source")]
         with _quiet_weasyprint():
-            return weasyprint.HTML(string=html, base_url=None, url_fetcher=_url_fetcher()).write_pdf()
+            return weasyprint.HTML(string=html, base_url=None, url_fetcher=_url_fetcher()).write_pdf(**options)
     if engine == "chromium":
         if not Path(executable_path).exists():
             raise FileNotFoundError(f"Chromium not found at {executable_path!r}; pass executable_path= or use "
@@ -339,10 +370,12 @@ def html_to_pdf(html: str, *, engine: PdfEngine = "weasyprint", executable_path:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return _chromium_pdf(html, executable_path)
-        # playwright's sync API refuses to run inside a running event loop (a Jupyter kernel): use a thread
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(_chromium_pdf, html, executable_path).result()
+            pdf = _chromium_pdf(html, executable_path)
+        else:
+            # playwright's sync API refuses to run inside a running event loop (a Jupyter kernel): use a thread
+            with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+                pdf = pool.submit(_chromium_pdf, html, executable_path).result()
+        return pdf if attachment is None else _attach_with_pypdf(pdf, attachment)
     raise ValueError(f"unknown PDF engine {engine!r}; choose 'weasyprint' or 'chromium'")
 
 
@@ -373,9 +406,10 @@ def to_pdf(source: Any, path: str | os.PathLike[str], engine: PdfEngine = "weasy
     from ..progress import stage
 
     _check_engine(engine)
-    html = render_html(source, title=title, reveal_real_values=reveal_real_values, **params)
+    data = report_data(source, reveal_real_values=reveal_real_values, **params)
+    html = render_html(data, title=title)
     with stage("rendering the PDF", enabled=progress):
-        pdf = html_to_pdf(html, engine=engine, executable_path=executable_path)
+        pdf = html_to_pdf(html, engine=engine, executable_path=executable_path, attachment=dumps(data.to_dict()))
     return write_atomic(path, pdf)
 
 
@@ -414,7 +448,8 @@ def write_reports(source: Any, *, html: str | os.PathLike[str] | None = None,
             step("html", True)
         if pdf is not None:
             step("pdf", False)
-            out.stage(pdf, html_to_pdf(page, engine=engine, executable_path=executable_path))
+            out.stage(pdf, html_to_pdf(page, engine=engine, executable_path=executable_path,
+                                       attachment=dumps(data.to_dict())))
             step("pdf", True)
         if json is not None:
             step("json", False)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..release import CONTEXT_SCHEMA
+
 __all__ = ["DIGEST_ALGORITHM", "JSON_SCHEMA", "LEVELS", "VERDICT_LEVELS", "SCHEMA", "SCHEMA_NAME", "SCHEMA_VERSION",
            "parse_schema_id"]
 
@@ -109,6 +111,25 @@ _META = {
         "inputs": _STR_MAP,
         "names": _STR_MAP,
         "created": _STR_OR_NULL,
+        "evaluated_at": _STR_OR_NULL,
+        "context": {"type": ["object", "null"]},
+        "provenance": {"type": ["object", "null"]},
+    },
+}
+
+#: The reproducibility record (:func:`synthpriv_report.export.document.build_document`).
+_PROVENANCE = {
+    "type": "object",
+    "properties": {
+        "python_call": _STR_OR_NULL,
+        "command": _STR_OR_NULL,
+        "inputs": {"type": "array", "items": {
+            "type": "object", "required": ["role", "name"],
+            "properties": {"role": _STR, "name": _STR, "file": _STR_OR_NULL,
+                           "sha256": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$"},
+                           "bytes": _COUNT_OR_NULL, "note": _STR}}},
+        "platform": _STR_MAP,
+        "fingerprint_recompute": _STR,
     },
 }
 
@@ -173,6 +194,9 @@ JSON_SCHEMA: dict[str, Any] = {
         "revealed_real_values": {"type": "boolean"},
         "inputs": {"type": "object", "additionalProperties": _STR},
         "meta": _META,
+        "context": {"anyOf": [{"type": "null"}, {k: v for k, v in CONTEXT_SCHEMA.items()
+                                                 if k not in ("$schema", "$id", "title")}]},
+        "provenance": _PROVENANCE,
         "digest": _DIGEST,
     },
 }

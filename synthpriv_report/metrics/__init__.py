@@ -22,3 +22,4 @@ from . import review_classifier  # noqa: F401  D-MLP, MIR
 from . import singling_out  # noqa: F401  singling_out_risk
 from . import linkability  # noqa: F401  linkability_risk
 from . import inference  # noqa: F401  inference_risk
+from . import membership  # noqa: F401  membership inference (training members against holdout non-members)

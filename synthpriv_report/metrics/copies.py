@@ -478,6 +478,8 @@ def near_copies_finding(m: ResultJSON) -> str:
 
 register(MetricSpec(
     name="exact_copies", title="Exact copies", section="2.1", group="closeness",
+    limitation=("it sees only records equal to a training record in every analysed column; a copy with noise added to"
+                " a number, or with a value changed, is not an exact copy (the near-copy check looks for those)"),
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_copies_compute, plan=_near_plan,
     params=(NEAR_COPY_QUANTILE,), calibratable=True, copy_sensitive=True, interval_kind="Wilson 95%",
     value_kind="share", drives_verdict=True, finding=exact_copies_finding,
@@ -500,6 +502,9 @@ register(MetricSpec(
 
 register(MetricSpec(
     name="near_copies", title="Near copies", section="package", group="closeness",
+    limitation=("it sees copies with one value changed or lying closer to a training record than nearly all real "
+                "records lie to one another; a copy with enough noise added to several columns to sit as far away as "
+                "real neighbours do is not seen"),
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_near_compute, plan=_near_plan, calibratable=True,
     copy_sensitive=True, params=(NEAR_COPY_QUANTILE,), interval_kind="Wilson 95%",
     value_kind="share", drives_verdict=True, finding=near_copies_finding,

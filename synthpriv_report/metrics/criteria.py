@@ -273,6 +273,38 @@ def risk_words(m: ResultJSON) -> str:
     return f"{fmt_number(m.get('value'))} ({fmt_number(iv[0])} to {fmt_number(iv[1])} at {cl:.0%} confidence)"
 
 
+def residual_sentence(m: ResultJSON, knows: str, succeeds: str) -> str | None:
+    """The residual risk of a criterion in a regulator's terms: the upper end of the risk's interval.
+
+    >>> print(residual_sentence({"value": 0.01, "interval": [0.0, 0.02], "details": {"confidence_level": 0.95}},
+    ...       "age and sex", "infers the income"))  # doctest: +NORMALIZE_WHITESPACE
+    An attacker who knows age and sex infers the income of at most 2% of people (95% upper bound; estimate 1%)
+    more often than of people not in the training data.
+    """
+    iv = m.get("interval")
+    if not iv or iv[1] is None:
+        return None
+    cl = float((m.get("details") or {}).get("confidence_level", 0.95))
+    return (f"An attacker who knows {knows} {succeeds} of at most {fmt_share(iv[1])} of people ({cl:.0%} upper "
+            f"bound; estimate {fmt_share(m.get('value'))}) more often than of people not in the training data.")
+
+
+def attacks_note(m: ResultJSON) -> str | None:
+    """The sample a criterion rests on: its attacks, drawn at random from the evaluation's random state."""
+    d = m.get("details") or {}
+    n = d.get("n_attacks", d.get("n_queries"))
+    if n is None:
+        return None
+    return (f"{fmt_number(n)} attacks (of {fmt_number(d.get('n_attacks_asked', n))} asked) on records drawn at "
+            f"random with the evaluation's random state {d.get('random_state')}; the same settings give the same "
+            f"draws")
+
+
+#: What every criterion cannot see.
+LIMITATION = ("it measures what this one attack achieves; a stronger attacker (with access to the generator, "
+              "outside registers to link with, or several releases from the same training data) may do better")
+
+
 def plot_rates(result: Any, ax: Any) -> Any:
     """The attack, control and baseline success rates with their Wilson intervals, drawn from the result alone.
 
@@ -308,4 +340,4 @@ def plot_rates(result: Any, ax: Any) -> Any:
 
 __all__ = ["Rate", "Risk", "wilson_rate", "residual_risk", "criterion_result", "criterion_rng", "draw_rows",
            "N_ATTACKS", "CONFIDENCE_LEVEL", "LEVEL", "OPINION", "PAPER", "CAVEAT", "plot_rates", "rates_sentence",
-           "risk_words", "tie_note"]
+           "risk_words", "tie_note", "residual_sentence", "attacks_note", "LIMITATION"]

@@ -204,8 +204,25 @@ def holdout_share_finding(m: ResultJSON) -> str:
             f"training records.")
 
 
+def share_sample_note(m: ResultJSON) -> str | None:
+    """The subsample behind the share, when the two real sets were of different sizes.
+
+    >>> share_sample_note({"details": {"subsampled": "training", "real_sizes_used": {"training": 5}}})[:34]
+    'the training records were subsampl'
+    """
+    d = m.get("details") or {}
+    if not d.get("subsampled"):
+        return None
+    sizes = d.get("real_sizes_used") or {}
+    return (f"the {d['subsampled']} records were subsampled at random to equal sizes ("
+            + ", ".join(f"{k} {v:,}" for k, v in sizes.items()) + ") with the evaluation's random state")
+
+
 register(MetricSpec(
     name="holdout_dcr_share", title="Closer to the training data than to the holdout", section="2.2", group="holdout",
+    limitation=("it compares where synthetic records sit as a whole: a small share of copied records among many "
+                "honest ones may not move the share beyond chance (the copy checks look for those)"),
+    sample_note=share_sample_note,
     direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_share_compute, plan=_share_plan,
     needs=("holdout",), default_space="gower", space_choosable=True, copy_sensitive=True,
     interval_kind="Wilson 95%", value_kind="share", drives_verdict=True, finding=holdout_share_finding,

@@ -214,8 +214,9 @@ _D_LEVEL = LevelSpec(
     of=lambda r: r.details.get("D_lower_bound_for_level", r.details.get("D")),
     scale="the lower confidence bound of D, the drop in percent from the holdout's distance statistic to the "
           "synthetic data's",
-    source=SOURCES["betterdata"] + "; graded on the lower confidence bound of D (holdout and synthetic records "
-                                   "resampled), by this package",
+    source="the bands of " + SOURCES["betterdata"] + " (a vendor's thresholds, not a regulator's); graded on "
+                                   "the lower confidence bound of D (holdout and synthetic records resampled), by "
+                                   "this package",
     description="D above {high} beyond chance: low privacy (high risk); D at least {medium} beyond chance: medium "
                 "privacy; otherwise high privacy. Beyond chance: the lower end of D's bootstrap confidence "
                 "interval (at the level that keeps the verdict's false alarms near 5%) reaches the band")
@@ -223,6 +224,8 @@ _D_LEVEL = LevelSpec(
 
 register(MetricSpec(
     name="dcr_test", title="Closest-record distance test against the holdout", section="2.5", group="holdout",
+    limitation=("it compares a mean or median distance: a small share of copied records among many honest ones may "
+                "not move it beyond chance (the copy checks look for those)"),
     direction="higher_is_safer", value_range=(0.0, 100.0), compute=_dcr_test_compute,
     plan=_test_plan("dcr_test", 1), needs=("holdout",), default_space="euclidean", space_choosable=True,
     params=(TEST_STATISTIC, N_BOOTSTRAP), interval_kind="bootstrap 95% (percentile)", level=_D_LEVEL,
@@ -240,6 +243,8 @@ register(MetricSpec(
 
 register(MetricSpec(
     name="nndr_test", title="Distance-ratio test against the holdout", section="2.5", group="holdout",
+    limitation=("it compares a mean or median distance: a small share of copied records among many honest ones may "
+                "not move it beyond chance (the copy checks look for those)"),
     direction="higher_is_safer", value_range=(0.0, 100.0), compute=_nndr_test_compute,
     plan=_test_plan("nndr_test", 2), needs=("holdout",), default_space="euclidean", space_choosable=True,
     params=(TEST_STATISTIC, N_BOOTSTRAP), interval_kind="bootstrap 95% (percentile)", level=_D_LEVEL,

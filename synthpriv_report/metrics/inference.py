@@ -50,12 +50,15 @@ from .criteria import (
     CAVEAT,
     CONFIDENCE_LEVEL,
     LEVEL,
+    LIMITATION,
     N_ATTACKS,
+    attacks_note,
     criterion_result,
     criterion_rng,
     draw_rows,
     plot_rates,
     rates_sentence,
+    residual_sentence,
     risk_words,
     tie_note,
 )
@@ -234,4 +237,10 @@ register(MetricSpec(
                 ideal="0 (the attack works no better on training records than on fresh real records)"),
     copy_sensitive=True, interval_kind="Wilson, propagated to the risk (confidence_level, default 95%)",
     value_kind="number", drives_verdict=False, finding=inference_finding,
+    residual_risk=lambda m: residual_sentence(
+        m, ", ".join((m.get("details") or {}).get("aux_columns", [])) or "the key fields",
+        f"infers the {(m.get('details') or {}).get('secret')} (the sensitive field with the highest risk)"),
+    limitation=LIMITATION + "; what is true of the population (a sensitive value common among people like the "
+               "target) is inferred for training and fresh records alike and is not counted as a leak",
+    sample_note=attacks_note,
 ))

@@ -46,12 +46,15 @@ from .criteria import (
     CAVEAT,
     CONFIDENCE_LEVEL,
     LEVEL,
+    LIMITATION,
     N_ATTACKS,
+    attacks_note,
     criterion_result,
     criterion_rng,
     draw_rows,
     plot_rates,
     rates_sentence,
+    residual_sentence,
     risk_words,
     tie_note,
 )
@@ -241,4 +244,10 @@ register(MetricSpec(
                 ideal="0 (links succeed no more often for training records than for fresh real records)"),
     copy_sensitive=False, interval_kind="Wilson, propagated to the risk (confidence_level, default 95%)",
     value_kind="number", drives_verdict=False, finding=linkability_finding,
+    residual_risk=lambda m: residual_sentence(
+        m, f"a person's {', '.join((m.get('details') or {}).get('columns_a', []))} in one dataset and their "
+           f"{', '.join((m.get('details') or {}).get('columns_b', []))} in another",
+        "links the two records"),
+    limitation=LIMITATION + "; the attacker links only through the nearest synthetic records on each half of the "
+               "key fields", sample_note=attacks_note,
 ))

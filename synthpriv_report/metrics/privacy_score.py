@@ -269,6 +269,8 @@ def privacy_score_finding(m: ResultJSON) -> str:
 
 register(MetricSpec(
     name="privacy_score", title="Proximity-ratio privacy score", section="2.3", group="closeness",
+    limitation=("it counts synthetic records unusually close to real people as a share: a small share of copied "
+                "records among many honest ones may not move it beyond chance (the copy checks look for those)"),
     direction="higher_is_safer", value_range=(0.0, 100.0), compute=_ps_compute, plan=_ps_plan,
     default_space="gower", space_choosable=True, params=(ALPHA,), calibratable=True,
     value_kind="score", drives_verdict=True, finding=privacy_score_finding,

@@ -456,8 +456,27 @@ def mir_graded(m: ResultJSON) -> str | None:
             f"{fmt_share(details['holdout_predicted_real'])} of the holdout records too).")
 
 
+def classifier_sample_note(m: ResultJSON) -> str | None:
+    """The records a classifier was trained and tested on, when the per-class cap reduced them.
+
+    >>> classifier_sample_note({"details": {"n_real_used": 10, "n_real_total": 20, "n_synthetic_used": 10,
+    ...                                     "n_synthetic_total": 10, "max_rows": 10}})[:40]
+    'the classifier used 10 of 20 real and 10'
+    """
+    d = m.get("details") or {}
+    keys = ("n_real_used", "n_real_total", "n_synthetic_used", "n_synthetic_total", "max_rows")
+    if not all(isinstance(d.get(k), int) for k in keys):
+        return None
+    return (f"the classifier used {d['n_real_used']:,} of {d['n_real_total']:,} real and "
+            f"{d['n_synthetic_used']:,} of {d['n_synthetic_total']:,} synthetic records (at most "
+            f"{d['max_rows']:,} per class, drawn with the evaluation's random state)")
+
+
 register(MetricSpec(
     name="detection_mlp",
+    limitation=("it measures how easily real and synthetic records are told apart, not leakage: an exact copy of the "
+                "training data cannot be told apart at all, so it does not see copying"),
+    sample_note=classifier_sample_note,
     title="D-MLP (detection classifier AUC)",
     section="3",
     group="distinguishability",
@@ -483,7 +502,10 @@ register(MetricSpec(
 
 register(MetricSpec(
     name="mir",
-    title="MIR (membership inference risk)",
+    limitation=("it measures how easily real and synthetic records are told apart, not leakage: an exact copy of the "
+                "training data cannot be told apart at all, so it does not see copying"),
+    sample_note=classifier_sample_note,
+    title="Real-vs-synthetic classifier recall (called MIR by Trudslev et al.; not a membership-inference test)",
     section="3",
     group="distinguishability",
     direction="higher_is_riskier",
@@ -503,7 +525,9 @@ register(MetricSpec(
     value_kind="share",
     graded_note=mir_graded,
     words=Words(measures="how often a classifier trained to tell real from synthetic records labels unseen "
-                         "training records as real",
+                         "training records as real: a measure of how easily the two can be told apart (Trudslev et al. "
+                         "call it MIR; it is not the membership-inference attack regulators mean, which is "
+                         "the separate membership-inference test of this report)",
                 high_means="a high value alone shows the synthetic data differs from the real data; with a "
                            "holdout, the membership advantage (training records minus unseen real records labelled "
                            "real) is the privacy signal",

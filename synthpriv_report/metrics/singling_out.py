@@ -50,11 +50,14 @@ from .criteria import (
     CAVEAT,
     CONFIDENCE_LEVEL,
     LEVEL,
+    LIMITATION,
     N_ATTACKS,
+    attacks_note,
     criterion_result,
     criterion_rng,
     draw_rows,
     plot_rates,
+    residual_sentence,
     risk_words,
 )
 
@@ -337,4 +340,9 @@ register(MetricSpec(
                 ideal="0 (rules read off the synthetic data single out training and fresh real records alike)"),
     copy_sensitive=True, interval_kind="Wilson, propagated to the risk (confidence_level, default 95%)",
     value_kind="number", drives_verdict=False, finding=singling_out_finding,
+    residual_risk=lambda m: residual_sentence(
+        m, f"a few of a person's values (rules on {(m.get('details') or {}).get('predicate_columns')} columns read "
+           "off the synthetic records)", "singles out (isolates as the only match) the records"),
+    limitation=LIMITATION + "; rules are read off synthetic records, so a person the synthetic data do not resemble "
+               "is never tried", sample_note=attacks_note,
 ))

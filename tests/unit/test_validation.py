@@ -217,8 +217,9 @@ def test_there_are_values_derived_for_every_declaration() -> None:
     counts = {(w, d.name): 0 for w, d, _ in declarations()}
     for w, d, _ in INVALID:
         counts[(w, d.name)] += 1
-    # pairing's and client's rules are their own (Check, tested below); every other declaration has several
-    assert all(n >= 3 for (w, name), n in counts.items() if name not in ("pairing", "client")), counts
+    # pairing's, client's and context's rules are their own (Check, tested below and in test_dossier); every other
+    # declaration has several
+    assert all(n >= 3 for (w, name), n in counts.items() if name not in ("pairing", "client", "context")), counts
     bounds = [(d.name, v) for w, d, v in INVALID if isinstance(d.constraint, Interval) and d.constraint.low
               is not None and isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
               and v <= d.constraint.low]
