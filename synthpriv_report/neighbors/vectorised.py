@@ -125,9 +125,11 @@ def _first_by_distance(d: NDArray[np.float64], kk: int) -> NDArray[np.int64]:
 
 
 def knn_numpy(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
-              k: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+              k: int, *, near_out: NDArray[np.bool_] | None = None) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """k nearest references of each query by blocked brute force; the same numbers as every engine of
-    :func:`.search.knn` (``self_pos[i]``: the reference position query i skips, -1 none)."""
+    :func:`.search.knn` (``self_pos[i]``: the reference position query i skips, -1 none). ``near_out``, when
+    given, receives each query's near-tie mark: a reference tied with the k-th distance but not equal to it, or
+    two such distances inside the list (what the compiled engines mark, :func:`.kernels._offer`)."""
     rnum, rcat = position_order(tree)
     n, m = qnum.shape[0], rnum.shape[0]
     out_d = np.full((n, k), np.inf)
@@ -160,6 +162,8 @@ def knn_numpy(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
         near |= (tied(dist[:, 1:], dist[:, :-1], False) & (dist[:, 1:] != dist[:, :-1])
                  & valid[:, 1:]).any(axis=1)
         near &= last >= 0
+        if near_out is not None:
+            near_out[s:e] = near
         for x in np.nonzero(near)[0]:
             dx = d[x]
             window = np.nonzero(((dx <= dk[x, 0]) | tied(dx, dk[x, 0], False)) & ~np.isinf(dx))[0]
