@@ -17,9 +17,16 @@ Dask's current default client) runs each exact neighbour search as tasks:
    kernels, and the rows are put back in query order.
 
 The result of one query depends neither on the other queries of its block nor on their order (every engine is
-exact, with one tie rule), so the tables are bit-for-bit those of the single-process search. Encodings, trees,
-the engine choice and every metric's reduction (bootstraps included, with their ``random_state``) stay in the
-local process; only the searches are spread.
+exact, with one tie rule), so the tables are bit-for-bit those of the single-process search.
+
+A reference set of more records than ``shard_rows`` (``Evaluation(shard_rows=...)``, default
+:data:`SHARD_AUTO_ROWS`) is not scattered whole: it is cut into shards of contiguous positions, each shard's rows go
+to one worker (round robin) which builds and keeps the shard's tree, every query block is searched against every
+shard on that shard's worker, a task merges the shards' lists of each block, and the few rows a near tie may touch
+are decided here from every shard's candidates (:mod:`synthpriv_report.neighbors.shards`: the same neighbours and
+distances as one tree). No tree of a sharded set exists in the local process, and no worker holds more than its
+shards. Encodings, the trees of smaller sets and every metric's reduction (bootstraps included, with their
+``random_state``) stay in the local process.
 
 Faults: a block whose worker dies is run again elsewhere by Dask (``retries=`` counts failures of the task
 itself; a worker's death is retried up to the scheduler's ``distributed.scheduler.allowed-failures``). A worker's
@@ -293,19 +300,35 @@ def _choose_on_shard(tree: RefTree, start: int, qnum: NDArray[np.float64], qcat:
                                                                 device="cpu", n_total=n_total, m_total=m_total))
 
 
+def _order_block(params: ShardParams, block: tuple, tree_engine: bool, threads_by_host: dict[str, int]) -> tuple:
+    """A query block in the tree walk's visiting order, with that order (found once for all the shards)."""
+    qnum, qcat, self_pos = block
+    if not tree_engine:
+        return qnum, qcat, self_pos, None
+    perm = _with_kernels(threads_by_host, lambda: params.query_order(qnum, qcat))
+    return np.ascontiguousarray(qnum[perm]), np.ascontiguousarray(qcat[perm]), self_pos[perm], perm
+
+
 def _search_shard_block(tree: RefTree, start: int, block: tuple, k: int, choice: SearchChoice,
                         threads_by_host: dict[str, int]) -> tuple:
-    """One query block against one shard (:func:`synthpriv_report.neighbors.shards.search_shard`)."""
-    qnum, qcat, self_pos = block
-    return _with_kernels(threads_by_host, lambda: search_shard(tree, start, qnum, qcat, self_pos, k, choice))
+    """One query block (:func:`_order_block`) against one shard
+    (:func:`synthpriv_report.neighbors.shards.search_shard`)."""
+    qnum, qcat, self_pos, perm = block
+    return _with_kernels(threads_by_host, lambda: search_shard(tree, start, qnum, qcat, self_pos, k, choice,
+                                                               presorted=perm is not None))
 
 
-def _merge_block(parts: list[tuple], k: int, exact: bool) -> tuple:
-    """The shards' lists of one query block merged (:func:`synthpriv_report.neighbors.shards.merge_shards`), with
-    the address of the worker that merged them."""
+def _merge_block(parts: list[tuple], k: int, exact: bool, block: tuple) -> tuple:
+    """The shards' lists of one query block merged (:func:`synthpriv_report.neighbors.shards.merge_shards`) and
+    put back in the block's query order, with the address of the worker that merged them."""
     from distributed import get_worker
 
     dist, idx, rows = merge_shards(parts, k, exact)
+    perm = block[3]
+    if perm is not None:
+        back = np.empty_like(perm)
+        back[perm] = np.arange(perm.shape[0])
+        dist, idx, rows = dist[back], idx[back], np.sort(perm[rows])
     return dist, idx, rows, get_worker().address
 
 
@@ -539,7 +562,8 @@ class DaskSearcher:
         Returns
         -------
         dist, idx, choice, placement
-            As :meth:`knn`; ``placement.blocks`` counts the search and merge tasks.
+            As :meth:`knn`; ``placement.blocks`` counts the tasks: per query block, one that orders it (the
+            tree walk's visiting order, found once for every shard), one per shard and one that merges.
 
         Raises
         ------
@@ -582,15 +606,17 @@ class DaskSearcher:
         blocks = self.blocks(n)
         merges: dict[Any, tuple[int, int]] = {}
         for b, (s, e) in enumerate(blocks):
-            block = self.client.scatter([(qnum[s:e], qcat[s:e], self_pos[s:e])], hash=False)[0]
+            raw = self.client.scatter([(qnum[s:e], qcat[s:e], self_pos[s:e])], hash=False)[0]
+            block = self.client.submit(_order_block, params, raw, choice.engine == "tree", by_host,
+                                       key=f"{TASK_PREFIX}-{search_id}-{b}-order", retries=self.retries, pure=False)
             parts = [self.client.submit(_search_shard_block, tree, a, block, k, choice, by_host,
                                         key=f"{TASK_PREFIX}-{search_id}-{b}-s{j}", workers=[w],
                                         allow_other_workers=False, retries=self.retries, pure=False)
                      for j, (a, _, tree, w) in enumerate(shards)]
-            fut = self.client.submit(_merge_block, parts, k, params.exact, key=f"{TASK_PREFIX}-{search_id}-{b}-merge",
-                                     retries=self.retries, pure=False)
+            fut = self.client.submit(_merge_block, parts, k, params.exact, block,
+                                     key=f"{TASK_PREFIX}-{search_id}-{b}-merge", retries=self.retries, pure=False)
             merges[fut] = (s, e)
-            del parts, block
+            del parts, block, raw
         redo: list[NDArray[np.int64]] = []
         workers = {w for _, _, _, w in shards}
         try:
@@ -615,7 +641,7 @@ class DaskSearcher:
                                    dist[again, k - 1], workers=[w], allow_other_workers=False, pure=False)
                 for a, _, tree, w in shards])
             decide_rows(again, idx, cands, params.exact)
-        return dist, idx, choice, Placement(len(blocks) * (len(shards) + 1), tuple(sorted(workers)))
+        return dist, idx, choice, Placement(len(blocks) * (len(shards) + 2), tuple(sorted(workers)))
 
     def release(self, key: Hashable) -> None:
         """Let the workers drop the tree of ``key`` (its last planned search has run): Dask's copies and each

@@ -39,7 +39,7 @@ from numpy.typing import NDArray
 from ..spaces import Encoding
 from .kernels import _pick
 from .search import SearchChoice, run_engine
-from .tree import RefTree, _assemble
+from .tree import _ORDER_LEAF_SIZE, RefTree, _assemble, _build
 from .vectorised import BLOCK_PAIRS, accumulate, position_order, tied, to_dist
 
 __all__ = ["ShardParams", "shard_bounds", "search_shard", "merge_shards", "shard_candidates", "decide_rows",
@@ -78,6 +78,22 @@ class ShardParams:
                    np.ascontiguousarray(enc.cat_cost, dtype=np.float64), n_codes, float(enc.scale),
                    bool(enc.integer_valued))
 
+    def query_order(self, qnum: NDArray[np.float64], qcat: NDArray[np.int64]) -> NDArray[np.int64]:
+        """The tree walk's visiting order of a block of queries (:func:`.tree.query_order` with this space's
+        metric), found once per block and shared by its searches against every shard; results do not depend
+        on it."""
+        n = qnum.shape[0]
+        if n < 2:
+            return np.arange(n, dtype=np.int64)
+        from .._compiled import COMPILED
+
+        if not COMPILED:  # the NumPy engines read every reference: no visiting order
+            return np.arange(n, dtype=np.int64)
+        maxc = int(max(int(qcat.max()) + 1 if qcat.size else 1, int(self.n_codes.max()) if len(self.n_codes) else 1))
+        perm, *_ = _build(self.mode, np.ascontiguousarray(qnum), np.ascontiguousarray(qcat), self.w, self.cost,
+                          np.full(qcat.shape[1], maxc, dtype=np.int64), _ORDER_LEAF_SIZE)
+        return perm.astype(np.int64)
+
     def build(self, num: NDArray[np.float64], cat: NDArray[np.int64]) -> RefTree:
         """The tree of one shard's rows (positions within the shard), as :func:`.tree.build_tree` builds it."""
         from .._compiled import COMPILED
@@ -113,7 +129,7 @@ def _local_self(self_pos: NDArray[np.int64], start: int, end: int) -> NDArray[np
 
 
 def search_shard(tree: RefTree, start: int, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
-                 self_pos: NDArray[np.int64], k: int, choice: SearchChoice,
+                 self_pos: NDArray[np.int64], k: int, choice: SearchChoice, *, presorted: bool = False,
                  ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.bool_]]:
     """One shard's k-best lists for a block of queries.
 
@@ -130,6 +146,9 @@ def search_shard(tree: RefTree, start: int, qnum: NDArray[np.float64], qcat: NDA
     k : int
     choice : SearchChoice
         The engine of the whole search (a CPU engine).
+    presorted : bool, default False
+        The queries are already in the tree walk's visiting order (:meth:`ShardParams.query_order`, found once
+        per block for every shard); otherwise the tree engine orders them itself.
 
     Returns
     -------
@@ -140,7 +159,9 @@ def search_shard(tree: RefTree, start: int, qnum: NDArray[np.float64], qcat: NDA
         The engine's near-tie marks (:func:`.search.run_engine`).
     """
     near = np.zeros(qnum.shape[0], dtype=np.bool_)
-    d, i = run_engine(choice, tree, qnum, qcat, _local_self(self_pos, start, start + tree.size), k, near_out=near)
+    order = (lambda: np.arange(qnum.shape[0], dtype=np.int64)) if presorted else None
+    d, i = run_engine(choice, tree, qnum, qcat, _local_self(self_pos, start, start + tree.size), k, order=order,
+                      near_out=near)
     i = np.where(i >= 0, i + start, -1)
     return d, i, near
 
