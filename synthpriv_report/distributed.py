@@ -333,8 +333,11 @@ def _merge_block(parts: list[tuple], k: int, exact: bool, block: tuple) -> tuple
 
 
 def _shard_candidates(tree: RefTree, start: int, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
-                      self_pos: NDArray[np.int64], dk: NDArray[np.float64]) -> list:
-    return shard_candidates(tree, start, qnum, qcat, self_pos, dk)
+                      self_pos: NDArray[np.int64], dk: NDArray[np.float64], choice: SearchChoice,
+                      threads_by_host: dict[str, int]) -> list:
+    """One shard's candidates for the rows decided again
+    (:func:`synthpriv_report.neighbors.shards.shard_candidates`)."""
+    return _with_kernels(threads_by_host, lambda: shard_candidates(tree, start, qnum, qcat, self_pos, dk, choice))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -638,7 +641,8 @@ class DaskSearcher:
         if len(again):
             cands = self.client.gather([
                 self.client.submit(_shard_candidates, tree, a, qnum[again], qcat[again], self_pos[again],
-                                   dist[again, k - 1], workers=[w], allow_other_workers=False, pure=False)
+                                   dist[again, k - 1], choice, by_host, workers=[w], allow_other_workers=False,
+                                   pure=False)
                 for a, _, tree, w in shards])
             decide_rows(again, idx, cands, params.exact)
         return dist, idx, choice, Placement(len(blocks) * (len(shards) + 2), tuple(sorted(workers)))

@@ -215,33 +215,61 @@ def merge_shards(parts: list[tuple[NDArray[np.float64], NDArray[np.int64], NDArr
 
 
 def shard_candidates(tree: RefTree, start: int, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
-                     self_pos: NDArray[np.int64], dk: NDArray[np.float64],
+                     self_pos: NDArray[np.int64], dk: NDArray[np.float64], choice: SearchChoice | None = None,
                      ) -> list[tuple[NDArray[np.float64], NDArray[np.int64]]]:
     """Every reference of one shard at a distance at most ``dk[x]`` or tied with it, for each query ``x``.
 
-    The distances are accumulated as the compiled kernels do (:func:`.vectorised.accumulate`: the same bits).
+    As :func:`.kernels.resolve_near_ties` does for one tree: the shard's tree walk finds a list of
+    :data:`.kernels.RESEARCH_EXTRA` + 8 references by (distance, position), four times longer while the list
+    ends inside the tie window of ``dk[x]`` (many references at one distance); without numba, and beyond
+    :data:`.kernels.RESEARCH_MAX_K`, the remaining queries scan every reference of the shard, their distances
+    accumulated as the compiled kernels do (:func:`.vectorised.accumulate`: the same bits). ``choice`` is
+    accepted for the caller's convenience and not needed (every engine gives the same lists).
 
     Returns
     -------
     list of (dist, idx)
         Per query: the candidates' distances and positions in the whole reference set.
     """
-    rnum, rcat = position_order(tree)
-    m = rnum.shape[0]
-    out: list[tuple[NDArray[np.float64], NDArray[np.int64]]] = []
-    step = max(1, BLOCK_PAIRS // max(1, m))
+    from .._compiled import COMPILED
+    from .kernels import RESEARCH_EXTRA, RESEARCH_MAX_K
+    from .search import _knn_tree
+    from .tree import query_order
+
+    n = qnum.shape[0]
+    m = tree.size
     own = _local_self(self_pos, start, start + m)
-    for s in range(0, qnum.shape[0], step):
-        e = min(qnum.shape[0], s + step)
-        d = to_dist(tree.mode, accumulate(tree.mode, qnum[s:e], qcat[s:e], rnum, rcat, tree.w, tree.cost),
-                    tree.scale)
-        for x in range(e - s):
-            row = d[x]
-            if own[s + x] >= 0:
-                row[own[s + x]] = np.inf
-            with np.errstate(invalid="ignore"):
-                hit = np.nonzero(((row <= dk[s + x]) | tied(row, dk[s + x], tree.exact)) & np.isfinite(row))[0]
-            out.append((row[hit].copy(), hit.astype(np.int64) + start))
+    out: list[tuple[NDArray[np.float64], NDArray[np.int64]]] = [(np.zeros(0), np.zeros(0, dtype=np.int64))] * n
+    rows = np.arange(n, dtype=np.int64)
+    kk = RESEARCH_EXTRA + 8
+    with np.errstate(invalid="ignore"):
+        # lists in the order by (distance, position), not decided again: entry j's distance is its reference's
+        while COMPILED and len(rows) and kk <= RESEARCH_MAX_K and kk < m:
+            qn, qc = np.ascontiguousarray(qnum[rows]), np.ascontiguousarray(qcat[rows])
+            d2, i2 = _knn_tree(tree, qn, qc, own[rows], kk, query_order(tree, qn, qc), progress=False,
+                               desc="candidates", resolve=False)
+            last = d2[:, -1]
+            window = dk[rows]
+            done = (i2[:, -1] < 0) | ((last > window) & ~tied(last, window, tree.exact))
+            for x in np.nonzero(done)[0]:
+                hit = (i2[x] >= 0) & ((d2[x] <= window[x]) | tied(d2[x], window[x], tree.exact))
+                out[rows[x]] = (d2[x][hit].copy(), i2[x][hit] + start)
+            rows = rows[~done]
+            kk *= 4
+        if not len(rows):
+            return out
+        rnum, rcat = position_order(tree)
+        step = max(1, BLOCK_PAIRS // max(1, m))
+        for s in range(0, len(rows), step):
+            block = rows[s:s + step]
+            d = to_dist(tree.mode, accumulate(tree.mode, qnum[block], qcat[block], rnum, rcat, tree.w, tree.cost),
+                        tree.scale)
+            for x, r in enumerate(block):
+                row = d[x]
+                if own[r] >= 0:
+                    row[own[r]] = np.inf
+                hit = np.nonzero(((row <= dk[r]) | tied(row, dk[r], tree.exact)) & np.isfinite(row))[0]
+                out[r] = (row[hit].copy(), hit.astype(np.int64) + start)
     return out
 
 
@@ -317,7 +345,7 @@ def knn_sharded(shards: list[tuple[int, RefTree]], qnum: NDArray[np.float64], qc
     parts = [search_shard(tree, start, qnum, qcat, self_pos, k, choice) for start, tree in shards]
     dist, idx, rows = merge_shards(parts, k, shards[0][1].exact)
     if len(rows):
-        cands = [shard_candidates(tree, start, qnum[rows], qcat[rows], self_pos[rows], dist[rows, k - 1])
+        cands = [shard_candidates(tree, start, qnum[rows], qcat[rows], self_pos[rows], dist[rows, k - 1], choice)
                  for start, tree in shards]
         decide_rows(rows, idx, cands, shards[0][1].exact)
     return dist, idx
