@@ -11,6 +11,9 @@ table ready for the README.
     python benchmarks/bench_scale.py --sizes 1M --metrics all --sensitive income --pairing identity
                                                               # every registered metric at 1M, all 24 computed
     python benchmarks/bench_scale.py --sizes 1M --workers 2   # searches on a LocalCluster of 2 workers
+    python benchmarks/bench_scale.py --sizes 1M,5M --workers 2 --shard-rows 500k --memory-limit 4GB --compare
+                                      # sharded references, each worker capped; --compare also runs one process
+                                      # at each N up to --compare-max and checks that the results are identical
 
 The timings depend on the machine and on what else runs on it: the script prints the load average before and
 after each run.
@@ -87,9 +90,11 @@ def run_one(args: argparse.Namespace) -> dict:
         except ImportError:
             sys.exit("bench_scale: --workers needs dask.distributed: pip install \"synthpriv_report[dask]\"")
         cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+                               dashboard_address=None, memory_limit=args.memory_limit or "auto")
         client = Client(cluster)
         kwargs["client"] = client
+        if args.shard_rows:
+            kwargs["shard_rows"] = parse_n(args.shard_rows)
     wall0, cpu0 = time.perf_counter(), time.process_time()
     try:
         ev = Evaluation(frames["real"], frames["synthetic"], frames["holdout"], metrics=metrics,
@@ -103,6 +108,11 @@ def run_one(args: argparse.Namespace) -> dict:
     res = ev.results()
     wall = time.perf_counter() - wall0
     cpu = time.process_time() - cpu0
+    import hashlib
+
+    doc = res.to_dict()
+    doc["meta"].get("settings", {}).pop("backend", None)  # where the searches ran: differs by design
+    digest = hashlib.sha256(json.dumps(doc, sort_keys=True, default=repr).encode()).hexdigest()
     out = {
         "n": n, "metrics": args.metrics, "workers": args.workers, "sensitive": args.sensitive,
         "pairing": args.pairing, "read_s": read_s, "prepare_s": prepare_s,
@@ -111,12 +121,18 @@ def run_one(args: argparse.Namespace) -> dict:
         "searches": [{"what": f"{s.space}: {s.query} -> {s.ref} (k={s.k})", "engine": s.engine,
                       "seconds": s.seconds} for s in ev.searches],
         "values": {k: (r.value if r.computed else None) for k, r in res.items()},
+        "results_sha256": digest, "shard_rows": args.shard_rows, "memory_limit": args.memory_limit,
+        "searches_where": sorted({f"{s.where}:{s.blocks}" for s in ev.searches}),
     }
     if client is not None:
         worker_rss = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
         worker_cpu = client.run(lambda: time.process_time())
+        limits = {w: info.get("memory_limit") for w, info in client.scheduler_info()["workers"].items()}
         out["worker_peak_rss_mb"] = list(worker_rss.values())
         out["worker_cpu_s"] = list(worker_cpu.values())
+        out["worker_memory_limit_mb"] = [(limits.get(w) or 0) / 2**20 for w in worker_rss]
+        out["worker_processes_seen"] = len(worker_rss)  # a worker the nanny restarted (over its limit) shows here
+        out["worker_peak_over_limit"] = [r > (limits.get(w) or float("inf")) / 2**20 for w, r in worker_rss.items()]
         client.close()
         cluster.close()
     return out
@@ -139,7 +155,11 @@ def show(r: dict) -> None:
           f"evaluation: {r.get('rss_after_read_mb', 0) / 1024:.2f} GB)")
     if "worker_peak_rss_mb" in r:
         print("workers: peak RSS " + ", ".join(f"{m / 1024:.2f} GB" for m in r["worker_peak_rss_mb"])
-              + ";  CPU " + ", ".join(f"{c:.1f} s" for c in r["worker_cpu_s"]))
+              + ";  CPU " + ", ".join(f"{c:.1f} s" for c in r["worker_cpu_s"])
+              + ";  memory limit " + ", ".join(f"{m / 1024:.2f} GB" for m in r.get("worker_memory_limit_mb", []))
+              + f";  over the limit: {r.get('worker_peak_over_limit')}")
+        print(f"shard_rows {r.get('shard_rows') or 'auto'};  searches (where:tasks) {r.get('searches_where')}")
+    print(f"results sha256 {r.get('results_sha256')}")
     print(f"  prepare (validation, kinds, fingerprints)  {r['prepare_s']:8.1f} s")
     for name, s in sorted(r["stages"].items(), key=lambda kv: -kv[1]):
         print(f"  stage   {name:<50s} {s:8.1f} s")
@@ -167,6 +187,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=0,
                    help="start a dask.distributed LocalCluster of this many worker processes and pass "
                         "client=Client(cluster) to the evaluation (default 0: one process)")
+    p.add_argument("--shard-rows", default="",
+                   help="with --workers: references per shard (e.g. 500k; default: the package's automatic size)")
+    p.add_argument("--memory-limit", default="",
+                   help="with --workers: memory limit of each worker process (e.g. 4GB; default Dask's 'auto')")
+    p.add_argument("--compare", action="store_true",
+                   help="with --workers: also run one process at each N up to --compare-max and check that the "
+                        "results (every metric's JSON) are identical")
+    p.add_argument("--compare-max", default="1M", help="largest N of --compare (default 1M)")
     p.add_argument("--data", default=os.environ.get("SCALE_DATA", "/tmp"),
                    help="folder of the adult_scaled_<N> data sets (made there when missing; default /tmp)")
     p.add_argument("--make-scaled", default=str(MAKE_SCALED), help="path of make_scaled.py")
@@ -181,10 +209,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     results = []
+    runs = []
     for n in [parse_n(s) for s in args.sizes.split(",")]:
+        if args.compare and args.workers and n <= parse_n(args.compare_max):
+            runs.append((n, 0))
+        runs.append((n, args.workers))
+    for n, workers in runs:
         d = ensure_data(n, Path(args.data), Path(args.make_scaled))
         cmd = [sys.executable, __file__, "--one", str(n), "--data-dir", str(d), "--metrics", args.metrics,
-               "--workers", str(args.workers), "--sensitive", args.sensitive, "--pairing", args.pairing] + (
+               "--workers", str(workers), "--sensitive", args.sensitive, "--pairing", args.pairing,
+               "--shard-rows", args.shard_rows, "--memory-limit", args.memory_limit] + (
             ["--no-progress"] if args.no_progress else [])
         load_before = _load()
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ})
@@ -198,6 +232,13 @@ def main(argv: list[str] | None = None) -> int:
         show(r)
         print(f"  load average (1, 5, 15 min) before: {r['load_before']}   after: {r['load_after']}")
 
+    for r in results:
+        if r["workers"]:
+            local = [x for x in results if x["n"] == r["n"] and not x["workers"]]
+            if local:
+                same = local[0]["results_sha256"] == r["results_sha256"]
+                print(f"{label(r['n'])}: results with {r['workers']} workers "
+                      f"{'IDENTICAL to' if same else 'DIFFERENT from'} one process (sha256 of every metric's JSON)")
     print("\n| N per set | metrics | workers | wall | CPU-s | of which searches | peak RSS |")
     print("|---|---|---|---|---|---|---|")
     for r in results:

@@ -17,9 +17,16 @@ Dask's current default client) runs each exact neighbour search as tasks:
    kernels, and the rows are put back in query order.
 
 The result of one query depends neither on the other queries of its block nor on their order (every engine is
-exact, with one tie rule), so the tables are bit-for-bit those of the single-process search. Encodings, trees,
-the engine choice and every metric's reduction (bootstraps included, with their ``random_state``) stay in the
-local process; only the searches are spread.
+exact, with one tie rule), so the tables are bit-for-bit those of the single-process search.
+
+A reference set of more records than ``shard_rows`` (``Evaluation(shard_rows=...)``, default
+:data:`SHARD_AUTO_ROWS`) is not scattered whole: it is cut into shards of contiguous positions, each shard's rows go
+to one worker (round robin) which builds and keeps the shard's tree, every query block is searched against every
+shard on that shard's worker, a task merges the shards' lists of each block, and the few rows a near tie may touch
+are decided here from every shard's candidates (:mod:`synthpriv_report.neighbors.shards`: the same neighbours and
+distances as one tree). No tree of a sharded set exists in the local process, and no worker holds more than its
+shards. Encodings, the trees of smaller sets and every metric's reduction (bootstraps included, with their
+``random_state``) stay in the local process.
 
 Faults: a block whose worker dies is run again elsewhere by Dask (``retries=`` counts failures of the task
 itself; a worker's death is retried up to the scheduler's ``distributed.scheduler.allowed-failures``). A worker's
@@ -49,14 +56,20 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .neighbors.search import SearchChoice, choose_engine, run_engine
+from .neighbors.shards import ShardParams, decide_rows, merge_shards, search_shard, shard_bounds, shard_candidates
 from .neighbors.tree import RefTree
 
 __all__ = ["DaskSearcher", "DistributedSearchError", "TreeUnavailable", "resolve_client", "TASK_PREFIX",
-           "MIN_BLOCK_ROWS", "BLOCKS_PER_THREAD"]
+           "MIN_BLOCK_ROWS", "BLOCKS_PER_THREAD", "SHARD_AUTO_ROWS", "SHARD_PREFIX"]
 
 #: Prefix of the key of every search task (``synthpriv-knn-<search id>-<block>``), as the task stream and the
 #: dashboard show it.
 TASK_PREFIX = "synthpriv-knn"
+#: Prefix of the key of every task that builds a shard's tree (``synthpriv-shard-<id>-<shard>``).
+SHARD_PREFIX = "synthpriv-shard"
+#: Without ``shard_rows=``, reference sets of more records than this are cut into shards of at most this many
+#: (a tree of two million Adult-like records holds about 0.5 GB); smaller ones are scattered whole to every worker.
+SHARD_AUTO_ROWS = 2_000_000
 #: Fewest queries in one block (smaller blocks cost more in scheduling than they save).
 MIN_BLOCK_ROWS = 1_000
 #: Blocks per Dask thread of the cluster (a few per thread balance uneven blocks and a slow worker).
@@ -244,23 +257,87 @@ def _search_block(tree_key: str, qnum: NDArray[np.float64], qcat: NDArray[np.int
     are already in the tree walk's visiting order (a slice of the whole set's order), kept as they are."""
     from distributed import get_worker
 
+    worker = get_worker()
+    tree = _tree_on_worker(tree_key)
+    t0 = time.perf_counter()
+    order = (lambda: np.arange(qnum.shape[0], dtype=np.int64)) if presorted else None
+    dist, idx = _with_kernels(threads_by_host, lambda: run_engine(choice, tree, qnum, qcat, self_pos, k, order=order))
+    return dist, idx, worker.address, time.perf_counter() - t0
+
+
+def _with_kernels(threads_by_host: dict[str, int], fn: Callable[[], Any]) -> Any:
+    """``fn()`` on this worker with its share of the machine's cores as numba threads, one kernel at a time where
+    numba's threading layer cannot be entered by two threads at once."""
+    from distributed import get_worker
+
     from ._compiled import COMPILED
 
     worker = get_worker()
-    tree = _tree_on_worker(tree_key)
     host = worker.address.rsplit(":", 1)[0]
     if COMPILED:  # without numba the NumPy search runs (no numba threads to set)
         import numba
 
         numba.set_num_threads(_numba_threads(threads_by_host.get(host, worker.state.nthreads)))
-    t0 = time.perf_counter()
-    order = (lambda: np.arange(qnum.shape[0], dtype=np.int64)) if presorted else None
     if worker.state.nthreads > 1 and not _layer_is_threadsafe():
         with _KERNEL_LOCK:
-            dist, idx = run_engine(choice, tree, qnum, qcat, self_pos, k, order=order)
-    else:
-        dist, idx = run_engine(choice, tree, qnum, qcat, self_pos, k, order=order)
-    return dist, idx, worker.address, time.perf_counter() - t0
+            return fn()
+    return fn()
+
+
+def _build_shard(params: ShardParams, rows: tuple[NDArray[np.float64], NDArray[np.int64]],
+                 threads_by_host: dict[str, int]) -> RefTree:
+    """One shard's tree, built on the worker that keeps it."""
+    return _with_kernels(threads_by_host, lambda: params.build(rows[0], rows[1]))
+
+
+def _choose_on_shard(tree: RefTree, start: int, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
+                     self_pos: NDArray[np.int64], k: int, engine: str, n_total: int, m_total: int,
+                     threads_by_host: dict[str, int]) -> SearchChoice:
+    """The engine of a sharded search, chosen on one shard's tree from a sample of the queries."""
+    inside = (self_pos >= start) & (self_pos < start + tree.size)
+    local = np.where(inside, self_pos - start, -1).astype(np.int64)
+    return _with_kernels(threads_by_host, lambda: choose_engine(tree, qnum, qcat, local, k, engine=engine,  # type: ignore[arg-type]
+                                                                device="cpu", n_total=n_total, m_total=m_total))
+
+
+def _order_block(params: ShardParams, block: tuple, tree_engine: bool, threads_by_host: dict[str, int]) -> tuple:
+    """A query block in the tree walk's visiting order, with that order (found once for all the shards)."""
+    qnum, qcat, self_pos = block
+    if not tree_engine:
+        return qnum, qcat, self_pos, None
+    perm = _with_kernels(threads_by_host, lambda: params.query_order(qnum, qcat))
+    return np.ascontiguousarray(qnum[perm]), np.ascontiguousarray(qcat[perm]), self_pos[perm], perm
+
+
+def _search_shard_block(tree: RefTree, start: int, block: tuple, k: int, choice: SearchChoice,
+                        threads_by_host: dict[str, int]) -> tuple:
+    """One query block (:func:`_order_block`) against one shard
+    (:func:`synthpriv_report.neighbors.shards.search_shard`)."""
+    qnum, qcat, self_pos, perm = block
+    return _with_kernels(threads_by_host, lambda: search_shard(tree, start, qnum, qcat, self_pos, k, choice,
+                                                               presorted=perm is not None))
+
+
+def _merge_block(parts: list[tuple], k: int, exact: bool, block: tuple) -> tuple:
+    """The shards' lists of one query block merged (:func:`synthpriv_report.neighbors.shards.merge_shards`) and
+    put back in the block's query order, with the address of the worker that merged them."""
+    from distributed import get_worker
+
+    dist, idx, rows = merge_shards(parts, k, exact)
+    perm = block[3]
+    if perm is not None:
+        back = np.empty_like(perm)
+        back[perm] = np.arange(perm.shape[0])
+        dist, idx, rows = dist[back], idx[back], np.sort(perm[rows])
+    return dist, idx, rows, get_worker().address
+
+
+def _shard_candidates(tree: RefTree, start: int, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
+                      self_pos: NDArray[np.int64], dk: NDArray[np.float64], choice: SearchChoice,
+                      threads_by_host: dict[str, int]) -> list:
+    """One shard's candidates for the rows decided again
+    (:func:`synthpriv_report.neighbors.shards.shard_candidates`)."""
+    return _with_kernels(threads_by_host, lambda: shard_candidates(tree, start, qnum, qcat, self_pos, dk, choice))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -277,12 +354,23 @@ class DaskSearcher:
     retries : int, default 2
         Retries of a block whose task raised; also the most times one search scatters its tree again after Dask
         lost it with a worker.
+    shard_rows : int, optional
+        Reference sets of more records than this are cut into shards of at most this many, each with its own
+        tree on one worker (:meth:`knn_sharded`); default: :data:`SHARD_AUTO_ROWS`.
     """
 
-    def __init__(self, client: Any, *, retries: int = RETRIES):
+    def __init__(self, client: Any, *, retries: int = RETRIES, shard_rows: int | None = None):
         self.client = client
         self.retries = int(retries)
+        self.shard_rows = None if shard_rows is None else int(shard_rows)
         self._trees: dict[Hashable, Any] = {}
+        self._shards: dict[Hashable, list[tuple[int, int, Any, str]]] = {}
+
+    def shard_size(self, m: int) -> int | None:
+        """The most references per shard of a reference set of ``m`` records, or None where the set is small
+        enough to be scattered whole to every worker (:meth:`knn`)."""
+        rows = SHARD_AUTO_ROWS if self.shard_rows is None else self.shard_rows
+        return rows if m > rows else None
 
     @property
     def dashboard_link(self) -> str | None:
@@ -432,9 +520,141 @@ class DaskSearcher:
                     fut.cancel()
         return Placement(len(blocks), tuple(sorted(workers)), rescatters)
 
+    # sharded references ------------------------------------------------------------------------------------
+    def _build_shards(self, key: Hashable, params: ShardParams, rnum: NDArray[np.float64], rcat: NDArray[np.int64],
+                      shard_rows: int) -> list[tuple[int, int, Any, str]]:
+        """The shards of ``key``'s reference set: ``(start, end, future of its tree, worker address)``, built on
+        first use, one worker after another (in address order), and kept until :meth:`release`. Each shard's rows
+        travel to its worker once and its tree never leaves it."""
+        shards = self._shards.get(key)
+        if shards is not None and all(f.status == "finished" for _, _, f, _ in shards):
+            return shards
+        if shards is not None:
+            self.release(key)
+        workers = sorted(self.client.scheduler_info()["workers"])
+        if not workers:
+            raise DistributedSearchError("the Dask cluster has no workers: start workers, or run without client=")
+        _, by_host = self._cluster()
+        build_id = uuid.uuid4().hex[:12]
+        shards = []
+        for j, (a, b) in enumerate(shard_bounds(rnum.shape[0], shard_rows)):
+            w = workers[j % len(workers)]
+            rows = self.client.scatter([(np.ascontiguousarray(rnum[a:b]), np.ascontiguousarray(rcat[a:b]))],
+                                       workers=[w], hash=False)[0]
+            tree = self.client.submit(_build_shard, params, rows, by_host, key=f"{SHARD_PREFIX}-{build_id}-{j}",
+                                      workers=[w], allow_other_workers=False, pure=False)
+            shards.append((a, b, tree, w))
+            del rows  # the task holds its rows until the tree is built
+        self._shards[key] = shards
+        return shards
+
+    def knn_sharded(self, key: Hashable, params: ShardParams, rnum: NDArray[np.float64], rcat: NDArray[np.int64],
+                    qnum: NDArray[np.float64], qcat: NDArray[np.int64], *, k: int, exclude_self: bool,
+                    engine: str = "auto", desc: str = "neighbours", shard_rows: int | None = None,
+                    ) -> tuple[NDArray[np.float64], NDArray[np.int64], SearchChoice, Placement]:
+        """The search of :func:`synthpriv_report.neighbors.knn` against a reference set cut into shards.
+
+        Each shard (contiguous positions, at most ``shard_rows`` of them, default :meth:`shard_size`) gets its own
+        tree on one worker; every query block is searched against every shard on the shard's worker, the shards'
+        lists of a block are merged by a task (:func:`synthpriv_report.neighbors.shards.merge_shards`), and the
+        rare rows a near tie may touch are decided here from every shard's candidates, so that ``dist, idx`` are
+        bit for bit those of one tree (:mod:`synthpriv_report.neighbors.shards`). The engine is chosen once, on
+        the first shard's tree with 64 of the queries. A search that fails (a worker lost with a shard's tree)
+        builds its shards again from ``rnum, rcat`` and runs again, up to ``retries`` times.
+
+        Returns
+        -------
+        dist, idx, choice, placement
+            As :meth:`knn`; ``placement.blocks`` counts the tasks: per query block, one that orders it (the
+            tree walk's visiting order, found once for every shard), one per shard and one that merges.
+
+        Raises
+        ------
+        DistributedSearchError
+            The search could not be completed; no result of it was used.
+        """
+        rows = shard_rows or self.shard_size(rnum.shape[0]) or max(1, rnum.shape[0])
+        qnum = np.ascontiguousarray(qnum, dtype=np.float64)
+        qcat = np.ascontiguousarray(qcat, dtype=np.int64)
+        last: Exception | None = None
+        for _attempt in range(self.retries + 1):
+            try:
+                with self.client.as_current():
+                    return self._run_sharded(key, params, rnum, rcat, qnum, qcat, k, exclude_self, engine, rows)
+            except DistributedSearchError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the cluster's own errors: build the shards again, once more
+                last = exc
+                self.release(key)
+        raise DistributedSearchError(
+            f"the neighbour search {desc!r} could not be completed on the Dask cluster: {type(last).__name__}: "
+            f"{last}. No result of this search was used.") from last
+
+    def _run_sharded(self, key, params, rnum, rcat, qnum, qcat, k, exclude_self, engine, shard_rows):
+        from distributed import as_completed
+
+        n, m = qnum.shape[0], rnum.shape[0]
+        self_pos = np.arange(n, dtype=np.int64) if exclude_self else np.full(n, -1, dtype=np.int64)
+        shards = self._build_shards(key, params, rnum, rcat, shard_rows)
+        _, by_host = self._cluster()
+        seq = np.unique(np.linspace(0, n - 1, min(n, 64)).astype(np.int64)) if n else np.zeros(0, dtype=np.int64)
+        a0, _, tree0, w0 = shards[0]
+        choice = self.client.submit(_choose_on_shard, tree0, a0, qnum[seq], qcat[seq], self_pos[seq], k, engine, n,
+                                    m, by_host, workers=[w0], allow_other_workers=False, pure=False).result()
+        dist = np.full((n, k), np.inf)
+        idx = np.full((n, k), -1, dtype=np.int64)
+        if n == 0:
+            return dist, idx, choice, Placement(0, ())
+        search_id = uuid.uuid4().hex[:12]
+        blocks = self.blocks(n)
+        merges: dict[Any, tuple[int, int]] = {}
+        for b, (s, e) in enumerate(blocks):
+            raw = self.client.scatter([(qnum[s:e], qcat[s:e], self_pos[s:e])], hash=False)[0]
+            block = self.client.submit(_order_block, params, raw, choice.engine == "tree", by_host,
+                                       key=f"{TASK_PREFIX}-{search_id}-{b}-order", retries=self.retries, pure=False)
+            parts = [self.client.submit(_search_shard_block, tree, a, block, k, choice, by_host,
+                                        key=f"{TASK_PREFIX}-{search_id}-{b}-s{j}", workers=[w],
+                                        allow_other_workers=False, retries=self.retries, pure=False)
+                     for j, (a, _, tree, w) in enumerate(shards)]
+            fut = self.client.submit(_merge_block, parts, k, params.exact, block,
+                                     key=f"{TASK_PREFIX}-{search_id}-{b}-merge", retries=self.retries, pure=False)
+            merges[fut] = (s, e)
+            del parts, block, raw
+        redo: list[NDArray[np.int64]] = []
+        workers = {w for _, _, _, w in shards}
+        try:
+            for fut in as_completed(list(merges)):
+                s, e = merges[fut]
+                d, i, rows, address = fut.result()
+                if d.shape != (e - s, k) or i.shape != (e - s, k):
+                    raise DistributedSearchError(f"a merged block came back with shape {d.shape}, expected "
+                                                 f"{(e - s, k)}; no result of this search was used")
+                dist[s:e] = d
+                idx[s:e] = i
+                redo.append(rows + s)
+                workers.add(address)
+        finally:
+            for fut in merges:
+                if not fut.done():
+                    fut.cancel()
+        again = np.concatenate(redo) if redo else np.zeros(0, dtype=np.int64)
+        if len(again):
+            cands = self.client.gather([
+                self.client.submit(_shard_candidates, tree, a, qnum[again], qcat[again], self_pos[again],
+                                   dist[again, k - 1], choice, by_host, workers=[w], allow_other_workers=False,
+                                   pure=False)
+                for a, _, tree, w in shards])
+            decide_rows(again, idx, cands, params.exact)
+        return dist, idx, choice, Placement(len(blocks) * (len(shards) + 2), tuple(sorted(workers)))
+
     def release(self, key: Hashable) -> None:
         """Let the workers drop the tree of ``key`` (its last planned search has run): Dask's copies and each
-        worker's own reference; a later search against it scatters it again."""
+        worker's own reference, or its shards' trees; a later search against it scatters or builds it again."""
+        for _, _, tree, _ in self._shards.pop(key, []):
+            try:
+                tree.release()
+            except Exception:  # noqa: BLE001 - a closed client's workers have dropped them already
+                pass
         fut = self._trees.pop(key, None)
         if fut is None:
             return
@@ -450,7 +670,7 @@ class DaskSearcher:
 
     def close(self) -> None:
         """Release the scattered trees (the client itself stays open: it belongs to the caller)."""
-        for key in list(self._trees):
+        for key in list(self._trees) + list(self._shards):
             self.release(key)
 
 

@@ -143,13 +143,13 @@ class _Engine:
     of the searches run. Metrics reach it only through a :class:`Context`."""
 
     def __init__(self, data: PreparedData, *, progress: bool, search_engine: Engine = "auto", device: Device = "cpu",
-                 client: Any = None):
+                 client: Any = None, shard_rows: int | None = None):
         self.data = data
         self.dask = None
         if client is not None:
             from .distributed import DaskSearcher
 
-            self.dask = DaskSearcher(client)
+            self.dask = DaskSearcher(client, shard_rows=shard_rows)
         self.progress = progress
         self.stage_seconds: dict[str, float] = {}
         with self.stage("fitting the encoders"):
@@ -237,13 +237,31 @@ class _Engine:
             return table.head(k)
         k_search = max(k, self.planned_k.get(key, 0))
         enc = self.encoding(spec)
-        tree = self.tree(spec, ref)
+        n_ref = self.data.sizes[ref.base] if ref.rows is None else int(ref.rows.shape[0])
         qn = enc.num[query.base] if query.rows is None else enc.num[query.base][query.rows]
         qc = enc.cat[query.base] if query.rows is None else enc.cat[query.base][query.rows]
         t0 = time.perf_counter()
         desc = f"{spec.label}: {query.label} -> {ref.label}"
         where: dict[str, Any] = {}
         choice: nb.SearchChoice | None
+        if self.dask is not None and self.dask.shard_size(n_ref) is not None and (spec, ref.key) not in self.trees:
+            # a reference set cut into shards, each with its own tree on one worker: no tree of it here
+            from .neighbors.shards import ShardParams
+
+            rn = enc.num[ref.base] if ref.rows is None else enc.num[ref.base][ref.rows]
+            rc = enc.cat[ref.base] if ref.rows is None else enc.cat[ref.base][ref.rows]
+            dist, idx, choice, placed = self.dask.knn_sharded(
+                (spec, ref.key), ShardParams.from_encoding(enc), rn, rc, qn, qc, k=k_search,
+                exclude_self=(query.key == ref.key), engine=self.search_engine, desc=desc)
+            where = {"where": "dask", "blocks": placed.blocks, "workers": placed.workers}
+            self.searches.append(SearchRecord(spec.label, query.label, ref.label, k_search, len(qn), n_ref,
+                                              time.perf_counter() - t0, engine=choice.engine, reason=choice.reason,
+                                              **where))
+            table = nb.NeighborTable(dist, idx, spec.label, query.label, ref.label, choice=choice)
+            self.tables[key] = table
+            self._release_tree(spec, ref)
+            return table.head(k)
+        tree = self.tree(spec, ref)
         if self.dask is not None:
             qn, qc = np.ascontiguousarray(qn), np.ascontiguousarray(qc)
             # the blocks are cut from the queries in the tree walk's visiting order, found once per query set as

@@ -270,6 +270,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("client", None, Check(_dask_client, "a dask.distributed.Client"),
             doc="Run the neighbour searches on this Dask client's workers."),
     Setting("backend", "local", Options(("local", "dask")), doc="'dask': Dask's current default client."),
+    Setting("shard_rows", None, AnyOf((NONE, Interval("int", 1))),
+            doc="With a Dask client: references per shard of a reference set cut into shards."),
     Setting("row_order", "canonical", Options(("canonical", "as_given")),
             doc="Hold each set in an order of its values alone, or in the rows' own order."),
     Setting("context", None, Check(lambda v: _release_context(v), "a dict of release-context fields, or the path "
@@ -284,6 +286,9 @@ def _check_combinations(s: Mapping[str, Any], client: Any) -> None:
     if client is not None and s["device"] != "cpu":
         raise ValueError(f"device={s['device']!r} cannot be combined with a Dask client: searches on Dask workers "
                          f"run on the workers' CPUs; leave device='cpu'")
+    if client is None and s["shard_rows"] is not None:
+        raise ValueError(f"shard_rows={s['shard_rows']} needs a Dask client: shards are searched on its workers "
+                         f"(pass client=, or leave shard_rows=None)")
     for m in s["spaces"] if isinstance(s["spaces"], Mapping) else ():
         if not get_spec(m).space_choosable:
             raise ValueError(f"spaces[{m!r}]: metric {m!r} has a fixed space; its space cannot be chosen")
@@ -431,6 +436,11 @@ class Evaluation:
         ``levels_reason`` (why user-set thresholds were chosen) and a prefilled ``decision``; a path is read as a
         JSON file of these fields. Validated field by field before any data is read; printed on the report's
         cover and kept in the JSON report. It changes no number.
+    shard_rows : int, optional
+        With a Dask client: a reference set of more records than this is cut into shards of at most this many,
+        each with its own tree on one worker, every query searched against every shard and the k best merged by
+        the tie rule (the same numbers as one tree); default 2,000,000 (``distributed.SHARD_AUTO_ROWS``). Smaller
+        reference sets are scattered whole to every worker. An error without a client.
     **params
         Default reduction parameters (``alpha``, ``nndr_threshold``, ...; every metric declares its own).
 
@@ -471,6 +481,7 @@ class Evaluation:
         device: str = "cpu",
         client: distributed.Client | None = None,
         backend: str = "local",
+        shard_rows: int | None = None,
         row_order: str = "canonical",
         context: Mapping[str, Any] | str | os.PathLike[str] | None = None,
         **params: Any,
@@ -507,7 +518,7 @@ class Evaluation:
             "backend": "local" if client is None else "dask",
         }
         self._engine = _Engine(self.data, progress=s["progress"], search_engine=s["engine"], device=s["device"],
-                               client=client)
+                               client=client, shard_rows=s["shard_rows"])
         # the per-column numbering prepare found has served the fit: its codes (8 bytes per cell) need not stay
         self.data = self._engine.data = replace(self.data, factorized=None)
         self._ctx = Context(self._engine, self.settings)

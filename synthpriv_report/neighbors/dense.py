@@ -107,7 +107,8 @@ def _dense_batch(qnum, Q32, RT, r2, self_pos, self_col, k, kk, margin, tr, near)
 
 
 def _knn_dense(tree: RefTree, qnum: NDArray[np.float64], self_pos: NDArray[np.int64], k: int, *,
-               progress: bool, desc: str, resolve: bool = True) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+               progress: bool, desc: str, resolve: bool = True, near_out: NDArray[np.bool_] | None = None,
+               ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """Filter and refine for dense l2 spaces (the projected space).
 
     Filter: single-precision matrix products give q.r for every reference; the ranking value |r|^2 - 2 q.r
@@ -151,7 +152,7 @@ def _knn_dense(tree: RefTree, qnum: NDArray[np.float64], self_pos: NDArray[np.in
     # plus the rounding of single-precision ranking values (|r|^2 and the difference, on both sides)
     margin = 4.0 * err + 3e-9 * bound_d2 + 2.0 ** -20 * (bound_d2 + rnorm_max ** 2) + 1e-20
     qnum = np.ascontiguousarray(qnum, dtype=np.float64)
-    near = np.zeros(n, dtype=np.bool_)
+    near = np.zeros(n, dtype=np.bool_) if near_out is None else near_out
     with threadpool_limits(limits=1, user_api="blas"):
         for s, e in query_chunks(n, desc, progress):
             d, i = _dense_batch(qnum[s:e], Q32[s:e], RT, r2_32, self_pos[s:e], self_col[s:e], k, kk, margin[s:e],

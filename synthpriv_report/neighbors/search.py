@@ -287,8 +287,10 @@ def _knn_batch(qnum, qcat, order, self_pos, k, tr, work, near):
     return out_d, out_i
 
 
-def _knn_tree(tree: RefTree, qnum, qcat, self_pos, k, order, *, progress: bool, desc: str, resolve: bool = True):
-    """The tree walk of every query (in ``order``), near ties decided again unless ``resolve`` is false."""
+def _knn_tree(tree: RefTree, qnum, qcat, self_pos, k, order, *, progress: bool, desc: str, resolve: bool = True,
+              near_out: NDArray[np.bool_] | None = None):
+    """The tree walk of every query (in ``order``), near ties decided again unless ``resolve`` is false;
+    ``near_out`` (in query order) receives the near-tie marks (:func:`.kernels._offer`)."""
     n = qnum.shape[0]
     out_d = np.empty((n, k))
     out_i = np.empty((n, k), dtype=np.int64)
@@ -304,6 +306,8 @@ def _knn_tree(tree: RefTree, qnum, qcat, self_pos, k, order, *, progress: bool, 
         resolve_near_ties(tree, qnum, qcat, self_pos, out_d, out_i, near,
                           lambda qn, qc, sp, kk: _knn_tree(tree, qn, qc, sp, kk, query_order(tree, qn, qc),
                                                            progress=False, desc=desc, resolve=False))
+    if near_out is not None:
+        near_out[order] = near
     back = np.empty_like(order)
     back[order] = np.arange(n)
     return out_d[back], out_i[back]
@@ -409,13 +413,16 @@ def knn(
 
 
 def choose_engine(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
-                  k: int, *, engine: Engine = "auto", device: Device = "cpu") -> SearchChoice:
+                  k: int, *, engine: Engine = "auto", device: Device = "cpu", n_total: int | None = None,
+                  m_total: int | None = None) -> SearchChoice:
     """The engine :func:`knn` runs for these queries (the automatic choice samples the tree's work on 64 of
     them). ``self_pos[i]``: the reference position query i skips (-1: none). Searches split over query blocks
     (:mod:`synthpriv_report.distributed`) choose once for the whole query set and run that choice on every
-    block, so the log says one engine per search."""
-    n = qnum.shape[0]
-    m = tree.size
+    block, so the log says one engine per search. A sharded search (:mod:`.shards`) chooses on one shard's tree
+    with a sample of the queries: ``n_total`` and ``m_total`` then give the sizes of the whole search (queries,
+    references) for the size thresholds."""
+    n = qnum.shape[0] if n_total is None else int(n_total)
+    m = tree.size if m_total is None else int(m_total)
     if not COMPILED:
         return SearchChoice("numpy", "cpu", "numba is not available here: the NumPy brute force "
                             "(the same numbers as the compiled engines)")
@@ -455,26 +462,34 @@ def choose_engine(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int
 
 def run_engine(choice: SearchChoice, tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
                self_pos: NDArray[np.int64], k: int, *, progress: bool = False, desc: str = "neighbours",
-               order: Callable[[], NDArray[np.int64]] | None = None,
+               order: Callable[[], NDArray[np.int64]] | None = None, near_out: NDArray[np.bool_] | None = None,
                ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """Run the engine of ``choice`` (:func:`choose_engine`) on contiguous float64/int64 queries (``order``: as in
     :func:`knn`). The result of each query depends neither on the other queries nor on their order, so any split
-    of the queries into blocks gives the same rows."""
+    of the queries into blocks gives the same rows.
+
+    ``near_out``, a boolean array of one entry per query (CPU engines only), receives the engine's near-tie
+    marks: True where a reference tied with the k-th distance by the tolerance but not equal to it bit for bit
+    was left out of the list or pushed out of it, or where the list holds two such distances
+    (:func:`.kernels._offer`). A sharded search (:mod:`.shards`) needs them to know which merged rows to decide
+    again."""
     if choice.device == "cuda":
+        if near_out is not None:
+            raise ValueError("near-tie marks are not available from the GPU path")
         from .gpu import knn_cuda
 
         return knn_cuda(tree, qnum, qcat, self_pos, k, progress=progress, desc=desc)
     if not COMPILED:  # no numba: every engine's numbers by the NumPy brute force
         from .vectorised import knn_numpy
 
-        return knn_numpy(tree, qnum, qcat, self_pos, k)
+        return knn_numpy(tree, qnum, qcat, self_pos, k, near_out=near_out)
     if choice.engine == "dense":
-        return _knn_dense(tree, qnum, self_pos, k, progress=progress, desc=desc)
+        return _knn_dense(tree, qnum, self_pos, k, progress=progress, desc=desc, near_out=near_out)
     if choice.engine == "tiled":
-        return knn_tiled(tree, qnum, qcat, self_pos, k, progress=progress, desc=desc)
+        return knn_tiled(tree, qnum, qcat, self_pos, k, progress=progress, desc=desc, near=near_out)
     # visit queries in an order that keeps similar queries together (warm starts, cache locality); the result
     # of each query does not depend on the order
     visit = query_order(tree, qnum, qcat) if order is None else np.asarray(order(), dtype=np.int64)
     if visit.shape != (qnum.shape[0],):
         raise ValueError(f"a query order of shape {visit.shape} for {qnum.shape[0]} queries")
-    return _knn_tree(tree, qnum, qcat, self_pos, k, visit, progress=progress, desc=desc)
+    return _knn_tree(tree, qnum, qcat, self_pos, k, visit, progress=progress, desc=desc, near_out=near_out)

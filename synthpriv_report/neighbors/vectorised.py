@@ -199,11 +199,14 @@ def _pruned_distances(mode: int, qnum: NDArray[np.float64], qcat: NDArray[np.int
 
 
 def knn_numpy(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
-              k: int, *, prune: bool = True) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+              k: int, *, prune: bool = True, near_out: NDArray[np.bool_] | None = None
+              ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """k nearest references of each query by blocked brute force; the same numbers as every engine of
     :func:`.search.knn` (``self_pos[i]``: the reference position query i skips, -1 none). ``prune=False``
     computes every distance of every block (:func:`_pruned_distances` otherwise skips the columns of pairs that
-    cannot matter; both give the same result)."""
+    cannot matter; both give the same result). ``near_out``, when given, receives each query's near-tie mark: a
+    reference tied with the k-th distance but not equal to it, or two such distances inside the list (what the
+    compiled engines mark, :func:`.kernels._offer`; the pruning keeps every pair such a mark reads)."""
     rnum, rcat = position_order(tree)
     n, m = qnum.shape[0], rnum.shape[0]
     out_d = np.full((n, k), np.inf)
@@ -240,6 +243,8 @@ def knn_numpy(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
         near |= (tied(dist[:, 1:], dist[:, :-1], False) & (dist[:, 1:] != dist[:, :-1])
                  & valid[:, 1:]).any(axis=1)
         near &= last >= 0
+        if near_out is not None:
+            near_out[s:e] = near
         for x in np.nonzero(near)[0]:
             dx = d[x]
             window = np.nonzero(((dx <= dk[x, 0]) | tied(dx, dk[x, 0], False)) & ~np.isinf(dx))[0]

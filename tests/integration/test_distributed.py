@@ -413,3 +413,104 @@ def test_a_tree_lost_with_the_worker_that_held_its_only_copy_is_scattered_again(
     assert holder not in placed.workers and other not in placed.workers  # the holder's replacement ran them
     assert np.array_equal(dist.view(np.int64), want_d.view(np.int64))
     assert np.array_equal(idx, want_i)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# sharded references: each shard's tree on one worker, the k best merged by the tie rule
+
+#: Records per shard in the sharded tests: every whole set of the module's data (3,000 and 1,500 records) is cut
+#: into three to five shards.
+SHARD_ROWS = 700
+
+
+def test_sharded_references_give_the_numbers_and_tables_of_the_local_run(sets, cluster, local_run):
+    _, client = cluster
+    local_ev, local_text = local_run
+    ev = _evaluation(sets, client=client, shard_rows=SHARD_ROWS)
+    with get_task_stream(client) as ts:
+        text = _canonical(ev.results())
+    assert _differences(text, local_text) == []
+    local_tables, tables = local_ev._engine.tables, ev._engine.tables
+    assert set(tables) == set(local_tables)
+    for key, tab in tables.items():
+        ref = local_tables[key]
+        assert np.array_equal(tab.dist.view(np.int64), ref.dist.view(np.int64)), key
+        assert np.array_equal(tab.idx, ref.idx), key
+    sharded = [s for s in ev.searches if s.n_ref > SHARD_ROWS]
+    assert len(sharded) >= 6 and all(s.where == "dask" for s in sharded)
+    builds = {str(t["key"]) for t in ts.data if str(t["key"]).startswith("synthpriv-shard")}
+    assert len(builds) >= 3  # trees built on the workers, one task per shard
+    assert {t["worker"] for t in ts.data if str(t["key"]).startswith("synthpriv-shard")} == _workers(client)
+    assert ev._engine.dask._shards == {}  # every shard released after its last planned search
+
+
+def test_sharded_search_with_ties_across_shard_borders_equals_one_tree(cluster, monkeypatch):
+    """Exact copies and near-tie chains (distances a tolerance apart, unequal bits) spread over every shard:
+    neighbours and distances bit for bit those of one tree, within a set and across sets; some rows were decided
+    again from every shard's candidates (the data reach the tie rule)."""
+    from _support.frames import near_tie_chains
+
+    from synthpriv_report import distributed as distributed_module
+    from synthpriv_report.neighbors.shards import ShardParams
+
+    _, client = cluster
+    decided: list[int] = []
+    original = distributed_module.decide_rows
+
+    def spy(rows, idx, candidates, exact):
+        decided.append(len(rows))
+        return original(rows, idx, candidates, exact)
+
+    monkeypatch.setattr(distributed_module, "decide_rows", spy)
+    T = pd.concat([near_tie_chains(900, 1, 4e-10, 0.0, ["a", "b"])] * 2, ignore_index=True)  # every record twice
+    S = near_tie_chains(400, 2, 4e-10, 0.0, ["a", "q"])
+    d = prepare(T, S)
+    enc = encode(d, fit(d), SpaceSpec("gower"))
+    tree = build_tree(enc, "T")
+    searcher = DaskSearcher(client)
+    try:
+        for q, within in (("S", False), ("T", True)):
+            for k in (1, 4):
+                one_d, one_i = knn(tree, enc.num[q], enc.cat[q], k=k, exclude_self=within)
+                dist, idx, _, placed = searcher.knn_sharded(
+                    ("T", q, k), ShardParams.from_encoding(enc), enc.num["T"], enc.cat["T"], enc.num[q], enc.cat[q],
+                    k=k, exclude_self=within, shard_rows=257)
+                assert np.array_equal(dist.view(np.int64), one_d.view(np.int64)), (q, k)
+                np.testing.assert_array_equal(idx, one_i, err_msg=f"{q} k={k}")
+                assert len(set(placed.workers)) == 2
+                searcher.release(("T", q, k))
+    finally:
+        searcher.close()
+    assert sum(decided) > 0
+
+
+def test_the_calling_process_builds_no_tree_of_a_sharded_reference_set(sets, cluster, monkeypatch):
+    """The spy: with shards, no tree of a reference set larger than a shard is built where the evaluation runs
+    (nor a query-ordering tree for those searches); the shards' trees exist only on the workers."""
+    from synthpriv_report import neighbors as nb_package
+    from synthpriv_report.neighbors import tree as tree_module
+
+    _, client = cluster
+    built: list[int] = []
+    original_build, original_assemble = nb_package.build_tree, tree_module._assemble
+
+    def spy_build(enc, set_name, rows=None):
+        built.append(enc.num[set_name].shape[0] if rows is None else len(rows))
+        return original_build(enc, set_name, rows)
+
+    def spy_assemble(mode, num, *args, **kwargs):
+        built.append(num.shape[0])
+        return original_assemble(mode, num, *args, **kwargs)
+
+    monkeypatch.setattr(nb_package, "build_tree", spy_build)
+    monkeypatch.setattr(tree_module, "_assemble", spy_assemble)
+    ev = _evaluation(sets, client=client, shard_rows=SHARD_ROWS,
+                     metrics=["dcr", "holdout_dcr_share", "nndr", "privacy_score", "exact_copies", "nnaa"])
+    ev.results()
+    assert [s for s in ev.searches if s.n_ref > SHARD_ROWS]
+    assert [n for n in built if n > SHARD_ROWS] == []
+
+
+def test_shard_rows_without_a_client_is_a_clear_error(sets):
+    with pytest.raises(ValueError, match="shard_rows=700 needs a Dask client"):
+        _evaluation(sets, shard_rows=SHARD_ROWS)

@@ -1,0 +1,108 @@
+"""Sharded exact search (synthpriv_report.neighbors.shards): the merged k-best lists are bit for bit those of one
+tree over the whole reference set, with exact and near ties across shard borders."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from _support.frames import near_tie_chains
+
+from synthpriv_report.data import prepare
+from synthpriv_report.neighbors import build_tree, knn, knn_brute
+from synthpriv_report.neighbors.search import SearchChoice
+from synthpriv_report.neighbors.shards import (
+    ShardParams,
+    knn_sharded,
+    merge_shards,
+    search_shard,
+    shard_bounds,
+)
+from synthpriv_report.spaces import SpaceSpec, encode, fit
+
+
+def _shards(enc, base: str, shard_rows: int) -> list:
+    p = ShardParams.from_encoding(enc)
+    num, cat = enc.num[base], enc.cat[base]
+    return [(a, p.build(num[a:b], cat[a:b])) for a, b in shard_bounds(num.shape[0], shard_rows)]
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and np.array_equal(a.view(np.int64), b.view(np.int64))
+
+
+def test_shard_bounds_cover_every_position_once() -> None:
+    for m, rows in ((1, 1), (7, 3), (1000, 97), (1000, 1000), (1000, 5000)):
+        b = shard_bounds(m, rows)
+        assert b[0][0] == 0 and b[-1][1] == m
+        assert all(e0 == s1 for (_, e0), (s1, _) in zip(b[:-1], b[1:]))
+        assert all(0 < e - s <= rows for s, e in b)
+    with pytest.raises(ValueError, match="shard_rows"):
+        shard_bounds(10, 0)
+
+
+def test_a_near_tie_across_a_shard_border_goes_to_the_lowest_position() -> None:
+    """Reference 0 (shard 0) lies 3e-13 farther from the query than reference 5 (shard 1): tied by the tolerance,
+    so the lower position is the nearest record, although the order by (distance, position) puts 5 first."""
+    T = pd.DataFrame({"x": [0.5 + 3e-13, 0.0, 1.0, 0.9, 0.8, 0.5, 0.05]})
+    S = pd.DataFrame({"x": [0.3]})
+    d = prepare(T, S)
+    enc = encode(d, fit(d), SpaceSpec("gower"))
+    one_d, one_i = knn(build_tree(enc, "T"), enc.num["S"], enc.cat["S"], k=2)
+    assert one_i[0].tolist() == [0, 5] and one_d[0, 0] < one_d[0, 1]  # the rule, not the order, decided
+    for rows in (3, 4, 5):
+        shards = _shards(enc, "T", rows)
+        choice = SearchChoice("tree", "cpu", "test")
+        parts = [search_shard(t, a, enc.num["S"], enc.cat["S"], np.full(1, -1, dtype=np.int64), 2, choice)
+                 for a, t in shards]
+        _, idx, redo = merge_shards(parts, 2, False)
+        assert redo.tolist() == [0]  # the row is decided again, not taken from the merged order
+        assert idx[0].tolist() == [5, 0]
+        dist, idx = knn_sharded(shards, enc.num["S"], enc.cat["S"], k=2, exclude_self=False, choice=choice)
+        assert idx.tolist() == one_i.tolist() and _same(dist, one_d)
+
+
+def _duplicates(n: int, seed: int) -> pd.DataFrame:
+    """Few distinct records, many copies of each: exact ties everywhere, across every shard border."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"a": rng.integers(0, 4, n).astype(float), "c": rng.choice(list("xy"), n)})
+
+
+@pytest.mark.parametrize("kind", ["gower", "euclidean", "hamming"])
+@pytest.mark.parametrize("engine", ["tree", "tiled"])
+def test_sharded_search_equals_one_tree_with_ties_across_borders(kind: str, engine: str) -> None:
+    cases = [(_duplicates(500, 1), _duplicates(120, 2)),
+             (near_tie_chains(600, 1, 4e-10 if kind == "gower" else 4e-9, 0.0, ["a", "b"]),
+              near_tie_chains(150, 2, 4e-10 if kind == "gower" else 4e-9, 0.05, ["a", "q"]))]
+    choice = SearchChoice(engine, "cpu", "test")
+    decided_again = 0
+    for T, S in cases:
+        d = prepare(T, S)
+        enc = encode(d, fit(d), SpaceSpec(kind))
+        for q, r in (("S", "T"), ("T", "T")):
+            within = q == r
+            tree = build_tree(enc, r)
+            for k in (1, 3, 7):
+                one_d, one_i = knn(tree, enc.num[q], enc.cat[q], k=k, exclude_self=within, engine=engine)
+                for rows in (37, 200, 599):
+                    shards = _shards(enc, r, rows)
+                    dist, idx = knn_sharded(shards, enc.num[q], enc.cat[q], k=k, exclude_self=within, choice=choice)
+                    assert _same(dist, one_d), (kind, q, r, k, rows)
+                    np.testing.assert_array_equal(idx, one_i, err_msg=f"{kind} {q}->{r} k={k} shards of {rows}")
+                    sp = np.arange(len(enc.num[q])) if within else np.full(len(enc.num[q]), -1)
+                    parts = [search_shard(t, a, enc.num[q], enc.cat[q], sp.astype(np.int64), k, choice)
+                             for a, t in shards]
+                    decided_again += len(merge_shards(parts, k, shards[0][1].exact)[2])
+    if kind != "hamming":
+        assert decided_again > 0  # the near-tie data did reach the decision from every shard's candidates
+
+
+def test_a_shard_with_fewer_references_than_k_pads_like_one_tree() -> None:
+    T, S = _duplicates(5, 3), _duplicates(4, 4)
+    d = prepare(T, S)
+    enc = encode(d, fit(d), SpaceSpec("gower"))
+    one_d, one_i = knn_brute(enc, "S", "T", k=8)
+    dist, idx = knn_sharded(_shards(enc, "T", 2), enc.num["S"], enc.cat["S"], k=8, exclude_self=False,
+                            choice=SearchChoice("tree", "cpu", "test"))
+    assert _same(dist, one_d) and idx.tolist() == one_i.tolist()
+    assert (idx[:, 5:] == -1).all() and np.isinf(dist[:, 5:]).all()
