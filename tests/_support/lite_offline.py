@@ -32,6 +32,8 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+from synthpriv_report.lite import _sha256_file
+
 #: npm's ``pyodide@0.27.7`` tarball and the official lock inside it.
 PYODIDE_NPM = ("pyodide@0.27.7", "pyodide-0.27.7.tgz",
                "89d5d952675eb08e11286e52c7238f1248ce71726e896db9703e73bef23dc343")
@@ -68,16 +70,8 @@ def cache_dir() -> Path:
     return path
 
 
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _checked(path: Path, digest: str) -> Path:
-    if sha256(path) != digest:
+    if _sha256_file(path) != digest:
         path.unlink()
         raise RuntimeError(f"{path.name}: SHA-256 differs from the pinned {digest} (file removed)")
     return path
