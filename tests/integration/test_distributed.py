@@ -79,9 +79,12 @@ def _flat(obj, path=""):
 
 
 def _canonical(result_set) -> dict:
-    """The results' leaves, less the one setting that differs by design (where the searches ran)."""
+    """The results' leaves, less what differs by design: where the searches ran, and the record of how and when
+    the evaluation was called (its time, the Python call naming the client)."""
     d = result_set.to_dict()
     d["meta"]["settings"].pop("backend")
+    for key in ("evaluated_at", "provenance"):
+        d["meta"].pop(key, None)
     return _flat(d)
 
 
