@@ -294,16 +294,7 @@ def text_summary(view: dict, *, header: str = "") -> str:
     lines = []
     if header:
         lines.append(header)
-    lines.append(f"Verdict: {v['level_text'].upper()}")
-    if v["level"] == "not_assessed":
-        lines.append("  none of the checks behind the verdict could run, so the data were not assessed")
-    else:
-        lines.append(f"  resting on {v['n_ran']} of the {v['n_checks']} checks behind the verdict:")
-    for c in v["checks"]:
-        if c["level"] is not None:
-            lines.append(f"  - {c['title']} [{c['level_text']}]: {c['sentence']}")
-    for nr in v["not_run"]:
-        lines.append(f"  - did not run: {nr['title']}: {nr['reason']}")
+    lines += text_verdict(v).splitlines()
     for c in v.get("cautions") or []:
         lines.append(f"  note on the data: {c}")
     if view.get("risk"):
