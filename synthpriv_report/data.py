@@ -9,13 +9,14 @@ in logs). What is handled rather than refused is listed in :func:`prepare`'s not
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import re
 import unicodedata
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -149,6 +150,10 @@ def _is_datetime(series: pd.Series) -> bool:
 #: Longest quoted value in an error message (longer values are cut, with an ellipsis).
 _QUOTE_CHARS = 40
 
+#: Position of a partition's first row in its whole set, while that partition is checked on its own
+#: (:mod:`synthpriv_report.partitioned`): an error names the row's position in the set, not in the partition.
+ROW_OFFSET: contextvars.ContextVar[int] = contextvars.ContextVar("ROW_OFFSET", default=0)
+
 
 def _where(column: str, set_name: str, positions: NDArray[np.bool_] | NDArray[np.int64], values: pd.Series,
            *, reveal: bool) -> str:
@@ -159,7 +164,7 @@ def _where(column: str, set_name: str, positions: NDArray[np.bool_] | NDArray[np
     """
     pos = np.flatnonzero(np.asarray(positions))
     first = int(pos[0])
-    text = f"at row {first} (0-based position)"
+    text = f"at row {first + ROW_OFFSET.get()} (0-based position)"
     if pos.size > 1:
         text += f" and {pos.size - 1} other row(s)"
     if set_name == "S" or reveal:
@@ -542,23 +547,36 @@ def prepare(
     num_cols = [c for c in columns if kinds[c] == "numeric"]
     cat_cols = [c for c in columns if kinds[c] == "categorical"]
     num_arrays, cat_arrays, factorized = _encode(frames, num_cols, cat_cols, reveal=bool(reveal_real_values))
-    notes = _unify_boolean_columns(frames, cat_cols, cat_arrays, factorized)
+    return finish(sizes={s: len(df) for s, df in frames.items()}, synthetic_dtypes=frames["S"].dtypes,
+                  columns=columns, kinds=kinds, num_arrays=num_arrays, cat_arrays=cat_arrays,
+                  factorized=factorized, exclude=exclude, kept=kept, row_order=row_order)
+
+
+def finish(*, sizes: dict[str, int], synthetic_dtypes: Any, columns: tuple[str, ...], kinds: dict[str, Kind],
+           num_arrays: dict[str, NDArray[np.float64]], cat_arrays: dict[str, NDArray[np.object_]],
+           factorized: Factorized, exclude: Sequence[str], kept: Sequence[str],
+           row_order: Literal["canonical", "as_given"]) -> PreparedData:
+    """Phases 6 to 9 of :func:`prepare`, on the encoded sets: boolean spellings, fingerprints, notes, precision,
+    canonical order. ``synthetic_dtypes``: the synthetic data's dtype per column (a ``DataFrame.dtypes``)."""
+    num_cols = [c for c in columns if kinds[c] == "numeric"]
+    cat_cols = [c for c in columns if kinds[c] == "categorical"]
+    notes = _unify_boolean_columns(list(sizes), cat_cols, cat_arrays, factorized)
     prints = {s: fingerprint(num_arrays[s], cat_arrays[s], num_cols + cat_cols, kinds, factorized=factorized[s])
-              for s in frames}
-    notes += _column_notes(frames, num_cols, cat_cols, num_arrays, factorized, kept=kept)
-    precision = _synthetic_precision(frames, num_cols, num_arrays)
+              for s in sizes}
+    notes += _column_notes(sizes, num_cols, cat_cols, num_arrays, factorized, kept=kept)
+    precision = _synthetic_precision(synthetic_dtypes, list(sizes), num_cols, num_arrays)
     notes += [f"column {c!r} of the synthetic data is stored at {p} precision: its numbers are compared with the "
               f"real ones at that precision (a real value rounded to {p} is not a new value)"
               for c, p in precision.items()]
-    notes += _spelling_notes(cat_cols, factorized, [s for s in ("T", "H") if s in frames])
-    order = ({s: _canonicalize(s, num_arrays, cat_arrays, factorized) for s in frames} if row_order == "canonical"
-             else {s: np.arange(len(df), dtype=np.int64) for s, df in frames.items()})
+    notes += _spelling_notes(cat_cols, factorized, [s for s in ("T", "H") if s in sizes])
+    order = ({s: _canonicalize(s, num_arrays, cat_arrays, factorized) for s in sizes} if row_order == "canonical"
+             else {s: np.arange(n, dtype=np.int64) for s, n in sizes.items()})
     return PreparedData(
         columns=columns,
         kinds=kinds,
         numeric=num_arrays,
         categorical=cat_arrays,
-        sizes={s: len(df) for s, df in frames.items()},
+        sizes=dict(sizes),
         fingerprints=prints,
         excluded=tuple(exclude),
         notes=tuple(notes),
@@ -658,70 +676,84 @@ def _column_kinds(frames: dict[str, pd.DataFrame], columns: Sequence[str], *, nu
             kinds[c] = _kind_of(frames["T"][c])
     for c in columns:
         if frames["T"][c].isna().all() and ("H" not in frames or frames["H"][c].isna().all()):
-            raise ValueError(
-                f"column {c!r} is entirely missing in the real data; exclude it with exclude=[{c!r}]"
-            )
+            raise all_missing_error(c)
     return kinds
+
+
+def all_missing_error(column: str) -> ValueError:
+    """The error for a column entirely missing in the real data (T and H together): it has no kind and no
+    distance."""
+    return ValueError(f"column {column!r} is entirely missing in the real data; exclude it with "
+                      f"exclude=[{column!r}]")
 
 
 def _encode(frames: dict[str, pd.DataFrame], num_cols: Sequence[str], cat_cols: Sequence[str], *, reveal: bool
             ) -> tuple[dict[str, NDArray[np.float64]], dict[str, NDArray[np.object_]], Factorized]:
     """Phase 5, values: each set's numeric columns as a float64 ``(n, q)`` array (:func:`_to_numeric`), its
     categorical columns as an object ``(n, c)`` array of strings (missing: :data:`MISSING`) with each column
-    factorized. A boolean real column reads 1/0 and true/false of the other sets as booleans. A value equal to
-    the missing marker is refused (never quoted: it is the marker itself)."""
+    factorized (:func:`encode_set`)."""
     num_arrays: dict[str, NDArray[np.float64]] = {}
     cat_arrays: dict[str, NDArray[np.object_]] = {}
     factorized: Factorized = {}
     for s, df in frames.items():
-        n = len(df)
-        num = np.empty((n, len(num_cols)), dtype=np.float64)
-        for j, c in enumerate(num_cols):
-            num[:, j] = _to_numeric(df[c], c, s, datetime_like=_is_datetime(frames["T"][c]), reveal=reveal)
-        cat = np.empty((n, len(cat_cols)), dtype=object)
-        factorized[s] = []
-        for j, c in enumerate(cat_cols):
-            col = df[c]
-            if s != "T" and pd.api.types.is_bool_dtype(frames["T"][c].dtype):
-                col = _as_bool_text(col)
-            texts, codes, table = _factorized_strings(col)
-            if any(v == MISSING for v in table.tolist()):
-                clash = (texts == MISSING) & ~col.isna().to_numpy()
-                raise ValueError(
-                    f"column {c!r} holds the text reserved for missing values ({MISSING!r}) in the "
-                    f"{SET_LABELS[s]} data {_where(c, s, clash, col, reveal=False)}; rename that value"
-                )
-            cat[:, j] = texts
-            factorized[s].append((codes, table))
-        num_arrays[s] = num
-        cat_arrays[s] = cat
+        num_arrays[s], cat_arrays[s], factorized[s] = encode_set(df, s, frames["T"], num_cols, cat_cols,
+                                                                 reveal=reveal)
     return num_arrays, cat_arrays, factorized
 
 
-def _unify_boolean_columns(frames: dict[str, pd.DataFrame], cat_cols: Sequence[str],
+def encode_set(df: pd.DataFrame, s: str, real: pd.DataFrame, num_cols: Sequence[str], cat_cols: Sequence[str], *,
+               reveal: bool) -> tuple[NDArray[np.float64], NDArray[np.object_],
+                                      list[tuple[NDArray[np.int64], NDArray[np.object_]]]]:
+    """The values of one set (or of one partition of it): numbers converted and checked, categories as strings
+    and factorized. ``real`` supplies the real data's dtypes only (an empty frame will do): a datetime real
+    column parses text in the other sets as datetimes, a boolean one reads 1/0 and true/false as booleans. A value
+    equal to the missing marker is refused (never quoted: it is the marker itself)."""
+    n = len(df)
+    num = np.empty((n, len(num_cols)), dtype=np.float64)
+    for j, c in enumerate(num_cols):
+        num[:, j] = _to_numeric(df[c], c, s, datetime_like=_is_datetime(real[c]), reveal=reveal)
+    cat = np.empty((n, len(cat_cols)), dtype=object)
+    fact = []
+    for j, c in enumerate(cat_cols):
+        col = df[c]
+        if s != "T" and pd.api.types.is_bool_dtype(real[c].dtype):
+            col = _as_bool_text(col)
+        texts, codes, table = _factorized_strings(col)
+        if any(v == MISSING for v in table.tolist()):
+            clash = (texts == MISSING) & ~col.isna().to_numpy()
+            raise ValueError(
+                f"column {c!r} holds the text reserved for missing values ({MISSING!r}) in the "
+                f"{SET_LABELS[s]} data {_where(c, s, clash, col, reveal=False)}; rename that value"
+            )
+        cat[:, j] = texts
+        fact.append((codes, table))
+    return num, cat, fact
+
+
+def _unify_boolean_columns(sets: Sequence[str], cat_cols: Sequence[str],
                            cat_arrays: dict[str, NDArray[np.object_]], factorized: Factorized) -> list[str]:
     """Phase 6, boolean spellings: each categorical column that spells true/false differently across the sets is
     rewritten as ``"True"``/``"False"`` in place (:func:`_unify_booleans`) and factorized again; one note each."""
     notes = []
     for j, c in enumerate(cat_cols):
-        note = _unify_booleans(c, {s: cat_arrays[s][:, j] for s in frames},
-                               {s: factorized[s][j][1] for s in frames})
+        note = _unify_booleans(c, {s: cat_arrays[s][:, j] for s in sets},
+                               {s: factorized[s][j][1] for s in sets})
         if note is not None:
             notes.append(note)
             # (a column slice of a C-ordered object array is a view: _unify_booleans rewrote cat_arrays in place)
-            for s in frames:
+            for s in sets:
                 col = cat_arrays[s][:, j]
                 factorized[s][j] = _factorize_texts(np.where(col == MISSING, None, col))
     return notes
 
 
-def _column_notes(frames: dict[str, pd.DataFrame], num_cols: Sequence[str], cat_cols: Sequence[str],
+def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequence[str],
                   num_arrays: dict[str, NDArray[np.float64]], factorized: Factorized, *, kept: Sequence[str]
                   ) -> list[str]:
     """Phase 7, notes on columns kept as they are: constant in the real data, a different value in every real
     record (unless ``kept``), entirely missing in the synthetic or holdout data."""
     notes = []
-    real_sets = [s for s in ("T", "H") if s in frames]
+    real_sets = [s for s in ("T", "H") if s in sizes]
     for j, c in enumerate(num_cols):
         real_vals = np.concatenate([num_arrays[s][:, j] for s in real_sets])
         finite = real_vals[~np.isnan(real_vals)]
@@ -733,20 +765,20 @@ def _column_notes(frames: dict[str, pd.DataFrame], num_cols: Sequence[str], cat_
         if any((factorized[s][j][0] < 0).any() for s in real_sets):
             distinct.add(MISSING)
         n_distinct = len(distinct)
-        n_real = sum(len(frames[s]) for s in real_sets)
+        n_real = sum(sizes[s] for s in real_sets)
         if n_distinct == 1:
             notes.append(f"column {c!r} is constant in the real data: it only separates records of S that differ")
         elif n_distinct == n_real >= IDENTIFIER_MIN_RECORDS and c not in kept:
             notes.append(f"column {c!r} has a different value in every real record: it looks like an identifier, "
                          f"which sets every record apart; consider exclude=[{c!r}]")
-    for s in frames:
+    for s in sizes:
         if s == "T":
             continue
         for j, c in enumerate(num_cols):
             if num_arrays[s].shape[0] and np.isnan(num_arrays[s][:, j]).all():
                 notes.append(f"column {c!r} is entirely missing in the {SET_LABELS[s]} data")
         for j, c in enumerate(cat_cols):
-            if len(frames[s]) and (factorized[s][j][0] < 0).all():
+            if sizes[s] and (factorized[s][j][0] < 0).all():
                 notes.append(f"column {c!r} is entirely missing in the {SET_LABELS[s]} data")
     return notes
 
@@ -774,15 +806,15 @@ def _canonicalize(s: str, num_arrays: dict[str, NDArray[np.float64]], cat_arrays
     return order
 
 
-def _synthetic_precision(frames: dict[str, pd.DataFrame], num_cols: Sequence[str],
+def _synthetic_precision(synthetic_dtypes: Any, sets: Sequence[str], num_cols: Sequence[str],
                          num_arrays: dict[str, NDArray[np.float64]]) -> dict[str, str]:
     """Numeric columns that the synthetic data holds at a lower precision than float64: stored as float32 or
     float16, or written with float64 values that are all float32 numbers while the real values are not (as a
     generator that computes in float32 writes them). Numbers are then judged equal at that precision."""
     out: dict[str, str] = {}
-    real_sets = [s for s in ("T", "H") if s in frames]
+    real_sets = [s for s in ("T", "H") if s in sets]
     for j, c in enumerate(num_cols):
-        dtype = frames["S"][c].dtype
+        dtype = synthetic_dtypes[c]
         if pd.api.types.is_float_dtype(dtype) and np.dtype(dtype).itemsize < 8:
             out[c] = np.dtype(dtype).name
             continue
@@ -948,24 +980,39 @@ def identifier_reason(series: pd.Series, column: str) -> str | None:
     if pd.api.types.is_numeric_dtype(dtype):
         with np.errstate(invalid="ignore", over="ignore"):
             arr = values.to_numpy(dtype=np.float64, na_value=np.nan)
-        if not np.isfinite(arr).all() or not (pd.api.types.is_integer_dtype(dtype) or (arr == np.round(arr)).all()):
-            return None
-        n_distinct = int(pd.unique(arr).size)
-        if not _nearly_all_distinct(n, n_distinct):
-            return None
-        every = "every" if n_distinct == n else "nearly every"
-        span = float(arr.max() - arr.min()) + 1.0
-        if span <= IDENTIFIER_SPAN_FACTOR * n_distinct or (
-                n_distinct >= IDENTIFIER_WIDE_MIN_DISTINCT and span <= IDENTIFIER_WIDE_SPAN_FACTOR * n_distinct):
-            return f"a different whole number in {every} real record, numbered like a running count"
-        if values.is_monotonic_increasing or values.is_monotonic_decreasing:
-            return f"a different whole number in {every} real record, in order down the file like a record number"
-        if _name_says_identifier(column):
-            return f"a different whole number in {every} real record, and a name that reads like an identifier"
-        return None
+        return numeric_identifier_reason(arr, column, integer=pd.api.types.is_integer_dtype(dtype))
     # text (object, string or categorical columns)
-    uniq = pd.unique(values.to_numpy(dtype=object))
-    if not _nearly_all_distinct(n, len(uniq)):
+    return text_identifier_reason(pd.unique(values.to_numpy(dtype=object)), n)
+
+
+def numeric_identifier_reason(arr: NDArray[np.float64], column: str, *, integer: bool) -> str | None:
+    """:func:`identifier_reason` for the non-missing values of a numeric column, in the order of the rows
+    (``integer``: the column's dtype is an integer one)."""
+    n = int(arr.shape[0])
+    if n < IDENTIFIER_MIN_VALUES:
+        return None
+    if not np.isfinite(arr).all() or not (integer or (arr == np.round(arr)).all()):
+        return None
+    n_distinct = int(pd.unique(arr).size)
+    if not _nearly_all_distinct(n, n_distinct):
+        return None
+    every = "every" if n_distinct == n else "nearly every"
+    span = float(arr.max() - arr.min()) + 1.0
+    if span <= IDENTIFIER_SPAN_FACTOR * n_distinct or (
+            n_distinct >= IDENTIFIER_WIDE_MIN_DISTINCT and span <= IDENTIFIER_WIDE_SPAN_FACTOR * n_distinct):
+        return f"a different whole number in {every} real record, numbered like a running count"
+    step = np.diff(arr)
+    if (step >= 0).all() or (step <= 0).all():
+        return f"a different whole number in {every} real record, in order down the file like a record number"
+    if _name_says_identifier(column):
+        return f"a different whole number in {every} real record, and a name that reads like an identifier"
+    return None
+
+
+def text_identifier_reason(uniq: NDArray[np.object_], n: int) -> str | None:
+    """:func:`identifier_reason` for a text column from its distinct non-missing values (in order of first
+    appearance) and its number ``n`` of non-missing values."""
+    if n < IDENTIFIER_MIN_VALUES or not _nearly_all_distinct(n, len(uniq)):
         return None
     sample = uniq[:_CODE_SAMPLE]
     share = sum(isinstance(v, str) and _is_code(v) for v in sample) / len(sample)

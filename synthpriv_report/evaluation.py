@@ -9,6 +9,7 @@ parameters never searches again, and a level override only re-grades (levels are
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import hashlib
 import os
 import shlex
@@ -32,10 +33,11 @@ from .formats import DEFAULT_SET_NAMES, SET_ROLES
 from .levels import apply_level
 from .metrics.shift import holdout_shift_note, holdout_shift_of
 from .params import merge_params, validate_params
+from .partitioned import prepare_partitioned
 from .registry import MetricSpec, get_spec, metric_names, verdict_metric_names
 from .release import load_context, validate_context
 from .results import MetricResult, ResultSet, not_computed, to_jsonable
-from .sources import read_inputs
+from .sources import partitioned_inputs, read_inputs
 from .spaces import SpaceKind, SpaceSpec
 from .validation import (
     NONE,
@@ -67,7 +69,10 @@ DEFAULT_NAMES = DEFAULT_SET_NAMES
 _ROLE = SET_ROLES
 
 
-def _versions() -> dict[str, str]:
+@functools.lru_cache(maxsize=1)
+def _version_table() -> tuple[tuple[str, str], ...]:
+    """The installed versions, read once per process (reading package metadata takes about 25 ms, and a slider
+    move asks for them with every result set)."""
     import importlib.metadata as md
     import platform
 
@@ -78,7 +83,12 @@ def _versions() -> dict[str, str]:
         except md.PackageNotFoundError:
             out[name] = "not installed"
     out["python"] = platform.python_version()
-    return out
+    return tuple(out.items())
+
+
+def _versions() -> dict[str, str]:
+    """Package name -> installed version, and the Python version (a fresh dict each call)."""
+    return dict(_version_table())
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
@@ -294,19 +304,28 @@ def _check_combinations(s: Mapping[str, Any], client: Any) -> None:
             raise ValueError(f"spaces[{m!r}]: metric {m!r} has a fixed space; its space cannot be chosen")
 
 
-def _prepared(real: DataSource, synthetic: DataSource, holdout: DataSource | None, s: Mapping[str, Any]
-              ) -> tuple[PreparedData, dict[str, str]]:
+def _prepared(real: DataSource, synthetic: DataSource, holdout: DataSource | None, s: Mapping[str, Any],
+              client: Any = None) -> tuple[PreparedData, dict[str, str]]:
     """The sets read (:mod:`synthpriv_report.sources`), identifier-like columns set aside, and prepared
-    (:func:`synthpriv_report.data.prepare`); with the reason each left-out column was left out."""
-    inputs = read_inputs(real, synthetic, holdout, exclude=s["exclude"])
+    (:func:`synthpriv_report.data.prepare`); with the reason each left-out column was left out. With a Dask
+    client, Parquet and Dask inputs stay partitioned: each partition is read, checked and encoded on a worker
+    (:mod:`synthpriv_report.partitioned`)."""
+    partitioned = partitioned_inputs(real, synthetic, holdout, exclude=s["exclude"]) if client is not None else None
     with pg.stage("preparing the data", enabled=s["progress"]):
-        exclude, auto_excluded, kept = _identifiers(inputs.real, exclude=inputs.exclude, include=s["include"],
-                                                    named=(s["key_fields"], s["sensitive_fields"]))
-        data = prepare(inputs.real, inputs.synthetic, inputs.holdout, numeric=s["numeric"],
-                       categorical=s["categorical"], exclude=list(exclude or []) + list(auto_excluded),
-                       reveal_real_values=s["reveal_real_values"], kept=list(kept), row_order=s["row_order"])
-        if inputs.excluded:  # left out while reading: recorded as if prepare() had left them out
-            data = replace(data, excluded=tuple(dict.fromkeys(list(inputs.excluded) + list(data.excluded))))
+        if partitioned is not None:
+            data, auto_excluded, kept, _ = prepare_partitioned(
+                client, partitioned, numeric=s["numeric"], categorical=s["categorical"], include=s["include"],
+                named=(s["key_fields"], s["sensitive_fields"]), reveal_real_values=s["reveal_real_values"],
+                row_order=s["row_order"])
+        else:
+            inputs = read_inputs(real, synthetic, holdout, exclude=s["exclude"])
+            exclude, auto_excluded, kept = _identifiers(inputs.real, exclude=inputs.exclude, include=s["include"],
+                                                        named=(s["key_fields"], s["sensitive_fields"]))
+            data = prepare(inputs.real, inputs.synthetic, inputs.holdout, numeric=s["numeric"],
+                           categorical=s["categorical"], exclude=list(exclude or []) + list(auto_excluded),
+                           reveal_real_values=s["reveal_real_values"], kept=list(kept), row_order=s["row_order"])
+            if inputs.excluded:  # left out while reading: recorded as if prepare() had left them out
+                data = replace(data, excluded=tuple(dict.fromkeys(list(inputs.excluded) + list(data.excluded))))
         data = _with_identifier_notes(data, auto_excluded, kept)
     reasons = {c: (f"looks like an identifier ({auto_excluded[c]})" if c in auto_excluded
                    else "left out on request (exclude=)") for c in data.excluded}
@@ -493,7 +512,7 @@ class Evaluation:
         self.default_params = merge_params(params)
         client = resolve_client(s["client"], s["backend"])
         _check_combinations(s, client)
-        self.data, self.excluded_reasons = _prepared(real, synthetic, holdout, s)
+        self.data, self.excluded_reasons = _prepared(real, synthetic, holdout, s, client)
         self.metric_names = s["metrics"] or metric_names()
         self.verdict_metrics = (tuple(verdict_metric_names()) if s["verdict_metrics"] is None
                                 else tuple(s["verdict_metrics"]))

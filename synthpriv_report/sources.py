@@ -98,6 +98,30 @@ def _read(obj: Any, kind: str, columns: list) -> pd.DataFrame:
     return obj[columns]  # a new frame; the caller's is untouched
 
 
+def partitioned_inputs(real: Any, synthetic: Any, holdout: Any = None, *,
+                       exclude: Sequence[str] | None = None) -> Any:
+    """The sets as partitions to read on a Dask cluster's workers
+    (:class:`~synthpriv_report.partitioned.PartitionedInputs`), or None when no set is a Parquet path or a Dask
+    DataFrame (then :func:`read_inputs` reads them here). A pandas DataFrame among them is one partition.
+
+    Raises
+    ------
+    TypeError
+        A path without a Parquet suffix; ``exclude`` given as one string.
+    FileNotFoundError
+        A Parquet path that does not exist.
+    """
+    from .partitioned import PartitionedInputs, partitions_of
+
+    given = {"T": real, "S": synthetic, "H": holdout}
+    kinds = {s: _kind(obj, s) for s, obj in given.items() if obj is not None}
+    if not any(k in ("parquet", "dask") for k in kinds.values()) or "other" in kinds.values():
+        return None
+    if isinstance(exclude, str):
+        raise TypeError(f"exclude= must be a list of column names, not the string {exclude!r}")
+    return PartitionedInputs({s: partitions_of(given[s], s, k) for s, k in kinds.items()}, tuple(exclude or ()))
+
+
 def read_inputs(real: Any, synthetic: Any, holdout: Any = None, *,
                 exclude: Sequence[str] | None = None) -> Inputs:
     """The three sets as pandas DataFrames, reading only the analysed columns of Parquet and Dask inputs.

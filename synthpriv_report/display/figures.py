@@ -385,14 +385,16 @@ class LiveFigure:
 
 
     def _frame(self) -> tuple[Any, ...]:
-        """What the background of the axes shows: limits, scales, ticks and their labels, titles, axis labels
-        (the same frame gives the same background pixels)."""
+        """What the background of the axes shows: limits, scales, tick positions and their labels, titles, axis
+        labels (the same frame gives the same background pixels).
+
+        The ticks are read from each axis's locator and formatter, which is what a drawing would place, without
+        making the tick artists (making them costs more than a slider move may take).
+        """
         out: list[Any] = []
         for ax in self._axes:
             out.append((ax.get_xlim(), ax.get_ylim(), ax.get_xscale(), ax.get_yscale(), ax.axison,
-                        tuple(ax.get_xticks()), tuple(ax.get_yticks()),
-                        tuple(t.get_text() for t in ax.get_xticklabels()),
-                        tuple(t.get_text() for t in ax.get_yticklabels()),
+                        _ticks(ax.xaxis), _ticks(ax.yaxis),
                         ax.get_title(), ax.get_title("left"), ax.get_title("right"), ax.get_xlabel(),
                         ax.get_ylabel()))
         return tuple(out)
@@ -405,6 +407,7 @@ class LiveFigure:
             arts = [*ax.lines, *ax.collections, *ax.patches, *ax.images, *ax.texts, *ax.artists]
             legend = ax.get_legend()
             if legend is not None:
+                legend.get_frame().set_alpha(1.0)  # opaque: its pixels do not depend on what lies beneath
                 arts.append(legend)
             out += [(ax, a) for a in sorted(arts, key=lambda a: a.get_zorder())]
         return out
@@ -412,7 +415,10 @@ class LiveFigure:
     def _render(self) -> None:
         """Draw the canvas: the frame is drawn again only when it changed (new limits, ticks or labels); else
         its pixels are restored and only the drawing function's artists are drawn over them (matplotlib's
-        blitting), which skips most of the text, the slowest part of a drawing."""
+        blitting), which skips most of the text, the slowest part of a drawing. A legend whose entries are
+        those of the last drawing is not typeset again: its box is drawn and its kept inside pasted in."""
+        from matplotlib.legend import Legend
+
         canvas = self._fig.canvas
         frame = self._frame()
         content = self._content()
@@ -426,8 +432,69 @@ class LiveFigure:
                 a.set_visible(True)
         else:
             canvas.restore_region(self._background)
+        renderer = canvas.get_renderer()
+        kept: dict[int, tuple[Any, Any, Any]] = getattr(self, "_legends", {})
+        self._legends: dict[int, tuple[Any, Any, Any]] = {}
         for ax, a in content:
+            if not isinstance(a, Legend):
+                ax.draw_artist(a)
+                continue
+            slot, key = self._axes.index(ax), _legend_key(a)
+            old = kept.get(slot)
+            if old is not None and old[0] == key:
+                old[1].legendPatch.draw(renderer)  # the box (same place, same size)
+                for region in old[2]:  # its inside: the entries typeset at the last drawing
+                    canvas.restore_region(region)
+                self._legends[slot] = old
+                continue
             ax.draw_artist(a)
+            self._legends[slot] = (key, a, [canvas.copy_from_bbox(b) for b in _inside(a.legendPatch, renderer)])
+
+
+def _inside(patch: Any, renderer: Any) -> list[Any]:
+    """Two boxes whose union is every whole pixel inside a legend's box but its rounded corners: pixels that
+    only the legend's own (opaque) face, edge and entries decide, whatever the axes show beneath it."""
+    from matplotlib.transforms import Bbox
+
+    b = patch.get_window_extent(renderer)
+    x0, y0, x1, y1 = math.ceil(b.x0) + 1, math.ceil(b.y0) + 1, math.floor(b.x1) - 1, math.floor(b.y1) - 1
+    style = patch.get_boxstyle()
+    c = math.ceil(float(getattr(style, "rounding_size", 0.0) or 0.0) * patch.get_mutation_scale()
+                  * renderer.points_to_pixels(1.0))
+    return [Bbox.from_extents(x0 + c, y0, x1 - c, y1), Bbox.from_extents(x0, y0 + c, x1, y1 - c)]
+
+
+def _ticks(axis: Any) -> tuple[Any, ...]:
+    """Major and minor tick positions of ``axis`` in its view and their labels, from its locators and
+    formatters."""
+    out: list[Any] = []
+    lo, hi = sorted(axis.get_view_interval())
+    for locator, formatter in ((axis.get_major_locator(), axis.get_major_formatter()),
+                               (axis.get_minor_locator(), axis.get_minor_formatter())):
+        locs = [float(x) for x in locator() if lo - 1e-12 * (abs(lo) + 1) <= x <= hi + 1e-12 * (abs(hi) + 1)]
+        out.append((tuple(locs), tuple(formatter.format_ticks(locs))))
+    return tuple(out)
+
+
+def _legend_key(legend: Any) -> tuple[Any, ...]:
+    """What a legend shows: its place, title, entry texts and each entry's marker, line and colours. Two legends
+    with the same key are the same pixels (at a fixed place; a legend placed "best" depends on the data, so it
+    has no key)."""
+    if legend._loc == 0:
+        return (object(),)  # "best": never equal to another
+    entries = []
+    for h in legend.legend_handles:
+        style = []
+        for getter in ("get_color", "get_facecolor", "get_edgecolor", "get_linestyle", "get_linewidth",
+                       "get_marker", "get_markersize", "get_alpha", "get_hatch"):
+            f = getattr(h, getter, None)
+            if f is not None:
+                v = f()
+                style.append(tuple(np.ravel(v).tolist()) if isinstance(v, np.ndarray) else
+                             (tuple(v) if isinstance(v, list) else v))
+        entries.append((type(h).__name__, tuple(style)))
+    return (legend._loc, legend.get_title().get_text(), tuple(t.get_text() for t in legend.texts), tuple(entries),
+            legend._fontsize)
 
 
 def _raise_small_texts(axes: list[Any], minimum: float = MIN_FONT_PT) -> None:

@@ -29,7 +29,7 @@ _OBSERVE = """(i) => {
   const h = document.querySelectorAll('.jp-OutputArea-output .widget-slider .noUi-handle')[i];
   const own = h.closest('.widget-slider');
   const area = h.closest('.jp-OutputArea-output');
-  window.__spr = {t: [], release: 0};
+  window.__spr = {t: [], release: 0, area: area};
   if (window.__sprObs) window.__sprObs.disconnect();
   window.__sprObs = new MutationObserver(ms => { for (const m of ms) {
     if (own.contains(m.target)) continue;   // the slider's own readout and handle
@@ -43,6 +43,8 @@ _OBSERVE = """(i) => {
 _RELEASE = "() => { window.__spr.t = []; window.__spr.release = performance.now(); }"
 _RESULT = "() => ({n: window.__spr.t.length, last: window.__spr.t.length ? Math.max(...window.__spr.t) : 0, " \
           "release: window.__spr.release, now: performance.now()})"
+#: The kernel's own time for the update, as the widget's status line says it ("updated in N ms").
+_KERNEL = "() => { const m = /updated in (\\d+) ms/.exec(window.__spr.area.innerText); return m ? +m[1] : null; }"
 
 
 def _settle(page, quiet_ms: float = 1500.0, limit_s: float = 30.0) -> dict:
@@ -73,7 +75,7 @@ def _drag(page, i: int) -> dict:
     page.mouse.up()
     r = _settle(page)
     ms = r["last"] - r["release"] if r["n"] else None
-    return {"slider": info["label"], "ms": ms, "changes": r["n"]}
+    return {"slider": info["label"], "ms": ms, "kernel_ms": page.evaluate(_KERNEL), "changes": r["n"]}
 
 
 def _click_measure(page, selector: str) -> dict:
@@ -148,7 +150,8 @@ def test_every_slider_of_the_lab_answers_after_release(tmp_path: Path) -> None:
     (folder / "slider_times.json").write_text(json.dumps(record, indent=1))
     print(f"\nload {load:.2f} on {cores} cores; target {TARGET_MS:.0f} ms on an idle machine")
     for t in times:
-        print(f"  {t['slider']:<45} {t['ms'] if t['ms'] is None else round(t['ms'])} ms")
+        kernel = f"(kernel {t['kernel_ms']} ms)" if t.get("kernel_ms") is not None else ""
+        print(f"  {t['slider']:<45} {t['ms'] if t['ms'] is None else round(t['ms'])} ms {kernel}")
     assert not [e for e in errors if "Traceback" in e or "Error" in e], errors
     assert n >= 8, f"only {n} sliders found in the lab"
     dead = [t["slider"] for t in times if t["ms"] is None]

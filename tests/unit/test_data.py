@@ -487,7 +487,7 @@ def test_phases_compose_to_prepare() -> None:
     num, cat, fac = dm._encode(frames, num_cols, cat_cols, reveal=False)
     assert num["S"].shape == (4, 2) and cat["H"].shape == (4, 4) and cat["T"][2, cat_cols.index("o")] == MISSING
     assert cat["S"][:, cat_cols.index("b")].tolist() == ["yes", "no", "yes", "no"]
-    notes = dm._unify_boolean_columns(frames, cat_cols, cat, fac)
+    notes = dm._unify_boolean_columns(list(frames), cat_cols, cat, fac)
     assert len(notes) == 1 and "'b'" in notes[0]
     assert cat["S"][:, cat_cols.index("b")].tolist() == ["True", "False", "True", "False"]
     assert fac["S"][cat_cols.index("b")][1].tolist() == ["True", "False"]
@@ -507,12 +507,13 @@ def test_column_notes_phase_names_constant_identifier_and_missing_columns() -> N
     S = T.assign(m=[None] * n)
     frames = dm._checked_frames(T, S, None)
     num, cat, fac = dm._encode(frames, ["k"], ["id", "m"], reveal=False)
-    notes = dm._column_notes(frames, ["k"], ["id", "m"], num, fac, kept=[])
+    sizes = {s: len(df) for s, df in frames.items()}
+    notes = dm._column_notes(sizes, ["k"], ["id", "m"], num, fac, kept=[])
     assert [n.split(":")[0] for n in notes] == [
         "column 'k' is constant in the real data",
         "column 'id' has a different value in every real record",
         "column 'm' is entirely missing in the synthetic data"]
-    assert not any("'id'" in n for n in dm._column_notes(frames, ["k"], ["id", "m"], num, fac, kept=["id"]))
+    assert not any("'id'" in n for n in dm._column_notes(sizes, ["k"], ["id", "m"], num, fac, kept=["id"]))
 
 
 def test_a_bad_row_order_is_refused_before_the_data_are_examined() -> None:

@@ -171,3 +171,21 @@ def test_a_redrawn_live_figure_is_pixel_for_pixel_a_fresh_one(leaky):
     live.draw([honest.results()["privacy_score"], leaky.results()["privacy_score"]])
     moved = [honest.results(alpha=0.3)["privacy_score"], leaky.results(alpha=0.3)["privacy_score"]]
     assert live.draw(moved) == LiveFigure("privacy_score", panels=("honest", "leaky")).draw(moved)
+
+
+def test_a_kept_legend_is_pixel_for_pixel_a_typeset_one():
+    """A legend whose entries did not change is not typeset again: its box is drawn and its kept inside pasted
+    in. The PNG is the same as drawing the results on a new figure, and the legend was indeed kept."""
+    from synthpriv_report.display.figures import LiveFigure
+
+    evs = [Evaluation(*mixed(150, 7, n_synthetic=150, copied=c), metrics=["near_copies", "dcr"], progress=False,
+                      n_bootstrap=20) for c in (0, 100)]
+    live = LiveFigure("near_copies", panels=("honest", "leaky"))
+    live.draw([ev.results(near_copy_quantile=0.01)["near_copies"] for ev in evs])
+    before = {slot: kept[1] for slot, kept in live._legends.items()}
+    moved = [ev.results(near_copy_quantile=0.05)["near_copies"] for ev in evs]
+    png = live.draw(moved)
+    assert before and all(live._legends[slot][1] is legend for slot, legend in before.items())
+    assert png == LiveFigure("near_copies", panels=("honest", "leaky")).draw(moved)
+    # the same results drawn again: the kept legend again, the same pixels
+    assert live.draw(moved) == png

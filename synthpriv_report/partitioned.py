@@ -1,0 +1,409 @@
+"""Partitioned inputs on a Dask cluster: each partition is read, checked and encoded on a worker.
+
+With a Dask client, a set given as a Parquet dataset (a folder of files, or one file) or a Dask DataFrame is never
+read whole in the calling process. One task per partition (a Parquet file, a Dask partition) reads the analysed
+columns of its rows on a worker, converts and checks the numbers (an error names the column, the set and the
+row's position in the whole set), turns each categorical column into integer codes and a table of its distinct
+texts, and summarises what the identifier check needs. The calling process receives the encoded partitions
+(8 bytes a value: float64 numbers, integer codes and each column's distinct texts once) and joins them in
+partition order; it holds no DataFrame of a whole set and no string per record.
+
+From there the preparation is that of :func:`synthpriv_report.data.prepare`: the per-partition code tables are
+merged into one per column (in order of first appearance, as numbering the whole column would give), so the
+prepared data, the encoders fitted from them (numeric ranges, category levels) and every number are the same as
+when the whole frames are read; the tests check that field by field.
+
+Where this differs from reading the whole frame, and why:
+
+- an error for a bad value names the first bad row of the first partition (in set order) that holds one, and
+  counts the other bad rows of that partition only (the other partitions' rows are not examined again);
+- the identifier check counts the distinct values of a text column by their text (a number ``1`` and a text
+  ``"1"`` in one column of mixed types are one value), as the prepared data will.
+
+A set given as a pandas DataFrame is encoded in the calling process as one partition.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from . import data as dm
+from .data import MISSING, SET_LABELS, Kind, PreparedData
+
+__all__ = ["Partitions", "partitions_of", "prepare_partitioned", "PartitionedInputs"]
+
+
+@dataclass(frozen=True)
+class Partitions:
+    """One set as partitions to be read on the workers.
+
+    Attributes
+    ----------
+    set_name : {"T", "S", "H"}
+    kind : {"parquet", "dask", "pandas"}
+    meta : DataFrame
+        No rows: the set's columns and dtypes (all of its data columns).
+    parts : list
+        Parquet file paths, Dask delayed partitions, or one pandas DataFrame.
+    """
+
+    set_name: str
+    kind: str
+    meta: pd.DataFrame
+    parts: list[Any]
+
+
+def partitions_of(obj: Any, set_name: str, kind: str) -> Partitions:
+    """The partitions of a set of ``kind`` (as :mod:`synthpriv_report.sources` classified it).
+
+    A Parquet dataset's partitions are its files in pyarrow's order (the order ``pandas.read_parquet`` reads them
+    in); its dtypes are those ``pandas.read_parquet`` gives, read from the schema without reading a row.
+    """
+    if kind == "parquet":
+        import pyarrow.dataset as ds
+        import pyarrow.parquet as pq
+
+        # the columns pandas.read_parquet reads: the files' own and any taken from "name=value" folder names
+        dataset = ds.dataset(str(obj), format="parquet", partitioning="hive")
+        files = list(dataset.files)
+        own = set(pq.read_schema(files[0]).names) if files else set(dataset.schema.names)
+        from_folders = [n for n in dataset.schema.names if n not in own]
+        if from_folders:
+            raise ValueError(f"the {SET_LABELS[set_name]} data {str(obj)!r} takes column(s) "
+                             f"{', '.join(map(repr, from_folders))} from its folder names; with a Dask client each "
+                             f"file is read on its own, so each file must hold every column")
+        meta = dataset.schema.empty_table().to_pandas().reset_index(drop=True)
+        return Partitions(set_name, "parquet", meta, files)
+    if kind == "dask":
+        return Partitions(set_name, "dask", obj._meta.iloc[:0].reset_index(drop=True), list(obj.to_delayed()))
+    return Partitions(set_name, "pandas", obj.iloc[:0].reset_index(drop=True), [obj])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# on a worker: one partition
+
+
+@dataclass
+class EncodedPart:
+    """What a worker returns for one partition (8 bytes a value, plus each categorical column's distinct texts).
+
+    Attributes
+    ----------
+    n : int
+        Rows.
+    num : ndarray, shape (n, q)
+        Numeric columns, converted (NaN: missing); columns that failed hold NaN.
+    cat : list of (codes, table)
+        Per categorical column: codes (-1: missing) and distinct texts in order of first appearance.
+    all_missing : dict
+        Column -> whether every value of this partition is missing.
+    failed : list of str
+        Columns whose values failed the checks in this partition (the error is raised again, with the row's
+        position in the set, by the calling process).
+    identifier : dict
+        Column -> what the identifier check needs beyond the encoded values: ``("floats", values)`` for a
+        numeric column encoded as categories, ``("raw", distinct values, count)`` for a text column whose raw
+        values are not all strings.
+    """
+
+    n: int
+    num: NDArray[np.float64]
+    cat: list[tuple[NDArray[np.int64], NDArray[np.object_]]]
+    all_missing: dict[str, bool]
+    failed: list[str] = field(default_factory=list)
+    identifier: dict[str, Any] = field(default_factory=dict)
+
+
+def _read_part(part: Any, kind: str, columns: list[str]) -> pd.DataFrame:
+    if kind == "parquet":
+        return pd.read_parquet(part, columns=columns).reset_index(drop=True)
+    return part[columns].reset_index(drop=True)
+
+
+def _is_text(series: pd.Series) -> bool:
+    return isinstance(series.dtype, pd.StringDtype) or (
+        series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) == "string")
+
+
+def encode_part(part: Any, kind: str, set_name: str, real_meta: pd.DataFrame, num_cols: list[str],
+                cat_cols: list[str], *, reveal: bool, id_candidates: Sequence[str] = ()) -> EncodedPart:
+    """Read one partition (the analysed columns only), check and encode it: a task on a worker."""
+    df = _read_part(part, kind, list(num_cols) + list(cat_cols))
+    n = len(df)
+    out = EncodedPart(n=n, num=np.full((n, len(num_cols)), np.nan), cat=[],
+                      all_missing={c: bool(df[c].isna().all()) for c in df.columns})
+    for j, c in enumerate(num_cols):
+        try:
+            out.num[:, j] = dm.encode_set(df[[c]], set_name, real_meta, [c], [], reveal=reveal)[0][:, 0]
+        except ValueError:
+            out.failed.append(c)
+    for c in cat_cols:
+        try:
+            _, _, fact = dm.encode_set(df[[c]], set_name, real_meta, [], [c], reveal=reveal)
+            out.cat.append(fact[0])
+        except ValueError:
+            out.failed.append(c)
+            out.cat.append((np.full(n, -1, dtype=np.int64), np.empty(0, dtype=object)))
+    for c in id_candidates:
+        series = df[c]
+        numeric_raw = pd.api.types.is_numeric_dtype(real_meta[c].dtype)
+        if numeric_raw and c in cat_cols:
+            with np.errstate(invalid="ignore", over="ignore"):
+                out.identifier[c] = ("floats", series.dropna().to_numpy(dtype=np.float64, na_value=np.nan))
+        elif not numeric_raw and (c in num_cols or not _is_text(series)):
+            values = series.dropna()
+            out.identifier[c] = ("raw", pd.unique(values.to_numpy(dtype=object)), int(values.shape[0]))
+    return out
+
+
+def raise_part(part: Any, kind: str, set_name: str, real_meta: pd.DataFrame, column: str, numeric: bool,
+               offset: int, reveal: bool) -> None:
+    """Check one column of one partition again, with its rows numbered from ``offset``: raises the error that
+    names the set, the column and the row's position in the whole set (a task on a worker)."""
+    df = _read_part(part, kind, [column])
+    token = dm.ROW_OFFSET.set(offset)
+    try:
+        dm.encode_set(df, set_name, real_meta, [column] if numeric else [], [] if numeric else [column],
+                      reveal=reveal)
+    finally:
+        dm.ROW_OFFSET.reset(token)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# in the calling process: merge
+
+
+def merge_tables(parts: Sequence[tuple[NDArray[np.int64], NDArray[np.object_]]]
+                 ) -> tuple[NDArray[np.int64], NDArray[np.object_]]:
+    """One column's codes and table from its partitions' (codes, table): the table holds each text once, in
+    order of first appearance over the partitions in order (what numbering the whole column gives); -1 stays
+    missing.
+
+    >>> c, t = merge_tables([(np.array([0, 1, -1]), np.array(["b", "a"], dtype=object)),
+    ...                      (np.array([0, 1]), np.array(["c", "b"], dtype=object))])
+    >>> c.tolist(), t.tolist()
+    ([0, 1, -1, 2, 0], ['b', 'a', 'c'])
+    """
+    position: dict[str, int] = {}
+    chunks = []
+    for codes, table in parts:
+        remap = np.empty(len(table) + 1, dtype=np.int64)
+        for i, text in enumerate(table.tolist()):
+            remap[i] = position.setdefault(text, len(position))
+        remap[-1] = -1  # code -1 (missing) takes the last entry
+        chunks.append(remap[codes])
+    codes = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
+    return codes, np.array(list(position), dtype=object)
+
+
+def _texts(codes: NDArray[np.int64], table: NDArray[np.object_]) -> NDArray[np.object_]:
+    lookup = np.empty(len(table) + 1, dtype=object)
+    lookup[:-1] = table
+    lookup[-1] = MISSING
+    return lookup[codes]
+
+
+@dataclass(frozen=True)
+class PartitionedInputs:
+    """Where each set came from, for :func:`prepare_partitioned`."""
+
+    sets: dict[str, Partitions]
+    excluded: tuple[str, ...]
+
+
+def _gather(client: Any, fn: Any, jobs: list[tuple[Partitions, Any]], settings: dict[str, dict[str, Any]]
+            ) -> list[Any]:
+    """``fn(part, kind, set_name, **settings[set_name])`` for each job: as tasks on the workers for Parquet files
+    and Dask partitions (each partition is read where its task runs), here for a pandas frame; in job order."""
+    import dask
+
+    out: list[Any] = [None] * len(jobs)
+    remote = []
+    for i, (p, part) in enumerate(jobs):
+        if p.kind == "pandas":
+            out[i] = fn(part, p.kind, p.set_name, **settings[p.set_name])
+        else:
+            remote.append((i, dask.delayed(fn, pure=False)(part, p.kind, p.set_name, **settings[p.set_name])))
+    if remote:
+        for (i, _), result in zip(remote, client.gather(client.compute([d for _, d in remote]))):
+            out[i] = result
+    return out
+
+
+def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequence[str] | None,
+                        categorical: Sequence[str] | None, include: Sequence[str] | None,
+                        named: Sequence[Sequence[str] | None], reveal_real_values: bool,
+                        row_order: str) -> tuple[PreparedData, dict[str, str], dict[str, str], list[str]]:
+    """Prepare sets given as partitions: encoded on the workers, merged here.
+
+    Returns
+    -------
+    data : PreparedData
+        The same as :func:`~synthpriv_report.data.prepare` on the whole frames (with the identifier-like columns
+        left out as :class:`~synthpriv_report.evaluation.Evaluation` leaves them out).
+    auto_excluded, kept : dict
+        Identifier-like columns left out, and those kept by ``include``, with the reason.
+    exclude : list of str
+        The caller's exclusions.
+    """
+    sets = inputs.sets
+    metas = {s: p.meta for s, p in sets.items()}
+    frames = dm._checked_frames(*(_placeholder(metas[s]) if s in metas else None for s in ("T", "S", "H")))
+    dm._check_same_columns({s: metas[s] for s in frames})
+    real_meta = metas["T"]
+    excl = list(inputs.excluded)
+    exclude, num_over, cat_over = dm._checked_column_lists(list(real_meta.columns), exclude=excl,
+                                                           numeric=numeric, categorical=categorical)
+    columns = [c for c in real_meta.columns if c not in exclude]
+    if not columns:
+        raise ValueError("every column is excluded; at least one column must be analysed")
+    kinds: dict[str, Kind] = {c: ("numeric" if c in num_over else "categorical" if c in cat_over
+                                  else dm._kind_of(real_meta[c])) for c in columns}
+    num_cols = [c for c in columns if kinds[c] == "numeric"]
+    cat_cols = [c for c in columns if kinds[c] == "categorical"]
+    requested = {c for group in named if group is not None for c in group}
+    candidates = [c for c in columns if c not in requested]
+    jobs = [(p, part) for s in ("T", "H", "S") if s in sets for p in [sets[s]] for part in p.parts]
+    per_set = {s: {"real_meta": real_meta, "num_cols": num_cols, "cat_cols": cat_cols,
+                   "reveal": bool(reveal_real_values), "id_candidates": candidates if s == "T" else ()}
+               for s in sets}
+    results = _gather(client, encode_part, jobs, per_set)
+    by_set: dict[str, list[tuple[Any, EncodedPart]]] = {s: [] for s in sets}
+    for (p, part), r in zip(jobs, results):
+        by_set[p.set_name].append((part, r))
+    sizes = {s: sum(r.n for _, r in by_set[s]) for s in ("T", "S", "H") if s in by_set}
+    for s in sizes:
+        if sizes[s] == 0:
+            raise ValueError(f"the {SET_LABELS[s]} data is empty (0 rows)")
+    if sizes["T"] < 2:
+        raise ValueError(f"the real data needs at least 2 records, got {sizes['T']}")
+
+    num = {s: np.concatenate([r.num for _, r in by_set[s]], axis=0) for s in sizes}
+    fact = {s: [merge_tables([r.cat[j] for _, r in by_set[s]]) for j in range(len(cat_cols))] for s in sizes}
+    failed = {c for s in sizes for _, r in by_set[s] for c in r.failed}
+
+    # identifier-like columns (before any other check, as Evaluation does on a whole frame)
+    auto, kept = _identifiers(by_set["T"], real_meta, candidates, num_cols, cat_cols, num["T"], fact["T"],
+                              failed, include, excl, requested)
+    gone = set(auto)
+    columns = [c for c in columns if c not in gone]
+    keep_num = [j for j, c in enumerate(num_cols) if c not in gone]
+    keep_cat = [j for j, c in enumerate(cat_cols) if c not in gone]
+    num_cols = [num_cols[j] for j in keep_num]
+    cat_cols = [cat_cols[j] for j in keep_cat]
+    if len(keep_num) < num["T"].shape[1]:
+        num = {s: np.ascontiguousarray(a[:, keep_num]) for s, a in num.items()}
+    fact = {s: [f[j] for j in keep_cat] for s, f in fact.items()}
+    kinds = {c: kinds[c] for c in columns}
+
+    # a column entirely missing in the real data, then the first bad value (set by set, column by column)
+    for c in columns:
+        if all(r.all_missing[c] for s in ("T", "H") if s in by_set for _, r in by_set[s]):
+            raise dm.all_missing_error(c)
+    for s in ("T", "S", "H"):
+        if s not in by_set:
+            continue
+        for c in num_cols + cat_cols:
+            offset = 0
+            for part, r in by_set[s]:
+                if c in r.failed:
+                    _raise_again(client, sets[s], part, real_meta, c, c in num_cols, offset,
+                                 bool(reveal_real_values))
+                offset += r.n
+
+    cat = {s: (np.column_stack([_texts(codes, table) for codes, table in fact[s]]) if cat_cols
+               else np.empty((sizes[s], 0), dtype=object)) for s in sizes}
+    data = dm.finish(sizes=sizes, synthetic_dtypes=metas["S"].dtypes, columns=tuple(columns), kinds=kinds,
+                     num_arrays=num, cat_arrays=cat, factorized=fact,
+                     exclude=list(exclude) + [c for c in auto if c not in exclude], kept=list(kept),
+                     row_order=row_order)  # type: ignore[arg-type]
+    return data, auto, kept, excl
+
+
+def _placeholder(meta: pd.DataFrame) -> pd.DataFrame:
+    """A frame with the columns of ``meta`` and two rows, for the checks of the inputs' shape (the row counts
+    are checked once the partitions are read)."""
+    return pd.DataFrame(np.empty((2, meta.shape[1]), dtype=object), columns=meta.columns)
+
+
+def _raise_again(client: Any, p: Partitions, part: Any, real_meta: pd.DataFrame, column: str, numeric: bool,
+                 offset: int, reveal: bool) -> None:
+    if p.kind == "pandas":
+        raise_part(part, p.kind, p.set_name, real_meta, column, numeric, offset, reveal)
+    else:
+        import dask
+
+        future = client.compute(dask.delayed(raise_part, pure=False)(part, p.kind, p.set_name, real_meta, column,
+                                                                      numeric, offset, reveal))
+        future.result()  # raises the worker's ValueError here
+    raise RuntimeError(f"column {column!r} failed its check in one partition and passed it when checked again")
+
+
+def _identifiers(parts: list[tuple[Any, EncodedPart]], real_meta: pd.DataFrame, candidates: Sequence[str],
+                 num_cols: Sequence[str], cat_cols: Sequence[str], num_t: NDArray[np.float64],
+                 fact_t: list[tuple[NDArray[np.int64], NDArray[np.object_]]], failed: set[str],
+                 include: Sequence[str] | None, exclude: Sequence[str], requested: set[str]
+                 ) -> tuple[dict[str, str], dict[str, str]]:
+    """The identifier check of :class:`~synthpriv_report.evaluation.Evaluation` on the encoded real data."""
+    import warnings
+
+    incl = list(include or [])
+    both = [c for c in incl if c in exclude]
+    if both:
+        raise ValueError(f"column(s) {', '.join(map(repr, both))} are named by both exclude= and include=; "
+                         "a column is either left out or kept")
+    found: dict[str, str] = {}
+    for c in candidates:
+        dtype = real_meta[c].dtype
+        if (pd.api.types.is_bool_dtype(dtype) or dm._is_datetime(real_meta[c])
+                or pd.api.types.is_timedelta64_dtype(dtype) or pd.api.types.is_complex_dtype(dtype)):
+            continue
+        extra = [r.identifier.get(c) for _, r in parts]
+        if pd.api.types.is_numeric_dtype(dtype):
+            if c in failed:
+                continue  # a value that is no finite number: never an identifier (and refused later)
+            if c in num_cols:
+                arr = num_t[:, list(num_cols).index(c)]
+                arr = arr[~np.isnan(arr)]
+            else:
+                arr = np.concatenate([e[1] for e in extra]) if extra else np.zeros(0)
+            reason = dm.numeric_identifier_reason(arr, c, integer=pd.api.types.is_integer_dtype(dtype))
+        else:
+            if all(e is None for e in extra) and c in cat_cols:
+                codes, table = fact_t[list(cat_cols).index(c)]
+                n = int((codes >= 0).sum())
+                uniq = table
+            else:
+                n = sum(e[2] for e in extra if e is not None)
+                seen: dict[Any, None] = {}
+                for e in extra:
+                    for v in (e[1] if e is not None else ()):
+                        seen.setdefault(v, None)
+                uniq = np.array(list(seen), dtype=object)
+            reason = dm.text_identifier_reason(uniq, n)
+        if reason is not None:
+            found[c] = reason
+    kept = {c: r for c, r in found.items() if c in incl}
+    auto = {c: r for c, r in found.items() if c not in incl}
+    if auto and len(auto) == len(candidates) and not requested:
+        raise ValueError(f"every column looks like an identifier ({', '.join(map(repr, auto))}); keep the ones "
+                         f"to analyse with include=[...]")
+    for c, reason in auto.items():
+        warnings.warn(f"column {c!r} looks like an identifier ({reason}) and is left out of every metric; keep it "
+                      f"with include=[{c!r}]", UserWarning, stacklevel=5)
+    return auto, kept
+
+
+def is_partitionable(obj: Any) -> bool:
+    """Whether ``obj`` is a Parquet path or a Dask DataFrame (what stays partitioned with a client)."""
+    if isinstance(obj, (str, os.PathLike)):
+        return Path(obj).suffix.lower() in (".parquet", ".pq")
+    return type(obj).__module__.split(".")[0] in ("dask", "dask_expr") and hasattr(obj, "to_delayed")

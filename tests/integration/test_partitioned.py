@@ -1,0 +1,208 @@
+"""Partitioned inputs on a Dask cluster (synthpriv_report.partitioned): Parquet datasets and Dask DataFrames are read,
+checked and encoded partition by partition on the workers, and give the prepared data, the fitted encoders and the
+numbers of the whole frames read in one process; the calling process never reads a whole input.
+
+One LocalCluster of 2 worker processes (1 thread each) serves the module.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+distributed = pytest.importorskip(
+    "distributed", reason="Dask's distributed package is not installed (pip install \"synthpriv_report[dask]\")")
+
+import dask.dataframe as dd  # noqa: E402
+from distributed import Client, LocalCluster, get_task_stream  # noqa: E402
+
+from synthpriv_report import Evaluation  # noqa: E402
+from synthpriv_report.data import prepare  # noqa: E402
+from synthpriv_report.datasets import load_demo  # noqa: E402
+from synthpriv_report.partitioned import merge_tables, prepare_partitioned  # noqa: E402
+from synthpriv_report.sources import partitioned_inputs  # noqa: E402
+from synthpriv_report.spaces import fit  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+METRICS = ["dcr", "exact_copies", "holdout_dcr_share", "privacy_score", "nndr", "zcap"]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cl:
+        with Client(cl) as client:
+            yield client
+
+
+def _frames() -> dict[str, pd.DataFrame]:
+    """Demo sets cut small, with what partitions must agree on: an identifier column, a category that appears in
+    the last rows only, a boolean real column spelled yes/no in the synthetic data, missing values."""
+    d = load_demo()
+    out = {"T": d.real.iloc[:600], "S": d.synthetic.iloc[:500], "H": d.holdout.iloc[:300]}
+    out = {s: df.reset_index(drop=True).copy() for s, df in out.items()}
+    for s, df in out.items():
+        df.insert(0, "record_id", [f"{s}-{i:06d}" for i in range(len(df))])
+        df["flag"] = (np.arange(len(df)) % 3 == 0)
+        if s == "S":
+            df["flag"] = np.where(df["flag"], "yes", "no")
+        df.loc[len(df) - 5:, "occupation"] = "only-in-the-last-rows"
+        df["hours-per-week"] = df["hours-per-week"].astype("float64")
+        df.loc[7, "hours-per-week"] = np.nan
+        df.loc[11, "workclass"] = None
+    return out
+
+
+def _write(frames: dict[str, pd.DataFrame], root: Path, parts: int = 3) -> dict[str, Path]:
+    """Each set as a Parquet dataset folder of ``parts`` files."""
+    out = {}
+    for s, df in frames.items():
+        folder = root / f"{s}.parquet"
+        folder.mkdir(parents=True)
+        for i, rows in enumerate(np.array_split(np.arange(len(df)), parts)):
+            df.iloc[rows].to_parquet(folder / f"part-{i:02d}.parquet")
+        out[s] = folder
+    return out
+
+
+def _same(a, b) -> None:
+    assert a.columns == b.columns and a.kinds == b.kinds and a.sizes == b.sizes and a.excluded == b.excluded
+    assert a.fingerprints == b.fingerprints and a.notes == b.notes and a.precision == b.precision
+    for s in a.sizes:
+        np.testing.assert_array_equal(a.numeric[s], b.numeric[s])
+        assert a.categorical[s].tolist() == b.categorical[s].tolist()
+        np.testing.assert_array_equal(a.order[s], b.order[s])
+
+
+def _partitioned(client, sources, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the identifier column's warning
+        return prepare_partitioned(client, partitioned_inputs(sources["T"], sources["S"], sources["H"]),
+                                   numeric=None, categorical=None, include=None, named=(None, None),
+                                   reveal_real_values=False, **kw)
+
+
+@pytest.mark.parametrize("row_order", ["canonical", "as_given"])
+def test_parquet_and_dask_partitions_prepare_to_the_whole_frames_data(cluster, tmp_path, row_order):
+    frames = _frames()
+    paths = _write(frames, tmp_path)
+    whole = {s: pd.read_parquet(p) for s, p in paths.items()}
+    for sources in (paths, {s: dd.from_pandas(df, npartitions=4) for s, df in frames.items()}):
+        data, auto, kept, _ = _partitioned(cluster, sources, row_order=row_order)
+        assert list(auto) == ["record_id"] and not kept
+        ref = prepare(whole["T"], whole["S"], whole["H"], exclude=["record_id"], row_order=row_order)
+        _same(data, ref)
+        # the encoders fitted from the merged partitions: the whole frames' ranges and category levels
+        a, b = fit(data), fit(ref)
+        np.testing.assert_array_equal(a.num_min, b.num_min)
+        np.testing.assert_array_equal(a.num_range, b.num_range)
+        assert [lv.tolist() for lv in a.levels] == [lv.tolist() for lv in b.levels]
+        assert any("only-in-the-last-rows" in lv.tolist() for lv in a.levels)
+        assert any("spells true/false differently" in n for n in data.notes)
+
+
+def test_an_evaluation_of_partitioned_inputs_gives_the_numbers_of_the_in_memory_run(cluster, tmp_path):
+    frames = _frames()
+    paths = _write(frames, tmp_path)
+    kw = dict(metrics=METRICS, progress=False, n_bootstrap=30, random_state=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        local = Evaluation(frames["T"], frames["S"], frames["H"], **kw)
+        remote = Evaluation(str(paths["T"]), dd.from_pandas(frames["S"], npartitions=3), str(paths["H"]),
+                            client=cluster, **kw)
+    assert remote.data.excluded == local.data.excluded == ("record_id",)
+
+    def everything(ev):
+        """Every metric's numbers, levels and words, the verdict and the data's description (fingerprints,
+        notes, excluded columns); less where the searches ran and when and how the evaluation was called."""
+        d = ev.results().to_dict()
+        d["meta"]["settings"].pop("backend")
+        for key in ("evaluated_at", "provenance"):
+            d["meta"].pop(key, None)
+        return json.dumps(d, sort_keys=True, default=repr)
+
+    assert everything(remote) == everything(local)
+
+
+def test_the_calling_process_never_reads_a_whole_input(cluster, tmp_path, monkeypatch):
+    """The spy: in the calling process no Parquet file is read (only the datasets' schemas), no Dask DataFrame is
+    computed, and the encoding runs as tasks on the workers."""
+    frames = _frames()
+    paths = _write(frames, tmp_path)
+    import pyarrow.parquet as pq
+
+    calls: list[str] = []
+
+    def refuse(name):
+        def spy(*args, **kwargs):
+            calls.append(name)
+            raise AssertionError(f"{name} called in the calling process")
+        return spy
+
+    monkeypatch.setattr(pd, "read_parquet", refuse("pandas.read_parquet"))
+    monkeypatch.setattr(pq, "read_table", refuse("pyarrow.parquet.read_table"))
+    monkeypatch.setattr(dd.DataFrame, "compute", refuse("dask DataFrame.compute"))
+    monkeypatch.setattr(dd.DataFrame, "__array__", refuse("dask DataFrame.__array__"), raising=False)
+    with get_task_stream(client=cluster) as stream:
+        data, _, _, _ = _partitioned(cluster, {"T": paths["T"], "S": dd.from_pandas(frames["S"], npartitions=3),
+                                               "H": paths["H"]}, row_order="canonical")
+    assert not calls
+    assert data.sizes == {"T": 600, "S": 500, "H": 300}
+    encoded = [t for t in stream.data if str(t["key"]).startswith("encode_part")]
+    assert len(encoded) == 3 + 3 + 3  # one task per file or partition, each on a worker
+    assert {t["worker"] for t in encoded} <= set(cluster.scheduler_info()["workers"])
+
+
+def test_a_bad_value_in_a_later_partition_names_its_row_in_the_whole_set(cluster, tmp_path):
+    frames = _frames()
+    num = "hours-per-week"
+    S = frames["S"].copy()
+    S[num] = ["" if np.isnan(v) else f"{v:g}" for v in S[num]]  # numbers written as text ("": missing)
+    S.loc[431, num] = "not a number"
+    frames["S"] = S
+    paths = _write(frames, tmp_path, parts=4)  # row 431 lies in the fourth file (rows 375-499)
+    with pytest.raises(ValueError, match=rf"column '{num}' is numeric in the real data but has non-numeric values "
+                                         r"in the synthetic data at row 431 \(0-based position\): 'not a number'"):
+        _partitioned(cluster, paths, row_order="canonical")
+    whole = {s: pd.read_parquet(p) for s, p in paths.items()}
+    with pytest.raises(ValueError, match=r"at row 431 \(0-based position\)"):
+        prepare(whole["T"], whole["S"], whole["H"], exclude=["record_id"])
+
+
+def test_a_column_missing_in_every_real_partition_is_the_whole_frames_error(cluster, tmp_path):
+    frames = _frames()
+    for s in ("T", "H"):
+        frames[s]["empty"] = np.nan
+    frames["S"]["empty"] = 1.0
+    paths = _write(frames, tmp_path)
+    with pytest.raises(ValueError, match=r"^column 'empty' is entirely missing in the real data; exclude it with "
+                                         r"exclude=\['empty'\]$"):
+        _partitioned(cluster, paths, row_order="canonical")
+
+
+def test_a_dataset_with_columns_in_its_folder_names_is_refused_with_a_reason(cluster, tmp_path):
+    frames = _frames()
+    paths = _write(frames, tmp_path)
+    hive = tmp_path / "hive.parquet"
+    for i, (_, part) in enumerate(frames["T"].groupby(np.arange(600) % 2)):
+        (hive / f"half={i}").mkdir(parents=True)
+        part.to_parquet(hive / f"half={i}" / "part.parquet")
+    with pytest.raises(ValueError, match=r"takes column\(s\) 'half' from its folder names"):
+        _partitioned(cluster, {"T": hive, "S": paths["S"], "H": paths["H"]}, row_order="canonical")
+
+
+def test_merged_code_tables_number_texts_in_order_of_first_appearance():
+    """Each partition numbers its texts in order of first appearance; merged, they are numbered as the whole
+    column would be."""
+    column = pd.Series(["y", "x", None, "z", "z", "x", "y"])
+    parts = [column.iloc[:3], column.iloc[3:5], column.iloc[5:]]
+    factorized = [pd.factorize(p) for p in parts]
+    codes, table = merge_tables([(c.astype(np.int64), np.asarray(u, dtype=object)) for c, u in factorized])
+    whole_codes, whole_table = pd.factorize(column)
+    assert table.tolist() == list(whole_table) == ["y", "x", "z"]
+    assert codes.tolist() == whole_codes.tolist() == [0, 1, -1, 2, 2, 1, 0]
