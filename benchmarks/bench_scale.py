@@ -56,6 +56,22 @@ def ensure_data(n: int, base: Path, make_scaled: Path) -> Path:
     return d
 
 
+def ensure_parquet(d: Path, set_name: str, files: int) -> Path:
+    """The set's CSV as a Parquet dataset folder of ``files`` files (made once, beside the CSV)."""
+    import numpy as np
+    import pandas as pd
+
+    folder = d / f"{set_name}.{files}files.parquet"
+    if not folder.exists():
+        df = pd.read_csv(d / f"{set_name}.csv")
+        tmp = folder.with_suffix(".tmp")
+        tmp.mkdir(parents=True, exist_ok=True)
+        for i, rows in enumerate(np.array_split(np.arange(len(df)), files)):
+            df.iloc[rows].to_parquet(tmp / f"part-{i:03d}.parquet", index=False)
+        tmp.rename(folder)
+    return folder
+
+
 def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
 
@@ -68,7 +84,10 @@ def run_one(args: argparse.Namespace) -> dict:
     n = parse_n(args.one)
     d = Path(args.data_dir)
     t0 = time.perf_counter()
-    frames = {s: pd.read_csv(d / f"{s}.csv") for s in ("real", "holdout", "synthetic")}
+    if args.inputs == "parquet":  # paths: with --workers each file is read, checked and encoded on a worker
+        frames = {s: str(ensure_parquet(d, s, args.files)) for s in ("real", "holdout", "synthetic")}
+    else:
+        frames = {s: pd.read_csv(d / f"{s}.csv") for s in ("real", "holdout", "synthetic")}
     read_s = time.perf_counter() - t0
     with open("/proc/self/statm") as f:  # resident pages now: the interpreter, the libraries and the frames
         rss_read_mb = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
@@ -81,7 +100,7 @@ def run_one(args: argparse.Namespace) -> dict:
         kwargs["sensitive_fields"] = args.sensitive.split(",")
     # a stand-in of the generator's pairing, for timing hidden_rate: real i <-> synthetic i
     if args.pairing == "identity":
-        m = min(len(frames["real"]), len(frames["synthetic"]))
+        m = n
         kwargs["pairing"] = np.column_stack([np.arange(m), np.arange(m)])
     cluster = client = None
     if args.workers:
@@ -105,22 +124,27 @@ def run_one(args: argparse.Namespace) -> dict:
                      "run without --workers, or with a version that dispatches searches to Dask")
         raise
     prepare_s = time.perf_counter() - wall0
-    res = ev.results()
+    res = None if args.prepare_only else ev.results()
     wall = time.perf_counter() - wall0
     cpu = time.process_time() - cpu0
     import hashlib
 
-    doc = res.to_dict()
+    # with --prepare-only, what the preparation decided: the sets' fingerprints, the notes, the columns left out
+    doc = res.to_dict() if res is not None else {
+        "meta": {}, "fingerprints": ev.data.fingerprints, "notes": list(ev.data.notes),
+        "excluded": list(ev.data.excluded), "sizes": ev.data.sizes}
     doc["meta"].get("settings", {}).pop("backend", None)  # where the searches ran: differs by design
+    for key in ("evaluated_at", "provenance"):  # when and how the evaluation was called
+        doc["meta"].pop(key, None)
     digest = hashlib.sha256(json.dumps(doc, sort_keys=True, default=repr).encode()).hexdigest()
     out = {
         "n": n, "metrics": args.metrics, "workers": args.workers, "sensitive": args.sensitive,
-        "pairing": args.pairing, "read_s": read_s, "prepare_s": prepare_s,
+        "pairing": args.pairing, "inputs": args.inputs, "read_s": read_s, "prepare_s": prepare_s,
         "wall_s": wall, "cpu_s": cpu, "peak_rss_mb": _rss_mb(), "rss_after_read_mb": rss_read_mb,
         "stages": ev.timings["stages"], "metric_s": ev.timings["metrics"],
         "searches": [{"what": f"{s.space}: {s.query} -> {s.ref} (k={s.k})", "engine": s.engine,
                       "seconds": s.seconds} for s in ev.searches],
-        "values": {k: (r.value if r.computed else None) for k, r in res.items()},
+        "values": {} if res is None else {k: (r.value if r.computed else None) for k, r in res.items()},
         "results_sha256": digest, "shard_rows": args.shard_rows, "memory_limit": args.memory_limit,
         "searches_where": sorted({f"{s.where}:{s.blocks}" for s in ev.searches}),
     }
@@ -150,9 +174,10 @@ def show(r: dict) -> None:
     print(f"\n== N = {label(r['n'])} per set, metrics: {r['metrics']}, workers: {r['workers'] or 'none'}"
           + (f", sensitive: {r['sensitive']}" if r.get("sensitive") else "")
           + (f", pairing: {r['pairing']}" if r.get("pairing", "none") != "none" else ""))
+    before = ("Parquet paths given, nothing read before the evaluation" if r.get("inputs") == "parquet"
+              else f"CSV reading {r['read_s']:.1f} s, not counted; RSS with the three DataFrames read")
     print(f"wall {r['wall_s']:.1f} s   CPU {r['cpu_s']:.1f} s   peak RSS {r['peak_rss_mb'] / 1024:.2f} GB   "
-          f"(CSV reading {r['read_s']:.1f} s, not counted; RSS with the three DataFrames read, before the "
-          f"evaluation: {r.get('rss_after_read_mb', 0) / 1024:.2f} GB)")
+          f"({before}; RSS before the evaluation: {r.get('rss_after_read_mb', 0) / 1024:.2f} GB)")
     if "worker_peak_rss_mb" in r:
         print("workers: peak RSS " + ", ".join(f"{m / 1024:.2f} GB" for m in r["worker_peak_rss_mb"])
               + ";  CPU " + ", ".join(f"{c:.1f} s" for c in r["worker_cpu_s"])
@@ -198,6 +223,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", default=os.environ.get("SCALE_DATA", "/tmp"),
                    help="folder of the adult_scaled_<N> data sets (made there when missing; default /tmp)")
     p.add_argument("--make-scaled", default=str(MAKE_SCALED), help="path of make_scaled.py")
+    p.add_argument("--inputs", choices=("frames", "parquet"), default="frames",
+                   help="frames: the CSVs read into pandas first (default); parquet: each set a Parquet dataset "
+                        "folder of --files files, passed as a path (with --workers: read on the workers)")
+    p.add_argument("--files", type=int, default=8, help="files per Parquet dataset (default 8)")
+    p.add_argument("--prepare-only", action="store_true",
+                   help="only read and prepare the data (no metric): the preparation's time and memory")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--json", help="also write every run's figures to this JSON file")
     p.add_argument("--one", help=argparse.SUPPRESS)
@@ -218,8 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         d = ensure_data(n, Path(args.data), Path(args.make_scaled))
         cmd = [sys.executable, __file__, "--one", str(n), "--data-dir", str(d), "--metrics", args.metrics,
                "--workers", str(workers), "--sensitive", args.sensitive, "--pairing", args.pairing,
-               "--shard-rows", args.shard_rows, "--memory-limit", args.memory_limit] + (
-            ["--no-progress"] if args.no_progress else [])
+               "--shard-rows", args.shard_rows, "--memory-limit", args.memory_limit, "--inputs", args.inputs,
+               "--files", str(args.files)] + (["--no-progress"] if args.no_progress else []) + (
+            ["--prepare-only"] if args.prepare_only else [])
         load_before = _load()
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ})
         line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
