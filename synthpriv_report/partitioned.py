@@ -286,8 +286,13 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
     if sizes["T"] < 2:
         raise ValueError(f"the real data needs at least 2 records, got {sizes['T']}")
 
-    num = {s: np.concatenate([r.num for _, r in by_set[s]], axis=0) for s in sizes}
-    fact = {s: [merge_tables([r.cat[j] for _, r in by_set[s]]) for j in range(len(cat_cols))] for s in sizes}
+    num: dict[str, NDArray[np.float64]] = {}
+    fact: dict[str, list[tuple[NDArray[np.int64], NDArray[np.object_]]]] = {}
+    for s in sizes:  # each partition's arrays are let go once merged: no set is held twice
+        num[s] = np.concatenate([r.num for _, r in by_set[s]], axis=0)
+        fact[s] = [merge_tables([r.cat[j] for _, r in by_set[s]]) for j in range(len(cat_cols))]
+        for _, r in by_set[s]:
+            r.num, r.cat = np.empty((0, 0)), []
     failed = {c for s in sizes for _, r in by_set[s] for c in r.failed}
 
     # identifier-like columns (before any other check, as Evaluation does on a whole frame)
@@ -319,8 +324,11 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
                                  bool(reveal_real_values))
                 offset += r.n
 
-    cat = {s: (np.column_stack([_texts(codes, table) for codes, table in fact[s]]) if cat_cols
-               else np.empty((sizes[s], 0), dtype=object)) for s in sizes}
+    cat = {}
+    for s in sizes:
+        cat[s] = np.empty((sizes[s], len(cat_cols)), dtype=object)
+        for j, (codes, table) in enumerate(fact[s]):
+            cat[s][:, j] = _texts(codes, table)
     data = dm.finish(sizes=sizes, synthetic_dtypes=metas["S"].dtypes, columns=tuple(columns), kinds=kinds,
                      num_arrays=num, cat_arrays=cat, factorized=fact,
                      exclude=list(exclude) + [c for c in auto if c not in exclude], kept=list(kept),
