@@ -1022,6 +1022,22 @@ def text_identifier_reason(uniq: NDArray[np.object_], n: int) -> str | None:
     return f"a different code (such as ID-000123 or a UUID) in {every} real record"
 
 
+def split_identifiers(found: dict[str, str], candidates: Sequence[str], include: Sequence[str],
+                      requested: set[str], *, stacklevel: int) -> tuple[dict[str, str], dict[str, str]]:
+    """Identifier-like columns (``found``: column -> reason) left out, and those kept because ``include`` names
+    them: ``(auto, kept)``. Each column left out is announced with a ``UserWarning`` (at ``stacklevel``); every
+    candidate column looking like an identifier, none named by the caller (``requested``), is an error."""
+    kept = {c: r for c, r in found.items() if c in include}
+    auto = {c: r for c, r in found.items() if c not in include}
+    if auto and len(auto) == len(candidates) and not requested:
+        raise ValueError(f"every column looks like an identifier ({', '.join(map(repr, auto))}); keep the ones "
+                         f"to analyse with include=[...]")
+    for c, reason in auto.items():
+        warnings.warn(f"column {c!r} looks like an identifier ({reason}) and is left out of every metric; keep it "
+                      f"with include=[{c!r}]", UserWarning, stacklevel=stacklevel + 1)
+    return auto, kept
+
+
 def identifier_columns(real: pd.DataFrame, columns: Sequence[str]) -> dict[str, str]:
     """The columns among ``columns`` of the real training data that look like identifiers, with the reason.
 

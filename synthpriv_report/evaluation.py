@@ -14,7 +14,6 @@ import hashlib
 import os
 import shlex
 import time
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Union, get_args
@@ -26,7 +25,7 @@ from . import applicability
 from . import progress as pg
 from .analysis.record import explain_record
 from .analysis.risk import records_at_risk, risk_overview, risk_rule_applies
-from .data import PreparedData, identifier_columns, prepare
+from .data import PreparedData, identifier_columns, prepare, split_identifiers
 from .distributed import resolve_client
 from .engine import Context, SearchRecord, SearchRequest, TreeRequest, _Engine
 from .formats import DEFAULT_SET_NAMES, SET_ROLES
@@ -178,15 +177,7 @@ def _identifiers(real: Any, *, exclude: Any, include: Any, named: tuple[Any, ...
                          "a column is either left out or kept")
     requested = {c for group in named if group is not None for c in group}
     candidates = [c for c in real.columns if c not in excl and c not in requested]
-    found = identifier_columns(real, candidates)
-    kept = {c: r for c, r in found.items() if c in incl}
-    auto = {c: r for c, r in found.items() if c not in incl}
-    if auto and len(auto) == len(candidates) and not requested:
-        raise ValueError(f"every column looks like an identifier ({', '.join(map(repr, auto))}); keep the ones "
-                         f"to analyse with include=[...]")
-    for c, reason in auto.items():
-        warnings.warn(f"column {c!r} looks like an identifier ({reason}) and is left out of every metric; keep it "
-                      f"with include=[{c!r}]", UserWarning, stacklevel=4)
+    auto, kept = split_identifiers(identifier_columns(real, candidates), candidates, incl, requested, stacklevel=4)
     return excl, auto, kept
 
 

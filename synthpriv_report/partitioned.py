@@ -361,8 +361,6 @@ def _identifiers(parts: list[tuple[Any, EncodedPart]], real_meta: pd.DataFrame, 
                  include: Sequence[str] | None, exclude: Sequence[str], requested: set[str]
                  ) -> tuple[dict[str, str], dict[str, str]]:
     """The identifier check of :class:`~synthpriv_report.evaluation.Evaluation` on the encoded real data."""
-    import warnings
-
     incl = list(include or [])
     both = [c for c in incl if c in exclude]
     if both:
@@ -399,15 +397,7 @@ def _identifiers(parts: list[tuple[Any, EncodedPart]], real_meta: pd.DataFrame, 
             reason = dm.text_identifier_reason(uniq, n)
         if reason is not None:
             found[c] = reason
-    kept = {c: r for c, r in found.items() if c in incl}
-    auto = {c: r for c, r in found.items() if c not in incl}
-    if auto and len(auto) == len(candidates) and not requested:
-        raise ValueError(f"every column looks like an identifier ({', '.join(map(repr, auto))}); keep the ones "
-                         f"to analyse with include=[...]")
-    for c, reason in auto.items():
-        warnings.warn(f"column {c!r} looks like an identifier ({reason}) and is left out of every metric; keep it "
-                      f"with include=[{c!r}]", UserWarning, stacklevel=5)
-    return auto, kept
+    return dm.split_identifiers(found, candidates, incl, requested, stacklevel=5)
 
 
 def is_partitionable(obj: Any) -> bool:

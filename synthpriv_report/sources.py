@@ -102,14 +102,8 @@ def partitioned_inputs(real: Any, synthetic: Any, holdout: Any = None, *,
                        exclude: Sequence[str] | None = None) -> Any:
     """The sets as partitions to read on a Dask cluster's workers
     (:class:`~synthpriv_report.partitioned.PartitionedInputs`), or None when no set is a Parquet path or a Dask
-    DataFrame (then :func:`read_inputs` reads them here). A pandas DataFrame among them is one partition.
-
-    Raises
-    ------
-    TypeError
-        A path without a Parquet suffix; ``exclude`` given as one string.
-    FileNotFoundError
-        A Parquet path that does not exist.
+    DataFrame (then :func:`read_inputs` reads them here). A pandas DataFrame among them is one partition. Bad
+    paths and a string ``exclude`` raise as in :func:`read_inputs`.
     """
     from .partitioned import PartitionedInputs, partitions_of
 
