@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import templating
-from ..formats import fmt_cell
+from ..formats import fmt_value
 from ..registry import LevelSpec, get_spec
 
 #: Which side of a level threshold is the riskier one, by the metric's direction (a threshold slider's label).
@@ -343,6 +343,7 @@ def compare(evaluations: Mapping[str, Any], metric: str, param: str, *, min: flo
     image = w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
     image.add_class("spr-fig")
     redraw = param in get_spec(metric).param_names
+    kind = get_spec(metric).kind()  # a share as a percentage, a score with 3 significant digits
     timings: list[float] = []
 
     def refresh(v: float, *, first: bool = False) -> None:
@@ -351,7 +352,8 @@ def compare(evaluations: Mapping[str, Any], metric: str, param: str, *, min: flo
         for label, ev in evaluations.items():
             r = ev.results(metrics=[metric], **{param: v})[metric]
             results.append(r)
-            rows.append((label, fmt_cell(r.value), r.level, fmt_cell(r.calibration)))
+            rows.append((label, fmt_value(r.value, kind), r.level,
+                         fmt_value(r.calibration, kind) if r.calibration is not None else "—"))
         table.value = templating.environment(__package__).from_string(_COMPARE_TABLE).render(
             rows=rows, metric=metric, param=param, at=f"{v:g}")
         if live is not None and (first or redraw):

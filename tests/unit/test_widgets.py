@@ -80,6 +80,19 @@ def test_compare_table_is_styled_like_the_views():
     assert re.search(r'<span class="spr-badge spr-(low|medium|high)">(low|medium|high) risk</span>', table)
 
 
+def test_compare_table_writes_a_share_as_a_percentage():
+    """The values of a share (the leaky set's exact-copy share, and the holdout's) read as percentages, as in
+    the figure's legend; a score keeps three significant digits."""
+    leaky = _ev(True)
+    share = leaky.results(metrics=["exact_copies"])["exact_copies"]
+    table = compare({"leaky": leaky}, "exact_copies", "alpha", min=0.05, max=0.5, step=0.05,
+                    figure=False).children[1].value
+    cells = re.findall(r'<td class="spr-num">([^<]*)</td>', table)
+    assert re.fullmatch(r"\d+(\.\d+)?%", cells[0]), cells
+    assert abs(float(cells[0][:-1]) - 100 * share.value) < 0.1, (cells[0], share.value)
+    assert all(c.endswith("%") or c == "—" for c in cells), cells
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # issue 29: sliders that answer, figures side by side on shared axes
 
