@@ -142,7 +142,8 @@ class Explorer:
             self._level_keys.append(key)
         # the summary's tables may be wider than the cell: scroll them rather than cut them off
         self.summary = w.HTML(layout=w.Layout(width="100%", max_width="100%", overflow="auto"))
-        self.summary.add_class("spr-fit")  # its text wraps to the cell's width; only a wide table scrolls
+        for cls in ("spr-report", "spr-fit"):  # its text wraps to the cell's width; only a wide table scrolls
+            self.summary.add_class(cls)
         self.status = w.HTML()
         self.images: dict[str, Any] = {}
         self.figures: dict[str, Any] = {}
