@@ -1022,6 +1022,14 @@ def text_identifier_reason(uniq: NDArray[np.object_], n: int) -> str | None:
     return f"a different code (such as ID-000123 or a UUID) in {every} real record"
 
 
+def check_include_exclude(include: Sequence[str], exclude: Sequence[str]) -> None:
+    """A column is either left out (``exclude=``) or kept (``include=``), never both."""
+    both = [c for c in include if c in exclude]
+    if both:
+        raise ValueError(f"column(s) {', '.join(map(repr, both))} are named by both exclude= and include=; "
+                         "a column is either left out or kept")
+
+
 def split_identifiers(found: dict[str, str], candidates: Sequence[str], include: Sequence[str],
                       requested: set[str], *, stacklevel: int) -> tuple[dict[str, str], dict[str, str]]:
     """Identifier-like columns (``found``: column -> reason) left out, and those kept because ``include`` names

@@ -25,7 +25,7 @@ from . import applicability
 from . import progress as pg
 from .analysis.record import explain_record
 from .analysis.risk import records_at_risk, risk_overview, risk_rule_applies
-from .data import PreparedData, identifier_columns, prepare, split_identifiers
+from .data import PreparedData, check_include_exclude, identifier_columns, prepare, split_identifiers
 from .distributed import resolve_client
 from .engine import Context, SearchRecord, SearchRequest, TreeRequest, _Engine
 from .formats import DEFAULT_SET_NAMES, SET_ROLES
@@ -171,10 +171,7 @@ def _identifiers(real: Any, *, exclude: Any, include: Any, named: tuple[Any, ...
         return exclude, {}, {}
     excl = list(exclude or [])
     incl = SETTINGS["include"].validate(include, {"column": list(real.columns)}) or []
-    both = [c for c in incl if c in excl]
-    if both:
-        raise ValueError(f"column(s) {', '.join(map(repr, both))} are named by both exclude= and include=; "
-                         "a column is either left out or kept")
+    check_include_exclude(incl, excl)
     requested = {c for group in named if group is not None for c in group}
     candidates = [c for c in real.columns if c not in excl and c not in requested]
     auto, kept = split_identifiers(identifier_columns(real, candidates), candidates, incl, requested, stacklevel=4)

@@ -25,10 +25,8 @@ A set given as a pandas DataFrame is encoded in the calling process as one parti
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -362,10 +360,7 @@ def _identifiers(parts: list[tuple[Any, EncodedPart]], real_meta: pd.DataFrame, 
                  ) -> tuple[dict[str, str], dict[str, str]]:
     """The identifier check of :class:`~synthpriv_report.evaluation.Evaluation` on the encoded real data."""
     incl = list(include or [])
-    both = [c for c in incl if c in exclude]
-    if both:
-        raise ValueError(f"column(s) {', '.join(map(repr, both))} are named by both exclude= and include=; "
-                         "a column is either left out or kept")
+    dm.check_include_exclude(incl, exclude)
     found: dict[str, str] = {}
     for c in candidates:
         dtype = real_meta[c].dtype
@@ -399,9 +394,3 @@ def _identifiers(parts: list[tuple[Any, EncodedPart]], real_meta: pd.DataFrame, 
             found[c] = reason
     return dm.split_identifiers(found, candidates, incl, requested, stacklevel=5)
 
-
-def is_partitionable(obj: Any) -> bool:
-    """Whether ``obj`` is a Parquet path or a Dask DataFrame (what stays partitioned with a client)."""
-    if isinstance(obj, (str, os.PathLike)):
-        return Path(obj).suffix.lower() in (".parquet", ".pq")
-    return type(obj).__module__.split(".")[0] in ("dask", "dask_expr") and hasattr(obj, "to_delayed")
