@@ -23,10 +23,11 @@ A reference set of more records than ``shard_rows`` (``Evaluation(shard_rows=...
 :data:`SHARD_AUTO_ROWS`) is not scattered whole: it is cut into shards of contiguous positions, each shard's rows go
 to one worker (round robin) which builds and keeps the shard's tree, every query block is searched against every
 shard on that shard's worker, a task merges the shards' lists of each block, and the few rows a near tie may touch
-are decided here from every shard's candidates (:mod:`synthpriv_report.neighbors.shards`: the same neighbours and
-distances as one tree). No tree of a sharded set exists in the local process, and no worker holds more than its
-shards. Encodings, the trees of smaller sets and every metric's reduction (bootstraps included, with their
-``random_state``) stay in the local process.
+are decided by a task from every shard's candidates, each listed on its shard's worker
+(:mod:`synthpriv_report.neighbors.shards`: the same neighbours and distances as one tree). The calling process
+receives each block's final lists only. No tree of a sharded set exists in the local process, and no worker holds
+more than its shards. Encodings, the trees of smaller sets and every metric's reduction (bootstraps included, with
+their ``random_state``) stay in the local process.
 
 Faults: a block whose worker dies is run again elsewhere by Dask (``retries=`` counts failures of the task
 itself; a worker's death is retried up to the scheduler's ``distributed.scheduler.allowed-failures``). A worker's
@@ -56,7 +57,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .neighbors.search import SearchChoice, choose_engine, run_engine
-from .neighbors.shards import ShardParams, decide_rows, merge_shards, search_shard, shard_bounds, shard_candidates
+from .neighbors.shards import (
+    Candidates,
+    ShardParams,
+    decide_rows,
+    merge_shards,
+    search_shard,
+    shard_bounds,
+    shard_candidates,
+)
 from .neighbors.tree import RefTree
 
 __all__ = ["DaskSearcher", "DistributedSearchError", "TreeUnavailable", "resolve_client", "TASK_PREFIX",
@@ -160,6 +169,8 @@ class Placement:
     blocks: int
     workers: tuple[str, ...]
     rescattered: int = 0
+    #: Rows decided again from every shard's candidates (a sharded search's near ties).
+    decided: int = 0
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -251,12 +262,14 @@ def _forget_worker_tree(tree_key: str) -> bool:
         return _WORKER_TREES.pop(tree_key, None) is not None
 
 
-def _search_block(tree_key: str, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
-                  k: int, choice: SearchChoice, threads_by_host: dict[str, int], presorted: bool = False) -> tuple:
-    """One block's search on a worker: ``(dist, idx, worker address, seconds)``. ``presorted``: the queries
-    are already in the tree walk's visiting order (a slice of the whole set's order), kept as they are."""
+def _search_block(tree_key: str, queries: tuple, k: int, choice: SearchChoice, threads_by_host: dict[str, int],
+                  presorted: bool = False) -> tuple:
+    """One block's search on a worker: ``(dist, idx, worker address, seconds)``. ``queries``: the block's
+    ``(qnum, qcat, self_pos)``; ``presorted``: they are already in the tree walk's visiting order (a slice of the
+    whole set's order), kept as they are."""
     from distributed import get_worker
 
+    qnum, qcat, self_pos = queries
     worker = get_worker()
     tree = _tree_on_worker(tree_key)
     t0 = time.perf_counter()
@@ -320,24 +333,47 @@ def _search_shard_block(tree: RefTree, start: int, block: tuple, k: int, choice:
 
 def _merge_block(parts: list[tuple], k: int, exact: bool, block: tuple) -> tuple:
     """The shards' lists of one query block merged (:func:`synthpriv_report.neighbors.shards.merge_shards`) and
-    put back in the block's query order, with the address of the worker that merged them."""
-    from distributed import get_worker
-
+    put back in the block's query order: ``(dist, idx, rows)``, ``rows`` the block's rows to decide again."""
     dist, idx, rows = merge_shards(parts, k, exact)
     perm = block[3]
     if perm is not None:
         back = np.empty_like(perm)
         back[perm] = np.arange(perm.shape[0])
         dist, idx, rows = dist[back], idx[back], np.sort(perm[rows])
-    return dist, idx, rows, get_worker().address
+    return dist, idx, rows
 
 
-def _shard_candidates(tree: RefTree, start: int, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
-                      self_pos: NDArray[np.int64], dk: NDArray[np.float64], choice: SearchChoice,
-                      threads_by_host: dict[str, int]) -> list:
-    """One shard's candidates for the rows decided again
-    (:func:`synthpriv_report.neighbors.shards.shard_candidates`)."""
-    return _with_kernels(threads_by_host, lambda: shard_candidates(tree, start, qnum, qcat, self_pos, dk, choice))
+def _tie_rows(merged: tuple) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """The rows of a merged block to decide again and their k-th distances: all a shard's candidate task needs of
+    the merged lists (a few rows, not the block's lists)."""
+    dist, _, rows = merged
+    return rows, np.ascontiguousarray(dist[rows, dist.shape[1] - 1]) if dist.shape[1] else np.zeros(0)
+
+
+def _shard_candidates(tree: RefTree, start: int, block: tuple, ties: tuple, k: int, choice: SearchChoice,
+                      threads_by_host: dict[str, int]) -> Candidates:
+    """One shard's candidates for the rows of one query block decided again
+    (:func:`synthpriv_report.neighbors.shards.shard_candidates`), on the shard's worker."""
+    qnum, qcat, self_pos, perm = block
+    rows, dk = ties
+    if perm is not None:  # the block's arrays are in the walk's order: row r sits where perm holds r
+        at = np.empty_like(perm)
+        at[perm] = np.arange(perm.shape[0])
+        rows = at[rows]
+    return _with_kernels(threads_by_host, lambda: shard_candidates(tree, start, qnum[rows], qcat[rows],
+                                                                   self_pos[rows], dk, k, choice))
+
+
+def _decide_block(merged: tuple, candidates: list[Candidates], exact: bool) -> tuple:
+    """A merged block with its near-tie rows decided from every shard's candidates
+    (:func:`synthpriv_report.neighbors.shards.decide_rows`): ``(dist, idx, rows decided, worker address)``."""
+    from distributed import get_worker
+
+    dist, idx, rows = merged
+    if len(rows):
+        idx = idx.copy()
+        decide_rows(rows, idx, candidates, exact)
+    return dist, idx, int(len(rows)), get_worker().address
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -470,8 +506,9 @@ class DaskSearcher:
             s, e = blocks[b]
             name = f"{TASK_PREFIX}-{search_id}-{b}" + (f"-r{attempt}" if attempt else "")
             # the tree goes by its key, not as a dependency: a worker uses its own reference when it has one
-            # (see _tree_on_worker), where a dependency would make Dask fetch it again after dropping its copy
-            fut = self.client.submit(_search_block, remote_tree.key, qnum[s:e], qcat[s:e], self_pos[s:e], k,
+            # (see _tree_on_worker), where a dependency would make Dask fetch it again after dropping its copy.
+            # The queries travel inside the task (a block scattered first would be lost with a worker's death)
+            fut = self.client.submit(_search_block, remote_tree.key, (qnum[s:e], qcat[s:e], self_pos[s:e]), k,
                                      choice, by_host, presorted, key=name, retries=self.retries, pure=False)
             futures[fut] = b
             tree_of[fut] = remote_tree
@@ -557,7 +594,8 @@ class DaskSearcher:
         Each shard (contiguous positions, at most ``shard_rows`` of them, default :meth:`shard_size`) gets its own
         tree on one worker; every query block is searched against every shard on the shard's worker, the shards'
         lists of a block are merged by a task (:func:`synthpriv_report.neighbors.shards.merge_shards`), and the
-        rare rows a near tie may touch are decided here from every shard's candidates, so that ``dist, idx`` are
+        rare rows a near tie may touch are decided by a task from every shard's candidates (each shard's listed on
+        its worker, bounded by :func:`~synthpriv_report.neighbors.shards.pickable`), so that ``dist, idx`` are
         bit for bit those of one tree (:mod:`synthpriv_report.neighbors.shards`). The engine is chosen once, on
         the first shard's tree with 64 of the queries. A search that fails (a worker lost with a shard's tree)
         builds its shards again from ``rnum, rcat`` and runs again, up to ``retries`` times.
@@ -566,7 +604,9 @@ class DaskSearcher:
         -------
         dist, idx, choice, placement
             As :meth:`knn`; ``placement.blocks`` counts the tasks: per query block, one that orders it (the
-            tree walk's visiting order, found once for every shard), one per shard and one that merges.
+            tree walk's visiting order, found once for every shard), one search per shard, one that merges, one
+            that picks the rows to decide again, one candidate list per shard and one that decides;
+            ``placement.decided`` counts the rows decided again.
 
         Raises
         ------
@@ -607,45 +647,48 @@ class DaskSearcher:
             return dist, idx, choice, Placement(0, ())
         search_id = uuid.uuid4().hex[:12]
         blocks = self.blocks(n)
-        merges: dict[Any, tuple[int, int]] = {}
+        finals: dict[Any, tuple[int, int]] = {}
         for b, (s, e) in enumerate(blocks):
+            name = f"{TASK_PREFIX}-{search_id}-{b}"
             raw = self.client.scatter([(qnum[s:e], qcat[s:e], self_pos[s:e])], hash=False)[0]
             block = self.client.submit(_order_block, params, raw, choice.engine == "tree", by_host,
-                                       key=f"{TASK_PREFIX}-{search_id}-{b}-order", retries=self.retries, pure=False)
+                                       key=f"{name}-order", retries=self.retries, pure=False)
             parts = [self.client.submit(_search_shard_block, tree, a, block, k, choice, by_host,
-                                        key=f"{TASK_PREFIX}-{search_id}-{b}-s{j}", workers=[w],
-                                        allow_other_workers=False, retries=self.retries, pure=False)
+                                        key=f"{name}-s{j}", workers=[w], allow_other_workers=False,
+                                        retries=self.retries, pure=False)
                      for j, (a, _, tree, w) in enumerate(shards)]
-            fut = self.client.submit(_merge_block, parts, k, params.exact, block,
-                                     key=f"{TASK_PREFIX}-{search_id}-{b}-merge", retries=self.retries, pure=False)
-            merges[fut] = (s, e)
-            del parts, block, raw
-        redo: list[NDArray[np.int64]] = []
+            merged = self.client.submit(_merge_block, parts, k, params.exact, block, key=f"{name}-merge",
+                                        retries=self.retries, pure=False)
+            # near ties are decided on the workers, block by block: each shard's worker lists its candidates for
+            # the block's few rows to decide again, and a task decides them; nothing of it passes through here
+            ties = self.client.submit(_tie_rows, merged, key=f"{name}-ties", retries=self.retries, pure=False)
+            cands = [self.client.submit(_shard_candidates, tree, a, block, ties, k, choice, by_host,
+                                        key=f"{name}-c{j}", workers=[w], allow_other_workers=False,
+                                        retries=self.retries, pure=False)
+                     for j, (a, _, tree, w) in enumerate(shards)]
+            fut = self.client.submit(_decide_block, merged, cands, params.exact, key=f"{name}-decide",
+                                     retries=self.retries, pure=False)
+            finals[fut] = (s, e)
+            del parts, block, raw, merged, ties, cands
+        decided = 0
         workers = {w for _, _, _, w in shards}
         try:
-            for fut in as_completed(list(merges)):
-                s, e = merges[fut]
-                d, i, rows, address = fut.result()
+            for fut in as_completed(list(finals)):
+                s, e = finals[fut]
+                d, i, count, address = fut.result()
                 if d.shape != (e - s, k) or i.shape != (e - s, k):
                     raise DistributedSearchError(f"a merged block came back with shape {d.shape}, expected "
                                                  f"{(e - s, k)}; no result of this search was used")
                 dist[s:e] = d
                 idx[s:e] = i
-                redo.append(rows + s)
+                decided += count
                 workers.add(address)
         finally:
-            for fut in merges:
+            for fut in finals:
                 if not fut.done():
                     fut.cancel()
-        again = np.concatenate(redo) if redo else np.zeros(0, dtype=np.int64)
-        if len(again):
-            cands = self.client.gather([
-                self.client.submit(_shard_candidates, tree, a, qnum[again], qcat[again], self_pos[again],
-                                   dist[again, k - 1], choice, by_host, workers=[w], allow_other_workers=False,
-                                   pure=False)
-                for a, _, tree, w in shards])
-            decide_rows(again, idx, cands, params.exact)
-        return dist, idx, choice, Placement(len(blocks) * (len(shards) + 2), tuple(sorted(workers)))
+        return dist, idx, choice, Placement(len(blocks) * (2 * len(shards) + 4), tuple(sorted(workers)),
+                                            decided=decided)
 
     def release(self, key: Hashable) -> None:
         """Let the workers drop the tree of ``key`` (its last planned search has run): Dask's copies and each

@@ -42,8 +42,8 @@ from .search import SearchChoice, run_engine
 from .tree import _ORDER_LEAF_SIZE, RefTree, _assemble, _build
 from .vectorised import BLOCK_PAIRS, accumulate, position_order, tied, to_dist
 
-__all__ = ["ShardParams", "shard_bounds", "search_shard", "merge_shards", "shard_candidates", "decide_rows",
-           "knn_sharded"]
+__all__ = ["ShardParams", "shard_bounds", "search_shard", "merge_shards", "Candidates", "pickable",
+           "shard_candidates", "decide_rows", "knn_sharded", "CANDIDATE_ENTRIES"]
 
 
 @dataclass(frozen=True)
@@ -214,22 +214,97 @@ def merge_shards(parts: list[tuple[NDArray[np.float64], NDArray[np.int64], NDArr
     return dist, idx, np.nonzero(unsafe)[0].astype(np.int64)
 
 
+#: Most (query, reference) entries one candidate walk holds at once (:func:`shard_candidates`): a block of
+#: queries is walked ``CANDIDATE_ENTRIES // list length`` rows at a time, so a task's lists stay near 64 MB.
+CANDIDATE_ENTRIES = 1 << 22
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """One shard's candidates for a block of queries, packed: query ``x``'s distances are
+    ``dist[start[x]:start[x + 1]]`` and their positions in the whole reference set ``idx[start[x]:start[x + 1]]``,
+    in the order by (distance, position)."""
+
+    start: NDArray[np.int64]
+    dist: NDArray[np.float64]
+    idx: NDArray[np.int64]
+
+    def row(self, x: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+        """Query ``x``'s candidates ``(dist, idx)``."""
+        a, b = int(self.start[x]), int(self.start[x + 1])
+        return self.dist[a:b], self.idx[a:b]
+
+
+def pickable(dist: NDArray[np.float64], idx: NDArray[np.int64], k: int) -> NDArray[np.int64]:
+    """Which of one query's candidates the tie rule (:func:`.kernels._pick`) can still pick, in the order by
+    (distance, position): the others may be left out of its input without changing what it picks.
+
+    A candidate ``c`` with ``k`` others at a distance at most ``c``'s and of lower positions is never picked: in any
+    slot where ``c`` is tied with the smallest remaining distance, each of them still untaken lies between that
+    distance and ``c``'s, so is tied with it too and comes first by position; and once all ``k`` are taken, the
+    ``k`` slots are filled. Nor does leaving ``c`` out change the smallest remaining distance before that. The
+    candidates kept are the first ``k`` layers of prefix minima of the positions in the order by (distance,
+    position) (a candidate in none of them has one such other in each layer): at most ``k`` of references at one
+    distance (copies), and about ``k`` times the logarithm of the list's length where positions come in no order.
+
+    Parameters
+    ----------
+    dist : ndarray of float64
+    idx : ndarray of int64
+        Distinct positions.
+    k : int
+
+    Returns
+    -------
+    ndarray of int64
+        Indices into ``dist``/``idx`` of the candidates to keep, in the order by (distance, position).
+
+    Examples
+    --------
+    >>> d = np.array([0.5, 0.5, 0.5, 0.5, 0.2])
+    >>> i = np.array([7, 3, 9, 1, 8])
+    >>> pickable(d, i, 2).tolist()  # the copies at 0.5: positions 1 and 3 only; 0.2 comes first
+    [4, 3, 1]
+    """
+    order = np.lexsort((idx, dist))
+    if order.shape[0] <= k:
+        return order.astype(np.int64)
+    pos = idx[order]
+    keep = np.zeros(order.shape[0], dtype=np.bool_)
+    rest = np.arange(order.shape[0])
+    for _ in range(k):
+        if not rest.size:
+            break
+        p = pos[rest]
+        before = np.empty_like(p)
+        before[0] = np.iinfo(np.int64).max
+        np.minimum.accumulate(p[:-1], out=before[1:])
+        layer = p < before
+        keep[rest[layer]] = True
+        rest = rest[~layer]
+    return order[keep].astype(np.int64)
+
+
 def shard_candidates(tree: RefTree, start: int, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
-                     self_pos: NDArray[np.int64], dk: NDArray[np.float64], choice: SearchChoice | None = None,
-                     ) -> list[tuple[NDArray[np.float64], NDArray[np.int64]]]:
-    """Every reference of one shard at a distance at most ``dk[x]`` or tied with it, for each query ``x``.
+                     self_pos: NDArray[np.int64], dk: NDArray[np.float64], k: int,
+                     choice: SearchChoice | None = None) -> Candidates:
+    """The references of one shard the tie rule may pick for each query ``x``: of those at a distance at most
+    ``dk[x]`` or tied with it, the ones :func:`pickable` keeps.
 
     As :func:`.kernels.resolve_near_ties` does for one tree: the shard's tree walk finds a list of
     :data:`.kernels.RESEARCH_EXTRA` + 8 references by (distance, position), four times longer while the list
     ends inside the tie window of ``dk[x]`` (many references at one distance); without numba, and beyond
     :data:`.kernels.RESEARCH_MAX_K`, the remaining queries scan every reference of the shard, their distances
-    accumulated as the compiled kernels do (:func:`.vectorised.accumulate`: the same bits). ``choice`` is
-    accepted for the caller's convenience and not needed (every engine gives the same lists).
+    accumulated as the compiled kernels do (:func:`.vectorised.accumulate`: the same bits). Walks take at most
+    :data:`CANDIDATE_ENTRIES` list entries at a time, and each query keeps only what :func:`pickable` keeps, so a
+    task's memory does not grow with the number of references in a tie window (a shard of many copies of one
+    record). ``choice`` is accepted for the caller's convenience and not needed (every engine gives the same
+    lists).
 
     Returns
     -------
-    list of (dist, idx)
-        Per query: the candidates' distances and positions in the whole reference set.
+    Candidates
+        Per query, the candidates' distances and positions in the whole reference set.
     """
     from .._compiled import COMPILED
     from .kernels import RESEARCH_EXTRA, RESEARCH_MAX_K
@@ -240,41 +315,55 @@ def shard_candidates(tree: RefTree, start: int, qnum: NDArray[np.float64], qcat:
     m = tree.size
     own = _local_self(self_pos, start, start + m)
     out: list[tuple[NDArray[np.float64], NDArray[np.int64]]] = [(np.zeros(0), np.zeros(0, dtype=np.int64))] * n
+
+    def keep(r: int, d: NDArray[np.float64], i: NDArray[np.int64]) -> None:
+        sel = pickable(d, i, k)
+        out[r] = (d[sel].copy(), i[sel] + start)
+
     rows = np.arange(n, dtype=np.int64)
     kk = RESEARCH_EXTRA + 8
     with np.errstate(invalid="ignore"):
         # lists in the order by (distance, position), not decided again: entry j's distance is its reference's
         while COMPILED and len(rows) and kk <= RESEARCH_MAX_K and kk < m:
-            qn, qc = np.ascontiguousarray(qnum[rows]), np.ascontiguousarray(qcat[rows])
-            d2, i2 = _knn_tree(tree, qn, qc, own[rows], kk, query_order(tree, qn, qc), progress=False,
-                               desc="candidates", resolve=False)
-            last = d2[:, -1]
-            window = dk[rows]
-            done = (i2[:, -1] < 0) | ((last > window) & ~tied(last, window, tree.exact))
-            for x in np.nonzero(done)[0]:
-                hit = (i2[x] >= 0) & ((d2[x] <= window[x]) | tied(d2[x], window[x], tree.exact))
-                out[rows[x]] = (d2[x][hit].copy(), i2[x][hit] + start)
-            rows = rows[~done]
+            left = []
+            step = max(1, CANDIDATE_ENTRIES // kk)
+            for c in range(0, len(rows), step):
+                sub = rows[c:c + step]
+                qn, qc = np.ascontiguousarray(qnum[sub]), np.ascontiguousarray(qcat[sub])
+                d2, i2 = _knn_tree(tree, qn, qc, own[sub], kk, query_order(tree, qn, qc), progress=False,
+                                   desc="candidates", resolve=False)
+                last = d2[:, -1]
+                window = dk[sub]
+                done = (i2[:, -1] < 0) | ((last > window) & ~tied(last, window, tree.exact))
+                for x in np.nonzero(done)[0]:
+                    hit = (i2[x] >= 0) & ((d2[x] <= window[x]) | tied(d2[x], window[x], tree.exact))
+                    keep(int(sub[x]), d2[x][hit], i2[x][hit])
+                left.append(sub[~done])
+                del d2, i2
+            rows = np.concatenate(left)
             kk *= 4
-        if not len(rows):
-            return out
-        rnum, rcat = position_order(tree)
-        step = max(1, BLOCK_PAIRS // max(1, m))
-        for s in range(0, len(rows), step):
-            block = rows[s:s + step]
-            d = to_dist(tree.mode, accumulate(tree.mode, qnum[block], qcat[block], rnum, rcat, tree.w, tree.cost),
-                        tree.scale)
-            for x, r in enumerate(block):
-                row = d[x]
-                if own[r] >= 0:
-                    row[own[r]] = np.inf
-                hit = np.nonzero(((row <= dk[r]) | tied(row, dk[r], tree.exact)) & np.isfinite(row))[0]
-                out[r] = (row[hit].copy(), hit.astype(np.int64) + start)
-    return out
+        if len(rows):
+            rnum, rcat = position_order(tree)
+            step = max(1, BLOCK_PAIRS // max(1, m))
+            for s in range(0, len(rows), step):
+                block = rows[s:s + step]
+                d = to_dist(tree.mode, accumulate(tree.mode, qnum[block], qcat[block], rnum, rcat, tree.w,
+                                                  tree.cost), tree.scale)
+                for x, r in enumerate(block):
+                    row = d[x]
+                    if own[r] >= 0:
+                        row[own[r]] = np.inf
+                    hit = np.nonzero(((row <= dk[r]) | tied(row, dk[r], tree.exact)) & np.isfinite(row))[0]
+                    keep(int(r), row[hit], hit.astype(np.int64))
+    counts = np.array([len(d) for d, _ in out], dtype=np.int64)
+    starts = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    dist = np.concatenate([d for d, _ in out]) if n else np.zeros(0)
+    idx = np.concatenate([i for _, i in out]) if n else np.zeros(0, dtype=np.int64)
+    return Candidates(starts, dist.astype(np.float64, copy=False), idx.astype(np.int64, copy=False))
 
 
-def decide_rows(rows: NDArray[np.int64], idx: NDArray[np.int64],
-                candidates: list[list[tuple[NDArray[np.float64], NDArray[np.int64]]]], exact: bool) -> None:
+def decide_rows(rows: NDArray[np.int64], idx: NDArray[np.int64], candidates: list[Candidates], exact: bool) -> None:
     """Decide ``idx[rows]`` in place by the tie rule (:func:`.kernels._pick`) from every shard's candidates.
 
     Parameters
@@ -282,14 +371,15 @@ def decide_rows(rows: NDArray[np.int64], idx: NDArray[np.int64],
     rows : ndarray of int64
         Rows of ``idx`` (the rows :func:`merge_shards` returned).
     idx : ndarray of int64, shape (n, k)
-    candidates : list
+    candidates : list of Candidates
         Per shard, :func:`shard_candidates` of the queries ``rows`` (in that order).
     exact : bool
     """
     k = idx.shape[1]
     for x, r in enumerate(rows):
-        cd = np.concatenate([c[x][0] for c in candidates])
-        ci = np.concatenate([c[x][1] for c in candidates])
+        parts = [c.row(x) for c in candidates]
+        cd = np.concatenate([p[0] for p in parts])
+        ci = np.concatenate([p[1] for p in parts])
         idx[r, :] = -1
         _pick(np.ascontiguousarray(cd, dtype=np.float64), np.ascontiguousarray(ci, dtype=np.int64), int(cd.shape[0]),
               k, int(r), idx, bool(exact))
@@ -345,7 +435,7 @@ def knn_sharded(shards: list[tuple[int, RefTree]], qnum: NDArray[np.float64], qc
     parts = [search_shard(tree, start, qnum, qcat, self_pos, k, choice) for start, tree in shards]
     dist, idx, rows = merge_shards(parts, k, shards[0][1].exact)
     if len(rows):
-        cands = [shard_candidates(tree, start, qnum[rows], qcat[rows], self_pos[rows], dist[rows, k - 1], choice)
+        cands = [shard_candidates(tree, start, qnum[rows], qcat[rows], self_pos[rows], dist[rows, k - 1], k, choice)
                  for start, tree in shards]
         decide_rows(rows, idx, cands, shards[0][1].exact)
     return dist, idx

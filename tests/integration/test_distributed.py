@@ -447,24 +447,16 @@ def test_sharded_references_give_the_numbers_and_tables_of_the_local_run(sets, c
     assert ev._engine.dask._shards == {}  # every shard released after its last planned search
 
 
-def test_sharded_search_with_ties_across_shard_borders_equals_one_tree(cluster, monkeypatch):
+def test_sharded_search_with_ties_across_shard_borders_equals_one_tree(cluster):
     """Exact copies and near-tie chains (distances a tolerance apart, unequal bits) spread over every shard:
     neighbours and distances bit for bit those of one tree, within a set and across sets; some rows were decided
-    again from every shard's candidates (the data reach the tie rule)."""
+    again, on the workers, from every shard's candidates (the data reach the tie rule)."""
     from _support.frames import near_tie_chains
 
-    from synthpriv_report import distributed as distributed_module
     from synthpriv_report.neighbors.shards import ShardParams
 
     _, client = cluster
     decided: list[int] = []
-    original = distributed_module.decide_rows
-
-    def spy(rows, idx, candidates, exact):
-        decided.append(len(rows))
-        return original(rows, idx, candidates, exact)
-
-    monkeypatch.setattr(distributed_module, "decide_rows", spy)
     T = pd.concat([near_tie_chains(900, 1, 4e-10, 0.0, ["a", "b"])] * 2, ignore_index=True)  # every record twice
     S = near_tie_chains(400, 2, 4e-10, 0.0, ["a", "q"])
     d = prepare(T, S)
@@ -481,6 +473,7 @@ def test_sharded_search_with_ties_across_shard_borders_equals_one_tree(cluster, 
                 assert np.array_equal(dist.view(np.int64), one_d.view(np.int64)), (q, k)
                 np.testing.assert_array_equal(idx, one_i, err_msg=f"{q} k={k}")
                 assert len(set(placed.workers)) == 2
+                decided.append(placed.decided)
                 searcher.release(("T", q, k))
     finally:
         searcher.close()

@@ -14,6 +14,8 @@ from synthpriv_report.neighbors.search import SearchChoice
 from synthpriv_report.neighbors.shards import (
     ShardParams,
     knn_sharded,
+    pickable,
+    shard_candidates,
     merge_shards,
     search_shard,
     shard_bounds,
@@ -106,3 +108,57 @@ def test_a_shard_with_fewer_references_than_k_pads_like_one_tree() -> None:
                             choice=SearchChoice("tree", "cpu", "test"))
     assert _same(dist, one_d) and idx.tolist() == one_i.tolist()
     assert (idx[:, 5:] == -1).all() and np.isinf(dist[:, 5:]).all()
+
+
+def _picked(d: np.ndarray, i: np.ndarray, k: int) -> list[int]:
+    from synthpriv_report.neighbors.kernels import _pick
+
+    out = np.full((1, k), -1, dtype=np.int64)
+    _pick(np.ascontiguousarray(d, dtype=np.float64), np.ascontiguousarray(i, dtype=np.int64), len(d), k, 0, out,
+          False)
+    return out[0].tolist()
+
+
+def test_pickable_leaves_out_only_what_the_tie_rule_never_picks() -> None:
+    """Random candidate lists (copies at one distance, near ties a tolerance apart, positions in any order): the
+    tie rule picks the same references from the kept candidates as from all of them, and the kept ones are few."""
+    rng = np.random.default_rng(7)
+    for trial in range(400):
+        n = int(rng.integers(1, 300))
+        k = int(rng.integers(1, 8))
+        levels = rng.choice([0.25, 0.5, 0.5 + 3e-13, 0.5 + 6e-13, 0.75], size=int(rng.integers(1, 5)), replace=False)
+        d = rng.choice(levels, n)
+        i = rng.permutation(10 * n)[:n].astype(np.int64)
+        keep = pickable(d, i, k)
+        assert len(set(keep.tolist())) == len(keep)
+        assert _picked(d, i, k) == _picked(d[keep], i[keep], k), trial
+        assert len(keep) <= min(n, k * len(levels))  # within one distance positions ascend: one per layer
+    d = np.full(10_000, 0.5)
+    i = rng.permutation(10_000).astype(np.int64)
+    keep = pickable(d, i, 3)
+    assert i[keep].tolist() == [0, 1, 2]  # 10,000 copies: the three lowest positions
+
+
+def test_a_tie_window_of_thousands_of_references_is_decided_from_a_few() -> None:
+    """2,400 references tied by the tolerance with one another (two values 3e-13 apart, in random order) fill
+    the tie window of every shard beyond the longest candidate walk: each shard's candidates are scanned, kept
+    to at most 2k per query, and the sharded search still equals one tree."""
+    rng = np.random.default_rng(3)
+    x = np.where(rng.random(2_400) < 0.5, 0.5, 0.5 + 3e-13)
+    T = pd.DataFrame({"x": np.concatenate([x, [0.0, 1.0, 0.9]])})
+    S = pd.DataFrame({"x": [0.3, 0.7, 0.5]})
+    d = prepare(T, S)
+    enc = encode(d, fit(d), SpaceSpec("gower"))
+    tree = build_tree(enc, "T")
+    choice = SearchChoice("tree", "cpu", "test")
+    for k in (1, 3):
+        one_d, one_i = knn(tree, enc.num["S"], enc.cat["S"], k=k)
+        shards = _shards(enc, "T", 1_201)
+        dist, idx = knn_sharded(shards, enc.num["S"], enc.cat["S"], k=k, exclude_self=False, choice=choice)
+        assert _same(dist, one_d) and idx.tolist() == one_i.tolist(), k
+        sp = np.full(3, -1, dtype=np.int64)
+        for a, t in shards:
+            c = shard_candidates(t, a, enc.num["S"], enc.cat["S"], sp, one_d[:, k - 1], k)
+            counts = np.diff(c.start)
+            assert (counts >= 1).all() and (counts <= 2 * k).all(), counts
+            assert ((c.idx >= a) & (c.idx < a + t.size)).all()
