@@ -14,7 +14,7 @@ import hashlib
 import re
 import unicodedata
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -47,7 +47,8 @@ class PreparedData:
     numeric : dict
         Set name -> float64 array ``(n, n_numeric)`` of numeric columns (NaN = missing).
     categorical : dict
-        Set name -> object array ``(n, n_categorical)`` of strings (:data:`MISSING` = missing).
+        Set name -> object array ``(n, n_categorical)`` of strings (:data:`MISSING` = missing); in an evaluation,
+        once its encoders are fitted, a :class:`CodedSet` read a column at a time (``categorical[s][:, j]``).
     sizes : dict
         Set name -> number of records.
     fingerprints : dict
@@ -114,6 +115,54 @@ class PreparedData:
         if self.kinds[column] == "numeric":
             return self.numeric[set_name][:, self.numeric_columns.index(column)]
         return self.categorical[set_name][:, self.categorical_columns.index(column)]
+
+
+class CodedSet:
+    """One set's categorical values held as codes into each column's table of texts (the encoders' codes, which an
+    evaluation keeps anyway), read as texts one column at a time: ``coded[:, j]`` (or ``coded[rows, j]``) is
+    column ``j``'s texts, equal to the object array :func:`prepare` made. An evaluation holds its sets this way
+    once the encoders are fitted, so that a million records do not also cost 8 bytes a cell of object pointers.
+
+    Examples
+    --------
+    >>> c = CodedSet(np.array([[1, 0], [0, 0]]), (np.array(["a", "b"], dtype=object), np.array(["x"], dtype=object)))
+    >>> c[:, 0].tolist(), c.shape, c.tolist()
+    (['b', 'a'], (2, 2), [['b', 'x'], ['a', 'x']])
+    """
+
+    def __init__(self, codes: NDArray[np.int64], levels: Sequence[NDArray[np.object_]]):
+        self._codes = codes
+        self._levels = [np.asarray(lv, dtype=object) for lv in levels]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (int(self._codes.shape[0]), int(self._codes.shape[1]))
+
+    def __len__(self) -> int:
+        return int(self._codes.shape[0])
+
+    def __getitem__(self, key: tuple[Any, int]) -> NDArray[np.object_]:
+        if not (isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], (int, np.integer))):
+            raise TypeError("a coded set is read one column at a time: coded[rows, j]")
+        rows, j = key
+        return self._levels[int(j)][self._codes[rows, int(j)]]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> NDArray[np.object_]:
+        n, c = self.shape
+        out = np.empty((n, c), dtype=object)
+        for j in range(c):
+            out[:, j] = self[:, j]
+        return out if dtype is None else out.astype(dtype)
+
+    def tolist(self) -> list[list[str]]:
+        return np.asarray(self).tolist()  # type: ignore[no-any-return]
+
+
+def coded_texts(codes: Mapping[str, NDArray[np.int64]], levels: Sequence[NDArray[np.object_]],
+                ) -> dict[str, CodedSet]:
+    """Per set, its categorical values as a :class:`CodedSet` of ``codes[s]`` into ``levels`` (per column, the
+    texts in code order)."""
+    return {s: CodedSet(c, levels) for s, c in codes.items()}
 
 
 def _kind_of(series: pd.Series) -> Kind:

@@ -11,7 +11,7 @@ import hashlib
 import time
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -335,21 +335,29 @@ class _Engine:
         return record_ids(compared_numbers(d), self.fitted.codes, list(d.sets))
 
 
-def compared_numbers(data: PreparedData) -> dict[str, NDArray[np.float64]]:
-    """The numbers of every set as records are compared for equality: float64, except that a column the
-    synthetic data holds at a lower precision (:attr:`PreparedData.precision`) is rounded to it in every set."""
-    if not data.precision:
-        return data.numeric
-    cols = data.numeric_columns
-    out = {}
-    for s, num in data.numeric.items():
+@overload
+def compared_numbers(data: PreparedData) -> dict[str, NDArray[np.float64]]: ...
+@overload
+def compared_numbers(data: PreparedData, set_name: str) -> NDArray[np.float64]: ...
+
+
+def compared_numbers(data: PreparedData, set_name: str | None = None,
+                     ) -> dict[str, NDArray[np.float64]] | NDArray[np.float64]:
+    """The numbers of every set (or of ``set_name`` alone) as records are compared for equality: float64, except
+    that a column the synthetic data holds at a lower precision (:attr:`PreparedData.precision`) is rounded to it
+    in every set."""
+    if set_name is not None:
+        num = data.numeric[set_name]
+        if not data.precision:
+            return num
         num = num.copy()
+        cols = data.numeric_columns
         for c, p in data.precision.items():
             j = cols.index(c)
             with np.errstate(over="ignore"):
                 num[:, j] = num[:, j].astype(p).astype(np.float64)
-        out[s] = num
-    return out
+        return num
+    return {s: compared_numbers(data, s) for s in data.numeric}
 
 
 class _TimedStage:

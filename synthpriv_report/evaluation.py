@@ -25,7 +25,7 @@ from . import applicability
 from . import progress as pg
 from .analysis.record import explain_record
 from .analysis.risk import records_at_risk, risk_overview, risk_rule_applies
-from .data import PreparedData, check_include_exclude, identifier_columns, prepare, split_identifiers
+from .data import PreparedData, check_include_exclude, coded_texts, identifier_columns, prepare, split_identifiers
 from .distributed import resolve_client
 from .engine import Context, SearchRecord, SearchRequest, TreeRequest, _Engine
 from .formats import DEFAULT_SET_NAMES, SET_ROLES
@@ -526,8 +526,11 @@ class Evaluation:
         }
         self._engine = _Engine(self.data, progress=s["progress"], search_engine=s["engine"], device=s["device"],
                                client=client, shard_rows=s["shard_rows"])
-        # the per-column numbering prepare found has served the fit: its codes (8 bytes per cell) need not stay
-        self.data = self._engine.data = replace(self.data, factorized=None)
+        # the per-column numbering prepare found has served the fit: its codes (8 bytes per cell) need not stay;
+        # the texts are read from the fitted codes from now on instead of an array of object pointers per set
+        fitted = self._engine.fitted
+        self.data = self._engine.data = replace(self.data, factorized=None,
+                                                categorical=coded_texts(fitted.codes, fitted.levels))
         self._ctx = Context(self._engine, self.settings)
         self._raw: dict[tuple, MetricResult] = {}
         self._graded: dict[tuple, MetricResult] = {}

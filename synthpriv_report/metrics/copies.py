@@ -120,14 +120,10 @@ def one_column_matches(q: NDArray[np.uint64], r: NDArray[np.uint64], *, same: bo
     return column, partner
 
 
-def cell_words_of(ctx: Any) -> dict[str, NDArray[np.uint64]]:
-    """Cell words of every set, cached (numbers at the synthetic columns' precision)."""
-
-    def make():
-        nums = compared_numbers(ctx.data)
-        return {s: cell_words(nums[s], ctx.fitted.codes[s]) for s in ctx.data.sets}
-
-    return ctx.memo("near_copies.words", make)
+def cell_words_of(ctx: Any, set_name: str) -> NDArray[np.uint64]:
+    """Cell words of one set (numbers at the synthetic columns' precision). Not cached: 8 bytes a cell, made for
+    each pair of sets checked and dropped once its matches (cached) are found."""
+    return cell_words(compared_numbers(ctx.data, set_name), ctx.fitted.codes[set_name])
 
 
 def near_copy_cutoff(within: NDArray[np.float64], quantile: float) -> float:
@@ -311,8 +307,8 @@ def near_copy_flags(ctx: Any, query: str, ref: str, cutoff: float | NDArray[np.f
     exact, exact_partner = _exact_flags(ctx, query, ref)
 
     def make():
-        w = cell_words_of(ctx)
-        return one_column_matches(w[query], w[ref], same=same)
+        wq = cell_words_of(ctx, query)
+        return one_column_matches(wq, wq if same else cell_words_of(ctx, ref), same=same)
 
     column, col_partner = ctx.memo(("near_copies.columns", query, ref), make)
     one_col = (column >= 0) & ~exact

@@ -217,3 +217,28 @@ def test_engine_choice_is_logged_and_gives_the_same_numbers() -> None:
     assert res["tree"] == res["tiled"] == res["auto"]
     with pytest.raises(ValueError, match="engine must be one of"):
         Evaluation(T, S, H, progress=False, engine="fast")
+
+
+def test_the_evaluation_reads_texts_from_the_fitted_codes_as_prepare_gave_them() -> None:
+    """Once the encoders are fitted, an evaluation holds no array of text pointers per set: its categorical
+    values are read from the fitted codes, and every column of every set reads as prepare gave it (missing values
+    and a category seen in one set only included), in the evaluation's row order."""
+    from synthpriv_report.data import CodedSet, prepare
+
+    T, S, H = mixed(seed=4)
+    S = S.copy()
+    cat = [c for c in T.columns if not pd.api.types.is_numeric_dtype(T[c])]
+    assert cat
+    S.loc[S.index[:3], cat[0]] = None
+    S.loc[S.index[3], cat[0]] = "only in the synthetic data"
+    ev = Evaluation(T, S, H, progress=False)
+    ref = prepare(T, S, H, row_order="canonical")
+    assert all(isinstance(ev.data.categorical[s], CodedSet) for s in ev.data.sets)
+    for s in ev.data.sets:
+        assert ev.data.categorical[s].shape == ref.categorical[s].shape
+        assert ev.data.categorical[s].tolist() == ref.categorical[s].tolist()
+        for c in ev.data.categorical_columns:
+            assert ev.data.column_values(s, c).tolist() == ref.column_values(s, c).tolist(), (s, c)
+    assert "only in the synthetic data" in ev.data.column_values("S", cat[0]).tolist()
+    with pytest.raises(TypeError, match="one column at a time"):
+        ev.data.categorical["T"][0]
