@@ -14,11 +14,11 @@ from synthpriv_report.neighbors.search import SearchChoice
 from synthpriv_report.neighbors.shards import (
     ShardParams,
     knn_sharded,
-    pickable,
-    shard_candidates,
     merge_shards,
+    pickable,
     search_shard,
     shard_bounds,
+    shard_candidates,
 )
 from synthpriv_report.spaces import SpaceSpec, encode, fit
 
