@@ -118,34 +118,54 @@ class PreparedData:
 
 
 class CodedSet:
-    """One set's categorical values held as codes into each column's table of texts (the encoders' codes, which an
-    evaluation keeps anyway), read as texts one column at a time: ``coded[:, j]`` (or ``coded[rows, j]``) is
-    column ``j``'s texts, equal to the object array :func:`prepare` made. An evaluation holds its sets this way
-    once the encoders are fitted, so that a million records do not also cost 8 bytes a cell of object pointers.
+    """One set's categorical values held as codes into each column's table of texts, read as texts one column at
+    a time: ``coded[:, j]`` (or ``coded[rows, j]``) is column ``j``'s texts, equal to the object array
+    :func:`prepare` makes from whole frames. Partitioned inputs are prepared this way (codes from the partitions'
+    tables, :meth:`of_factorized`), and an evaluation holds every set this way once its encoders are fitted (the
+    encoders' codes, which it keeps anyway), so that a million records do not also cost 8 bytes a cell of object
+    pointers.
 
     Examples
     --------
     >>> c = CodedSet(np.array([[1, 0], [0, 0]]), (np.array(["a", "b"], dtype=object), np.array(["x"], dtype=object)))
     >>> c[:, 0].tolist(), c.shape, c.tolist()
     (['b', 'a'], (2, 2), [['b', 'x'], ['a', 'x']])
+    >>> f = CodedSet.of_factorized([(np.array([0, -1]), np.array(["a"], dtype=object))])
+    >>> f[:, 0].tolist() == ["a", MISSING]
+    True
     """
 
-    def __init__(self, codes: NDArray[np.int64], levels: Sequence[NDArray[np.object_]]):
-        self._codes = codes
+    def __init__(self, codes: NDArray[np.int64] | Sequence[NDArray[np.int64]], levels: Sequence[NDArray[np.object_]],
+                 *, rows: int | None = None):
+        if isinstance(codes, np.ndarray):
+            rows, columns = int(codes.shape[0]), [codes[:, j] for j in range(codes.shape[1])]
+        else:
+            columns = list(codes)
+            rows = int(columns[0].shape[0]) if columns else int(rows or 0)
+        self._rows = rows
+        self._columns = columns
         self._levels = [np.asarray(lv, dtype=object) for lv in levels]
+
+    @classmethod
+    def of_factorized(cls, columns: Sequence[tuple[NDArray[np.int64], NDArray[np.object_]]], *, rows: int = 0
+                      ) -> CodedSet:
+        """A set from its per-column ``(codes, distinct texts)`` (code -1: missing, read as :data:`MISSING`);
+        ``rows``: the number of records where there is no column."""
+        return cls([c for c, _ in columns], [np.append(np.asarray(t, dtype=object), MISSING) for _, t in columns],
+                   rows=rows)
 
     @property
     def shape(self) -> tuple[int, int]:
-        return (int(self._codes.shape[0]), int(self._codes.shape[1]))
+        return (self._rows, len(self._columns))
 
     def __len__(self) -> int:
-        return int(self._codes.shape[0])
+        return self._rows
 
     def __getitem__(self, key: tuple[Any, int]) -> NDArray[np.object_]:
         if not (isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], (int, np.integer))):
             raise TypeError("a coded set is read one column at a time: coded[rows, j]")
         rows, j = key
-        return self._levels[int(j)][self._codes[rows, int(j)]]
+        return self._levels[int(j)][self._columns[int(j)][rows]]
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> NDArray[np.object_]:
         n, c = self.shape
@@ -602,7 +622,7 @@ def prepare(
 
 
 def finish(*, sizes: dict[str, int], synthetic_dtypes: Any, columns: tuple[str, ...], kinds: dict[str, Kind],
-           num_arrays: dict[str, NDArray[np.float64]], cat_arrays: dict[str, NDArray[np.object_]],
+           num_arrays: dict[str, NDArray[np.float64]], cat_arrays: dict[str, NDArray[np.object_] | CodedSet],
            factorized: Factorized, exclude: Sequence[str], kept: Sequence[str],
            row_order: Literal["canonical", "as_given"]) -> PreparedData:
     """Phases 6 to 9 of :func:`prepare`, on the encoded sets: boolean spellings, fingerprints, notes, precision,
@@ -780,20 +800,39 @@ def encode_set(df: pd.DataFrame, s: str, real: pd.DataFrame, num_cols: Sequence[
 
 
 def _unify_boolean_columns(sets: Sequence[str], cat_cols: Sequence[str],
-                           cat_arrays: dict[str, NDArray[np.object_]], factorized: Factorized) -> list[str]:
+                           cat_arrays: dict[str, NDArray[np.object_] | CodedSet], factorized: Factorized) -> list[str]:
     """Phase 6, boolean spellings: each categorical column that spells true/false differently across the sets is
-    rewritten as ``"True"``/``"False"`` in place (:func:`_unify_booleans`) and factorized again; one note each."""
+    rewritten as ``"True"``/``"False"`` (:func:`_unify_booleans`) and factorized again; one note each. An object
+    array is rewritten in place; a :class:`CodedSet` is read from the new codes (``cat_arrays[s]`` is replaced)."""
     notes = []
+    rewritten = False
     for j, c in enumerate(cat_cols):
-        note = _unify_booleans(c, {s: cat_arrays[s][:, j] for s in sets},
-                               {s: factorized[s][j][1] for s in sets})
+        tables = {s: factorized[s][j][1] for s in sets}
+        if not _may_be_boolean(tables):
+            continue
+        # a column slice of a C-ordered object array is a view (rewritten in place); a coded set's is a new array
+        texts = {s: cat_arrays[s][:, j] for s in sets}
+        note = _unify_booleans(c, texts, tables)
         if note is not None:
             notes.append(note)
-            # (a column slice of a C-ordered object array is a view: _unify_booleans rewrote cat_arrays in place)
+            rewritten = True
             for s in sets:
-                col = cat_arrays[s][:, j]
+                col = texts[s]
                 factorized[s][j] = _factorize_texts(np.where(col == MISSING, None, col))
+    if rewritten:
+        for s in sets:
+            if isinstance(cat_arrays[s], CodedSet):
+                cat_arrays[s] = CodedSet.of_factorized(factorized[s], rows=len(cat_arrays[s]))
     return notes
+
+
+def _may_be_boolean(tables: Mapping[str, NDArray[np.object_]]) -> bool:
+    """Whether a column whose sets hold the distinct texts ``tables`` can be one :func:`_unify_booleans` rewrites
+    (every text a boolean spelling, not too many): read from the tables alone, before any record's text."""
+    if any(len(t) > _MAX_BOOL_SPELLINGS for t in tables.values()):
+        return False
+    return all(v == MISSING or v.strip().lower() in BOOL_TRUE or v.strip().lower() in BOOL_FALSE
+               for t in tables.values() for v in t.tolist())
 
 
 def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequence[str],
@@ -832,7 +871,8 @@ def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequ
     return notes
 
 
-def _canonicalize(s: str, num_arrays: dict[str, NDArray[np.float64]], cat_arrays: dict[str, NDArray[np.object_]],
+def _canonicalize(s: str, num_arrays: dict[str, NDArray[np.float64]],
+                  cat_arrays: dict[str, NDArray[np.object_] | CodedSet],
                   factorized: dict[str, list[tuple[NDArray[np.int64], NDArray[np.object_]]]]) -> NDArray[np.int64]:
     """Put set ``s`` in its canonical order (:func:`synthpriv_report.identity.canonical_order`), in place in the
     three dicts, and number each categorical column's texts in order of first appearance in that order; returns
@@ -843,7 +883,9 @@ def _canonicalize(s: str, num_arrays: dict[str, NDArray[np.float64]], cat_arrays
     codes = np.stack([c for c, _ in cols], axis=1) if cols else None
     order = canonical_order(num_arrays[s], codes, [t for _, t in cols])
     num_arrays[s] = np.ascontiguousarray(num_arrays[s][order])
-    cat_arrays[s] = np.ascontiguousarray(cat_arrays[s][order])
+    coded = isinstance(cat_arrays[s], CodedSet)
+    if not coded:
+        cat_arrays[s] = np.ascontiguousarray(np.asarray(cat_arrays[s])[order])
     renumbered = []
     for codes_j, table in cols:
         cj = codes_j[order]
@@ -852,6 +894,8 @@ def _canonicalize(s: str, num_arrays: dict[str, NDArray[np.float64]], cat_arrays
         remap[seen] = np.arange(seen.size, dtype=np.int64)
         renumbered.append((remap[cj], np.asarray(table, dtype=object)[seen]))
     factorized[s] = renumbered
+    if coded:
+        cat_arrays[s] = CodedSet.of_factorized(renumbered, rows=int(order.size))
     return order
 
 

@@ -496,7 +496,7 @@ class DaskSearcher:
 
         n = qnum.shape[0]
         blocks = self.blocks(n)
-        _, by_host = self._cluster()
+        threads, by_host = self._cluster()
         search_id = uuid.uuid4().hex[:12]
         futures: dict[Any, int] = {}
         tree_of: dict[Any, Any] = {}  # the scattered tree each block task was given
@@ -514,8 +514,11 @@ class DaskSearcher:
             tree_of[fut] = remote_tree
             return fut
 
+        # blocks are submitted as earlier ones finish, two per Dask thread in flight: each thread has its next block
+        # queued, and the calling process holds the serialised queries of a few blocks, not of all of them
+        submitted = min(len(blocks), max(2, 2 * threads))
         remote_tree = self.scattered_tree(key, tree)
-        pending = as_completed([submit(b, remote_tree, 0) for b in range(len(blocks))])
+        pending = as_completed([submit(b, remote_tree, 0) for b in range(submitted)])
         workers: set[str] = set()
         bar = _bar(n, f"{desc} (Dask, {len(blocks)} tasks)", progress)
         try:
@@ -549,6 +552,9 @@ class DaskSearcher:
                 workers.add(address)
                 if bar is not None:
                     bar.update(e - s)
+                if submitted < len(blocks):
+                    pending.add(submit(submitted, self.scattered_tree(key, tree), 0))
+                    submitted += 1
         finally:
             if bar is not None:
                 bar.close()

@@ -229,6 +229,8 @@ class _Engine:
                 if not owners:
                     del self.planned_reads[(spec, ref_key)]
                     self._release_tree_key(spec, ref_key)
+        for spec in list(self.encodings):
+            self._release_encoding(spec)
 
     def knn(self, spec: SpaceSpec, query: SetRef, ref: SetRef, k: int) -> nb.NeighborTable:
         key = (spec, query.key, ref.key)
@@ -260,6 +262,7 @@ class _Engine:
             table = nb.NeighborTable(dist, idx, spec.label, query.label, ref.label, choice=choice)
             self.tables[key] = table
             self._release_tree(spec, ref)
+            self._release_encoding(spec)
             return table.head(k)
         tree = self.tree(spec, ref)
         if self.dask is not None:
@@ -286,6 +289,7 @@ class _Engine:
         self._release_tree(spec, ref)
         if not any(p[0] == spec and p[1] == query.key and p not in self.tables for p in self.planned_k):
             self.orders.pop((spec, query.key), None)  # no planned search from these records is left
+        self._release_encoding(spec)
         return table.head(k)
 
     def query_order(self, spec: SpaceSpec, query: SetRef, tree: nb.RefTree, qn: NDArray[np.float64],
@@ -318,6 +322,25 @@ class _Engine:
             self.trees.pop((spec, ref_key), None)
             if self.dask is not None:  # the workers' copies go too
                 self.dask.release((spec, ref_key))
+
+    def _release_encoding(self, spec: SpaceSpec) -> None:
+        """With a Dask client, drop an encoding once every search planned in its space has run and no tree of it
+        is cached or planned to be read: the calling process then holds no coordinates of that space (8 bytes a
+        numeric cell) while the next space's searches run. Asked for again (a per-record view, a search no metric
+        planned), it is rebuilt: the same arrays, since an encoding depends only on the data and the fitted
+        encoders. Without a client encodings stay, so that a slider never waits for one."""
+        if self.dask is None or spec not in self.encodings:
+            return
+        planned = [key for key in self.planned_k if key[0] == spec]
+        if not planned or any(key not in self.tables for key in planned):
+            return
+        if any(key[0] == spec for key in self.trees) or any(key[0] == spec for key in self.planned_reads):
+            return
+        if any(other.kind == "projected" and other not in self.encodings
+               and SpaceSpec("euclidean", columns=other.columns, weights=other.weights) == spec
+               for other, _, _ in self.planned_k):
+            return  # the base of a projected space not yet made
+        del self.encodings[spec]
 
     # identity of records --------------------------------------------------------------------------------------
     def record_ids(self) -> dict[str, NDArray[np.int64]]:

@@ -34,7 +34,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from . import data as dm
-from .data import MISSING, SET_LABELS, Kind, PreparedData
+from .data import SET_LABELS, Kind, PreparedData
 
 __all__ = ["Partitions", "partitions_of", "prepare_partitioned", "PartitionedInputs"]
 
@@ -202,13 +202,6 @@ def merge_tables(parts: Sequence[tuple[NDArray[np.int64], NDArray[np.object_]]]
     return codes, np.array(list(position), dtype=object)
 
 
-def _texts(codes: NDArray[np.int64], table: NDArray[np.object_]) -> NDArray[np.object_]:
-    lookup = np.empty(len(table) + 1, dtype=object)
-    lookup[:-1] = table
-    lookup[-1] = MISSING
-    return lookup[codes]
-
-
 @dataclass(frozen=True)
 class PartitionedInputs:
     """Where each set came from, for :func:`prepare_partitioned`."""
@@ -322,11 +315,8 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
                                  bool(reveal_real_values))
                 offset += r.n
 
-    cat = {}
-    for s in sizes:
-        cat[s] = np.empty((sizes[s], len(cat_cols)), dtype=object)
-        for j, (codes, table) in enumerate(fact[s]):
-            cat[s][:, j] = _texts(codes, table)
+    # each set's texts are read from its codes and tables: no object pointer per cell is made
+    cat = {s: dm.CodedSet.of_factorized(fact[s], rows=sizes[s]) for s in sizes}
     data = dm.finish(sizes=sizes, synthetic_dtypes=metas["S"].dtypes, columns=tuple(columns), kinds=kinds,
                      num_arrays=num, cat_arrays=cat, factorized=fact,
                      exclude=list(exclude) + [c for c in auto if c not in exclude], kept=list(kept),

@@ -145,6 +145,18 @@ def test_results_and_tables_identical_to_the_local_run_and_tasks_ran_on_the_work
     assert {t["worker"] for t in ours} == addresses  # both workers searched
     assert ev.settings_dict()["backend"] == "dask"
 
+    # with a client, an encoding whose planned searches have all run leaves the calling process; asked for again
+    # it is rebuilt, the same arrays, and nothing is searched again
+    released = set(local_ev._engine.encodings) - set(ev._engine.encodings)
+    assert released
+    count = ev.search_count
+    for spec in released:
+        again, ref = ev.context.encoding(spec), local_ev._engine.encodings[spec]
+        for s in ref.num:
+            assert np.array_equal(again.num[s].view(np.int64), ref.num[s].view(np.int64)), (spec, s)
+            assert np.array_equal(again.cat[s], ref.cat[s]), (spec, s)
+    assert ev.search_count == count
+
 
 def test_scattered_trees_leave_the_workers_with_the_evaluations_own(sets, cluster):
     """A tree scattered for a search is released on the workers once the evaluation has no planned use for it:

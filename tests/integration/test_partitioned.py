@@ -22,7 +22,7 @@ import dask.dataframe as dd  # noqa: E402
 from distributed import Client, LocalCluster, get_task_stream  # noqa: E402
 
 from synthpriv_report import Evaluation  # noqa: E402
-from synthpriv_report.data import prepare  # noqa: E402
+from synthpriv_report.data import CodedSet, prepare  # noqa: E402
 from synthpriv_report.datasets import load_demo  # noqa: E402
 from synthpriv_report.partitioned import merge_tables, prepare_partitioned  # noqa: E402
 from synthpriv_report.sources import partitioned_inputs  # noqa: E402
@@ -97,6 +97,8 @@ def test_parquet_and_dask_partitions_prepare_to_the_whole_frames_data(cluster, t
         assert list(auto) == ["record_id"] and not kept
         ref = prepare(whole["T"], whole["S"], whole["H"], exclude=["record_id"], row_order=row_order)
         _same(data, ref)
+        # the calling process read the texts from the partitions' codes: no object pointer per cell was made
+        assert all(isinstance(data.categorical[s], CodedSet) for s in data.sizes)
         # the encoders fitted from the merged partitions: the whole frames' ranges and category levels
         a, b = fit(data), fit(ref)
         np.testing.assert_array_equal(a.num_min, b.num_min)
