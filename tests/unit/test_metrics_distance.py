@@ -22,7 +22,7 @@ from _support.evaluation import evaluation
 from synthpriv_report import Evaluation
 from synthpriv_report.levels import grade
 from synthpriv_report.metrics.arrays import nndr_arrays, nndr_values
-from synthpriv_report.metrics.copies import exact_copy_share
+from synthpriv_report.metrics.copies import cell_words, exact_copy_share, one_column_matches
 from synthpriv_report.metrics.dcr import dcr_histogram
 from synthpriv_report.metrics.holdout_share import holdout_dcr_share
 from synthpriv_report.metrics.holdout_tests import holdout_test, nn_ratio
@@ -730,3 +730,37 @@ def test_the_holdout_note_is_shown_once_under_the_verdict_in_the_notebook_view()
         assert b[kind].count(SEE_VERDICT_NOTE) == 4, kind  # dcr, holdout_dcr_share, dcr_test, nndr_test
     html = b["text/html"]
     assert html.index("does not look like a random sample") < html.index("The checks behind the verdict")
+
+
+def _one_column_by_brute_force(q: np.ndarray, r: np.ndarray, *, same: bool) -> tuple[list[int], list[int]]:
+    """For each row of ``q``: the first column j such that some row of ``r`` (another row, where ``q`` is ``r``)
+    equals it on every other column, and the lowest such row; -1 and -1 where none."""
+    columns, partners = [], []
+    for i, row in enumerate(q):
+        found = (-1, -1)
+        for j in range(q.shape[1]):
+            others = [c for c in range(q.shape[1]) if c != j]
+            hits = [p for p in range(len(r)) if (r[p, others] == row[others]).all() and not (same and p == i)]
+            if hits:
+                found = (j, hits[0])
+                break
+        columns.append(found[0])
+        partners.append(found[1])
+    return columns, partners
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_one_column_matches_finds_the_first_column_and_the_lowest_partner(seed):
+    """The near-copy lookup against the definition, row by row: small integer frames with many matches, exact
+    copies across the two sets, and (within one set) distinct rows so that every match differs in its column."""
+    rng = np.random.default_rng(seed)
+    p = int(rng.integers(2, 5))
+    q = rng.integers(0, 3, (int(rng.integers(1, 30)), p)).astype(float)
+    r = rng.integers(0, 3, (int(rng.integers(1, 30)), p)).astype(float)
+    none = np.zeros((len(q), 0), dtype=np.int64)
+    column, partner = one_column_matches(cell_words(q, none), cell_words(r, np.zeros((len(r), 0), dtype=np.int64)))
+    assert (column.tolist(), partner.tolist()) == _one_column_by_brute_force(q, r, same=False)
+    d = np.unique(q, axis=0)
+    words = cell_words(d, np.zeros((len(d), 0), dtype=np.int64))
+    column, partner = one_column_matches(words, words, same=True)
+    assert (column.tolist(), partner.tolist()) == _one_column_by_brute_force(d, d, same=True)
