@@ -489,14 +489,12 @@ def _unify_booleans(column: str, texts: dict[str, NDArray[np.object_]],
             continue
         u = pd.unique(col)
         uniques[s] = u[u != MISSING]
-    if any(len(u) > _MAX_BOOL_SPELLINGS for u in uniques.values()):
-        return None  # far too many distinct values to be a boolean: skip the per-value check
+    if not _may_be_boolean(uniques):
+        return None
     spellings = sorted(set().union(*(set(u.tolist()) for u in uniques.values())))
     if len(spellings) < 2:
         return None
     norm = {v: v.strip().lower() for v in spellings}
-    if not all(n in BOOL_TRUE or n in BOOL_FALSE for n in norm.values()):
-        return None
     n_true = sum(n in BOOL_TRUE for n in norm.values())
     n_false = len(spellings) - n_true
     if n_true <= 1 and n_false <= 1:
@@ -830,9 +828,9 @@ def _may_be_boolean(tables: Mapping[str, NDArray[np.object_]]) -> bool:
     """Whether a column whose sets hold the distinct texts ``tables`` can be one :func:`_unify_booleans` rewrites
     (every text a boolean spelling, not too many): read from the tables alone, before any record's text."""
     if any(len(t) > _MAX_BOOL_SPELLINGS for t in tables.values()):
-        return False
-    return all(v == MISSING or v.strip().lower() in BOOL_TRUE or v.strip().lower() in BOOL_FALSE
-               for t in tables.values() for v in t.tolist())
+        return False  # far too many distinct values to be a boolean: skip the per-value check
+    spellings = BOOL_TRUE | BOOL_FALSE
+    return all(v == MISSING or v.strip().lower() in spellings for t in tables.values() for v in t.tolist())
 
 
 def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequence[str],

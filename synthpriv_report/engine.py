@@ -177,8 +177,7 @@ class _Engine:
     def encoding(self, spec: SpaceSpec) -> Encoding:
         if spec not in self.encodings:
             if spec.kind == "projected":
-                base = SpaceSpec("euclidean", columns=spec.columns, weights=spec.weights)
-                base_enc = self.encoding(base)
+                base_enc = self.encoding(_projection_base(spec))
                 with self.stage(f"encoding: {spec.label}"):
                     enc, proj = project(self.data, base_enc, spec)
                 self.projections[spec] = proj
@@ -337,8 +336,7 @@ class _Engine:
         if any(key[0] == spec for key in self.trees) or any(key[0] == spec for key in self.planned_reads):
             return
         if any(other.kind == "projected" and other not in self.encodings
-               and SpaceSpec("euclidean", columns=other.columns, weights=other.weights) == spec
-               for other, _, _ in self.planned_k):
+               and _projection_base(other) == spec for other, _, _ in self.planned_k):
             return  # the base of a projected space not yet made
         del self.encodings[spec]
 
@@ -356,6 +354,11 @@ class _Engine:
 
         d = self.data
         return record_ids(compared_numbers(d), self.fitted.codes, list(d.sets))
+
+
+def _projection_base(spec: SpaceSpec) -> SpaceSpec:
+    """The euclidean space a projected space ``spec`` is made from (same columns and weights)."""
+    return SpaceSpec("euclidean", columns=spec.columns, weights=spec.weights)
 
 
 @overload
