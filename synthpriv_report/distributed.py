@@ -696,6 +696,28 @@ class DaskSearcher:
         return dist, idx, choice, Placement(len(blocks) * (2 * len(shards) + 4), tuple(sorted(workers)),
                                             decided=decided)
 
+    # joins of records ------------------------------------------------------------------------------------------
+    def one_column_matches(self, q_words: Callable[[int, int], NDArray[np.uint64]], n_q: int,
+                           r_words: Callable[[int, int], NDArray[np.uint64]] | None, n_r: int, p: int, *,
+                           desc: str = "records equal but one column", **kw: Any
+                           ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """The near-copy join on the workers (:func:`synthpriv_report.cluster_joins.one_column_matches`).
+
+        Raises
+        ------
+        DistributedSearchError
+            The join could not be completed on the cluster; no result of it was used.
+        """
+        from .cluster_joins import one_column_matches
+
+        try:
+            with self.client.as_current():
+                return one_column_matches(self.client, q_words, n_q, r_words, n_r, p, retries=self.retries, **kw)
+        except Exception as exc:  # noqa: BLE001 - the cluster's own errors, named as such
+            raise DistributedSearchError(
+                f"the search for {desc!r} could not be completed on the Dask cluster: {type(exc).__name__}: {exc}. "
+                f"No result of it was used.") from exc
+
     def release(self, key: Hashable) -> None:
         """Let the workers drop the tree of ``key`` (its last planned search has run): Dask's copies and each
         worker's own reference, or its shards' trees; a later search against it scatters or builds it again."""

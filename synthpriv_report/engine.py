@@ -349,6 +349,28 @@ class _Engine:
                 self._record_ids = self._compute_record_ids()
         return self._record_ids
 
+    def one_column_matches(self, query: str, ref: str) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """For each record of set ``query``, the first column on which alone a record of set ``ref`` differs from
+        it, and that record's position (:func:`synthpriv_report.identity.one_column_matches`; -1 where none).
+        Numbers are compared at the synthetic columns' precision (:func:`compared_numbers`). With a Dask client
+        the join runs on the workers, hash-partitioned, and the calling process makes each block's cell words
+        from its rows alone; the arrays are the same."""
+        from .identity import cell_words, one_column_matches
+
+        d, codes = self.data, self.fitted.codes
+
+        def words(s: str) -> Callable[[int, int], NDArray[np.uint64]]:
+            return lambda a, b: cell_words(compared_numbers(d, s, rows=slice(a, b)), codes[s][a:b])
+
+        same = query == ref
+        p = len(d.columns)
+        with self.stage("records equal but one column"):
+            if self.dask is None:
+                wq = words(query)(0, d.sizes[query])
+                return one_column_matches(wq, wq if same else words(ref)(0, d.sizes[ref]), same=same)
+            return self.dask.one_column_matches(words(query), d.sizes[query], None if same else words(ref),
+                                                d.sizes[ref], p)
+
     def _compute_record_ids(self) -> dict[str, NDArray[np.int64]]:
         from .identity import record_ids
 
@@ -364,16 +386,16 @@ def _projection_base(spec: SpaceSpec) -> SpaceSpec:
 @overload
 def compared_numbers(data: PreparedData) -> dict[str, NDArray[np.float64]]: ...
 @overload
-def compared_numbers(data: PreparedData, set_name: str) -> NDArray[np.float64]: ...
+def compared_numbers(data: PreparedData, set_name: str, rows: slice = ...) -> NDArray[np.float64]: ...
 
 
-def compared_numbers(data: PreparedData, set_name: str | None = None,
+def compared_numbers(data: PreparedData, set_name: str | None = None, rows: slice = slice(None),
                      ) -> dict[str, NDArray[np.float64]] | NDArray[np.float64]:
-    """The numbers of every set (or of ``set_name`` alone) as records are compared for equality: float64, except
-    that a column the synthetic data holds at a lower precision (:attr:`PreparedData.precision`) is rounded to it
-    in every set."""
+    """The numbers of every set (or of ``set_name`` alone, or of its ``rows``) as records are compared for
+    equality: float64, except that a column the synthetic data holds at a lower precision
+    (:attr:`PreparedData.precision`) is rounded to it in every set."""
     if set_name is not None:
-        num = data.numeric[set_name]
+        num = data.numeric[set_name][rows]
         if not data.precision:
             return num
         num = num.copy()
@@ -731,6 +753,18 @@ class Context:
         ref = self._ref(s)
         ids = self._engine.record_ids()[ref.base]
         return ids if ref.rows is None else ids[ref.rows]
+
+    def one_column_matches(self, query: str, ref: str) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """For each record of set ``query``: the first column on which alone a record of set ``ref`` differs from
+        it (within one set, the record itself left out and exact duplicates not counted), and that record's
+        position; -1 where none (:func:`synthpriv_report.identity.one_column_matches`). Not cached here: a metric
+        memoises what it keeps.
+
+        Returns
+        -------
+        column, partner : int arrays, shape (n_query,)
+        """
+        return self._engine.one_column_matches(query, ref)
 
     def identical_in(self, query: str | SetRef, ref: str | SetRef) -> NDArray[np.bool_]:
         """For each query record: has ``ref`` an identical record?

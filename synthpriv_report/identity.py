@@ -257,3 +257,133 @@ def canonical_order(numeric: NDArray[np.float64], codes: NDArray[np.int64] | Non
             keys += [canon[:, j] for j in range(canon.shape[1] - 1, -1, -1)]
             order = np.lexsort(keys + [h]) if keys else order
     return order.astype(np.int64)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# records equal on every column but one (the near-copy check)
+
+_SALT = np.uint64(0x9E3779B97F4A7C15)
+
+
+def cell_words(numbers: NDArray[np.float64], codes: NDArray[np.integer]) -> NDArray[np.uint64]:
+    """One 64-bit word per cell, a bijection of the cell's value within its column (numbers by their canonical
+    float64 bits: -0.0 as 0.0, one NaN; categories by their code).
+
+    >>> w = cell_words(np.array([[0.0], [-0.0], [1.0]]), np.array([[3], [3], [4]]))
+    >>> bool(w[0, 0] == w[1, 0]), bool(w[0, 1] == w[2, 1])
+    (True, False)
+    """
+    num = np.array(numbers, dtype=np.float64, copy=True) + 0.0  # -0.0 -> 0.0
+    bits = num.view(np.uint64)
+    bits[np.isnan(num)] = np.uint64(0x7FF8000000000000)
+    cols = [bits[:, j] for j in range(bits.shape[1])]
+    cols += [np.asarray(codes[:, j], dtype=np.int64).view(np.uint64) for j in range(codes.shape[1])]
+    out = np.empty((num.shape[0], len(cols)), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for j, c in enumerate(cols):
+            out[:, j] = mix64(c ^ (_SALT * np.uint64(j + 1)))
+    return out
+
+
+def first_equal(kq: NDArray[np.uint64], kr: NDArray[np.uint64], *, r_pos: NDArray[np.int64] | None = None,
+                q_pos: NDArray[np.int64] | None = None) -> NDArray[np.int64]:
+    """For each key of ``kq``, the lowest position of a reference with an equal key in ``kr`` (-1 where none).
+
+    ``r_pos`` gives the references' positions (ascending; default 0, 1, ...). With ``q_pos`` (queries and
+    references are one set) a query does not take itself: where the lowest position is the query's own, the
+    next reference with its key is taken, if any. One sort of the references; the queries are looked up in key
+    order, so that each binary search starts where the last one ended (a few times faster than in record order).
+
+    >>> first_equal(np.array([5, 7, 9], dtype=np.uint64), np.array([7, 5, 7], dtype=np.uint64)).tolist()
+    [1, 0, -1]
+    >>> first_equal(np.array([7, 7], dtype=np.uint64), np.array([7, 5, 7], dtype=np.uint64),
+    ...             q_pos=np.array([0, 2])).tolist()
+    [2, 0]
+    """
+    pick = np.full(kq.size, -1, dtype=np.int64)
+    if kr.size == 0 or kq.size == 0:
+        return pick
+    order = np.argsort(kr, kind="stable")
+    ks = kr[order]
+    pos = order.astype(np.int64) if r_pos is None else np.asarray(r_pos, dtype=np.int64)[order]
+    by_key = np.argsort(kq)
+    lo = np.empty(kq.size, dtype=np.intp)
+    lo[by_key] = np.searchsorted(ks, kq[by_key], side="left")
+    at = np.minimum(lo, ks.size - 1)
+    hit = (lo < ks.size) & (ks[at] == kq)
+    pick[hit] = pos[at[hit]]
+    if q_pos is not None:  # not the record itself: the next one with the key where the first is itself
+        nxt = np.minimum(lo + 1, ks.size - 1)
+        own = hit & (pick == q_pos)
+        ok_next = own & (lo + 1 < ks.size) & (ks[nxt] == kq)
+        pick[own] = -1
+        pick[ok_next] = pos[nxt[ok_next]]
+    return pick
+
+
+def equal_but(q: NDArray[np.uint64], qi: NDArray[np.int64], r: NDArray[np.uint64], ri: NDArray[np.int64], j: int, *,
+              same: bool) -> NDArray[np.bool_]:
+    """Whether rows ``q[qi]`` and ``r[ri]`` (cell words) are equal on every column but ``j``; with ``same``, also
+    different in column ``j`` (an exact duplicate is an exact copy, not a one-column match). A column at a time:
+    no copy of the rows (8 bytes a cell each).
+
+    >>> w = np.array([[1, 2], [1, 3], [1, 2]], dtype=np.uint64)
+    >>> equal_but(w, np.array([0, 0]), w, np.array([1, 2]), 1, same=True).tolist()
+    [True, False]
+    """
+    ok = np.ones(qi.size, dtype=bool)
+    for c in range(q.shape[1]):
+        if c != j:
+            ok &= q[qi, c] == r[ri, c]
+    if same:
+        ok &= q[qi, j] != r[ri, j]
+    return ok
+
+
+def row_totals(words: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """The sum of each row's cell words, modulo 2**64 (unsigned sums wrap silently)."""
+    return words.sum(axis=1, dtype=np.uint64)
+
+
+def keys_but(words: NDArray[np.uint64], totals: NDArray[np.uint64], j: int, rows: NDArray[np.int64] | None = None
+             ) -> NDArray[np.uint64]:
+    """The key of each row (of ``rows``) with column ``j`` left out: its total (:func:`row_totals`) less its word
+    in column ``j``, modulo 2**64. Rows equal on every column but ``j`` have equal keys; a match of keys is then
+    checked cell by cell (:func:`equal_but`)."""
+    if rows is None:
+        return totals - words[:, j]
+    return totals[rows] - words[rows, j]
+
+
+def one_column_matches(q: NDArray[np.uint64], r: NDArray[np.uint64], *, same: bool = False
+                       ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """For each record of ``q`` (cell words, :func:`cell_words`): the first column j such that the record of ``r``
+    with the lowest position among those whose key without j equals the record's (:func:`first_equal`) equals it
+    on every column but j (-1 where none), and the position of that record in ``r``.
+
+    With ``same`` (``q`` is ``r``) a record does not match itself, and a column is only reported when the
+    matching record differs in it (exact duplicates are exact copies, found elsewhere). On a Dask cluster,
+    :func:`synthpriv_report.cluster_joins.one_column_matches` gives the same arrays by a hash-partitioned join.
+
+    >>> a = cell_words(np.array([[1.0, 2.0], [1.0, 5.0], [7.0, 8.0]]), np.zeros((3, 0), dtype=np.int64))
+    >>> one_column_matches(a, a, same=True)[0].tolist()
+    [1, 1, -1]
+    """
+    n_q, p = q.shape
+    column = np.full(n_q, -1, dtype=np.int64)
+    partner = np.full(n_q, -1, dtype=np.int64)
+    if p < 2 or r.shape[0] == 0:
+        return column, partner
+    tq = row_totals(q)
+    tr = tq if same else row_totals(r)
+    for j in range(p):
+        open_q = np.flatnonzero(column < 0)
+        if not open_q.size:
+            break
+        pick = first_equal(keys_but(q, tq, j, open_q), keys_but(r, tr, j), q_pos=open_q if same else None)
+        found = pick >= 0
+        cand, pick = open_q[found], pick[found]
+        ok = equal_but(q, cand, r, pick, j, same=same)
+        column[cand[ok]] = j
+        partner[cand[ok]] = pick[ok]
+    return column, partner

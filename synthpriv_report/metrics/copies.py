@@ -17,7 +17,9 @@ both sides' uncertainty (:func:`synthpriv_report.evidence.excess_share`), as for
 
 Equality on "every column but one" is found by hashing: each cell is mapped to a 64-bit word by a bijection of
 its value (numbers by their float64 bits, categories by their code), a record's key with column j left out is
-the sum of its other cells' words, and every match of keys is then checked cell by cell, so a match is exact.
+the sum of its other cells' words, and every match of keys is then checked cell by cell, so a match is exact
+(:func:`synthpriv_report.identity.one_column_matches`; with a Dask client a hash-partitioned join on the workers,
+:mod:`synthpriv_report.cluster_joins`, with the same result).
 """
 
 from __future__ import annotations
@@ -30,10 +32,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import evidence, stats
 from .. import plotting as plot
-from ..engine import compared_numbers
 from ..formats import fmt_count, fmt_share
 from ..formats import is_finite_number as finite
-from ..identity import mix64
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
 from ..results import MetricResult, not_computed
@@ -44,92 +44,6 @@ NEAR_COPY_QUANTILE = Param(
     label="near-copy distance quantile",
     doc="A synthetic record closer to a training record than this share of training records are to their own "
         "closest other training record counts as a near copy.")
-
-_SALT = np.uint64(0x9E3779B97F4A7C15)
-
-
-def cell_words(numbers: NDArray[np.float64], codes: NDArray[np.integer]) -> NDArray[np.uint64]:
-    """One 64-bit word per cell, a bijection of the cell's value within its column (numbers by their canonical
-    float64 bits: -0.0 as 0.0, one NaN; categories by their code).
-
-    >>> w = cell_words(np.array([[0.0], [-0.0], [1.0]]), np.array([[3], [3], [4]]))
-    >>> bool(w[0, 0] == w[1, 0]), bool(w[0, 1] == w[2, 1])
-    (True, False)
-    """
-    num = np.array(numbers, dtype=np.float64, copy=True) + 0.0  # -0.0 -> 0.0
-    bits = num.view(np.uint64)
-    bits[np.isnan(num)] = np.uint64(0x7FF8000000000000)
-    cols = [bits[:, j] for j in range(bits.shape[1])]
-    cols += [np.asarray(codes[:, j], dtype=np.int64).view(np.uint64) for j in range(codes.shape[1])]
-    out = np.empty((num.shape[0], len(cols)), dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for j, c in enumerate(cols):
-            out[:, j] = mix64(c ^ (_SALT * np.uint64(j + 1)))
-    return out
-
-
-def one_column_matches(q: NDArray[np.uint64], r: NDArray[np.uint64], *, same: bool = False
-                       ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """For each record of ``q`` (cell words, :func:`cell_words`): a column j such that some record of ``r`` equals
-    it on every column but j (-1 where none), and the position of such a record in ``r``.
-
-    With ``same`` (``q`` is ``r``) a record does not match itself, and a column is only reported when the
-    matching record differs in it (exact duplicates are exact copies, found elsewhere).
-
-    >>> a = cell_words(np.array([[1.0, 2.0], [1.0, 5.0], [7.0, 8.0]]), np.zeros((3, 0), dtype=np.int64))
-    >>> one_column_matches(a, a, same=True)[0].tolist()
-    [1, 1, -1]
-    """
-    n_q, p = q.shape
-    column = np.full(n_q, -1, dtype=np.int64)
-    partner = np.full(n_q, -1, dtype=np.int64)
-    if p < 2 or r.shape[0] == 0:
-        return column, partner
-    with np.errstate(over="ignore"):
-        tq = q.sum(axis=1, dtype=np.uint64)
-        tr = r.sum(axis=1, dtype=np.uint64)
-        for j in range(p):
-            open_q = column < 0
-            if not open_q.any():
-                break
-            kq = tq - q[:, j]
-            kr = tr - r[:, j]
-            order = np.argsort(kr, kind="stable")
-            ks = kr[order]
-            # the first reference with each query's key; the queries are looked up in key order, so that each
-            # binary search starts where the last one ended (a few times faster than in record order)
-            by_key = np.argsort(kq)
-            lo = np.empty(n_q, dtype=np.intp)
-            lo[by_key] = np.searchsorted(ks, kq[by_key], side="left")
-            at = np.minimum(lo, ks.size - 1)
-            cand = np.flatnonzero(open_q & (lo < ks.size) & (ks[at] == kq))
-            if not cand.size:
-                continue
-            pick = order[lo[cand]]
-            if same:  # not the record itself: the next one with the key where the first is itself
-                self_hit = pick == cand
-                nxt = np.minimum(lo[cand] + 1, ks.size - 1)
-                ok_next = (lo[cand] + 1 < ks.size) & (ks[nxt] == kq[cand])
-                pick = np.where(self_hit, np.where(ok_next, order[nxt], -1), pick)
-                keep = pick >= 0
-                cand, pick = cand[keep], pick[keep]
-            equal_rest = np.ones(cand.size, dtype=bool)
-            for c in range(p):  # a column at a time: no copy of the candidates' rows (8 bytes a cell each)
-                if c != j:
-                    equal_rest &= q[cand, c] == r[pick, c]
-            if same:
-                equal_rest &= q[cand, j] != r[pick, j]
-            cand, pick = cand[equal_rest], pick[equal_rest]
-            column[cand] = j
-            partner[cand] = pick
-    return column, partner
-
-
-def cell_words_of(ctx: Any, set_name: str) -> NDArray[np.uint64]:
-    """Cell words of one set (numbers at the synthetic columns' precision). Not cached: 8 bytes a cell, made for
-    each pair of sets checked and dropped once its matches (cached) are found."""
-    return cell_words(compared_numbers(ctx.data, set_name), ctx.fitted.codes[set_name])
-
 
 def near_copy_cutoff(within: NDArray[np.float64], quantile: float) -> float:
     """The distance below which a record counts as a near copy: the ``quantile`` of the training records'
@@ -308,14 +222,9 @@ def near_copy_flags(ctx: Any, query: str, ref: str, cutoff: float | NDArray[np.f
     ``dist``/``nearest``: each query record's distance to its closest record of ``ref`` (itself left out within
     one set) and that record's position.
     """
-    same = query == ref
     exact, exact_partner = _exact_flags(ctx, query, ref)
 
-    def make():
-        wq = cell_words_of(ctx, query)
-        return one_column_matches(wq, wq if same else cell_words_of(ctx, ref), same=same)
-
-    column, col_partner = ctx.memo(("near_copies.columns", query, ref), make)
+    column, col_partner = ctx.memo(("near_copies.columns", query, ref), lambda: ctx.one_column_matches(query, ref))
     one_col = (column >= 0) & ~exact
     close = stats.less(dist, np.broadcast_to(np.asarray(cutoff, dtype=np.float64), dist.shape)) & ~exact & ~one_col
     flags = exact | one_col | close

@@ -13,7 +13,8 @@ import pytest
 from _support.paths import ROOT
 
 from synthpriv_report import Evaluation
-from synthpriv_report.metrics.copies import cell_words, leave_one_out_cutoffs, one_column_matches
+from synthpriv_report.identity import cell_words, one_column_matches
+from synthpriv_report.metrics.copies import leave_one_out_cutoffs
 from synthpriv_report.registry import metric_names
 
 sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -522,3 +522,96 @@ def test_the_calling_process_builds_no_tree_of_a_sharded_reference_set(sets, clu
 def test_shard_rows_without_a_client_is_a_clear_error(sets):
     with pytest.raises(ValueError, match="shard_rows=700 needs a Dask client"):
         _evaluation(sets, shard_rows=SHARD_ROWS)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the near-copy check as a hash-partitioned join on the workers
+
+
+def _near_copy_case(seed: int) -> tuple:
+    """Query and reference cell words with exact duplicates, one-column variants and unrelated records."""
+    from synthpriv_report.identity import cell_words
+
+    rng = np.random.default_rng(seed)
+    p_num, p_cat = int(rng.integers(0, 3)), int(rng.integers(1, 3))
+    n_base = int(rng.integers(5, 60))
+    num = rng.integers(0, 3, (n_base, p_num)).astype(float)
+    num[rng.random(num.shape) < 0.1] = np.nan
+    cat = rng.integers(0, 3, (n_base, p_cat))
+
+    def draw(n: int) -> np.ndarray:
+        pick = rng.integers(0, n_base, n)
+        a, c = num[pick].copy(), cat[pick].copy()
+        if p_num:  # some records changed in one number, some in one category
+            a[rng.random(n) < 0.2, int(rng.integers(0, p_num))] = 7.0
+        c[rng.random(n) < 0.2, int(rng.integers(0, p_cat))] = 9
+        return cell_words(a, c)
+
+    return draw(int(rng.integers(1, 400))), draw(int(rng.integers(1, 400)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_near_copy_join_on_the_workers_gives_the_one_process_arrays(cluster, seed):
+    """Small blocks and partitions (a few dozen records each), so that matches cross blocks and partitions; both
+    with two sets and within one set (a record never its own partner, exact duplicates not counted)."""
+    from synthpriv_report.cluster_joins import JOIN_PREFIX
+    from synthpriv_report.cluster_joins import one_column_matches as on_cluster
+    from synthpriv_report.identity import one_column_matches
+
+    _, client = cluster
+    q, r = _near_copy_case(seed)
+    with get_task_stream(client) as ts:
+        for same in (False, True):
+            ref = q if same else r
+            column, partner = one_column_matches(q, ref, same=same)
+            got = on_cluster(client, lambda a, b: q[a:b], len(q), None if same else (lambda a, b: r[a:b]), len(ref),
+                             q.shape[1], block_rows=37, partition_keys=60)
+            assert np.array_equal(got[0], column) and np.array_equal(got[1], partner), same
+            assert (column >= 0).any() or q.shape[1] < 2
+    ours = [t for t in ts.data if str(t["key"]).startswith(JOIN_PREFIX)]
+    assert {t["worker"] for t in ours} == _workers(client)
+
+
+def test_the_near_copy_join_by_hand(cluster):
+    """Five records by hand: the second equals the first but in column 1, the fourth equals the third but in column
+    0, and the fifth is an exact duplicate of the first."""
+    from synthpriv_report.cluster_joins import one_column_matches as on_cluster
+    from synthpriv_report.identity import cell_words
+
+    _, client = cluster
+    w = cell_words(np.array([[1.0, 2.0], [1.0, 5.0], [7.0, 8.0], [6.0, 8.0], [1.0, 2.0]]),
+                   np.zeros((5, 0), dtype=np.int64))
+    column, partner = on_cluster(client, lambda a, b: w[a:b], 5, None, 5, 2, block_rows=2, partition_keys=3)
+    # column 0 left out: record 0's lowest partner is its duplicate 4 (equal in column 0 too: no match), records 2
+    # and 3 match; column 1 left out: records 0 and 1 match each other, record 4's lowest partner is record 0, its
+    # duplicate (no match: the one-process rule takes the lowest partner only; record 4 is an exact copy)
+    assert column.tolist() == [1, 1, 0, 0, -1] and partner.tolist() == [1, 0, 3, 2, -1]
+    column, partner = on_cluster(client, lambda a, b: w[a:b], 5, lambda a, b: w[:2][a:b], 2, 2, block_rows=1)
+    # against records 0 and 1 only: record 0 itself (same key, equal in column 1 too: column 0 checked first)
+    assert column.tolist() == [0, 0, -1, -1, 0] and partner.tolist() == [0, 1, -1, -1, 0]
+
+
+def test_the_calling_process_never_makes_a_whole_sets_cell_words(sets, cluster, monkeypatch):
+    """The spy: with a client, the near-copy check's cell words are made in blocks and sent to the workers; the
+    calling process never holds those of a whole set. Its numbers are those of the local run."""
+    from synthpriv_report import identity
+
+    _, client = cluster
+    made: list[int] = []
+    original = identity.cell_words
+
+    def spy(numbers, codes):
+        made.append(len(numbers))
+        return original(numbers, codes)
+
+    monkeypatch.setattr(identity, "cell_words", spy)
+    monkeypatch.setattr("synthpriv_report.cluster_joins.BLOCK_ROWS", 400)
+    metrics = ["exact_copies", "near_copies"]
+    local = _canonical(_evaluation(sets, metrics=metrics).results())
+    whole = list(made)
+    made.clear()
+    text = _canonical(_evaluation(sets, client=client, metrics=metrics).results())
+    assert _differences(text, local) == []
+    T, S, H, _ = sets
+    assert sorted(set(whole)) == sorted({len(T), len(S), len(H)})  # one process: each set's words at once
+    assert made and max(made) <= 400

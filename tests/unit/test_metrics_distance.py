@@ -20,9 +20,10 @@ import pytest
 from _support.evaluation import evaluation
 
 from synthpriv_report import Evaluation
+from synthpriv_report.identity import cell_words, one_column_matches
 from synthpriv_report.levels import grade
 from synthpriv_report.metrics.arrays import nndr_arrays, nndr_values
-from synthpriv_report.metrics.copies import cell_words, exact_copy_share, one_column_matches
+from synthpriv_report.metrics.copies import exact_copy_share
 from synthpriv_report.metrics.dcr import dcr_histogram
 from synthpriv_report.metrics.holdout_share import holdout_dcr_share
 from synthpriv_report.metrics.holdout_tests import holdout_test, nn_ratio

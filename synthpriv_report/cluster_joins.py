@@ -1,0 +1,242 @@
+"""Joins of records on a Dask cluster, hash-partitioned: no process holds a whole set's records.
+
+The near-copy check (:func:`synthpriv_report.identity.one_column_matches`) asks, for each query record and each
+column j, for the reference record with the lowest position among those equal to it on every column but j. In one
+process that is one sort of the references' keys per column. On a cluster the records are cut into blocks of cell
+words (:func:`synthpriv_report.identity.cell_words`, 8 bytes a cell), each made in the calling process from its
+rows alone and sent to one worker, where it stays. Then, column by column:
+
+1. *map*: each block computes its rows' keys with column j left out (only the query records not matched yet) and
+   splits them by key into partitions (the key modulo the number of partitions);
+2. *reduce*: each partition gathers its keys from every block and finds each query's lowest-position partner
+   (:func:`synthpriv_report.identity.first_equal`): equal keys always meet in one partition;
+3. *fetch*: each reference block sends the rows of the partners asked of it to the queries' blocks;
+4. *check*: each query block compares its rows with their partners' cell by cell
+   (:func:`synthpriv_report.identity.equal_but`), so a match is exact, and records the column and the partner.
+
+The blocks keep their state (column and partner of each record) on the workers; the calling process gathers only
+the number of records still open after each column (to stop early, as the one-process loop does) and, at the end,
+the two per-record arrays (16 bytes a query record). The result is that of one process, array for array: for each
+column, each open query's candidate is the same record (the lowest position with its key), and the check is the
+same comparison of cell words.
+"""
+
+from __future__ import annotations
+
+import operator
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .identity import equal_but, first_equal, keys_but, row_totals
+
+__all__ = ["JOIN_PREFIX", "BLOCK_ROWS", "PARTITION_KEYS", "one_column_matches"]
+
+#: Key prefix of the join's tasks on the cluster.
+JOIN_PREFIX = "synthpriv-join"
+#: Most records in one block of cell words (8 bytes a cell: 60 MB for 15 columns).
+BLOCK_ROWS = 500_000
+#: Keys (query and reference) per partition of the join, at most, on average.
+PARTITION_KEYS = 2_000_000
+
+Pairs = tuple[NDArray[np.int64], NDArray[np.int64]]
+
+
+def _edges(n: int, blocks: int) -> NDArray[np.int64]:
+    return np.linspace(0, n, blocks + 1).astype(np.int64)
+
+
+def _split_by(dest: NDArray[np.integer], count: int, *arrays: NDArray[Any]) -> list[tuple[NDArray[Any], ...]]:
+    """``arrays`` cut by destination ``dest`` (0 .. count-1), each destination's entries in their given order."""
+    small = np.uint16 if count <= 1 << 16 else np.int64  # 16-bit keys: numpy's stable sort is a radix sort
+    order = np.argsort(dest.astype(small), kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(dest, minlength=count))])
+    moved = [a[order] for a in arrays]
+    return [tuple(a[bounds[i]:bounds[i + 1]] for a in moved) for i in range(count)]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# tasks on the workers
+
+
+def _fresh_state(n: int) -> Pairs:
+    return np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
+
+
+def _open_count(state: Pairs) -> int:
+    return int((state[0] < 0).sum())
+
+
+def _block(words: NDArray[np.uint64]) -> tuple[NDArray[np.uint64], NDArray[np.uint64]]:
+    """A block as the workers keep it: its cell words and each row's total (:func:`~synthpriv_report.identity.
+    row_totals`, found once for every column)."""
+    return words, row_totals(words)
+
+
+def _map_keys(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, state: Pairs | None, j: int,
+              parts: int, with_open: bool) -> list[tuple[NDArray[Any], ...]]:
+    """Keys without column ``j`` of a block's rows and their positions in the whole set, split into ``parts``
+    partitions by key: every row, with a flag for the query rows still open where ``with_open`` (queries and
+    references one set), else the open query rows where ``state`` is given, else every row."""
+    words, totals = block
+    if state is None or with_open:
+        keys = keys_but(words, totals, j)
+        rows = np.arange(words.shape[0], dtype=np.int64)
+    else:
+        rows = np.flatnonzero(state[0] < 0)
+        keys = keys_but(words, totals, j, rows)
+    dest = keys % np.uint64(parts)
+    if with_open:
+        return _split_by(dest, parts, keys, rows + start, state[0] < 0)  # type: ignore[index]
+    return _split_by(dest, parts, keys, rows + start)
+
+
+def _reduce(queries: Sequence[tuple[NDArray[Any], ...]], refs: Sequence[tuple[NDArray[Any], ...]], same: bool,
+            r_edges: NDArray[np.int64]) -> list[tuple[NDArray[Any], ...]]:
+    """One partition: each query's lowest-position partner among the references with its key, as (query position,
+    partner position) pairs split by the partner's block. The references come block after block, so their
+    positions are ascending, as :func:`~synthpriv_report.identity.first_equal` takes them."""
+    kr = np.concatenate([r[0] for r in refs])
+    rpos = np.concatenate([r[1] for r in refs])
+    if same:  # one map per block: every row is a reference, the flagged ones are the open queries
+        is_open = np.concatenate([r[2] for r in refs])
+        kq, qpos = kr[is_open], rpos[is_open]
+    else:
+        kq = np.concatenate([q[0] for q in queries])
+        qpos = np.concatenate([q[1] for q in queries])
+    pick = first_equal(kq, kr, r_pos=rpos, q_pos=qpos if same else None)
+    found = pick >= 0
+    qpos, pick = qpos[found], pick[found]
+    blocks = r_edges.size - 1
+    return _split_by((np.searchsorted(r_edges, pick, side="right") - 1).astype(np.intp), blocks, qpos, pick)
+
+
+def _fetch(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, asked: Sequence[tuple[NDArray[Any], ...]],
+           q_edges: NDArray[np.int64]) -> list[tuple[NDArray[Any], ...]]:
+    """A reference block's rows asked for as partners, split by the block of the query that asked."""
+    qpos = np.concatenate([a[0] for a in asked])
+    rpos = np.concatenate([a[1] for a in asked])
+    rows = block[0][rpos - start]
+    blocks = q_edges.size - 1
+    return _split_by((np.searchsorted(q_edges, qpos, side="right") - 1).astype(np.intp), blocks, qpos, rpos, rows)
+
+
+def _check(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, state: Pairs, j: int,
+           fetched: Sequence[tuple[NDArray[Any], ...]], same: bool) -> Pairs:
+    """A query block's candidates for column ``j`` checked cell by cell; the block's new state."""
+    words = block[0]
+    column, partner = state[0].copy(), state[1].copy()
+    qi = np.concatenate([f[0] for f in fetched]) - start
+    rpos = np.concatenate([f[1] for f in fetched])
+    rows = np.concatenate([f[2] for f in fetched]) if qi.size else np.zeros((0, words.shape[1]), dtype=np.uint64)
+    ok = equal_but(words, qi, rows, np.arange(qi.size), j, same=same)
+    column[qi[ok]] = j
+    partner[qi[ok]] = rpos[ok]
+    return column, partner
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# in the calling process
+
+
+def one_column_matches(client: Any, q_words: Callable[[int, int], NDArray[np.uint64]], n_q: int,
+                       r_words: Callable[[int, int], NDArray[np.uint64]] | None, n_r: int, p: int, *,
+                       block_rows: int | None = None, partition_keys: int | None = None, retries: int = 2
+                       ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """:func:`synthpriv_report.identity.one_column_matches` as a hash-partitioned join on the workers of ``client``.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    q_words, r_words : callable
+        ``q_words(a, b)``: the cell words of the query records at positions ``a`` to ``b`` (an array (b - a, p),
+        uint64), made in the calling process block by block; ``r_words`` likewise for the references, or None
+        when queries and references are one set (``same``: a record does not match itself).
+    n_q, n_r : int
+        Records of each set.
+    p : int
+        Columns.
+    block_rows, partition_keys : int, optional
+        Most records in a block (default :data:`BLOCK_ROWS`); keys per partition, on average (default
+        :data:`PARTITION_KEYS`).
+    retries : int
+        Retries of a task that raised.
+
+    Returns
+    -------
+    column, partner : int arrays (n_q,)
+        As :func:`synthpriv_report.identity.one_column_matches`.
+    """
+    same = r_words is None
+    block_rows = BLOCK_ROWS if block_rows is None else int(block_rows)
+    partition_keys = PARTITION_KEYS if partition_keys is None else int(partition_keys)
+    column = np.full(n_q, -1, dtype=np.int64)
+    partner = np.full(n_q, -1, dtype=np.int64)
+    if p < 2 or n_r == 0 or n_q == 0:
+        return column, partner
+    workers = sorted(client.scheduler_info()["workers"])
+    if not workers:
+        raise RuntimeError("the Dask cluster has no workers: start workers, or run without client=")
+    run = uuid.uuid4().hex[:12]
+
+    def submit(fn: Callable[..., Any], *args: Any, name: str, **kw: Any) -> Any:
+        # no future is kept beyond the round that needs it: the workers drop each round's keys and rows as soon
+        # as the next round's tasks have read them
+        return client.submit(fn, *args, key=f"{JOIN_PREFIX}-{run}-{name}", retries=retries, pure=False, **kw)
+
+    def part(fut: Any, i: int) -> Any:
+        return client.submit(operator.getitem, fut, i, retries=retries)
+
+    def scattered(make: Callable[[int, int], NDArray[np.uint64]], edges: NDArray[np.int64], tag: str) -> list[Any]:
+        out = []
+        for b in range(edges.size - 1):  # one block at a time: the calling process never holds a whole set's words
+            block = np.ascontiguousarray(make(int(edges[b]), int(edges[b + 1])), dtype=np.uint64)
+            w = workers[b % len(workers)]
+            raw = client.scatter([block], workers=[w], hash=False)[0]
+            out.append(client.submit(_block, raw, key=f"{JOIN_PREFIX}-{run}-{tag}{b}", workers=[w], pure=False))
+            del block, raw
+        return out
+
+    q_edges = _edges(n_q, max(2 * len(workers), -(-n_q // block_rows)))
+    q_edges = np.unique(q_edges)
+    q_blocks = scattered(q_words, q_edges, "q")
+    if same:
+        r_edges, r_blocks = q_edges, q_blocks
+    else:
+        r_edges = np.unique(_edges(n_r, max(2 * len(workers), -(-n_r // block_rows))))
+        r_blocks = scattered(r_words, r_edges, "r")  # type: ignore[arg-type]
+    parts = max(2 * len(workers), -(-(n_q + n_r) // partition_keys))
+    nq_b, nr_b = q_edges.size - 1, r_edges.size - 1
+    state: list[Any] = []
+    try:
+        state = [submit(_fresh_state, int(q_edges[b + 1] - q_edges[b]), name=f"state-{b}",
+                        workers=[workers[b % len(workers)]]) for b in range(nq_b)]
+        for j in range(p):
+            if same:  # one map per block, its open rows flagged
+                mq = []
+                mr = [submit(_map_keys, q_blocks[b], int(q_edges[b]), state[b], j, parts, True, name=f"{j}-m{b}")
+                      for b in range(nq_b)]
+            else:
+                mq = [submit(_map_keys, q_blocks[b], int(q_edges[b]), state[b], j, parts, False, name=f"{j}-mq{b}")
+                      for b in range(nq_b)]
+                mr = [submit(_map_keys, r_blocks[b], int(r_edges[b]), None, j, parts, False, name=f"{j}-mr{b}")
+                      for b in range(nr_b)]
+            red = [submit(_reduce, [part(m, i) for m in mq], [part(m, i) for m in mr], same, r_edges,
+                          name=f"{j}-reduce{i}") for i in range(parts)]
+            fetched = [submit(_fetch, r_blocks[b], int(r_edges[b]), [part(x, b) for x in red], q_edges,
+                              name=f"{j}-fetch{b}") for b in range(nr_b)]
+            state = [submit(_check, q_blocks[b], int(q_edges[b]), state[b], j, [part(f, b) for f in fetched],
+                            same, name=f"{j}-check{b}") for b in range(nq_b)]
+            del mq, mr, red, fetched
+            if sum(client.gather([client.submit(_open_count, s) for s in state])) == 0:
+                break  # every query record has its column
+        for b, (col, ptn) in enumerate(client.gather(state)):
+            column[q_edges[b]:q_edges[b + 1]] = col
+            partner[q_edges[b]:q_edges[b + 1]] = ptn
+    finally:
+        for fut in state + q_blocks + ([] if same else r_blocks):
+            fut.release()
+    return column, partner
