@@ -4,21 +4,26 @@ The near-copy check (:func:`synthpriv_report.identity.one_column_matches`) asks,
 column j, for the reference record with the lowest position among those equal to it on every column but j. In one
 process that is one sort of the references' keys per column. On a cluster the records are cut into blocks of cell
 words (:func:`synthpriv_report.identity.cell_words`, 8 bytes a cell), each made in the calling process from its
-rows alone and sent to one worker, where it stays. Then, column by column:
+rows alone and sent to one worker, where it stays. Then, for a group of columns at a time (as many as keep one
+pass within :data:`GROUP_KEYS` keys: all of Adult's 14 columns in one pass at a million records a set):
 
-1. *map*: each block computes its rows' keys with column j left out (only the query records not matched yet) and
-   splits them by key into partitions (the key modulo the number of partitions);
-2. *reduce*: each partition gathers its keys from every block and finds each query's lowest-position partner
-   (:func:`synthpriv_report.identity.first_equal`): equal keys always meet in one partition;
-3. *fetch*: each reference block sends the rows of the partners asked of it to the queries' blocks;
+1. *map*: each block computes its rows' keys with column j left out, for each j of the group (only the query
+   records not matched yet), and splits them by key into partitions (the key modulo the number of partitions);
+2. *reduce*: each partition gathers its keys from every block and finds, column by column, each query's
+   lowest-position partner (:func:`synthpriv_report.identity.first_equal`): equal keys always meet in one
+   partition;
+3. *fetch*: each reference block sends the rows of the partners asked of it to the queries' blocks (a row asked
+   for on several columns travels once);
 4. *check*: each query block compares its rows with their partners' cell by cell
-   (:func:`synthpriv_report.identity.equal_but`), so a match is exact, and records the column and the partner.
+   (:func:`synthpriv_report.identity.equal_but`), so a match is exact, and records the first column of the group
+   whose partner passes, and that partner.
 
 The blocks keep their state (column and partner of each record) on the workers; the calling process gathers only
-the number of records still open after each column (to stop early, as the one-process loop does) and, at the end,
-the two per-record arrays (16 bytes a query record). The result is that of one process, array for array: for each
-column, each open query's candidate is the same record (the lowest position with its key), and the check is the
-same comparison of cell words.
+the number of records still open after each group (to stop early) and, at the end, the two per-record arrays (16
+bytes a query record). The result is that of one process, array for array: for each column, each open query's
+candidate is the same record (the lowest position with its key), the check is the same comparison of cell words,
+and a query takes the first column whose candidate passes, which is what the one-process loop over the columns
+finds (a query it closes at column j is not looked at again; here it may be, and column j still wins).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from numpy.typing import NDArray
 
 from .identity import equal_but, first_equal, keys_but, row_totals
 
-__all__ = ["JOIN_PREFIX", "BLOCK_ROWS", "PARTITION_KEYS", "one_column_matches"]
+__all__ = ["JOIN_PREFIX", "BLOCK_ROWS", "PARTITION_KEYS", "GROUP_KEYS", "one_column_matches"]
 
 #: Key prefix of the join's tasks on the cluster.
 JOIN_PREFIX = "synthpriv-join"
@@ -41,6 +46,8 @@ JOIN_PREFIX = "synthpriv-join"
 BLOCK_ROWS = 500_000
 #: Keys (query and reference) per partition of the join, at most, on average.
 PARTITION_KEYS = 2_000_000
+#: Keys in one pass of the join over the cluster, at most (columns are joined in groups that fit; 17 bytes a key).
+GROUP_KEYS = 40_000_000
 
 Pairs = tuple[NDArray[np.int64], NDArray[np.int64]]
 
@@ -51,9 +58,9 @@ def _edges(n: int, blocks: int) -> NDArray[np.int64]:
 
 def _split_by(dest: NDArray[np.integer], count: int, *arrays: NDArray[Any]) -> list[tuple[NDArray[Any], ...]]:
     """``arrays`` cut by destination ``dest`` (0 .. count-1), each destination's entries in their given order."""
-    small = np.uint16 if count <= 1 << 16 else np.int64  # 16-bit keys: numpy's stable sort is a radix sort
-    order = np.argsort(dest.astype(small), kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(dest, minlength=count))])
+    small = dest.astype(np.uint16 if count <= 1 << 16 else np.int64)  # 16 bits: numpy's stable sort is a radix sort
+    order = np.argsort(small, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(small, minlength=count))])
     moved = [a[order] for a in arrays]
     return [tuple(a[bounds[i]:bounds[i + 1]] for a in moved) for i in range(count)]
 
@@ -76,65 +83,91 @@ def _block(words: NDArray[np.uint64]) -> tuple[NDArray[np.uint64], NDArray[np.ui
     return words, row_totals(words)
 
 
-def _map_keys(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, state: Pairs | None, j: int,
-              parts: int, with_open: bool) -> list[tuple[NDArray[Any], ...]]:
-    """Keys without column ``j`` of a block's rows and their positions in the whole set, split into ``parts``
-    partitions by key: every row, with a flag for the query rows still open where ``with_open`` (queries and
-    references one set), else the open query rows where ``state`` is given, else every row."""
+def _map_keys(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, state: Pairs | None,
+              columns: Sequence[int], parts: int, with_open: bool) -> list[tuple[NDArray[Any], ...]]:
+    """Keys without column j, for each j of ``columns``, of a block's rows, with their positions in the whole set
+    and j, split into ``parts`` partitions by key: every row, with a flag for the query rows still open where
+    ``with_open`` (queries and references one set), else the open query rows where ``state`` is given, else every
+    row."""
     words, totals = block
     if state is None or with_open:
-        keys = keys_but(words, totals, j)
         rows = np.arange(words.shape[0], dtype=np.int64)
     else:
         rows = np.flatnonzero(state[0] < 0)
-        keys = keys_but(words, totals, j, rows)
+    keys = np.concatenate([keys_but(words, totals, j, None if rows.size == words.shape[0] else rows)
+                           for j in columns])
+    pos = np.tile(rows + start, len(columns))
+    col = np.repeat(np.asarray(columns, dtype=np.uint8), rows.size)
     dest = keys % np.uint64(parts)
     if with_open:
-        return _split_by(dest, parts, keys, rows + start, state[0] < 0)  # type: ignore[index]
-    return _split_by(dest, parts, keys, rows + start)
+        return _split_by(dest, parts, keys, pos, col, np.tile(state[0] < 0, len(columns)))  # type: ignore[index]
+    return _split_by(dest, parts, keys, pos, col)
 
 
 def _reduce(queries: Sequence[tuple[NDArray[Any], ...]], refs: Sequence[tuple[NDArray[Any], ...]], same: bool,
-            r_edges: NDArray[np.int64]) -> list[tuple[NDArray[Any], ...]]:
-    """One partition: each query's lowest-position partner among the references with its key, as (query position,
-    partner position) pairs split by the partner's block. The references come block after block, so their
-    positions are ascending, as :func:`~synthpriv_report.identity.first_equal` takes them."""
+            columns: Sequence[int], r_edges: NDArray[np.int64]) -> list[tuple[NDArray[Any], ...]]:
+    """One partition: for each column j of ``columns``, each query's lowest-position partner among the references
+    with its key without j, as (query position, j, partner position) split by the partner's block. The references
+    come block after block, so their positions are ascending, as :func:`~synthpriv_report.identity.first_equal`
+    takes them."""
     kr = np.concatenate([r[0] for r in refs])
     rpos = np.concatenate([r[1] for r in refs])
+    rcol = np.concatenate([r[2] for r in refs])
+    c0, width = int(columns[0]), len(columns)  # a group is a run of columns
     if same:  # one map per block: every row is a reference, the flagged ones are the open queries
-        is_open = np.concatenate([r[2] for r in refs])
-        kq, qpos = kr[is_open], rpos[is_open]
+        is_open = np.concatenate([r[3] for r in refs])
+        kq, qpos, qcol = kr[is_open], rpos[is_open], rcol[is_open]
     else:
         kq = np.concatenate([q[0] for q in queries])
         qpos = np.concatenate([q[1] for q in queries])
-    pick = first_equal(kq, kr, r_pos=rpos, q_pos=qpos if same else None)
-    found = pick >= 0
-    qpos, pick = qpos[found], pick[found]
+        qcol = np.concatenate([q[2] for q in queries])
+    # column by column (a stable split: each column's references keep their ascending positions)
+    by_col_r = _split_by(rcol - np.uint8(c0), width, kr, rpos)
+    by_col_q = _split_by(qcol - np.uint8(c0), width, kq, qpos)
+    out_q, out_j, out_r = [], [], []
+    for j, (kr_j, rpos_j), (kq_j, qpos_j) in zip(columns, by_col_r, by_col_q):
+        pick = first_equal(kq_j, kr_j, r_pos=rpos_j, q_pos=qpos_j if same else None)
+        found = pick >= 0
+        out_q.append(qpos_j[found])
+        out_r.append(pick[found])
+        out_j.append(np.full(int(found.sum()), j, dtype=np.uint8))
+    qpos, col, pick = np.concatenate(out_q), np.concatenate(out_j), np.concatenate(out_r)
     blocks = r_edges.size - 1
-    return _split_by((np.searchsorted(r_edges, pick, side="right") - 1).astype(np.intp), blocks, qpos, pick)
+    return _split_by(np.searchsorted(r_edges, pick, side="right") - 1, blocks, qpos, col, pick)
 
 
 def _fetch(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, asked: Sequence[tuple[NDArray[Any], ...]],
            q_edges: NDArray[np.int64]) -> list[tuple[NDArray[Any], ...]]:
-    """A reference block's rows asked for as partners, split by the block of the query that asked."""
+    """A reference block's rows asked for as partners, split by the block of the query that asked: per query
+    block, (query position, j, partner position, index of the partner's row, the distinct rows asked for): a row
+    asked for by one query block on several columns travels once."""
     qpos = np.concatenate([a[0] for a in asked])
-    rpos = np.concatenate([a[1] for a in asked])
-    rows = block[0][rpos - start]
-    blocks = q_edges.size - 1
-    return _split_by((np.searchsorted(q_edges, qpos, side="right") - 1).astype(np.intp), blocks, qpos, rpos, rows)
+    col = np.concatenate([a[1] for a in asked])
+    rpos = np.concatenate([a[2] for a in asked])
+    out = []
+    for q, c, r in _split_by(np.searchsorted(q_edges, qpos, side="right") - 1, q_edges.size - 1, qpos, col, rpos):
+        distinct, which = np.unique(r, return_inverse=True)
+        out.append((q, c, r, which.astype(np.int64), block[0][distinct - start]))
+    return out
 
 
-def _check(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, state: Pairs, j: int,
-           fetched: Sequence[tuple[NDArray[Any], ...]], same: bool) -> Pairs:
-    """A query block's candidates for column ``j`` checked cell by cell; the block's new state."""
+def _check(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, state: Pairs,
+           columns: Sequence[int], fetched: Sequence[tuple[NDArray[Any], ...]], same: bool) -> Pairs:
+    """A query block's candidates checked cell by cell; the block's new state: each query takes the first
+    column of ``columns`` whose candidate passes the check, as the one-process loop over columns does."""
     words = block[0]
     column, partner = state[0].copy(), state[1].copy()
-    qi = np.concatenate([f[0] for f in fetched]) - start
-    rpos = np.concatenate([f[1] for f in fetched])
-    rows = np.concatenate([f[2] for f in fetched]) if qi.size else np.zeros((0, words.shape[1]), dtype=np.uint64)
-    ok = equal_but(words, qi, rows, np.arange(qi.size), j, same=same)
-    column[qi[ok]] = j
-    partner[qi[ok]] = rpos[ok]
+    for j in sorted(columns, reverse=True):  # the first column's match is written last
+        qi_parts, r_parts = [], []
+        for q, c, r, which, rows in fetched:
+            sel = c == j
+            qi = q[sel] - start
+            ok = equal_but(words, qi, rows, which[sel], j, same=same)
+            qi_parts.append(qi[ok])
+            r_parts.append(r[sel][ok])
+        qi = np.concatenate(qi_parts)
+        column[qi] = j
+        partner[qi] = np.concatenate(r_parts)
     return column, partner
 
 
@@ -144,7 +177,8 @@ def _check(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, sta
 
 def one_column_matches(client: Any, q_words: Callable[[int, int], NDArray[np.uint64]], n_q: int,
                        r_words: Callable[[int, int], NDArray[np.uint64]] | None, n_r: int, p: int, *,
-                       block_rows: int | None = None, partition_keys: int | None = None, retries: int = 2
+                       block_rows: int | None = None, partition_keys: int | None = None,
+                       group_keys: int | None = None, retries: int = 2
                        ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """:func:`synthpriv_report.identity.one_column_matches` as a hash-partitioned join on the workers of ``client``.
 
@@ -159,9 +193,9 @@ def one_column_matches(client: Any, q_words: Callable[[int, int], NDArray[np.uin
         Records of each set.
     p : int
         Columns.
-    block_rows, partition_keys : int, optional
+    block_rows, partition_keys, group_keys : int, optional
         Most records in a block (default :data:`BLOCK_ROWS`); keys per partition, on average (default
-        :data:`PARTITION_KEYS`).
+        :data:`PARTITION_KEYS`); keys in one pass of the join, at most (default :data:`GROUP_KEYS`).
     retries : int
         Retries of a task that raised.
 
@@ -173,6 +207,7 @@ def one_column_matches(client: Any, q_words: Callable[[int, int], NDArray[np.uin
     same = r_words is None
     block_rows = BLOCK_ROWS if block_rows is None else int(block_rows)
     partition_keys = PARTITION_KEYS if partition_keys is None else int(partition_keys)
+    group_keys = GROUP_KEYS if group_keys is None else int(group_keys)
     column = np.full(n_q, -1, dtype=np.int64)
     partner = np.full(n_q, -1, dtype=np.int64)
     if p < 2 or n_r == 0 or n_q == 0:
@@ -208,30 +243,35 @@ def one_column_matches(client: Any, q_words: Callable[[int, int], NDArray[np.uin
     else:
         r_edges = np.unique(_edges(n_r, max(2 * len(workers), -(-n_r // block_rows))))
         r_blocks = scattered(r_words, r_edges, "r")  # type: ignore[arg-type]
-    parts = max(2 * len(workers), -(-(n_q + n_r) // partition_keys))
+    # columns in groups, each group one pass of the join: its keys (17 bytes each, every column of the group for
+    # every record) within GROUP_KEYS over the cluster
+    # the first column alone: a verbatim copy matches there, and is not looked at again
+    width = max(1, min(p - 1, group_keys // max(1, n_q + n_r)))
+    groups = [[0]] + [list(range(a, min(p, a + width))) for a in range(1, p, width)]
+    parts = max(2 * len(workers), -(-(n_q + n_r) * width // partition_keys))
     nq_b, nr_b = q_edges.size - 1, r_edges.size - 1
     state: list[Any] = []
     try:
         state = [submit(_fresh_state, int(q_edges[b + 1] - q_edges[b]), name=f"state-{b}",
                         workers=[workers[b % len(workers)]]) for b in range(nq_b)]
-        for j in range(p):
+        for columns in groups:
             if same:  # one map per block, its open rows flagged
                 mq = []
-                mr = [submit(_map_keys, q_blocks[b], int(q_edges[b]), state[b], j, parts, True, name=f"{j}-m{b}")
-                      for b in range(nq_b)]
+                mr = [submit(_map_keys, q_blocks[b], int(q_edges[b]), state[b], columns, parts, True,
+                             name=f"{columns[0]}-m{b}") for b in range(nq_b)]
             else:
-                mq = [submit(_map_keys, q_blocks[b], int(q_edges[b]), state[b], j, parts, False, name=f"{j}-mq{b}")
-                      for b in range(nq_b)]
-                mr = [submit(_map_keys, r_blocks[b], int(r_edges[b]), None, j, parts, False, name=f"{j}-mr{b}")
-                      for b in range(nr_b)]
-            red = [submit(_reduce, [part(m, i) for m in mq], [part(m, i) for m in mr], same, r_edges,
-                          name=f"{j}-reduce{i}") for i in range(parts)]
+                mq = [submit(_map_keys, q_blocks[b], int(q_edges[b]), state[b], columns, parts, False,
+                             name=f"{columns[0]}-mq{b}") for b in range(nq_b)]
+                mr = [submit(_map_keys, r_blocks[b], int(r_edges[b]), None, columns, parts, False,
+                             name=f"{columns[0]}-mr{b}") for b in range(nr_b)]
+            red = [submit(_reduce, [part(m, i) for m in mq], [part(m, i) for m in mr], same, columns, r_edges,
+                          name=f"{columns[0]}-reduce{i}") for i in range(parts)]
             fetched = [submit(_fetch, r_blocks[b], int(r_edges[b]), [part(x, b) for x in red], q_edges,
-                              name=f"{j}-fetch{b}") for b in range(nr_b)]
-            state = [submit(_check, q_blocks[b], int(q_edges[b]), state[b], j, [part(f, b) for f in fetched],
-                            same, name=f"{j}-check{b}") for b in range(nq_b)]
+                              name=f"{columns[0]}-fetch{b}") for b in range(nr_b)]
+            state = [submit(_check, q_blocks[b], int(q_edges[b]), state[b], columns, [part(f, b) for f in fetched],
+                            same, name=f"{columns[0]}-check{b}") for b in range(nq_b)]
             del mq, mr, red, fetched
-            if sum(client.gather([client.submit(_open_count, s) for s in state])) == 0:
+            if columns[-1] < p - 1 and sum(client.gather([client.submit(_open_count, s) for s in state])) == 0:
                 break  # every query record has its column
         for b, (col, ptn) in enumerate(client.gather(state)):
             column[q_edges[b]:q_edges[b + 1]] = col
