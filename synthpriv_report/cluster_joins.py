@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 
 from .identity import equal_but, first_equal, keys_but, row_totals
 
-__all__ = ["JOIN_PREFIX", "BLOCK_ROWS", "PARTITION_KEYS", "GROUP_KEYS", "one_column_matches"]
+__all__ = ["JOIN_PREFIX", "BLOCK_ROWS", "PARTITION_KEYS", "GROUP_KEYS", "WHOLE", "one_column_matches", "record_ids"]
 
 #: Key prefix of the join's tasks on the cluster.
 JOIN_PREFIX = "synthpriv-join"
@@ -50,6 +50,8 @@ PARTITION_KEYS = 2_000_000
 GROUP_KEYS = 40_000_000
 
 Pairs = tuple[NDArray[np.int64], NDArray[np.int64]]
+#: The "column" of a whole-record key (identical records), where a column j stands for "every column but j".
+WHOLE = -1
 
 
 def _edges(n: int, blocks: int) -> NDArray[np.int64]:
@@ -94,27 +96,28 @@ def _map_keys(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, 
         rows = np.arange(words.shape[0], dtype=np.int64)
     else:
         rows = np.flatnonzero(state[0] < 0)
-    keys = np.concatenate([keys_but(words, totals, j, None if rows.size == words.shape[0] else rows)
-                           for j in columns])
+    every = rows.size == words.shape[0]
+    keys = np.concatenate([(totals if every else totals[rows]) if j == WHOLE
+                           else keys_but(words, totals, j, None if every else rows) for j in columns])
     pos = np.tile(rows + start, len(columns))
-    col = np.repeat(np.asarray(columns, dtype=np.uint8), rows.size)
+    col = np.repeat(np.asarray(columns, dtype=np.int16), rows.size)
     dest = keys % np.uint64(parts)
     if with_open:
         return _split_by(dest, parts, keys, pos, col, np.tile(state[0] < 0, len(columns)))  # type: ignore[index]
     return _split_by(dest, parts, keys, pos, col)
 
 
-def _reduce(queries: Sequence[tuple[NDArray[Any], ...]], refs: Sequence[tuple[NDArray[Any], ...]], same: bool,
-            columns: Sequence[int], r_edges: NDArray[np.int64]) -> list[tuple[NDArray[Any], ...]]:
+def _reduce(queries: Sequence[tuple[NDArray[Any], ...]], refs: Sequence[tuple[NDArray[Any], ...]], one_set: bool,
+            exclude_self: bool, columns: Sequence[int], r_edges: NDArray[np.int64]) -> list[tuple[NDArray[Any], ...]]:
     """One partition: for each column j of ``columns``, each query's lowest-position partner among the references
     with its key without j, as (query position, j, partner position) split by the partner's block. The references
     come block after block, so their positions are ascending, as :func:`~synthpriv_report.identity.first_equal`
-    takes them."""
+    takes them; with ``one_set`` the queries are the flagged references."""
     kr = np.concatenate([r[0] for r in refs])
     rpos = np.concatenate([r[1] for r in refs])
     rcol = np.concatenate([r[2] for r in refs])
     c0, width = int(columns[0]), len(columns)  # a group is a run of columns
-    if same:  # one map per block: every row is a reference, the flagged ones are the open queries
+    if one_set:  # one map per block: every row is a reference, the flagged ones are the open queries
         is_open = np.concatenate([r[3] for r in refs])
         kq, qpos, qcol = kr[is_open], rpos[is_open], rcol[is_open]
     else:
@@ -122,15 +125,15 @@ def _reduce(queries: Sequence[tuple[NDArray[Any], ...]], refs: Sequence[tuple[ND
         qpos = np.concatenate([q[1] for q in queries])
         qcol = np.concatenate([q[2] for q in queries])
     # column by column (a stable split: each column's references keep their ascending positions)
-    by_col_r = _split_by(rcol - np.uint8(c0), width, kr, rpos)
-    by_col_q = _split_by(qcol - np.uint8(c0), width, kq, qpos)
+    by_col_r = _split_by(rcol - np.int16(c0), width, kr, rpos)
+    by_col_q = _split_by(qcol - np.int16(c0), width, kq, qpos)
     out_q, out_j, out_r = [], [], []
     for j, (kr_j, rpos_j), (kq_j, qpos_j) in zip(columns, by_col_r, by_col_q):
-        pick = first_equal(kq_j, kr_j, r_pos=rpos_j, q_pos=qpos_j if same else None)
+        pick = first_equal(kq_j, kr_j, r_pos=rpos_j, q_pos=qpos_j if exclude_self else None)
         found = pick >= 0
         out_q.append(qpos_j[found])
         out_r.append(pick[found])
-        out_j.append(np.full(int(found.sum()), j, dtype=np.uint8))
+        out_j.append(np.full(int(found.sum()), j, dtype=np.int16))
     qpos, col, pick = np.concatenate(out_q), np.concatenate(out_j), np.concatenate(out_r)
     blocks = r_edges.size - 1
     return _split_by(np.searchsorted(r_edges, pick, side="right") - 1, blocks, qpos, col, pick)
@@ -152,9 +155,10 @@ def _fetch(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, ask
 
 
 def _check(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, state: Pairs,
-           columns: Sequence[int], fetched: Sequence[tuple[NDArray[Any], ...]], same: bool) -> Pairs:
+           columns: Sequence[int], fetched: Sequence[tuple[NDArray[Any], ...]], exclude_self: bool) -> Pairs:
     """A query block's candidates checked cell by cell; the block's new state: each query takes the first
-    column of ``columns`` whose candidate passes the check, as the one-process loop over columns does."""
+    column of ``columns`` whose candidate passes the check, as the one-process loop over columns does (for the
+    whole-record key, :data:`WHOLE`, every column is compared and the column stays -1)."""
     words = block[0]
     column, partner = state[0].copy(), state[1].copy()
     for j in sorted(columns, reverse=True):  # the first column's match is written last
@@ -162,7 +166,7 @@ def _check(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, sta
         for q, c, r, which, rows in fetched:
             sel = c == j
             qi = q[sel] - start
-            ok = equal_but(words, qi, rows, which[sel], j, same=same)
+            ok = equal_but(words, qi, rows, which[sel], j, same=exclude_self)
             qi_parts.append(qi[ok])
             r_parts.append(r[sel][ok])
         qi = np.concatenate(qi_parts)
@@ -173,6 +177,18 @@ def _check(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, sta
 
 # ---------------------------------------------------------------------------------------------------------------
 # in the calling process
+
+
+def _block_edges(sizes: Sequence[int], block_rows: int, least: int) -> NDArray[np.int64]:
+    """Block edges over sets laid end to end (positions 0 .. sum(sizes)): every set cut into blocks of at most
+    ``block_rows`` records, at least ``least`` blocks in all; no block spans two sets."""
+    total = max(1, sum(sizes))
+    edges, start = [0], 0
+    for n in sizes:
+        count = max(-(-n // block_rows), -(-least * n // total), 1)
+        edges.extend((start + _edges(n, count)[1:]).tolist())
+        start += n
+    return np.unique(np.asarray(edges, dtype=np.int64))
 
 
 def one_column_matches(client: Any, q_words: Callable[[int, int], NDArray[np.uint64]], n_q: int,
@@ -205,21 +221,78 @@ def one_column_matches(client: Any, q_words: Callable[[int, int], NDArray[np.uin
         As :func:`synthpriv_report.identity.one_column_matches`.
     """
     same = r_words is None
-    block_rows = BLOCK_ROWS if block_rows is None else int(block_rows)
-    partition_keys = PARTITION_KEYS if partition_keys is None else int(partition_keys)
-    group_keys = GROUP_KEYS if group_keys is None else int(group_keys)
     column = np.full(n_q, -1, dtype=np.int64)
     partner = np.full(n_q, -1, dtype=np.int64)
     if p < 2 or n_r == 0 or n_q == 0:
         return column, partner
+    group_keys = GROUP_KEYS if group_keys is None else int(group_keys)
+    # columns in groups, each group one pass of the join whose keys (18 bytes each, every column of the group for
+    # every record) stay within GROUP_KEYS over the cluster; the first column alone: a verbatim copy matches there
+    # and is not looked at again
+    width = max(1, min(p - 1, group_keys // max(1, n_q + n_r)))
+    groups = [[0]] + [list(range(a, min(p, a + width))) for a in range(1, p, width)]
+    return _join(client, q_words, [n_q], r_words, [n_r], p, groups, exclude_self=same, block_rows=block_rows,
+                 partition_keys=partition_keys, retries=retries)
+
+
+def record_ids(client: Any, words: Callable[[int, int], NDArray[np.uint64]], sizes: Sequence[int], p: int, *,
+               block_rows: int | None = None, partition_keys: int | None = None, retries: int = 2
+               ) -> NDArray[np.int64] | None:
+    """:func:`synthpriv_report.identity.record_ids` as a hash-partitioned join on the workers of ``client``.
+
+    Each record's key is the sum of its cell words; the join finds, for each record, the first record (in the
+    sets laid end to end) with its key, and checks cell by cell that the two are identical. The ids number those
+    first records in order, which is the numbering of :func:`~synthpriv_report.identity.record_ids` (dense ids in
+    order of first appearance).
+
+    Parameters
+    ----------
+    words : callable
+        ``words(a, b)``: the cell words of the records at positions ``a`` to ``b`` of the sets laid end to end
+        (never asked across two sets).
+    sizes : sequence of int
+        Records of each set, in order.
+
+    Returns
+    -------
+    int array (sum(sizes),) or None
+        The ids; None where two different records share a key (about one chance in 10^7 for three million
+        records): the caller then numbers them exactly in one process.
+    """
+    n = int(sum(sizes))
+    _, first = _join(client, words, list(sizes), None, list(sizes), p, [[WHOLE]], exclude_self=False,
+                     block_rows=block_rows, partition_keys=partition_keys, retries=retries)
+    if n and (first < 0).any():
+        return None  # a record whose first key-mate differs from it: a collision of keys
+    seen = np.zeros(n, dtype=bool)
+    seen[first] = True
+    rank = np.cumsum(seen, dtype=np.int64)
+    rank -= 1
+    return rank[first]
+
+
+def _join(client: Any, q_words: Callable[[int, int], NDArray[np.uint64]], q_sizes: list[int],
+          r_words: Callable[[int, int], NDArray[np.uint64]] | None, r_sizes: list[int], p: int,
+          groups: list[list[int]], *, exclude_self: bool, block_rows: int | None, partition_keys: int | None,
+          retries: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The join of the module's docstring: per query record, the column (the first of the groups' columns whose
+    candidate passes the check; -1 for none, and for a whole-record key, :data:`WHOLE`) and the partner's
+    position. ``r_words`` None: the references are the queries (one map per block); ``exclude_self``: a record is
+    not its own partner and must differ from it in the column."""
+    one_set = r_words is None
+    block_rows = BLOCK_ROWS if block_rows is None else int(block_rows)
+    partition_keys = PARTITION_KEYS if partition_keys is None else int(partition_keys)
+    n_q, n_r = sum(q_sizes), sum(r_sizes)
+    column = np.full(n_q, -1, dtype=np.int64)
+    partner = np.full(n_q, -1, dtype=np.int64)
     workers = sorted(client.scheduler_info()["workers"])
     if not workers:
         raise RuntimeError("the Dask cluster has no workers: start workers, or run without client=")
     run = uuid.uuid4().hex[:12]
 
     def submit(fn: Callable[..., Any], *args: Any, name: str, **kw: Any) -> Any:
-        # no future is kept beyond the round that needs it: the workers drop each round's keys and rows as soon
-        # as the next round's tasks have read them
+        # no future is kept beyond the pass that needs it: the workers drop each pass's keys and rows as soon
+        # as the next step's tasks have read them
         return client.submit(fn, *args, key=f"{JOIN_PREFIX}-{run}-{name}", retries=retries, pure=False, **kw)
 
     def part(fut: Any, i: int) -> Any:
@@ -235,48 +308,43 @@ def one_column_matches(client: Any, q_words: Callable[[int, int], NDArray[np.uin
             del block, raw
         return out
 
-    q_edges = _edges(n_q, max(2 * len(workers), -(-n_q // block_rows)))
-    q_edges = np.unique(q_edges)
+    q_edges = _block_edges(q_sizes, block_rows, 2 * len(workers))
     q_blocks = scattered(q_words, q_edges, "q")
-    if same:
+    if one_set:
         r_edges, r_blocks = q_edges, q_blocks
     else:
-        r_edges = np.unique(_edges(n_r, max(2 * len(workers), -(-n_r // block_rows))))
+        r_edges = _block_edges(r_sizes, block_rows, 2 * len(workers))
         r_blocks = scattered(r_words, r_edges, "r")  # type: ignore[arg-type]
-    # columns in groups, each group one pass of the join: its keys (17 bytes each, every column of the group for
-    # every record) within GROUP_KEYS over the cluster
-    # the first column alone: a verbatim copy matches there, and is not looked at again
-    width = max(1, min(p - 1, group_keys // max(1, n_q + n_r)))
-    groups = [[0]] + [list(range(a, min(p, a + width))) for a in range(1, p, width)]
-    parts = max(2 * len(workers), -(-(n_q + n_r) * width // partition_keys))
+    width = max(len(g) for g in groups)
+    parts = max(2 * len(workers), -(-(n_q + (0 if one_set else n_r)) * width // partition_keys))
     nq_b, nr_b = q_edges.size - 1, r_edges.size - 1
     state: list[Any] = []
     try:
         state = [submit(_fresh_state, int(q_edges[b + 1] - q_edges[b]), name=f"state-{b}",
                         workers=[workers[b % len(workers)]]) for b in range(nq_b)]
-        for columns in groups:
-            if same:  # one map per block, its open rows flagged
+        for g, columns in enumerate(groups):
+            if one_set:  # one map per block, its open rows flagged
                 mq = []
                 mr = [submit(_map_keys, q_blocks[b], int(q_edges[b]), state[b], columns, parts, True,
-                             name=f"{columns[0]}-m{b}") for b in range(nq_b)]
+                             name=f"{g}-m{b}") for b in range(nq_b)]
             else:
                 mq = [submit(_map_keys, q_blocks[b], int(q_edges[b]), state[b], columns, parts, False,
-                             name=f"{columns[0]}-mq{b}") for b in range(nq_b)]
+                             name=f"{g}-mq{b}") for b in range(nq_b)]
                 mr = [submit(_map_keys, r_blocks[b], int(r_edges[b]), None, columns, parts, False,
-                             name=f"{columns[0]}-mr{b}") for b in range(nr_b)]
-            red = [submit(_reduce, [part(m, i) for m in mq], [part(m, i) for m in mr], same, columns, r_edges,
-                          name=f"{columns[0]}-reduce{i}") for i in range(parts)]
+                             name=f"{g}-mr{b}") for b in range(nr_b)]
+            red = [submit(_reduce, [part(m, i) for m in mq], [part(m, i) for m in mr], one_set, exclude_self,
+                          columns, r_edges, name=f"{g}-reduce{i}") for i in range(parts)]
             fetched = [submit(_fetch, r_blocks[b], int(r_edges[b]), [part(x, b) for x in red], q_edges,
-                              name=f"{columns[0]}-fetch{b}") for b in range(nr_b)]
+                              name=f"{g}-fetch{b}") for b in range(nr_b)]
             state = [submit(_check, q_blocks[b], int(q_edges[b]), state[b], columns, [part(f, b) for f in fetched],
-                            same, name=f"{columns[0]}-check{b}") for b in range(nq_b)]
+                            exclude_self, name=f"{g}-check{b}") for b in range(nq_b)]
             del mq, mr, red, fetched
-            if columns[-1] < p - 1 and sum(client.gather([client.submit(_open_count, s) for s in state])) == 0:
+            if g < len(groups) - 1 and sum(client.gather([client.submit(_open_count, s) for s in state])) == 0:
                 break  # every query record has its column
         for b, (col, ptn) in enumerate(client.gather(state)):
             column[q_edges[b]:q_edges[b + 1]] = col
             partner[q_edges[b]:q_edges[b + 1]] = ptn
     finally:
-        for fut in state + q_blocks + ([] if same else r_blocks):
+        for fut in state + q_blocks + ([] if one_set else r_blocks):
             fut.release()
     return column, partner

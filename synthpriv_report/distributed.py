@@ -49,9 +49,9 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -67,6 +67,8 @@ from .neighbors.shards import (
     shard_candidates,
 )
 from .neighbors.tree import RefTree
+
+R = TypeVar("R")
 
 __all__ = ["DaskSearcher", "DistributedSearchError", "TreeUnavailable", "resolve_client", "TASK_PREFIX",
            "MIN_BLOCK_ROWS", "BLOCKS_PER_THREAD", "SHARD_AUTO_ROWS", "SHARD_PREFIX"]
@@ -699,7 +701,7 @@ class DaskSearcher:
     # joins of records ------------------------------------------------------------------------------------------
     def one_column_matches(self, q_words: Callable[[int, int], NDArray[np.uint64]], n_q: int,
                            r_words: Callable[[int, int], NDArray[np.uint64]] | None, n_r: int, p: int, *,
-                           desc: str = "records equal but one column", **kw: Any
+                           desc: str = "records equal on all columns but one", **kw: Any
                            ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """The near-copy join on the workers (:func:`synthpriv_report.cluster_joins.one_column_matches`).
 
@@ -710,12 +712,30 @@ class DaskSearcher:
         """
         from .cluster_joins import one_column_matches
 
+        return self._joined(desc, lambda: one_column_matches(self.client, q_words, n_q, r_words, n_r, p,
+                                                             retries=self.retries, **kw))
+
+    def record_ids(self, words: Callable[[int, int], NDArray[np.uint64]], sizes: Sequence[int], p: int
+                   ) -> NDArray[np.int64] | None:
+        """Identical-record ids by a join on the workers (:func:`synthpriv_report.cluster_joins.record_ids`).
+
+        Raises
+        ------
+        DistributedSearchError
+            The join could not be completed on the cluster; no result of it was used.
+        """
+        from .cluster_joins import record_ids
+
+        return self._joined("identical records", lambda: record_ids(self.client, words, sizes, p,
+                                                                    retries=self.retries))
+
+    def _joined(self, desc: str, run: Callable[[], R]) -> R:
         try:
             with self.client.as_current():
-                return one_column_matches(self.client, q_words, n_q, r_words, n_r, p, retries=self.retries, **kw)
+                return run()
         except Exception as exc:  # noqa: BLE001 - the cluster's own errors, named as such
             raise DistributedSearchError(
-                f"the search for {desc!r} could not be completed on the Dask cluster: {type(exc).__name__}: {exc}. "
+                f"the search for {desc} could not be completed on the Dask cluster: {type(exc).__name__}: {exc}. "
                 f"No result of it was used.") from exc
 
     def release(self, key: Hashable) -> None:

@@ -615,3 +615,40 @@ def test_the_calling_process_never_makes_a_whole_sets_cell_words(sets, cluster, 
     T, S, H, _ = sets
     assert sorted(set(whole)) == sorted({len(T), len(S), len(H)})  # one process: each set's words at once
     assert made and max(made) <= 400
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_identical_record_ids_by_a_join_on_the_workers_are_those_of_one_process(cluster, seed):
+    """Three sets with duplicates within and across them, missing numbers and -0.0: the ids of the join equal
+    those of :func:`synthpriv_report.identity.record_ids` (dense, in order of first appearance)."""
+    from synthpriv_report.cluster_joins import record_ids as on_cluster
+    from synthpriv_report.identity import cell_words, record_ids
+
+    _, client = cluster
+    rng = np.random.default_rng(seed)
+    base_num = rng.choice([0.0, -0.0, 1.5, np.nan], (30, 2))
+    base_cat = rng.integers(0, 3, (30, 2))
+    sizes = [int(rng.integers(1, 200)) for _ in range(3)]
+    num, cat = {}, {}
+    for s, n in zip("TSH", sizes):
+        pick = rng.integers(0, 30, n)
+        num[s], cat[s] = base_num[pick], base_cat[pick]
+    expected = record_ids(num, cat, list("TSH"))
+    stacked_num = np.concatenate([num[s] for s in "TSH"])
+    stacked_cat = np.concatenate([cat[s] for s in "TSH"])
+    ids = on_cluster(client, lambda a, b: cell_words(stacked_num[a:b], stacked_cat[a:b]), sizes, 4, block_rows=23,
+                     partition_keys=40)
+    assert ids is not None
+    assert np.array_equal(ids, np.concatenate([expected[s] for s in "TSH"]))
+
+
+def test_a_collision_of_keys_in_the_record_id_join_is_reported_never_a_wrong_id(cluster):
+    """Two different records whose cell words sum to one key: the join finds that the second's first key-mate
+    differs from it and returns None (the evaluation then numbers the records in one process, exactly)."""
+    from synthpriv_report.cluster_joins import record_ids as on_cluster
+
+    _, client = cluster
+    words = np.array([[1, 2], [2, 1], [1, 2], [5, 5]], dtype=np.uint64)
+    assert on_cluster(client, lambda a, b: words[a:b], [4], 2, block_rows=1) is None
+    ids = on_cluster(client, lambda a, b: words[[0, 2, 3]][a:b], [2, 1], 2, block_rows=1)
+    assert ids is not None and ids.tolist() == [0, 0, 1]
