@@ -655,6 +655,11 @@ class DaskSearcher:
             return dist, idx, choice, Placement(0, ())
         search_id = uuid.uuid4().hex[:12]
         blocks = self.blocks(n)
+        # one shard (a reference set no larger than a shard): its tree, built on one worker, is copied from worker
+        # to worker as the blocks, dealt out in turn, need it, so that every worker searches; shards of a larger
+        # set stay where they were built, each worker searching its own
+        single = len(shards) == 1
+        spread = sorted(self.client.scheduler_info()["workers"]) if single else []
         finals: dict[Any, tuple[int, int]] = {}
         for b, (s, e) in enumerate(blocks):
             name = f"{TASK_PREFIX}-{search_id}-{b}"
@@ -662,7 +667,8 @@ class DaskSearcher:
             block = self.client.submit(_order_block, params, raw, choice.engine == "tree", by_host,
                                        key=f"{name}-order", retries=self.retries, pure=False)
             parts = [self.client.submit(_search_shard_block, tree, a, block, k, choice, by_host,
-                                        key=f"{name}-s{j}", workers=[w], allow_other_workers=False,
+                                        key=f"{name}-s{j}", workers=[spread[b % len(spread)] if single else w],
+                                        allow_other_workers=False,
                                         retries=self.retries, pure=False)
                      for j, (a, _, tree, w) in enumerate(shards)]
             merged = self.client.submit(_merge_block, parts, k, params.exact, block, key=f"{name}-merge",
@@ -671,7 +677,8 @@ class DaskSearcher:
             # the block's few rows to decide again, and a task decides them; nothing of it passes through here
             ties = self.client.submit(_tie_rows, merged, key=f"{name}-ties", retries=self.retries, pure=False)
             cands = [self.client.submit(_shard_candidates, tree, a, block, ties, k, choice, by_host,
-                                        key=f"{name}-c{j}", workers=[w], allow_other_workers=False,
+                                        key=f"{name}-c{j}", workers=[spread[b % len(spread)] if single else w],
+                                        allow_other_workers=False,
                                         retries=self.retries, pure=False)
                      for j, (a, _, tree, w) in enumerate(shards)]
             fut = self.client.submit(_decide_block, merged, cands, params.exact, key=f"{name}-decide",

@@ -245,8 +245,10 @@ class _Engine:
         desc = f"{spec.label}: {query.label} -> {ref.label}"
         where: dict[str, Any] = {}
         choice: nb.SearchChoice | None
-        if self.dask is not None and self.dask.shard_size(n_ref) is not None and (spec, ref.key) not in self.trees:
-            # a reference set cut into shards, each with its own tree on one worker: no tree of it here
+        if self.dask is not None and (spec, ref.key) not in self.trees and (
+                self.dask.shard_size(n_ref) is not None or (spec, ref.key) not in self.planned_reads):
+            # a reference set cut into shards, each with its own tree on one worker, or one shard where the set is
+            # no larger than a shard and no metric reads its tree here: no tree of it in the calling process
             from .neighbors.shards import ShardParams
 
             rn = enc.num[ref.base] if ref.rows is None else enc.num[ref.base][ref.rows]
