@@ -131,6 +131,8 @@ def _reduce(queries: Sequence[tuple[NDArray[Any], ...]], refs: Sequence[tuple[ND
     for j, (kr_j, rpos_j), (kq_j, qpos_j) in zip(columns, by_col_r, by_col_q):
         pick = first_equal(kq_j, kr_j, r_pos=rpos_j, q_pos=qpos_j if exclude_self else None)
         found = pick >= 0
+        if one_set and not exclude_self:
+            found &= pick != qpos_j  # a record that is its own first key-mate: nothing to check
         out_q.append(qpos_j[found])
         out_r.append(pick[found])
         out_j.append(np.full(int(found.sum()), j, dtype=np.int16))
@@ -157,8 +159,9 @@ def _fetch(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, ask
 def _check(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, state: Pairs,
            columns: Sequence[int], fetched: Sequence[tuple[NDArray[Any], ...]], exclude_self: bool) -> Pairs:
     """A query block's candidates checked cell by cell; the block's new state: each query takes the first
-    column of ``columns`` whose candidate passes the check, as the one-process loop over columns does (for the
-    whole-record key, :data:`WHOLE`, every column is compared and the column stays -1)."""
+    column of ``columns`` whose candidate passes the check, as the one-process loop over columns does. For the
+    whole-record key (:data:`WHOLE`) every column is compared, the column stays -1, and a record that differs
+    from its candidate (a collision of keys) gets partner -2."""
     words = block[0]
     column, partner = state[0].copy(), state[1].copy()
     for j in sorted(columns, reverse=True):  # the first column's match is written last
@@ -169,6 +172,9 @@ def _check(block: tuple[NDArray[np.uint64], NDArray[np.uint64]], start: int, sta
             ok = equal_but(words, qi, rows, which[sel], j, same=exclude_self)
             qi_parts.append(qi[ok])
             r_parts.append(r[sel][ok])
+            if j == WHOLE:  # a record that differs from its first key-mate: a collision of keys, marked -2
+                qi_parts.append(qi[~ok])
+                r_parts.append(np.full(int((~ok).sum()), -2, dtype=np.int64))
         qi = np.concatenate(qi_parts)
         column[qi] = j
         partner[qi] = np.concatenate(r_parts)
@@ -262,8 +268,10 @@ def record_ids(client: Any, words: Callable[[int, int], NDArray[np.uint64]], siz
     n = int(sum(sizes))
     _, first = _join(client, words, list(sizes), None, list(sizes), p, [[WHOLE]], exclude_self=False,
                      block_rows=block_rows, partition_keys=partition_keys, retries=retries)
-    if n and (first < 0).any():
+    if (first == -2).any():
         return None  # a record whose first key-mate differs from it: a collision of keys
+    own = first < 0  # its own first key-mate (never checked: a record is identical to itself)
+    first[own] = np.flatnonzero(own)
     seen = np.zeros(n, dtype=bool)
     seen[first] = True
     rank = np.cumsum(seen, dtype=np.int64)
