@@ -661,15 +661,16 @@ class DaskSearcher:
         single = len(shards) == 1
         spread = sorted(self.client.scheduler_info()["workers"]) if single else []
         finals: dict[Any, tuple[int, int]] = {}
-        for b, (s, e) in enumerate(blocks):
+
+        def submit(b: int) -> Any:
+            s, e = blocks[b]
             name = f"{TASK_PREFIX}-{search_id}-{b}"
             raw = self.client.scatter([(qnum[s:e], qcat[s:e], self_pos[s:e])], hash=False)[0]
             block = self.client.submit(_order_block, params, raw, choice.engine == "tree", by_host,
                                        key=f"{name}-order", retries=self.retries, pure=False)
             parts = [self.client.submit(_search_shard_block, tree, a, block, k, choice, by_host,
                                         key=f"{name}-s{j}", workers=[spread[b % len(spread)] if single else w],
-                                        allow_other_workers=False,
-                                        retries=self.retries, pure=False)
+                                        allow_other_workers=False, retries=self.retries, pure=False)
                      for j, (a, _, tree, w) in enumerate(shards)]
             merged = self.client.submit(_merge_block, parts, k, params.exact, block, key=f"{name}-merge",
                                         retries=self.retries, pure=False)
@@ -678,18 +679,22 @@ class DaskSearcher:
             ties = self.client.submit(_tie_rows, merged, key=f"{name}-ties", retries=self.retries, pure=False)
             cands = [self.client.submit(_shard_candidates, tree, a, block, ties, k, choice, by_host,
                                         key=f"{name}-c{j}", workers=[spread[b % len(spread)] if single else w],
-                                        allow_other_workers=False,
-                                        retries=self.retries, pure=False)
+                                        allow_other_workers=False, retries=self.retries, pure=False)
                      for j, (a, _, tree, w) in enumerate(shards)]
             fut = self.client.submit(_decide_block, merged, cands, params.exact, key=f"{name}-decide",
                                      retries=self.retries, pure=False)
             finals[fut] = (s, e)
-            del parts, block, raw, merged, ties, cands
+            return fut
+
+        # blocks are submitted as earlier ones finish, two per Dask thread in flight (as for one tree): the calling
+        # process holds the serialised queries of a few blocks, not of all of them
+        submitted = min(len(blocks), max(2, 2 * sum(by_host.values())))
         decided = 0
         workers = {w for _, _, _, w in shards}
         try:
-            for fut in as_completed(list(finals)):
-                s, e = finals[fut]
+            pending = as_completed([submit(b) for b in range(submitted)])
+            for fut in pending:
+                s, e = finals.pop(fut)  # what stays in finals is still running, to be cancelled on a failure
                 d, i, count, address = fut.result()
                 if d.shape != (e - s, k) or i.shape != (e - s, k):
                     raise DistributedSearchError(f"a merged block came back with shape {d.shape}, expected "
@@ -698,6 +703,9 @@ class DaskSearcher:
                 idx[s:e] = i
                 decided += count
                 workers.add(address)
+                if submitted < len(blocks):
+                    pending.add(submit(submitted))
+                    submitted += 1
         finally:
             for fut in finals:
                 if not fut.done():
