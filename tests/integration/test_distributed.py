@@ -461,14 +461,18 @@ def test_sharded_references_give_the_numbers_and_tables_of_the_local_run(sets, c
     assert ev._engine.dask._shards == {}  # every shard released after its last planned search
 
 
-def test_sharded_search_with_ties_across_shard_borders_equals_one_tree(cluster):
+def test_sharded_search_with_ties_across_shard_borders_equals_one_tree(cluster, monkeypatch):
     """Exact copies and near-tie chains (distances a tolerance apart, unequal bits) spread over every shard:
     neighbours and distances bit for bit those of one tree, within a set and across sets; some rows were decided
-    again, on the workers, from every shard's candidates (the data reach the tie rule)."""
+    again, on the workers, from every shard's candidates (the data reach the tie rule). Blocks of 50 queries, more
+    than are in flight at once (two per Dask thread), so that blocks are submitted as others finish; and the
+    same with the whole set as one shard, searched by both workers."""
     from _support.frames import near_tie_chains
 
+    from synthpriv_report import distributed as distributed_module
     from synthpriv_report.neighbors.shards import ShardParams
 
+    monkeypatch.setattr(distributed_module, "MIN_BLOCK_ROWS", 50)
     _, client = cluster
     decided: list[int] = []
     T = pd.concat([near_tie_chains(900, 1, 4e-10, 0.0, ["a", "b"])] * 2, ignore_index=True)  # every record twice
@@ -479,15 +483,19 @@ def test_sharded_search_with_ties_across_shard_borders_equals_one_tree(cluster):
     searcher = DaskSearcher(client)
     try:
         for q, within in (("S", False), ("T", True)):
-            for k in (1, 4):
+            for k, rows in ((1, 257), (4, 257), (4, None)):
                 one_d, one_i = knn(tree, enc.num[q], enc.cat[q], k=k, exclude_self=within)
-                dist, idx, _, placed = searcher.knn_sharded(
-                    ("T", q, k), ShardParams.from_encoding(enc), enc.num["T"], enc.cat["T"], enc.num[q], enc.cat[q],
-                    k=k, exclude_self=within, shard_rows=257)
-                assert np.array_equal(dist.view(np.int64), one_d.view(np.int64)), (q, k)
-                np.testing.assert_array_equal(idx, one_i, err_msg=f"{q} k={k}")
-                assert len(set(placed.workers)) == 2
-                decided.append(placed.decided)
+                with get_task_stream(client) as ts:
+                    dist, idx, _, placed = searcher.knn_sharded(
+                        ("T", q, k), ShardParams.from_encoding(enc), enc.num["T"], enc.cat["T"], enc.num[q],
+                        enc.cat[q], k=k, exclude_self=within, shard_rows=rows)
+                assert np.array_equal(dist.view(np.int64), one_d.view(np.int64)), (q, k, rows)
+                np.testing.assert_array_equal(idx, one_i, err_msg=f"{q} k={k} shard_rows={rows}")
+                assert len(searcher.blocks(enc.num[q].shape[0])) > 2 * 2  # more blocks than are in flight at once
+                searches = [t for t in ts.data if str(t["key"]).startswith(TASK_PREFIX) and "-s" in str(t["key"])]
+                assert {t["worker"] for t in searches} == _workers(client), rows  # both workers searched
+                if rows:
+                    decided.append(placed.decided)
                 searcher.release(("T", q, k))
     finally:
         searcher.close()
