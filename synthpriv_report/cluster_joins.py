@@ -46,7 +46,7 @@ JOIN_PREFIX = "synthpriv-join"
 BLOCK_ROWS = 500_000
 #: Keys (query and reference) per partition of the join, at most, on average.
 PARTITION_KEYS = 2_000_000
-#: Keys in one pass of the join over the cluster, at most (columns are joined in groups that fit; 17 bytes a key).
+#: Keys in one pass of the join over the cluster, at most (columns are joined in groups that fit; 18 bytes a key).
 GROUP_KEYS = 40_000_000
 
 Pairs = tuple[NDArray[np.int64], NDArray[np.int64]]
