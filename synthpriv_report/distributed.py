@@ -659,7 +659,7 @@ class DaskSearcher:
         # to worker as the blocks, dealt out in turn, need it, so that every worker searches; shards of a larger
         # set stay where they were built, each worker searching its own
         single = len(shards) == 1
-        spread = sorted(self.client.scheduler_info()["workers"]) if single else []
+        spread = sorted(self.client.nthreads()) if single else []  # the workers now (not a cached list)
         finals: dict[Any, tuple[int, int]] = {}
 
         def submit(b: int) -> Any:
@@ -747,6 +747,8 @@ class DaskSearcher:
     def _joined(self, desc: str, run: Callable[[], R]) -> R:
         try:
             with self.client.as_current():
+                if not self.client.nthreads():  # a worker restarting after a death: wait for it, as a search does
+                    self.client.wait_for_workers(1, timeout=WORKER_WAIT_S)
                 return run()
         except Exception as exc:  # noqa: BLE001 - the cluster's own errors, named as such
             raise DistributedSearchError(
