@@ -293,7 +293,7 @@ def _join(client: Any, q_words: Callable[[int, int], NDArray[np.uint64]], q_size
     n_q, n_r = sum(q_sizes), sum(r_sizes)
     column = np.full(n_q, -1, dtype=np.int64)
     partner = np.full(n_q, -1, dtype=np.int64)
-    workers = sorted(client.nthreads())  # asked of the scheduler now (scheduler_info() is a cached copy)
+    workers = sorted(client.nthreads())  # asked of the scheduler (scheduler_info() may be a cached copy)
     if not workers:
         raise RuntimeError("the Dask cluster has no workers: start workers, or run without client=")
     run = uuid.uuid4().hex[:12]

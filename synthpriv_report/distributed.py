@@ -576,7 +576,7 @@ class DaskSearcher:
             return shards
         if shards is not None:
             self.release(key)
-        workers = sorted(self.client.scheduler_info()["workers"])
+        workers = sorted(self.client.nthreads())  # asked of the scheduler (scheduler_info() may be a cached copy)
         if not workers:
             raise DistributedSearchError("the Dask cluster has no workers: start workers, or run without client=")
         _, by_host = self._cluster()
