@@ -113,7 +113,7 @@ def _search_case(n_t: int, n_s: int, *, seed: int) -> tuple:
 
 
 def _workers(client) -> set[str]:
-    return set(client.scheduler_info()["workers"])
+    return set(client.nthreads())  # asked of the scheduler (scheduler_info() may be a cached copy)
 
 
 def test_results_and_tables_identical_to_the_local_run_and_tasks_ran_on_the_workers(sets, cluster, local_run):
