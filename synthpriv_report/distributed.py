@@ -658,18 +658,21 @@ class DaskSearcher:
         # one shard (a reference set no larger than a shard): its tree, built on one worker, is copied from worker
         # to worker as the blocks, dealt out in turn, need it, so that every worker searches; shards of a larger
         # set stay where they were built, each worker searching its own
-        single = len(shards) == 1
-        spread = sorted(self.client.nthreads()) if single else []  # the workers now (not a cached list)
+        spread = sorted(self.client.nthreads()) if len(shards) == 1 else []  # the workers now (not a cached list)
         finals: dict[Any, tuple[int, int]] = {}
 
         def submit(b: int) -> Any:
             s, e = blocks[b]
             name = f"{TASK_PREFIX}-{search_id}-{b}"
+
+            def on(w: str) -> list[str]:  # where a shard's task of this block runs
+                return [spread[b % len(spread)]] if spread else [w]
+
             raw = self.client.scatter([(qnum[s:e], qcat[s:e], self_pos[s:e])], hash=False)[0]
             block = self.client.submit(_order_block, params, raw, choice.engine == "tree", by_host,
                                        key=f"{name}-order", retries=self.retries, pure=False)
             parts = [self.client.submit(_search_shard_block, tree, a, block, k, choice, by_host,
-                                        key=f"{name}-s{j}", workers=[spread[b % len(spread)] if single else w],
+                                        key=f"{name}-s{j}", workers=on(w),
                                         allow_other_workers=False, retries=self.retries, pure=False)
                      for j, (a, _, tree, w) in enumerate(shards)]
             merged = self.client.submit(_merge_block, parts, k, params.exact, block, key=f"{name}-merge",
@@ -678,7 +681,7 @@ class DaskSearcher:
             # the block's few rows to decide again, and a task decides them; nothing of it passes through here
             ties = self.client.submit(_tie_rows, merged, key=f"{name}-ties", retries=self.retries, pure=False)
             cands = [self.client.submit(_shard_candidates, tree, a, block, ties, k, choice, by_host,
-                                        key=f"{name}-c{j}", workers=[spread[b % len(spread)] if single else w],
+                                        key=f"{name}-c{j}", workers=on(w),
                                         allow_other_workers=False, retries=self.retries, pure=False)
                      for j, (a, _, tree, w) in enumerate(shards)]
             fut = self.client.submit(_decide_block, merged, cands, params.exact, key=f"{name}-decide",
@@ -715,8 +718,7 @@ class DaskSearcher:
 
     # joins of records ------------------------------------------------------------------------------------------
     def one_column_matches(self, q_words: Callable[[int, int], NDArray[np.uint64]], n_q: int,
-                           r_words: Callable[[int, int], NDArray[np.uint64]] | None, n_r: int, p: int, *,
-                           desc: str = "records equal on all columns but one", **kw: Any
+                           r_words: Callable[[int, int], NDArray[np.uint64]] | None, n_r: int, p: int
                            ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """The near-copy join on the workers (:func:`synthpriv_report.cluster_joins.one_column_matches`).
 
@@ -727,8 +729,9 @@ class DaskSearcher:
         """
         from .cluster_joins import one_column_matches
 
-        return self._joined(desc, lambda: one_column_matches(self.client, q_words, n_q, r_words, n_r, p,
-                                                             retries=self.retries, **kw))
+        return self._joined("records equal on all columns but one",
+                            lambda: one_column_matches(self.client, q_words, n_q, r_words, n_r, p,
+                                                       retries=self.retries))
 
     def record_ids(self, words: Callable[[int, int], NDArray[np.uint64]], sizes: Sequence[int], p: int
                    ) -> NDArray[np.int64] | None:
