@@ -608,6 +608,10 @@ class DaskSearcher:
         the first shard's tree with 64 of the queries. A search that fails (a worker lost with a shard's tree)
         builds its shards again from ``rnum, rcat`` and runs again, up to ``retries`` times.
 
+        ``rnum, rcat, qnum, qcat`` are arrays, or rows made when sliced
+        (:class:`~synthpriv_report.spaces.EncodedRows`): only their ``shape[0]``, contiguous slices and the
+        sample of 64 query positions are read, so a whole set's coordinates need never exist here.
+
         Returns
         -------
         dist, idx, choice, placement
@@ -622,8 +626,9 @@ class DaskSearcher:
             The search could not be completed; no result of it was used.
         """
         rows = shard_rows or self.shard_size(rnum.shape[0]) or max(1, rnum.shape[0])
-        qnum = np.ascontiguousarray(qnum, dtype=np.float64)
-        qcat = np.ascontiguousarray(qcat, dtype=np.int64)
+        if isinstance(qnum, np.ndarray):  # rows made a block at a time when sliced (EncodedRows) stay so
+            qnum = np.ascontiguousarray(qnum, dtype=np.float64)
+            qcat = np.ascontiguousarray(qcat, dtype=np.int64)
         last: Exception | None = None
         for _attempt in range(self.retries + 1):
             try:

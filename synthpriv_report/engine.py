@@ -20,7 +20,20 @@ from . import neighbors as nb
 from . import progress as pg
 from .data import PreparedData
 from .neighbors.search import Device, Engine
-from .spaces import Encoding, Fitted, Projection, SpaceSpec, as_space, encode, fit, project
+from .spaces import (
+    EncodedRows,
+    Encoding,
+    Fitted,
+    Projection,
+    SpaceSpec,
+    as_space,
+    encode,
+    encoded_codes,
+    encoded_numbers,
+    encoding_header,
+    fit,
+    project,
+)
 
 #: What a memoised step returns (:meth:`Context.memo`).
 R = TypeVar("R")
@@ -237,10 +250,7 @@ class _Engine:
         if table is not None and table.k >= k:
             return table.head(k)
         k_search = max(k, self.planned_k.get(key, 0))
-        enc = self.encoding(spec)
         n_ref = self.data.sizes[ref.base] if ref.rows is None else int(ref.rows.shape[0])
-        qn = enc.num[query.base] if query.rows is None else enc.num[query.base][query.rows]
-        qc = enc.cat[query.base] if query.rows is None else enc.cat[query.base][query.rows]
         t0 = time.perf_counter()
         desc = f"{spec.label}: {query.label} -> {ref.label}"
         where: dict[str, Any] = {}
@@ -248,16 +258,16 @@ class _Engine:
         if self.dask is not None and (spec, ref.key) not in self.trees and (
                 self.dask.shard_size(n_ref) is not None or (spec, ref.key) not in self.planned_reads):
             # a reference set cut into shards, each with its own tree on one worker, or one shard where the set is
-            # no larger than a shard and no metric reads its tree here: no tree of it in the calling process
+            # no larger than a shard and no metric reads its tree here: no tree of it in the calling process, and
+            # (gower and euclidean-type spaces) no whole set's coordinates either: each block is made as sent
             from .neighbors.shards import ShardParams
 
-            rn = enc.num[ref.base] if ref.rows is None else enc.num[ref.base][ref.rows]
-            rc = enc.cat[ref.base] if ref.rows is None else enc.cat[ref.base][ref.rows]
+            header, (qn, qc), (rn, rc) = self._header(spec), self._rows(spec, query), self._rows(spec, ref)
             dist, idx, choice, placed = self.dask.knn_sharded(
-                (spec, ref.key), ShardParams.from_encoding(enc), rn, rc, qn, qc, k=k_search,
+                (spec, ref.key), ShardParams.from_encoding(header), rn, rc, qn, qc, k=k_search,
                 exclude_self=(query.key == ref.key), engine=self.search_engine, desc=desc)
             where = {"where": "dask", "blocks": placed.blocks, "workers": placed.workers}
-            self.searches.append(SearchRecord(spec.label, query.label, ref.label, k_search, len(qn), n_ref,
+            self.searches.append(SearchRecord(spec.label, query.label, ref.label, k_search, qn.shape[0], n_ref,
                                               time.perf_counter() - t0, engine=choice.engine, reason=choice.reason,
                                               **where))
             table = nb.NeighborTable(dist, idx, spec.label, query.label, ref.label, choice=choice)
@@ -266,6 +276,9 @@ class _Engine:
             self._release_encoding(spec)
             return table.head(k)
         tree = self.tree(spec, ref)
+        enc = self.encoding(spec)
+        qn = enc.num[query.base] if query.rows is None else enc.num[query.base][query.rows]
+        qc = enc.cat[query.base] if query.rows is None else enc.cat[query.base][query.rows]
         if self.dask is not None:
             qn, qc = np.ascontiguousarray(qn), np.ascontiguousarray(qc)
             # the blocks are cut from the queries in the tree walk's visiting order, found once per query set as
@@ -292,6 +305,27 @@ class _Engine:
             self.orders.pop((spec, query.key), None)  # no planned search from these records is left
         self._release_encoding(spec)
         return table.head(k)
+
+    def _header(self, spec: SpaceSpec) -> Encoding:
+        """``spec``'s encoding where it is cached or has no row-by-row form (hamming, projected), else its header
+        (:func:`~synthpriv_report.spaces.encoding_header`): what a sharded search needs besides the records."""
+        if spec in self.encodings or spec.kind not in ("gower", "euclidean"):
+            return self.encoding(spec)
+        return encoding_header(self.data, self.fitted, spec)
+
+    def _rows(self, spec: SpaceSpec, s: SetRef) -> tuple[Any, Any]:
+        """The numeric coordinates and codes of ``s`` in ``spec`` for a sharded search: slices of the cached
+        encoding, or (gower and euclidean-type spaces, not cached) rows made a block at a time when the search
+        reads them (:class:`~synthpriv_report.spaces.EncodedRows`), bit for bit the same numbers."""
+        if spec in self.encodings or spec.kind not in ("gower", "euclidean"):
+            enc = self.encoding(spec)
+            if s.rows is None:
+                return enc.num[s.base], enc.cat[s.base]
+            return enc.num[s.base][s.rows], enc.cat[s.base][s.rows]
+        header, n = encoding_header(self.data, self.fitted, spec), self.data.sizes[s.base]
+        data, fitted = self.data, self.fitted
+        return (EncodedRows(lambda at: encoded_numbers(data, fitted, header, s.base, at), n, s.rows),
+                EncodedRows(lambda at: encoded_codes(data, fitted, header, s.base, at), n, s.rows))
 
     def query_order(self, spec: SpaceSpec, query: SetRef, tree: nb.RefTree, qn: NDArray[np.float64],
                     qc: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -329,7 +363,8 @@ class _Engine:
         is cached or planned to be read: the calling process then holds no coordinates of that space (8 bytes a
         numeric cell) while the next space's searches run. Asked for again (a per-record view, a search no metric
         planned), it is rebuilt: the same arrays, since an encoding depends only on the data and the fitted
-        encoders. Without a client encodings stay, so that a slider never waits for one."""
+        encoders. Without a client encodings stay, so that a slider never waits for one. (A sharded search in a
+        gower or euclidean-type space makes no whole encoding at all: see :meth:`_rows`.)"""
         if self.dask is None or spec not in self.encodings:
             return
         planned = [key for key in self.planned_k if key[0] == spec]

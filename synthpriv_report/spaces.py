@@ -16,9 +16,9 @@ Modes of the compact encoding (used by :mod:`synthpriv_report.neighbors`):
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -275,14 +275,7 @@ def encode(data: PreparedData, fitted: Fitted, spec: SpaceSpec) -> Encoding:
     >>> enc.num["T"].ravel().tolist(), enc.cat["T"].ravel().tolist(), enc.scale
     ([0.0, 1.0], [0, 1], 0.5)
     """
-    cols = list(spec.columns) if spec.columns is not None else list(data.columns)
-    unknown = [c for c in cols if c not in data.columns]
-    if unknown:
-        raise ValueError(f"space {spec.label} names column(s) not analysed: {', '.join(map(repr, unknown))}")
-    weights = _column_weights(spec, cols)
-    cols = [c for c in cols if weights[c] > 0]
-    num_cols = [c for c in cols if data.kinds[c] == "numeric"]
-    cat_cols = [c for c in cols if data.kinds[c] == "categorical"]
+    num_cols, cat_cols, _ = _space_columns(data, spec)
     ni = [data.numeric_columns.index(c) for c in num_cols]
     ci = [data.categorical_columns.index(c) for c in cat_cols]
     n_codes = np.array([len(fitted.levels[j]) for j in ci], dtype=np.int64)
@@ -318,32 +311,106 @@ def encode(data: PreparedData, fitted: Fitted, spec: SpaceSpec) -> Encoding:
         cat = dict(fitted.codes)  # every column in order: the fitted codes themselves (read-only use), no copy
     else:
         cat = {s: np.ascontiguousarray(fitted.codes[s][:, ci]) for s in data.sets}
+    header = encoding_header(data, fitted, spec)
+    num = {s: encoded_numbers(data, fitted, header, s) for s in data.sets}
+    return replace(header, num=num, cat=cat)
+
+
+class EncodedRows:
+    """One set's numeric coordinates or category codes in one space, made a block at a time when sliced.
+
+    ``rows[a:b]`` or ``rows[positions]`` gives those records' rows of :func:`encode`'s array, bit for bit, from
+    the prepared data and the fitted encoders; ``shape[0]`` is the number of records. A search on a Dask cluster
+    reads its records so, one block after another, and the calling process never makes a whole set's
+    coordinates.
+
+    Parameters
+    ----------
+    make : callable
+        ``make(positions)`` -> the rows at ``positions`` (a slice or integer array) of the whole set.
+    n : int
+        Records.
+    rows : ndarray of int64, optional
+        A subset: position ``i`` here is record ``rows[i]`` of the set.
+    """
+
+    def __init__(self, make: Callable[[NDArray[np.int64] | slice], NDArray[Any]], n: int,
+                 rows: NDArray[np.int64] | None = None):
+        self._make, self._rows = make, rows
+        self.shape = (int(n) if rows is None else int(rows.shape[0]),)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, key: NDArray[np.int64] | slice) -> NDArray[Any]:
+        return self._make(key if self._rows is None else self._rows[key])
+
+
+def _space_columns(data: PreparedData, spec: SpaceSpec) -> tuple[list[str], list[str], dict[str, float]]:
+    """The numeric and categorical columns of a gower or euclidean-type space (a weight of 0 leaves one out)."""
+    cols = list(spec.columns) if spec.columns is not None else list(data.columns)
+    unknown = [c for c in cols if c not in data.columns]
+    if unknown:
+        raise ValueError(f"space {spec.label} names column(s) not analysed: {', '.join(map(repr, unknown))}")
+    weights = _column_weights(spec, cols)
+    cols = [c for c in cols if weights[c] > 0]
+    return ([c for c in cols if data.kinds[c] == "numeric"], [c for c in cols if data.kinds[c] == "categorical"],
+            weights)
+
+
+def encoding_header(data: PreparedData, fitted: Fitted, spec: SpaceSpec) -> Encoding:
+    """The :class:`Encoding` of a gower or euclidean-type space without its arrays (``num`` and ``cat`` empty):
+    what a search needs besides the records (mode, weights, costs, scale, number of codes).
+
+    With :func:`encoded_numbers` and :func:`encoded_codes` it gives any rows of :func:`encode`'s arrays without
+    making a whole set's: a row's coordinates depend only on the row and the fitted encoders.
+    """
+    num_cols, cat_cols, weights = _space_columns(data, spec)
+    ci = [data.categorical_columns.index(c) for c in cat_cols]
+    n_codes = np.array([len(fitted.levels[j]) for j in ci], dtype=np.int64)
     if spec.kind == "gower":
-        num = {s: np.ascontiguousarray(fitted.rescale(data.numeric[s][:, ni], ni)) for s in data.sets}
-        p = len(cols)
-        return Encoding(
-            spec=spec, mode=MODE_GOWER, num=num, cat=cat,
-            num_weight=np.ones(len(ni)), cat_cost=np.ones(len(ci)), scale=1.0 / p, n_codes=n_codes,
-            cat_columns=tuple(cat_cols),
-        )
+        return Encoding(spec=spec, mode=MODE_GOWER, num={}, cat={}, num_weight=np.ones(len(num_cols)),
+                        cat_cost=np.ones(len(ci)), scale=1.0 / (len(num_cols) + len(cat_cols)), n_codes=n_codes,
+                        cat_columns=tuple(cat_cols))
     if spec.kind in ("euclidean", "projected"):
-        miss = [j for j, jj in zip(range(len(ni)), ni) if fitted.has_missing[jj]]
-        num, w_num = {}, []
-        for s in data.sets:
-            scaled = fitted.rescale(data.numeric[s][:, ni], ni)
-            isnan = np.isnan(scaled)
-            scaled = np.where(isnan, 0.0, scaled)
-            ind = isnan[:, miss].astype(np.float64)
-            num[s] = np.ascontiguousarray(np.concatenate([scaled, ind], axis=1))
+        ni = [data.numeric_columns.index(c) for c in num_cols]
+        miss = [j for j, jj in enumerate(ni) if fitted.has_missing[jj]]
         w_num = [weights[c] ** 2 for c in num_cols] + [weights[num_cols[j]] ** 2 for j in miss]
-        enc = Encoding(
-            spec=spec, mode=MODE_L2, num=num, cat=cat,
-            num_weight=np.array(w_num, dtype=np.float64),
-            cat_cost=np.array([2.0 * weights[c] ** 2 for c in cat_cols], dtype=np.float64),
-            scale=1.0, n_codes=n_codes, cat_columns=tuple(cat_cols),
-        )
-        return enc
-    raise ValueError(f"unknown space kind {spec.kind!r}")
+        return Encoding(spec=spec, mode=MODE_L2, num={}, cat={}, num_weight=np.array(w_num, dtype=np.float64),
+                        cat_cost=np.array([2.0 * weights[c] ** 2 for c in cat_cols], dtype=np.float64),
+                        scale=1.0, n_codes=n_codes, cat_columns=tuple(cat_cols))
+    raise ValueError(f"no compact numeric coordinates in a {spec.kind!r} space")
+
+
+def encoded_numbers(data: PreparedData, fitted: Fitted, header: Encoding, set_name: str,
+                    rows: NDArray[np.int64] | slice = slice(None)) -> NDArray[np.float64]:
+    """Rows ``rows`` of ``set_name``'s numeric coordinates in the space of ``header``
+    (:func:`encoding_header`): bit for bit those of :func:`encode`.
+
+    Gower: range-scaled values, NaN for missing. Euclidean-type: range-scaled values with 0 for missing, then a
+    missing indicator for each numeric column with a missing value in some set.
+    """
+    num_cols, _, _ = _space_columns(data, header.spec)
+    ni = [data.numeric_columns.index(c) for c in num_cols]
+    values = data.numeric[set_name][rows]
+    scaled = fitted.rescale(values[:, ni], ni)
+    if header.mode == MODE_GOWER:
+        return np.ascontiguousarray(scaled)
+    miss = [j for j, jj in enumerate(ni) if fitted.has_missing[jj]]
+    isnan = np.isnan(scaled)
+    scaled = np.where(isnan, 0.0, scaled)
+    return np.ascontiguousarray(np.concatenate([scaled, isnan[:, miss].astype(np.float64)], axis=1))
+
+
+def encoded_codes(data: PreparedData, fitted: Fitted, header: Encoding, set_name: str,
+                  rows: NDArray[np.int64] | slice = slice(None)) -> NDArray[np.int64]:
+    """Rows ``rows`` of ``set_name``'s category codes in the space of ``header`` (:func:`encoding_header`), as
+    :func:`encode` gives them (a copy)."""
+    ci = [data.categorical_columns.index(c) for c in header.cat_columns]
+    codes = fitted.codes[set_name][rows]
+    return np.ascontiguousarray(codes if ci == list(range(codes.shape[1])) else codes[:, ci])
+
+
 
 
 def _too_wide(enc: Encoding, set_name: str, n_rows: int, width: int) -> ValueError:

@@ -535,6 +535,47 @@ def test_the_calling_process_builds_no_tree_of_a_sharded_reference_set(sets, clu
     assert built == []
 
 
+def test_the_calling_process_makes_no_whole_sets_coordinates_for_a_sharded_search(sets, cluster, monkeypatch):
+    """The spy: with a client, the gower and euclidean searches (sharded, and one-shard) read their records a block
+    at a time, made as sent; no whole set is encoded in the calling process. The neighbour tables are bit for bit
+    those of the local run, which encodes whole sets."""
+    from synthpriv_report import engine as engine_module
+    from synthpriv_report import spaces
+
+    metrics = ["dcr", "holdout_dcr_share", "nndr", "privacy_score", "dcr_test"]
+    local = _evaluation(sets, metrics=metrics)
+    local.results()
+    made: list[str] = []
+    blocks: list[int] = []
+    original_encode, original_numbers = engine_module.encode, spaces.encoded_numbers
+
+    def spy_encode(data, fitted, spec):
+        made.append(spec.kind)
+        return original_encode(data, fitted, spec)
+
+    def spy_numbers(data, fitted, header, set_name, rows=slice(None)):
+        out = original_numbers(data, fitted, header, set_name, rows)
+        blocks.append(out.shape[0])
+        return out
+
+    monkeypatch.setattr(engine_module, "encode", spy_encode)
+    monkeypatch.setattr(engine_module, "encoded_numbers", spy_numbers)
+    _, client = cluster
+    ev = _evaluation(sets, client=client, shard_rows=SHARD_ROWS, metrics=metrics)
+    ev.results()
+    assert {s.space.split(" ")[0] for s in ev.searches} >= {"gower", "euclidean"}
+    assert made == []  # no whole-set encoding of any space
+    # shards of at most 700 records, query blocks of at most 1,000 (3 blocks of the 3,000 synthetic records, 2 of
+    # the 1,500 holdout ones); the smallest whole set holds 1,500 records
+    assert blocks and max(blocks) <= 1000
+    assert set(ev._engine.tables) == set(local._engine.tables)
+    for key, tab in ev._engine.tables.items():
+        ref = local._engine.tables[key]
+        assert np.array_equal(tab.dist.view(np.int64), ref.dist.view(np.int64)), key
+        assert np.array_equal(tab.idx, ref.idx), key
+    assert _canonical(ev.results()) == _canonical(local.results())
+
+
 def test_shard_rows_without_a_client_is_a_clear_error(sets):
     with pytest.raises(ValueError, match="shard_rows=700 needs a Dask client"):
         _evaluation(sets, shard_rows=SHARD_ROWS)

@@ -294,3 +294,37 @@ def test_projection_of_an_identifier_like_column_is_a_clear_error(monkeypatch) -
     monkeypatch.setattr(sp, "MAX_EMBEDDING_VALUES", 1000)
     with pytest.raises(ValueError, match=r"'user id'.*50 categories.*exclude"):
         project(d, eu, SpaceSpec("projected"))
+
+
+@pytest.mark.parametrize("spec", [SpaceSpec("gower"), SpaceSpec("euclidean"),
+                                  SpaceSpec("euclidean", weights=(("x", 2.0), ("c", 0.5), ("y", 0.0)))])
+def test_encoded_rows_are_the_rows_of_the_whole_sets_encoding(spec):
+    """Any rows of a set made on their own (a slice, positions in any order, a subset) are bit for bit those of
+    the whole set's encoding, missing values and their indicators included; the header holds the same weights."""
+    from synthpriv_report.spaces import EncodedRows, encoded_codes, encoded_numbers, encoding_header
+
+    T = pd.DataFrame({"x": [0.0, 10.0, np.nan, 2.5, 7.0, 1.0], "y": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+                      "c": ["a", "b", "a", None, "c", "b"]})
+    S = pd.DataFrame({"x": [20.0, -5.0, 3.0, np.nan], "y": [0.5, 9.0, 1.0, 2.0], "c": ["c", "a", "d", "a"]})
+    d = prepare(T, S)
+    fitted = fit(d)
+    whole = encode(d, fitted, spec)
+    header = encoding_header(d, fitted, spec)
+    for field in ("mode", "scale", "cat_columns"):
+        assert getattr(header, field) == getattr(whole, field)
+    for field in ("num_weight", "cat_cost", "n_codes"):
+        assert np.array_equal(getattr(header, field), getattr(whole, field))
+    subset = np.array([3, 0, 5], dtype=np.int64)
+    for s in ("T", "S"):
+        n = d.sizes[s]
+        num = EncodedRows(lambda at, s=s: encoded_numbers(d, fitted, header, s, at), n)
+        cat = EncodedRows(lambda at, s=s: encoded_codes(d, fitted, header, s, at), n)
+        assert num.shape == (n,) and len(cat) == n
+        for at in (slice(None), slice(1, 3), np.array([2, 0, 1]), np.arange(n)[::-1]):
+            assert np.array_equal(num[at].view(np.uint8), whole.num[s][at].view(np.uint8))
+            assert num[at].flags.c_contiguous and num[at].dtype == np.float64
+            assert np.array_equal(cat[at], whole.cat[s][at]) and cat[at].dtype == np.int64
+    part = EncodedRows(lambda at: encoded_numbers(d, fitted, header, "T", at), d.sizes["T"], subset)
+    assert part.shape == (3,)
+    assert np.array_equal(part[1:].view(np.uint8), whole.num["T"][subset[1:]].view(np.uint8))
+    assert np.array_equal(part[np.array([2])].view(np.uint8), whole.num["T"][[5]].view(np.uint8))
