@@ -738,9 +738,11 @@ class DaskSearcher:
                             lambda: one_column_matches(self.client, q_words, n_q, r_words, n_r, p,
                                                        retries=self.retries))
 
-    def record_ids(self, words: Callable[[int, int], NDArray[np.uint64]], sizes: Sequence[int], p: int
-                   ) -> NDArray[np.int64] | None:
-        """Identical-record ids by a join on the workers (:func:`synthpriv_report.cluster_joins.record_ids`).
+    def record_ids(self, words: Callable[[int, int], NDArray[np.uint64]], sizes: Sequence[int], p: int, *,
+                   desc: str = "identical records") -> NDArray[np.int64] | None:
+        """Identical-record ids by a join on the workers (:func:`synthpriv_report.cluster_joins.record_ids`);
+        the records are those ``words`` makes (whole records, or their key columns for the key groupings), and
+        ``desc`` names the join in an error.
 
         Raises
         ------
@@ -749,8 +751,7 @@ class DaskSearcher:
         """
         from .cluster_joins import record_ids
 
-        return self._joined("identical records", lambda: record_ids(self.client, words, sizes, p,
-                                                                    retries=self.retries))
+        return self._joined(desc, lambda: record_ids(self.client, words, sizes, p, retries=self.retries))
 
     def _joined(self, desc: str, run: Callable[[], R]) -> R:
         try:

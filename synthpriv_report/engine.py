@@ -408,6 +408,46 @@ class _Engine:
             return self.dask.one_column_matches(words(query), d.sizes[query], None if same else words(ref),
                                                 d.sizes[ref], p)
 
+    def key_groups(self, columns: tuple[str, ...], a: str, b: str
+                   ) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
+        """Shared ids of the records of sets ``a`` and ``b`` by their values in ``columns``: equal ids exactly when
+        the records have the same value in every one of those columns (numbers by exact value, -0.0 equal to 0.0,
+        missing equal to missing; categories by level), dense in order of first appearance over ``a`` then
+        ``b`` (:func:`synthpriv_report.joins.group_ids` over the ``hamming`` encoding of ``columns``).
+
+        With a Dask client the grouping is a hash-partitioned join on the workers
+        (:func:`synthpriv_report.cluster_joins.record_ids` over the columns' cell words): the calling process makes
+        each block's cell words from that block's rows alone and receives 8 bytes a record; where two different
+        value combinations share a key (a collision of 64-bit sums), the ids are made here, exactly. The ids are
+        the same either way.
+
+        Returns
+        -------
+        ids_a, ids_b : int arrays, shapes (n_a,), (n_b,)
+        n_groups : int
+            Number of distinct value combinations over both sets.
+        """
+        from .identity import cell_words
+        from .joins import group_ids
+
+        d = self.data
+        if self.dask is not None and columns:
+            ni = [d.numeric_columns.index(c) for c in columns if c in d.numeric_columns]
+            ci = [d.categorical_columns.index(c) for c in columns if c in d.categorical_columns]
+            n_a = d.sizes[a]
+
+            def words(lo: int, hi: int) -> NDArray[np.uint64]:  # a block lies within one set
+                s, rows = (a, slice(lo, hi)) if lo < n_a else (b, slice(lo - n_a, hi - n_a))
+                return cell_words(d.numeric[s][rows][:, ni], self.fitted.codes[s][rows][:, ci])
+
+            with self.stage("key groupings"):
+                ids = self.dask.record_ids(words, [n_a, d.sizes[b]], len(ni) + len(ci), desc="key groupings")
+            if ids is not None:
+                return ids[:n_a], ids[n_a:], int(ids.max()) + 1 if ids.shape[0] else 0
+        enc = self.encoding(SpaceSpec("hamming", columns=columns))
+        with self.stage("key groupings"):
+            return group_ids(enc.cat[a], enc.cat[b])
+
     def _compute_record_ids(self) -> dict[str, NDArray[np.int64]]:
         """With a Dask client, a hash-partitioned join on the workers (:func:`synthpriv_report.cluster_joins.
         record_ids`): the calling process makes each block's cell words from its rows alone and receives the
@@ -818,6 +858,18 @@ class Context:
         column, partner : int arrays, shape (n_query,)
         """
         return self._engine.one_column_matches(query, ref)
+
+    def key_groups(self, columns: Iterable[str], a: str, b: str) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
+        """Shared ids of the records of sets ``a`` and ``b`` by their values in ``columns`` (exact values,
+        missing equal to missing), dense from 0, and the number of distinct combinations; on the workers with a
+        Dask client (:meth:`_Engine.key_groups`). Not cached here: a metric memoises what it keeps.
+
+        Returns
+        -------
+        ids_a, ids_b : int arrays, shapes (n_a,), (n_b,)
+        n_groups : int
+        """
+        return self._engine.key_groups(tuple(columns), a, b)
 
     def identical_in(self, query: str | SetRef, ref: str | SetRef) -> NDArray[np.bool_]:
         """For each query record: has ``ref`` an identical record?

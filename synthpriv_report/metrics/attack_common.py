@@ -12,7 +12,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import stats
-from ..joins import group_ids
 from ..params import review_level
 from ..registry import Words
 from ..spaces import SpaceSpec
@@ -128,13 +127,8 @@ def _euclid_keys(ctx: Context) -> SpaceSpec:
 
 def _key_groups(ctx: Context) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
     """Key-combination ids of T and the synthetic-role set (exact values, missing equals missing)."""
-    space = _hamming_keys(ctx)
-
-    def build():
-        enc = ctx.encoding(space)
-        return group_ids(enc.cat[ctx.T], enc.cat[ctx.S])
-
-    return ctx.memo(("review_attack.key_groups", space, ctx.T, ctx.S), build)
+    return ctx.memo(("review_attack.key_groups", _hamming_keys(ctx), ctx.T, ctx.S),
+                    lambda: ctx.key_groups(_keys(ctx), ctx.T, ctx.S))
 
 
 def _interval(num: NDArray[np.float64], den: NDArray[np.float64] | None, ctx: Context,

@@ -709,3 +709,71 @@ def test_a_collision_of_keys_in_the_record_id_join_is_reported_never_a_wrong_id(
     assert on_cluster(client, lambda a, b: words[a:b], [4], 2, block_rows=1) is None
     ids = on_cluster(client, lambda a, b: words[[0, 2, 3]][a:b], [2, 1], 2, block_rows=1)
     assert ids is not None and ids.tolist() == [0, 0, 1]
+
+
+def _key_case(seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Three small sets whose key columns (a number with -0.0 and missing values, a category with a level one set
+    lacks) repeat combinations within and across sets."""
+    rng = np.random.default_rng(seed)
+
+    def frame(n: int, levels: list[str]) -> pd.DataFrame:
+        return pd.DataFrame({"a": rng.choice([0.0, -0.0, 1.5, 2.0, np.nan], n), "b": rng.choice(levels, n),
+                             "x": rng.normal(size=n), "y": rng.choice(list("uv"), n)})
+
+    return frame(int(rng.integers(60, 160)), list("pqr")), frame(int(rng.integers(60, 160)), list("pqs")), \
+        frame(40, list("pq"))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cap_key_groupings_by_a_join_on_the_workers_are_those_of_one_process(cluster, monkeypatch, seed):
+    """With a client, the CAP family's key groupings are a hash-partitioned join on the workers: the ids are those
+    of the one-process grouping (equal exactly when the key values are, -0.0 equal to 0.0, missing equal to
+    missing; dense, in order of first appearance), the calling process makes no ``hamming`` encoding and no
+    whole set's cell words for them, and ZCAP's result is the local run's. Where the join reports a collision,
+    the grouping is made in one process, with the same ids."""
+    from synthpriv_report import engine as engine_module
+    from synthpriv_report import identity
+
+    _, client = cluster
+    T, S, H = _key_case(seed)
+    kw = dict(key_fields=["a", "b"], sensitive_fields=["y"], metrics=["zcap"], progress=False, random_state=3)
+    local = Evaluation(T, S, H, **kw)
+    ids_t, ids_s, n_groups = local.context.key_groups(["a", "b"], "T", "S")
+
+    # independently: one id per distinct (a, b), -0.0 read as 0.0 and every missing a as one value, numbered in
+    # order of first appearance over T then S as the evaluation holds them (its canonical order of the records)
+    def combo(frame: pd.DataFrame, set_name: str) -> list[tuple]:
+        rows = local.data.caller_rows(set_name, np.arange(len(frame)))
+        return [("nan" if np.isnan(a) else a + 0.0, b) for a, b in zip(frame["a"].iloc[rows], frame["b"].iloc[rows])]
+
+    first: dict[tuple, int] = {}
+    expected = [first.setdefault(c, len(first)) for c in combo(T, "T") + combo(S, "S")]
+    assert ids_t.tolist() + ids_s.tolist() == expected and n_groups == len(first)
+
+    made: list[str] = []
+    blocks: list[int] = []
+    original_encode, original_words = engine_module.encode, identity.cell_words
+
+    def spy_encode(data, fitted, spec):
+        made.append(spec.kind)
+        return original_encode(data, fitted, spec)
+
+    def spy_words(numbers, codes):
+        blocks.append(len(numbers))
+        return original_words(numbers, codes)
+
+    monkeypatch.setattr(engine_module, "encode", spy_encode)
+    monkeypatch.setattr(identity, "cell_words", spy_words)
+    monkeypatch.setattr("synthpriv_report.cluster_joins.BLOCK_ROWS", 25)
+    ev = Evaluation(T, S, H, client=client, **kw)
+    got = ev.context.key_groups(["a", "b"], "T", "S")
+    assert got[0].tolist() == ids_t.tolist() and got[1].tolist() == ids_s.tolist() and got[2] == n_groups
+    assert "hamming" not in made and blocks and max(blocks) <= 25
+    assert _canonical(ev.results()) == _canonical(local.results())
+    assert "hamming" not in made
+
+    # a collision reported by the join: the grouping is made here, from the hamming encoding, with the same ids
+    monkeypatch.setattr(ev._engine.dask, "record_ids", lambda *a, **k: None)
+    again = ev.context.key_groups(["a", "b"], "T", "S")
+    assert again[0].tolist() == ids_t.tolist() and again[1].tolist() == ids_s.tolist() and again[2] == n_groups
+    assert "hamming" in made
