@@ -16,8 +16,9 @@ Modes of the compact encoding (used by :mod:`synthpriv_report.neighbors`):
 from __future__ import annotations
 
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -147,7 +148,8 @@ class Fitted:
     levels : tuple of ndarray
         Per categorical column, its levels over every set, sorted by code point.
     codes : dict
-        Set name -> int64 ``(n, c)`` level codes.
+        Set name -> ``(n, c)`` level codes, in the narrowest integer type that holds them (:func:`code_dtype`;
+        int8 for columns of at most 128 levels); :meth:`wide_codes` gives them as int64.
     has_missing : ndarray
         ``(q,)`` whether a numeric column has a missing value in some set.
     num_half_range : ndarray
@@ -157,9 +159,32 @@ class Fitted:
     num_min: NDArray[np.float64]
     num_range: NDArray[np.float64]
     levels: tuple[NDArray[np.object_], ...]
-    codes: dict[str, NDArray[np.int64]]
+    codes: dict[str, NDArray[np.signedinteger[Any]]]
     has_missing: NDArray[np.bool_]
     num_half_range: NDArray[np.float64] | None = None
+    _wide: weakref.WeakValueDictionary[str, NDArray[np.int64]] = field(
+        default_factory=weakref.WeakValueDictionary, compare=False, repr=False)
+
+    def wide_codes(self, set_name: str) -> NDArray[np.int64]:
+        """``codes[set_name]`` as int64 (the type the search kernels take): one array, shared by every encoding
+        that holds it, and freed when the last of them is (a weak reference here keeps no copy alive).
+
+        >>> f = Fitted(np.zeros(0), np.zeros(0), (), {"T": np.array([[1, 0]], dtype=np.int8)}, np.zeros(0, bool))
+        >>> w = f.wide_codes("T"); w.dtype.name, w.tolist(), f.wide_codes("T") is w
+        ('int64', [[1, 0]], True)
+        """
+        wide = self._wide.get(set_name)
+        if wide is None:
+            wide = self.codes[set_name].astype(np.int64)
+            self._wide[set_name] = wide
+        return wide
+
+    def __getstate__(self) -> dict[str, Any]:  # the weak cache is not pickled (nor picklable)
+        return {k: v for k, v in self.__dict__.items() if k != "_wide"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        object.__setattr__(self, "_wide", weakref.WeakValueDictionary())
 
     def rescale(self, values: NDArray[np.float64], columns: Sequence[int] | NDArray[np.int64] | slice = slice(None)
                 ) -> NDArray[np.float64]:
@@ -197,10 +222,10 @@ def _levels_and_codes(stacked: NDArray[np.object_]) -> tuple[NDArray[np.object_]
     return uniques[order], rank[codes]
 
 
-def _levels_from_tables(data: PreparedData, j: int, codes: dict[str, NDArray[np.int64]]) -> NDArray[np.object_]:
+def _levels_from_tables(data: PreparedData, j: int) -> tuple[NDArray[np.object_], dict[str, NDArray[np.int64]]]:
     """:func:`_levels_and_codes` for categorical column ``j`` from the codes and distinct texts :func:`prepare`
-    found per set (``data.factorized``): the same sorted levels and codes, without numbering the strings again.
-    Writes each set's codes into ``codes[s][:, j]`` and returns the levels."""
+    found per set (``data.factorized``): the same sorted levels, without numbering the strings again, and per set
+    the lookup from its codes to the levels' (its last entry: the code of a missing value, -1)."""
     parts = [data.factorized[s][j] for s in data.sets]
     distinct = set().union(*(t.tolist() for _, t in parts))
     if any((c < 0).any() for c, _ in parts):
@@ -208,10 +233,21 @@ def _levels_from_tables(data: PreparedData, j: int, codes: dict[str, NDArray[np.
     levels = np.array(sorted(distinct), dtype=object)
     position = {v: i for i, v in enumerate(levels.tolist())}
     missing_at = position.get(MISSING, -1)
-    for s, (c, t) in zip(data.sets, parts):
-        lookup = np.array([position[v] for v in t.tolist()] + [missing_at], dtype=np.int64)
-        codes[s][:, j] = lookup[c]  # code -1 (missing) takes the last entry
-    return levels
+    lookups = {s: np.array([position[v] for v in t.tolist()] + [missing_at], dtype=np.int64)
+               for s, (_, t) in zip(data.sets, parts)}
+    return levels, lookups
+
+
+def code_dtype(n_levels: int) -> np.dtype:
+    """The narrowest signed integer type that holds the codes ``0 .. n_levels - 1`` (int8 up to 128 levels).
+
+    >>> [str(code_dtype(n)) for n in (0, 128, 129, 40_000, 3_000_000_000)]
+    ['int8', 'int8', 'int16', 'int32', 'int64']
+    """
+    for dtype in (np.int8, np.int16, np.int32):
+        if n_levels - 1 <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
 
 
 def fit(data: PreparedData) -> Fitted:
@@ -219,7 +255,9 @@ def fit(data: PreparedData) -> Fitted:
     machinery").
 
     Ranges never overflow: see :meth:`Fitted.rescale`. Levels are found by hashing (``pandas.factorize``), so a
-    column with one distinct value per record (an identifier) costs about as much as a binary one.
+    column with one distinct value per record (an identifier) costs about as much as a binary one. The codes are
+    held in the narrowest integer type that holds every column's (:func:`code_dtype`: one byte a cell for columns
+    of at most 128 levels); :meth:`Fitted.wide_codes` gives them as int64.
     """
     real_sets = [s for s in ("T", "H") if s in data.sizes]
     real_num = np.concatenate([data.numeric[s] for s in real_sets], axis=0)
@@ -237,21 +275,30 @@ def fit(data: PreparedData) -> Fitted:
     for s in all_sets:
         if data.numeric[s].shape[1]:
             has_missing |= np.isnan(data.numeric[s]).any(axis=0)
-    levels = []
-    codes = {s: np.empty((data.sizes[s], len(data.categorical_columns)), dtype=np.int64) for s in all_sets}
-    for j in range(len(data.categorical_columns)):
-        if data.factorized is not None:
-            lv = _levels_from_tables(data, j, codes)
+    n_cat = len(data.categorical_columns)
+    levels: list[NDArray[np.object_]] = []
+    if data.factorized is not None:
+        # the levels first (from the sets' tables of distinct texts), then the codes, in their narrow type
+        tables = [_levels_from_tables(data, j) for j in range(n_cat)]
+        levels = [lv for lv, _ in tables]
+        dtype = code_dtype(max((len(lv) for lv in levels), default=0))
+        codes = {s: np.empty((data.sizes[s], n_cat), dtype=dtype) for s in all_sets}
+        for j, (_, lookups) in enumerate(tables):
+            for s in all_sets:
+                codes[s][:, j] = lookups[s][data.factorized[s][j][0]]  # code -1 (missing) takes the last entry
+    else:
+        wide = {s: np.empty((data.sizes[s], n_cat), dtype=np.int64) for s in all_sets}
+        for j in range(n_cat):
+            stacked = np.concatenate([data.categorical[s][:, j] for s in all_sets])
+            lv, inv = _levels_and_codes(stacked)
             levels.append(lv)
-            continue
-        stacked = np.concatenate([data.categorical[s][:, j] for s in all_sets])
-        lv, inv = _levels_and_codes(stacked)
-        levels.append(lv)
-        start = 0
-        for s in all_sets:
-            n = data.sizes[s]
-            codes[s][:, j] = inv[start:start + n]
-            start += n
+            start = 0
+            for s in all_sets:
+                n = data.sizes[s]
+                wide[s][:, j] = inv[start:start + n]
+                start += n
+        dtype = code_dtype(max((len(lv) for lv in levels), default=0))
+        codes = {s: c.astype(dtype) for s, c in wide.items()}
     return Fitted(num_min=lo, num_range=rng, levels=tuple(levels), codes=codes, has_missing=has_missing,
                   num_half_range=half)
 
@@ -295,7 +342,7 @@ def encode(data: PreparedData, fitted: Fitted, spec: SpaceSpec) -> Encoding:
         cat = {}
         extra_codes = []
         for s in data.sets:
-            parts = [fitted.codes[s][:, ci]] + [v[:, None] for v in num_codes.get(s, [])]
+            parts = [fitted.codes[s][:, ci].astype(np.int64)] + [v[:, None] for v in num_codes.get(s, [])]
             cat[s] = np.ascontiguousarray(np.concatenate(parts, axis=1).astype(np.int64))
         for k in range(len(num_cols)):
             extra_codes.append(int(max(cat[s][:, len(ci) + k].max() for s in data.sets)) + 1)
@@ -308,9 +355,10 @@ def encode(data: PreparedData, fitted: Fitted, spec: SpaceSpec) -> Encoding:
         )
 
     if ci == list(range(len(data.categorical_columns))):
-        cat = dict(fitted.codes)  # every column in order: the fitted codes themselves (read-only use), no copy
+        # every column in order: the fitted codes as int64, one array shared by every such encoding (read-only)
+        cat = {s: fitted.wide_codes(s) for s in data.sets}
     else:
-        cat = {s: np.ascontiguousarray(fitted.codes[s][:, ci]) for s in data.sets}
+        cat = {s: np.ascontiguousarray(fitted.codes[s][:, ci], dtype=np.int64) for s in data.sets}
     header = encoding_header(data, fitted, spec)
     num = {s: encoded_numbers(data, fitted, header, s) for s in data.sets}
     return replace(header, num=num, cat=cat)
@@ -408,7 +456,7 @@ def encoded_codes(data: PreparedData, fitted: Fitted, header: Encoding, set_name
     :func:`encode` gives them (a copy)."""
     ci = [data.categorical_columns.index(c) for c in header.cat_columns]
     codes = fitted.codes[set_name][rows]
-    return np.ascontiguousarray(codes if ci == list(range(codes.shape[1])) else codes[:, ci])
+    return np.ascontiguousarray(codes if ci == list(range(codes.shape[1])) else codes[:, ci], dtype=np.int64)
 
 
 

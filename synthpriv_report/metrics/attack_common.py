@@ -109,7 +109,7 @@ def _split_sensitive(ctx: Context) -> tuple[list[str], list[str]]:
 
 def _sens_codes(ctx: Context, set_name: str, attrs: list[str]) -> NDArray[np.int64]:
     cols = [ctx.data.categorical_columns.index(a) for a in attrs]
-    return ctx.fitted.codes[set_name][:, cols]
+    return ctx.fitted.codes[set_name][:, cols].astype(np.int64)
 
 
 def _sens_values(ctx: Context, set_name: str, attrs: list[str]) -> NDArray[np.float64]:

@@ -35,7 +35,7 @@ def _hitr_index(ctx: Context, syn: str | None = None) -> _HitrIndex:
 
     def build():
         d = ctx.data
-        return _HitrIndex(ctx.fitted.codes[ctx.T], d.numeric[ctx.T], ctx.fitted.codes[syn], d.numeric[syn])
+        return _HitrIndex(ctx.fitted.wide_codes(ctx.T), d.numeric[ctx.T], ctx.fitted.wide_codes(syn), d.numeric[syn])
 
     return ctx.memo(("review_attack.hitr_index", ctx.T, syn), build)
 

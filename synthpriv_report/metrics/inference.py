@@ -136,7 +136,7 @@ def _plan(ctx: Any, params: dict[str, Any]) -> list:
 def _values(ctx: Any, set_name: str, column: str) -> tuple[NDArray, bool]:
     if ctx.data.kinds[column] == "numeric":
         return ctx.data.numeric[set_name][:, ctx.data.numeric_columns.index(column)], True
-    return ctx.fitted.codes[set_name][:, ctx.data.categorical_columns.index(column)], False
+    return ctx.fitted.codes[set_name][:, ctx.data.categorical_columns.index(column)].astype(np.int64), False
 
 
 def _outcomes(ctx: Any, n_attacks: int) -> dict[str, Any]:

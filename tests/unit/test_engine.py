@@ -69,10 +69,11 @@ def test_encodings_share_equal_arrays() -> None:
     for s in ("T", "H", "S"):
         # no numeric value is missing: gower and euclidean coordinates are the same numbers, held once
         assert e.num[s] is g.num[s]
-        # every categorical column in order: both use the fitted codes themselves
-        assert g.cat[s] is ctx.fitted.codes[s] and e.cat[s] is ctx.fitted.codes[s]
+        # every categorical column in order: both hold one int64 copy of the fitted codes (held narrow)
+        assert g.cat[s] is e.cat[s] and g.cat[s].dtype == np.int64 and ctx.fitted.codes[s].dtype == np.int8
+        assert np.array_equal(g.cat[s], ctx.fitted.codes[s])
     keys = ctx.encoding(SpaceSpec("euclidean", columns=("c", "x")))
-    assert keys.cat["T"] is ctx.fitted.codes["T"]  # the one categorical column: the same codes
+    assert keys.cat["T"] is g.cat["T"]  # the one categorical column: the same codes
     assert keys.num["T"].shape == (len(T), 1)
 
 
