@@ -535,6 +535,22 @@ def test_the_calling_process_builds_no_tree_of_a_sharded_reference_set(sets, clu
     assert built == []
 
 
+def _spy_whole_encodings(monkeypatch) -> list[str]:
+    """The kinds of the spaces the calling process encodes whole sets in from now on (a spy on the engine's
+    ``encode``), in order."""
+    from synthpriv_report import engine as engine_module
+
+    made: list[str] = []
+    original = engine_module.encode
+
+    def spy(data, fitted, spec):
+        made.append(spec.kind)
+        return original(data, fitted, spec)
+
+    monkeypatch.setattr(engine_module, "encode", spy)
+    return made
+
+
 def test_the_calling_process_makes_no_whole_sets_coordinates_for_a_sharded_search(sets, cluster, monkeypatch):
     """The spy: with a client, the gower and euclidean searches (sharded, and one-shard) read their records a block
     at a time, made as sent; no whole set is encoded in the calling process. The neighbour tables are bit for bit
@@ -545,20 +561,15 @@ def test_the_calling_process_makes_no_whole_sets_coordinates_for_a_sharded_searc
     metrics = ["dcr", "holdout_dcr_share", "nndr", "privacy_score", "dcr_test"]
     local = _evaluation(sets, metrics=metrics)
     local.results()
-    made: list[str] = []
+    made = _spy_whole_encodings(monkeypatch)
     blocks: list[int] = []
-    original_encode, original_numbers = engine_module.encode, spaces.encoded_numbers
-
-    def spy_encode(data, fitted, spec):
-        made.append(spec.kind)
-        return original_encode(data, fitted, spec)
+    original_numbers = spaces.encoded_numbers
 
     def spy_numbers(data, fitted, header, set_name, rows=slice(None)):
         out = original_numbers(data, fitted, header, set_name, rows)
         blocks.append(out.shape[0])
         return out
 
-    monkeypatch.setattr(engine_module, "encode", spy_encode)
     monkeypatch.setattr(engine_module, "encoded_numbers", spy_numbers)
     _, client = cluster
     ev = _evaluation(sets, client=client, shard_rows=SHARD_ROWS, metrics=metrics)
@@ -648,12 +659,11 @@ def test_the_near_copy_join_by_hand(cluster):
     assert column.tolist() == [0, 0, -1, -1, 0] and partner.tolist() == [0, 1, -1, -1, 0]
 
 
-def test_the_calling_process_never_makes_a_whole_sets_cell_words(sets, cluster, monkeypatch):
-    """The spy: with a client, the near-copy check's cell words are made in blocks and sent to the workers; the
-    calling process never holds those of a whole set. Its numbers are those of the local run."""
+def _spy_cell_word_blocks(monkeypatch, block_rows: int) -> list[int]:
+    """The joins cut their records into blocks of ``block_rows``; the returned list receives the number of records
+    of every block of cell words the calling process makes from now on (a spy on ``identity.cell_words``)."""
     from synthpriv_report import identity
 
-    _, client = cluster
     made: list[int] = []
     original = identity.cell_words
 
@@ -662,7 +672,15 @@ def test_the_calling_process_never_makes_a_whole_sets_cell_words(sets, cluster, 
         return original(numbers, codes)
 
     monkeypatch.setattr(identity, "cell_words", spy)
-    monkeypatch.setattr("synthpriv_report.cluster_joins.BLOCK_ROWS", 400)
+    monkeypatch.setattr("synthpriv_report.cluster_joins.BLOCK_ROWS", block_rows)
+    return made
+
+
+def test_the_calling_process_never_makes_a_whole_sets_cell_words(sets, cluster, monkeypatch):
+    """The spy: with a client, the near-copy check's cell words are made in blocks and sent to the workers; the
+    calling process never holds those of a whole set. Its numbers are those of the local run."""
+    _, client = cluster
+    made = _spy_cell_word_blocks(monkeypatch, 400)
     metrics = ["exact_copies", "near_copies"]
     local = _canonical(_evaluation(sets, metrics=metrics).results())
     whole = list(made)
@@ -731,8 +749,6 @@ def test_cap_key_groupings_by_a_join_on_the_workers_are_those_of_one_process(clu
     missing; dense, in order of first appearance), the calling process makes no ``hamming`` encoding and no
     whole set's cell words for them, and ZCAP's result is the local run's. Where the join reports a collision,
     the grouping is made in one process, with the same ids."""
-    from synthpriv_report import engine as engine_module
-    from synthpriv_report import identity
 
     _, client = cluster
     T, S, H = _key_case(seed)
@@ -750,21 +766,8 @@ def test_cap_key_groupings_by_a_join_on_the_workers_are_those_of_one_process(clu
     expected = [first.setdefault(c, len(first)) for c in combo(T, "T") + combo(S, "S")]
     assert ids_t.tolist() + ids_s.tolist() == expected and n_groups == len(first)
 
-    made: list[str] = []
-    blocks: list[int] = []
-    original_encode, original_words = engine_module.encode, identity.cell_words
-
-    def spy_encode(data, fitted, spec):
-        made.append(spec.kind)
-        return original_encode(data, fitted, spec)
-
-    def spy_words(numbers, codes):
-        blocks.append(len(numbers))
-        return original_words(numbers, codes)
-
-    monkeypatch.setattr(engine_module, "encode", spy_encode)
-    monkeypatch.setattr(identity, "cell_words", spy_words)
-    monkeypatch.setattr("synthpriv_report.cluster_joins.BLOCK_ROWS", 25)
+    made = _spy_whole_encodings(monkeypatch)
+    blocks = _spy_cell_word_blocks(monkeypatch, 25)
     ev = Evaluation(T, S, H, client=client, **kw)
     got = ev.context.key_groups(["a", "b"], "T", "S")
     assert got[0].tolist() == ids_t.tolist() and got[1].tolist() == ids_s.tolist() and got[2] == n_groups
