@@ -262,7 +262,8 @@ class _Engine:
             # (gower and euclidean-type spaces) no whole set's coordinates either: each block is made as sent
             from .neighbors.shards import ShardParams
 
-            header, (qn, qc), (rn, rc) = self._header(spec), self._rows(spec, query), self._rows(spec, ref)
+            header = self._header(spec)
+            (qn, qc), (rn, rc) = self._rows(spec, query, header), self._rows(spec, ref, header)
             dist, idx, choice, placed = self.dask.knn_sharded(
                 (spec, ref.key), ShardParams.from_encoding(header), rn, rc, qn, qc, k=k_search,
                 exclude_self=(query.key == ref.key), engine=self.search_engine, desc=desc)
@@ -306,24 +307,25 @@ class _Engine:
         self._release_encoding(spec)
         return table.head(k)
 
-    def _header(self, spec: SpaceSpec) -> Encoding:
-        """``spec``'s encoding where it is cached or has no row-by-row form (hamming, projected), else its header
-        (:func:`~synthpriv_report.spaces.encoding_header`): what a sharded search needs besides the records."""
-        if spec in self.encodings or spec.kind not in ("gower", "euclidean"):
-            return self.encoding(spec)
-        return encoding_header(self.data, self.fitted, spec)
+    def _blockwise(self, spec: SpaceSpec) -> bool:
+        """Whether a search on the workers reads ``spec``'s records a block at a time (a gower or euclidean-type
+        space not cached here) rather than slicing its whole encoding."""
+        return spec not in self.encodings and spec.kind in ("gower", "euclidean")
 
-    def _rows(self, spec: SpaceSpec, s: SetRef) -> tuple[Any, Any]:
-        """The numeric coordinates and codes of ``s`` in ``spec`` for a sharded search: slices of the cached
-        encoding, or (gower and euclidean-type spaces, not cached) rows made a block at a time when the search
-        reads them (:class:`~synthpriv_report.spaces.EncodedRows`), bit for bit the same numbers."""
-        if spec in self.encodings or spec.kind not in ("gower", "euclidean"):
-            enc = self.encoding(spec)
+    def _header(self, spec: SpaceSpec) -> Encoding:
+        """``spec``'s encoding where a search slices it (:meth:`_blockwise`), else its header
+        (:func:`~synthpriv_report.spaces.encoding_header`): what a sharded search needs besides the records."""
+        return encoding_header(self.data, self.fitted, spec) if self._blockwise(spec) else self.encoding(spec)
+
+    def _rows(self, spec: SpaceSpec, s: SetRef, header: Encoding) -> tuple[Any, Any]:
+        """The numeric coordinates and codes of ``s`` in ``spec`` for a search on the workers: slices of the
+        encoding ``header`` (:meth:`_header`), or rows made a block at a time when the search reads them
+        (:class:`~synthpriv_report.spaces.EncodedRows`, :meth:`_blockwise`), bit for bit the same numbers."""
+        if not self._blockwise(spec):
             if s.rows is None:
-                return enc.num[s.base], enc.cat[s.base]
-            return enc.num[s.base][s.rows], enc.cat[s.base][s.rows]
-        header, n = encoding_header(self.data, self.fitted, spec), self.data.sizes[s.base]
-        data, fitted = self.data, self.fitted
+                return header.num[s.base], header.cat[s.base]
+            return header.num[s.base][s.rows], header.cat[s.base][s.rows]
+        data, fitted, n = self.data, self.fitted, self.data.sizes[s.base]
         return (EncodedRows(lambda at: encoded_numbers(data, fitted, header, s.base, at), n, s.rows),
                 EncodedRows(lambda at: encoded_codes(data, fitted, header, s.base, at), n, s.rows))
 

@@ -342,7 +342,7 @@ def encode(data: PreparedData, fitted: Fitted, spec: SpaceSpec) -> Encoding:
         cat = {}
         extra_codes = []
         for s in data.sets:
-            parts = [fitted.codes[s][:, ci].astype(np.int64)] + [v[:, None] for v in num_codes.get(s, [])]
+            parts = [fitted.codes[s][:, ci]] + [v[:, None] for v in num_codes.get(s, [])]
             cat[s] = np.ascontiguousarray(np.concatenate(parts, axis=1).astype(np.int64))
         for k in range(len(num_cols)):
             extra_codes.append(int(max(cat[s][:, len(ci) + k].max() for s in data.sets)) + 1)
