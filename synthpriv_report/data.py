@@ -178,6 +178,19 @@ class CodedSet:
         return np.asarray(self).tolist()  # type: ignore[no-any-return]
 
 
+def code_dtype(n_levels: int) -> np.dtype:
+    """The narrowest signed integer type that holds the codes ``0 .. n_levels - 1`` and ``-1`` (int8 up to 128
+    levels): how partitioned inputs, the canonical order and the fitted encoders hold category codes.
+
+    >>> [str(code_dtype(n)) for n in (0, 128, 129, 40_000, 3_000_000_000)]
+    ['int8', 'int8', 'int16', 'int32', 'int64']
+    """
+    for dtype in (np.int8, np.int16, np.int32):
+        if n_levels - 1 <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
+
+
 def coded_texts(codes: Mapping[str, NDArray[np.int64]], levels: Sequence[NDArray[np.object_]],
                 ) -> dict[str, CodedSet]:
     """Per set, its categorical values as a :class:`CodedSet` of ``codes[s]`` into ``levels`` (per column, the
@@ -434,16 +447,18 @@ def fingerprint(numeric: NDArray[np.float64], categorical: NDArray[np.object_], 
     """
     h = hashlib.sha256()
     h.update(("\x1f".join(f"{c}:{kinds[c]}" for c in columns)).encode())
-    num = np.ascontiguousarray(numeric, dtype="<f8").copy()
-    num[np.isnan(num)] = np.nan  # one canonical NaN payload
-    h.update(num.tobytes())
+    step = 1 << 20  # a million values at a time: the same bytes as the whole array's, in bounded memory
+    rows = max(1, step // max(1, numeric.shape[1]))
+    for start in range(0, numeric.shape[0], rows):
+        num = np.array(numeric[start:start + rows], dtype="<f8", order="C")  # a copy
+        num[np.isnan(num)] = np.nan  # one canonical NaN payload
+        h.update(num.tobytes())
     # row by row, each value length-prefixed so that no value can imitate a separator; each distinct value is
     # encoded once
     def blob(v: str) -> bytes:
         b = v.encode("utf-8", "surrogatepass")
         return len(b).to_bytes(8, "little") + b
 
-    step = 1 << 20  # a million values at a time: the same bytes, in bounded memory
     if factorized is not None and len(factorized) and categorical.shape[0]:
         # one table of every column's texts (and the missing marker last); a cell's entry is its column's
         # offset plus its code
@@ -452,7 +467,8 @@ def fingerprint(numeric: NDArray[np.float64], categorical: NDArray[np.object_], 
         blobs = np.array([blob(v) for t in tables for v in t.tolist()] + [blob(MISSING)], dtype=object)
         rows = max(1, step // len(factorized))
         for start in range(0, categorical.shape[0], rows):
-            ids = np.column_stack([np.where(c[start:start + rows] < 0, offsets[-1], c[start:start + rows] + o)
+            ids = np.column_stack([np.where(c[start:start + rows] < 0, offsets[-1],
+                                            c[start:start + rows].astype(np.int64) + o)
                                    for (c, _), o in zip(factorized, offsets[:-1])])
             h.update(b"".join(blobs[ids.ravel()].tolist()))
     else:
@@ -841,9 +857,8 @@ def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequ
     notes = []
     real_sets = [s for s in ("T", "H") if s in sizes]
     for j, c in enumerate(num_cols):
-        real_vals = np.concatenate([num_arrays[s][:, j] for s in real_sets])
-        finite = real_vals[~np.isnan(real_vals)]
-        if finite.size and finite.min() == finite.max():
+        values = [num_arrays[s][:, j] for s in real_sets if not np.isnan(num_arrays[s][:, j]).all()]
+        if values and min(np.nanmin(v) for v in values) == max(np.nanmax(v) for v in values):
             notes.append(f"column {c!r} is constant in the real data: its range is treated as 1, so a difference in "
                          "it counts in full")
     for j, c in enumerate(cat_cols):
@@ -873,8 +888,9 @@ def _canonicalize(s: str, num_arrays: dict[str, NDArray[np.float64]],
                   cat_arrays: dict[str, NDArray[np.object_] | CodedSet],
                   factorized: dict[str, list[tuple[NDArray[np.int64], NDArray[np.object_]]]]) -> NDArray[np.int64]:
     """Put set ``s`` in its canonical order (:func:`synthpriv_report.identity.canonical_order`), in place in the
-    three dicts, and number each categorical column's texts in order of first appearance in that order; returns
-    the order (canonical position -> caller's row)."""
+    three dicts, and number each categorical column's texts in order of first appearance in that order (codes in
+    the narrowest integer type that holds them, :func:`code_dtype`); returns the order (canonical position ->
+    caller's row)."""
     from .identity import canonical_order
 
     cols = factorized[s]
@@ -888,8 +904,8 @@ def _canonicalize(s: str, num_arrays: dict[str, NDArray[np.float64]],
     for codes_j, table in cols:
         cj = codes_j[order]
         seen = pd.unique(cj[cj >= 0])
-        remap = np.full(len(table) + 1, -1, dtype=np.int64)
-        remap[seen] = np.arange(seen.size, dtype=np.int64)
+        remap = np.full(len(table) + 1, -1, dtype=code_dtype(len(table)))  # code -1 takes the last entry
+        remap[seen] = np.arange(seen.size)
         renumbered.append((remap[cj], np.asarray(table, dtype=object)[seen]))
     factorized[s] = renumbered
     if coded:

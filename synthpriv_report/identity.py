@@ -239,17 +239,30 @@ def canonical_order(numeric: NDArray[np.float64], codes: NDArray[np.int64] | Non
     n = numeric.shape[0]
     bits = np.ascontiguousarray(numeric, dtype=np.float64).view(np.int64)
     c = 0 if codes is None else codes.shape[1]
-    content = np.empty((n, c), dtype=np.int64)
-    for j in range(c):
-        content[:, j] = _text_hashes(tables[j])[codes[:, j]]  # code -1 takes the last entry
-    h = _row_hashes(bits, content)
+    text_hashes = [_text_hashes(t) for t in tables[:c]]
+
+    def content_of(rows: slice | NDArray[np.int64]) -> NDArray[np.int64]:
+        """The texts' hashes of some rows (code -1 takes the last entry)."""
+        m = len(range(*rows.indices(n))) if isinstance(rows, slice) else rows.shape[0]
+        out = np.empty((m, c), dtype=np.int64)
+        for j in range(c):
+            out[:, j] = text_hashes[j][codes[rows, j]]  # type: ignore[index]
+        return out
+
+    # a row's hash reads that row alone: made a block of rows at a time, 8 bytes a cell of a block only
+    step = max(1, (1 << 20) // max(1, c))
+    h = np.empty(n, dtype=np.int64)
+    for a in range(0, n, step):
+        h[a:a + step] = _row_hashes(bits[a:a + step], content_of(slice(a, a + step)))
     order = np.argsort(h, kind="stable")
     hs = h[order]
     same_hash = np.flatnonzero(hs[1:] == hs[:-1])
-    if same_hash.size:
+    if same_hash.size:  # identical records, or a collision: compare the rows of each pair
         a, b = order[same_hash], order[same_hash + 1]
-        differ = ~_same_rows(bits, content, a, bits, content, b)
+        pairs = np.arange(a.shape[0], dtype=np.int64)
+        differ = ~_same_rows(bits[a], content_of(a), pairs, bits[b], content_of(b), pairs)
         if differ.any():  # a collision: order by the values themselves (canonical bits, text hashes)
+            content = content_of(slice(None))
             keys = [content[:, j] for j in range(c - 1, -1, -1)]
             canon = bits.copy()
             canon[canon == _NEG_ZERO] = 0

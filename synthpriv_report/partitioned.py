@@ -25,7 +25,7 @@ A set given as a pandas DataFrame is encoded in the calling process as one parti
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,7 +91,8 @@ def partitions_of(obj: Any, set_name: str, kind: str) -> Partitions:
 
 @dataclass
 class EncodedPart:
-    """What a worker returns for one partition (8 bytes a value, plus each categorical column's distinct texts).
+    """What a worker returns for one partition (8 bytes a number, a category's code in the narrowest integer type
+    that holds its partition's texts, plus each categorical column's distinct texts).
 
     Attributes
     ----------
@@ -100,7 +101,8 @@ class EncodedPart:
     num : ndarray, shape (n, q)
         Numeric columns, converted (NaN: missing); columns that failed hold NaN.
     cat : list of (codes, table)
-        Per categorical column: codes (-1: missing) and distinct texts in order of first appearance.
+        Per categorical column: codes (-1: missing; :func:`~synthpriv_report.data.code_dtype` of the table's
+        length) and distinct texts in order of first appearance.
     all_missing : dict
         Column -> whether every value of this partition is missing.
     failed : list of str
@@ -146,10 +148,11 @@ def encode_part(part: Any, kind: str, set_name: str, real_meta: pd.DataFrame, nu
     for c in cat_cols:
         try:
             _, _, fact = dm.encode_set(df[[c]], set_name, real_meta, [], [c], reveal=reveal)
-            out.cat.append(fact[0])
+            codes, table = fact[0]
+            out.cat.append((codes.astype(dm.code_dtype(len(table)), copy=False), table))
         except ValueError:
             out.failed.append(c)
-            out.cat.append((np.full(n, -1, dtype=np.int64), np.empty(0, dtype=object)))
+            out.cat.append((np.full(n, -1, dtype=np.int8), np.empty(0, dtype=object)))
     for c in id_candidates:
         series = df[c]
         numeric_raw = pd.api.types.is_numeric_dtype(real_meta[c].dtype)
@@ -179,10 +182,26 @@ def raise_part(part: Any, kind: str, set_name: str, real_meta: pd.DataFrame, col
 # in the calling process: merge
 
 
-def merge_tables(parts: Sequence[tuple[NDArray[np.int64], NDArray[np.object_]]]
-                 ) -> tuple[NDArray[np.int64], NDArray[np.object_]]:
-    """One column's codes and table from its partitions' (codes, table): the table holds each text once, in
-    order of first appearance over the partitions in order (what numbering the whole column gives); -1 stays
+def table_remaps(tables: Sequence[NDArray[np.object_]]) -> tuple[list[NDArray[np.integer]], NDArray[np.object_]]:
+    """One column's merged table from its partitions' tables, and per partition the map from its codes to the
+    merged ones (entry -1, for code -1, is -1: missing), in the narrowest integer type that holds them
+    (:func:`~synthpriv_report.data.code_dtype`). The merged table holds each text once, in order of first
+    appearance over the partitions in order (what numbering the whole column gives).
+
+    >>> remaps, table = table_remaps([np.array(["b", "a"], dtype=object), np.array(["c", "b"], dtype=object)])
+    >>> [r.tolist() for r in remaps], table.tolist(), remaps[0].dtype.name
+    ([[0, 1, -1], [2, 0, -1]], ['b', 'a', 'c'], 'int8')
+    """
+    position: dict[str, int] = {}
+    numbered = [[position.setdefault(text, len(position)) for text in table.tolist()] for table in tables]
+    dtype = dm.code_dtype(len(position))
+    remaps = [np.array(codes + [-1], dtype=dtype) for codes in numbered]  # code -1 (missing) takes the last entry
+    return remaps, np.array(list(position), dtype=object)
+
+
+def merge_tables(parts: Sequence[tuple[NDArray[np.integer], NDArray[np.object_]]]
+                 ) -> tuple[NDArray[np.integer], NDArray[np.object_]]:
+    """One column's codes and table from its partitions' (codes, table) (:func:`table_remaps`); -1 stays
     missing.
 
     >>> c, t = merge_tables([(np.array([0, 1, -1]), np.array(["b", "a"], dtype=object)),
@@ -190,16 +209,9 @@ def merge_tables(parts: Sequence[tuple[NDArray[np.int64], NDArray[np.object_]]]
     >>> c.tolist(), t.tolist()
     ([0, 1, -1, 2, 0], ['b', 'a', 'c'])
     """
-    position: dict[str, int] = {}
-    chunks = []
-    for codes, table in parts:
-        remap = np.empty(len(table) + 1, dtype=np.int64)
-        for i, text in enumerate(table.tolist()):
-            remap[i] = position.setdefault(text, len(position))
-        remap[-1] = -1  # code -1 (missing) takes the last entry
-        chunks.append(remap[codes])
-    codes = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
-    return codes, np.array(list(position), dtype=object)
+    remaps, table = table_remaps([t for _, t in parts])
+    codes = np.concatenate([r[c] for r, (c, _) in zip(remaps, parts)]) if parts else np.zeros(0, dtype=np.int8)
+    return codes, table
 
 
 @dataclass(frozen=True)
@@ -210,23 +222,48 @@ class PartitionedInputs:
     excluded: tuple[str, ...]
 
 
-def _gather(client: Any, fn: Any, jobs: list[tuple[Partitions, Any]], settings: dict[str, dict[str, Any]]
-            ) -> list[Any]:
-    """``fn(part, kind, set_name, **settings[set_name])`` for each job: as tasks on the workers for Parquet files
-    and Dask partitions (each partition is read where its task runs), here for a pandas frame; in job order."""
+def _summary(part: EncodedPart) -> EncodedPart:
+    """``part`` without its per-record arrays (rows, tables, checks, identifier evidence): a task on a worker."""
+    return EncodedPart(n=part.n, num=np.empty((0, part.num.shape[1])),
+                       cat=[(np.empty(0, dtype=codes.dtype), table) for codes, table in part.cat],
+                       all_missing=part.all_missing, failed=part.failed, identifier=part.identifier)
+
+
+def _encode_parts(client: Any, jobs: list[tuple[Partitions, Any]], settings: dict[str, dict[str, Any]]
+                  ) -> tuple[list[EncodedPart], Callable[[int], EncodedPart]]:
+    """:func:`encode_part` for each job: as tasks on the workers for Parquet files and Dask partitions (each
+    partition is read where its task runs), here for a pandas frame.
+
+    Returns
+    -------
+    summaries : list of EncodedPart
+        In job order, without the per-record arrays (:func:`_summary`): what the checks read.
+    fetch : callable
+        ``fetch(i)``: job ``i``'s whole result. A partition encoded on a worker stays there until it is fetched,
+        so that the calling process holds one partition's arrays at a time while it merges them.
+    """
     import dask
 
-    out: list[Any] = [None] * len(jobs)
+    local: dict[int, EncodedPart] = {}
     remote = []
     for i, (p, part) in enumerate(jobs):
         if p.kind == "pandas":
-            out[i] = fn(part, p.kind, p.set_name, **settings[p.set_name])
+            local[i] = encode_part(part, p.kind, p.set_name, **settings[p.set_name])
         else:
-            remote.append((i, dask.delayed(fn, pure=False)(part, p.kind, p.set_name, **settings[p.set_name])))
-    if remote:
-        for (i, _), result in zip(remote, client.gather(client.compute([d for _, d in remote]))):
-            out[i] = result
-    return out
+            remote.append((i, dask.delayed(encode_part, pure=False)(part, p.kind, p.set_name,
+                                                                   **settings[p.set_name])))
+    futures = dict(zip((i for i, _ in remote), client.compute([d for _, d in remote]))) if remote else {}
+    summaries: list[EncodedPart] = [_summary(local[i]) if i in local else None  # type: ignore[misc]
+                                    for i in range(len(jobs))]
+    if futures:
+        wanted = [client.submit(_summary, f, pure=False) for f in futures.values()]
+        for i, summary in zip(futures, client.gather(wanted)):
+            summaries[i] = summary
+
+    def fetch(i: int) -> EncodedPart:
+        return local.pop(i) if i in local else futures.pop(i).result()  # let go once fetched
+
+    return summaries, fetch
 
 
 def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequence[str] | None,
@@ -266,10 +303,12 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
     per_set = {s: {"real_meta": real_meta, "num_cols": num_cols, "cat_cols": cat_cols,
                    "reveal": bool(reveal_real_values), "id_candidates": candidates if s == "T" else ()}
                for s in sets}
-    results = _gather(client, encode_part, jobs, per_set)
+    summaries, fetch = _encode_parts(client, jobs, per_set)
     by_set: dict[str, list[tuple[Any, EncodedPart]]] = {s: [] for s in sets}
-    for (p, part), r in zip(jobs, results):
+    job_of: dict[str, list[int]] = {s: [] for s in sets}
+    for i, ((p, part), r) in enumerate(zip(jobs, summaries)):
         by_set[p.set_name].append((part, r))
+        job_of[p.set_name].append(i)
     sizes = {s: sum(r.n for _, r in by_set[s]) for s in ("T", "S", "H") if s in by_set}
     for s in sizes:
         if sizes[s] == 0:
@@ -278,12 +317,20 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
         raise ValueError(f"the real data needs at least 2 records, got {sizes['T']}")
 
     num: dict[str, NDArray[np.float64]] = {}
-    fact: dict[str, list[tuple[NDArray[np.int64], NDArray[np.object_]]]] = {}
-    for s in sizes:  # each partition's arrays are let go once merged: no set is held twice
-        num[s] = np.concatenate([r.num for _, r in by_set[s]], axis=0)
-        fact[s] = [merge_tables([r.cat[j] for _, r in by_set[s]]) for j in range(len(cat_cols))]
-        for _, r in by_set[s]:
-            r.num, r.cat = np.empty((0, 0)), []
+    fact: dict[str, list[tuple[NDArray[np.integer], NDArray[np.object_]]]] = {}
+    for s in sizes:  # each partition's arrays are fetched, copied into the set's and let go: one at a time
+        merged = [table_remaps([r.cat[j][1] for _, r in by_set[s]]) for j in range(len(cat_cols))]
+        num[s] = np.empty((sizes[s], len(num_cols)))
+        codes = [np.empty(sizes[s], dtype=dm.code_dtype(len(table))) for _, table in merged]
+        offset = 0
+        for k, i in enumerate(job_of[s]):
+            whole = fetch(i)
+            num[s][offset:offset + whole.n] = whole.num
+            for j, (remaps, _) in enumerate(merged):
+                codes[j][offset:offset + whole.n] = remaps[k][whole.cat[j][0]]
+            offset += whole.n
+            del whole
+        fact[s] = [(codes[j], table) for j, (_, table) in enumerate(merged)]
     failed = {c for s in sizes for _, r in by_set[s] for c in r.failed}
 
     # identifier-like columns (before any other check, as Evaluation does on a whole frame)

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .data import MISSING, PreparedData
+from .data import MISSING, PreparedData, code_dtype
 from .data import SET_LABELS as SET_NAMES
 
 SpaceKind = Literal["gower", "euclidean", "projected", "hamming"]
@@ -238,18 +238,6 @@ def _levels_from_tables(data: PreparedData, j: int) -> tuple[NDArray[np.object_]
     return levels, lookups
 
 
-def code_dtype(n_levels: int) -> np.dtype:
-    """The narrowest signed integer type that holds the codes ``0 .. n_levels - 1`` (int8 up to 128 levels).
-
-    >>> [str(code_dtype(n)) for n in (0, 128, 129, 40_000, 3_000_000_000)]
-    ['int8', 'int8', 'int16', 'int32', 'int64']
-    """
-    for dtype in (np.int8, np.int16, np.int32):
-        if n_levels - 1 <= np.iinfo(dtype).max:
-            return np.dtype(dtype)
-    return np.dtype(np.int64)
-
-
 def fit(data: PreparedData) -> Fitted:
     """Numeric ranges from the real data, category levels from the union of all sets (docs/metrics.md, "Shared
     machinery").
@@ -259,19 +247,20 @@ def fit(data: PreparedData) -> Fitted:
     held in the narrowest integer type that holds every column's (:func:`code_dtype`: one byte a cell for columns
     of at most 128 levels); :meth:`Fitted.wide_codes` gives them as int64.
     """
-    real_sets = [s for s in ("T", "H") if s in data.sizes]
-    real_num = np.concatenate([data.numeric[s] for s in real_sets], axis=0)
+    real_sets = [s for s in ("T", "H") if data.sizes.get(s)]  # the real data has records (at least 2)
+    q = data.numeric["T"].shape[1]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slice: a column with no real value
-        lo = np.nanmin(real_num, axis=0) if real_num.shape[1] else np.zeros(0)
-        hi = np.nanmax(real_num, axis=0) if real_num.shape[1] else np.zeros(0)
+        # set by set, then across the sets: the same extremes as of the sets stacked, without stacking them
+        lo = np.nanmin([np.nanmin(data.numeric[s], axis=0) for s in real_sets], axis=0) if q else np.zeros(0)
+        hi = np.nanmax([np.nanmax(data.numeric[s], axis=0) for s in real_sets], axis=0) if q else np.zeros(0)
         rng = hi - lo
         half = hi / 2.0 - lo / 2.0
     const = (rng == 0) | (half == 0)
     rng = np.where(const, 1.0, rng)
     half = np.where(const, 0.5, half)
     all_sets = data.sets
-    has_missing = np.zeros(real_num.shape[1], dtype=bool)
+    has_missing = np.zeros(q, dtype=bool)
     for s in all_sets:
         if data.numeric[s].shape[1]:
             has_missing |= np.isnan(data.numeric[s]).any(axis=0)
