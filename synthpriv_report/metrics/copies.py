@@ -32,6 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import evidence, stats
 from .. import plotting as plot
+from ..data import code_dtype
 from ..formats import fmt_count, fmt_share
 from ..formats import is_finite_number as finite
 from ..params import SOURCES
@@ -215,6 +216,15 @@ def uniqueness_note(unique: float) -> str:
     return text
 
 
+def _narrow_matches(ctx: Any, query: str, ref: str) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
+    """:meth:`~synthpriv_report.engine.Context.one_column_matches`, kept in the narrowest integer types that hold
+    the column indices and ``ref``'s positions (one byte and four a record instead of sixteen: the evaluation
+    keeps these arrays for every pair of sets the copy checks compare)."""
+    column, partner = ctx.one_column_matches(query, ref)
+    return (column.astype(code_dtype(len(ctx.data.columns)), copy=False),
+            partner.astype(code_dtype(ctx.size(ref)), copy=False))
+
+
 def near_copy_flags(ctx: Any, query: str, ref: str, cutoff: float | NDArray[np.float64], dist: NDArray[np.float64],
                     nearest: NDArray[np.int64]) -> dict[str, Any]:
     """Which records of ``query`` are near copies of a record of ``ref`` (the training data), by kind.
@@ -224,7 +234,7 @@ def near_copy_flags(ctx: Any, query: str, ref: str, cutoff: float | NDArray[np.f
     """
     exact, exact_partner = _exact_flags(ctx, query, ref)
 
-    column, col_partner = ctx.memo(("near_copies.columns", query, ref), lambda: ctx.one_column_matches(query, ref))
+    column, col_partner = ctx.memo(("near_copies.columns", query, ref), lambda: _narrow_matches(ctx, query, ref))
     one_col = (column >= 0) & ~exact
     close = stats.less(dist, np.broadcast_to(np.asarray(cutoff, dtype=np.float64), dist.shape)) & ~exact & ~one_col
     flags = exact | one_col | close
