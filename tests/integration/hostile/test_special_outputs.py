@@ -162,12 +162,20 @@ def test_signal_while_a_kernel_runs_removes_temporaries_and_keeps_earlier_report
     out = {"html": folder / "report.html", "pdf": folder / "report.pdf"}
     for kind, path in out.items():
         path.write_text(f"previous {kind} report")
-    p = _child(_SLOW_PDF, *_args(folder, "--html", str(out["html"]), "--pdf", str(out["pdf"])))
-    assert p.stdout is not None
-    assert p.stdout.readline().strip() == b"staged"
-    assert any(n.endswith(".part") for n in os.listdir(folder))  # the situation the test is about
-    p.send_signal(sig)
-    _, err = p.communicate(timeout=600)
+    # the child takes the signal's default disposition: a shell starts a background job (``pytest ... &``) with
+    # SIGINT ignored, which the command line keeps ignored by design, and the child would then never stop
+    p = _child(_SLOW_PDF, *_args(folder, "--html", str(out["html"]), "--pdf", str(out["pdf"])),
+               preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
+    try:
+        assert p.stdout is not None
+        assert p.stdout.readline().strip() == b"staged"
+        assert any(n.endswith(".part") for n in os.listdir(folder))  # the situation the test is about
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=600)
+    finally:
+        if p.poll() is None:  # a child that did not stop is not left spinning after the test
+            p.kill()
+            p.communicate()
     assert p.returncode == code, err.decode()
     assert b"Traceback" not in err and b"bug" not in err
     for kind, path in out.items():
