@@ -208,3 +208,18 @@ def test_merged_code_tables_number_texts_in_order_of_first_appearance():
     whole_codes, whole_table = pd.factorize(column)
     assert table.tolist() == list(whole_table) == ["y", "x", "z"]
     assert codes.tolist() == whole_codes.tolist() == [0, 1, -1, 2, 2, 1, 0]
+
+
+def test_merged_codes_take_the_narrowest_type_that_holds_the_merged_table():
+    """160 texts over two partitions of 120 and 80 distinct ones: no partition needs more than a byte, the merged
+    column does (int16); the codes are those of numbering the whole column."""
+    column = pd.Series([f"t{i}" for i in range(120)] + [None] + [f"t{i}" for i in range(40, 200, 2)])
+    parts = [column.iloc[:121], column.iloc[121:]]
+    given = []
+    for p in parts:
+        c, u = pd.factorize(p)
+        given.append((c.astype(np.int8), np.asarray(u, dtype=object)))
+    codes, table = merge_tables(given)
+    whole_codes, whole_table = pd.factorize(column)
+    assert codes.dtype == np.int16 and len(table) == 160
+    assert table.tolist() == list(whole_table) and codes.tolist() == whole_codes.tolist()

@@ -153,6 +153,26 @@ def test_fingerprint_equals_the_documented_canonical_form() -> None:
     assert d.fingerprints["T"] == h.hexdigest()
 
 
+def test_fingerprint_of_numbers_read_in_blocks_is_that_of_the_whole_array() -> None:
+    """More numbers than one block (a million values): hashed a block of rows at a time, the digest is that of
+    the whole array's bytes (NaN payloads made one), written out here independently."""
+    import hashlib
+
+    from synthpriv_report.data import fingerprint
+
+    rng = np.random.default_rng(3)
+    num = rng.normal(size=(700_001, 3))
+    num[rng.random(num.shape) < 0.01] = np.nan
+    num[5, 1] = np.frombuffer(np.uint64(0x7FF8000000000123).tobytes(), dtype=np.float64)[0]  # another NaN payload
+    h = hashlib.sha256(b"a:numeric\x1fb:numeric\x1fc:numeric")
+    canon = num.copy()
+    canon[np.isnan(canon)] = np.nan
+    h.update(canon.astype("<f8").tobytes())
+    h.update(str(num.shape[0]).encode())
+    kinds = {c: "numeric" for c in "abc"}
+    assert fingerprint(num, np.empty((num.shape[0], 0), dtype=object), list("abc"), kinds) == h.hexdigest()
+
+
 def test_fingerprint_missing_differs_from_value() -> None:
     T = pd.DataFrame({"x": [1.0, 2.0], "c": ["a", "b"]})
     a = prepare(T, pd.DataFrame({"x": [1.0, 2.0], "c": ["a", None]})).fingerprints["S"]
