@@ -321,7 +321,7 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
     for s in sizes:  # each partition's arrays are fetched, copied into the set's and let go: one at a time
         merged = [table_remaps([r.cat[j][1] for _, r in by_set[s]]) for j in range(len(cat_cols))]
         num[s] = np.empty((sizes[s], len(num_cols)))
-        codes = [np.empty(sizes[s], dtype=dm.code_dtype(len(table))) for _, table in merged]
+        codes = [np.empty(sizes[s], dtype=remaps[0].dtype) for remaps, _ in merged]  # a set has partitions
         offset = 0
         for k, i in enumerate(job_of[s]):
             whole = fetch(i)
