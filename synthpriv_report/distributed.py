@@ -24,10 +24,14 @@ A reference set of more records than ``shard_rows`` (``Evaluation(shard_rows=...
 to one worker (round robin) which builds and keeps the shard's tree, every query block is searched against every
 shard on that shard's worker, a task merges the shards' lists of each block, and the few rows a near tie may touch
 are decided by a task from every shard's candidates, each listed on its shard's worker
-(:mod:`synthpriv_report.neighbors.shards`: the same neighbours and distances as one tree). The calling process
-receives each block's final lists only. No tree of a sharded set exists in the local process, and no worker holds
-more than its shards. Encodings, the trees of smaller sets and every metric's reduction (bootstraps included, with
-their ``random_state``) stay in the local process.
+(:mod:`synthpriv_report.neighbors.shards`: the same neighbours and distances as one tree). A shard's rows and a
+query block's are sent in pieces of at most :data:`SCATTER_ROWS` rows. The final lists of each block stay on the
+worker that decided them (:class:`RemoteTable`): the evaluation keeps a handle, and a metric reads the columns it
+uses (the first of a table searched for more neighbours, say) when it first uses them, holding them only as long
+as it does; a table the cluster lost with a worker is searched again when it is next read. No tree of a sharded
+set exists in the local process, and no worker holds more than its shards and the tables of its blocks.
+Encodings, the trees of smaller sets and every metric's reduction (bootstraps included, with their
+``random_state``) stay in the local process.
 
 Faults: a block whose worker dies is run again elsewhere by Dask (``retries=`` counts failures of the task
 itself; a worker's death is retried up to the scheduler's ``distributed.scheduler.allowed-failures``). A worker's
@@ -70,14 +74,16 @@ from .neighbors.tree import RefTree
 
 R = TypeVar("R")
 
-__all__ = ["DaskSearcher", "DistributedSearchError", "TreeUnavailable", "resolve_client", "TASK_PREFIX",
-           "MIN_BLOCK_ROWS", "BLOCKS_PER_THREAD", "SHARD_AUTO_ROWS", "SHARD_PREFIX"]
+__all__ = ["DaskSearcher", "DistributedSearchError", "RemoteTable", "TreeUnavailable", "resolve_client", "TASK_PREFIX",
+           "MIN_BLOCK_ROWS", "BLOCKS_PER_THREAD", "SHARD_AUTO_ROWS", "SHARD_PREFIX", "READ_PREFIX"]
 
 #: Prefix of the key of every search task (``synthpriv-knn-<search id>-<block>``), as the task stream and the
 #: dashboard show it.
 TASK_PREFIX = "synthpriv-knn"
 #: Prefix of the key of every task that builds a shard's tree (``synthpriv-shard-<id>-<shard>``).
 SHARD_PREFIX = "synthpriv-shard"
+#: Prefix of the key of every task that reads columns of a table kept on the workers (:class:`RemoteTable`).
+READ_PREFIX = "synthpriv-read"
 #: Without ``shard_rows=``, reference sets of more records than this are cut into shards of at most this many
 #: (a tree of two million Adult-like records holds about 0.5 GB); smaller ones are scattered whole to every worker.
 SHARD_AUTO_ROWS = 2_000_000
@@ -85,6 +91,9 @@ SHARD_AUTO_ROWS = 2_000_000
 MIN_BLOCK_ROWS = 1_000
 #: Blocks per Dask thread of the cluster (a few per thread balance uneven blocks and a slow worker).
 BLOCKS_PER_THREAD = 4
+#: Most rows of one piece of a shard's or a query block's rows sent to a worker (about 11 MB of Adult-like records
+#: in the gower space): the calling process makes and sends the pieces one after another.
+SCATTER_ROWS = 100_000
 #: Retries of a block whose task raised (a worker's death is retried by the scheduler besides).
 RETRIES = 2
 #: Most trees one worker process keeps referenced between the searches of evaluations.
@@ -299,9 +308,18 @@ def _with_kernels(threads_by_host: dict[str, int], fn: Callable[[], Any]) -> Any
     return fn()
 
 
-def _build_shard(params: ShardParams, rows: tuple[NDArray[np.float64], NDArray[np.int64]],
+def _joined(pieces: Sequence[tuple[NDArray[Any], ...]]) -> tuple[NDArray[Any], ...]:
+    """Pieces of consecutive rows (:meth:`DaskSearcher._scatter_rows`) as one array per field."""
+    if len(pieces) == 1:
+        return pieces[0]
+    return tuple(np.concatenate(field) for field in zip(*pieces))
+
+
+def _build_shard(params: ShardParams, pieces: Sequence[tuple[NDArray[np.float64], NDArray[np.int64]]],
                  threads_by_host: dict[str, int]) -> RefTree:
-    """One shard's tree, built on the worker that keeps it."""
+    """One shard's tree, built on the worker that keeps it from the pieces of its rows."""
+    rows = _joined(pieces)
+    del pieces
     return _with_kernels(threads_by_host, lambda: params.build(rows[0], rows[1]))
 
 
@@ -315,9 +333,11 @@ def _choose_on_shard(tree: RefTree, start: int, qnum: NDArray[np.float64], qcat:
                                                                 device="cpu", n_total=n_total, m_total=m_total))
 
 
-def _order_block(params: ShardParams, block: tuple, tree_engine: bool, threads_by_host: dict[str, int]) -> tuple:
-    """A query block in the tree walk's visiting order, with that order (found once for all the shards)."""
-    qnum, qcat, self_pos = block
+def _order_block(params: ShardParams, pieces: Sequence[tuple], tree_engine: bool,
+                 threads_by_host: dict[str, int]) -> tuple:
+    """A query block, joined from the pieces of its rows, in the tree walk's visiting order, with that order
+    (found once for all the shards)."""
+    qnum, qcat, self_pos = _joined(pieces)
     if not tree_engine:
         return qnum, qcat, self_pos, None
     perm = _with_kernels(threads_by_host, lambda: params.query_order(qnum, qcat))
@@ -378,8 +398,113 @@ def _decide_block(merged: tuple, candidates: list[Candidates], exact: bool) -> t
     return dist, idx, int(len(rows)), get_worker().address
 
 
+def _block_meta(final: tuple) -> tuple:
+    """What the calling process reads of a decided block (:func:`_decide_block`) when its lists stay on the
+    worker: their shapes, the rows decided again and the worker's address."""
+    dist, idx, count, address = final
+    return dist.shape, idx.shape, count, address
+
+
+def _block_columns(final: tuple, which: str, k: int) -> NDArray:
+    """The first ``k`` columns of a decided block's distances (``which="dist"``) or positions (``"idx"``)."""
+    dist, idx, _, _ = final
+    return np.ascontiguousarray((dist if which == "dist" else idx)[:, :k])
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # what runs where the evaluation runs
+
+
+class RemoteTable:
+    """A neighbour table whose lists stay on the workers: one decided block of query rows per future
+    (:meth:`DaskSearcher.search_sharded`). The calling process reads only the columns it asks for
+    (:meth:`columns`), a block at a time into one array, and holds nothing of the table between reads.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    n, k : int
+        Query records and neighbours per record.
+    blocks : list of (start, end, future)
+        Contiguous query rows ``start:end`` and the future of their decided lists, in query order.
+    """
+
+    def __init__(self, client: Any, n: int, k: int, blocks: list[tuple[int, int, Any]]):
+        self.client = client
+        self.n, self.k = int(n), int(k)
+        self.blocks = blocks
+
+    @property
+    def workers(self) -> tuple[str, ...]:
+        """Addresses of the workers that hold the blocks now (asked of the scheduler)."""
+        keys = [fut.key for _, _, fut in self.blocks]
+        where = self.client.who_has(keys) if keys else {}
+        return tuple(sorted({w for ws in where.values() for w in ws}))
+
+    def columns(self, which: str, k: int) -> NDArray:
+        """The first ``k`` columns of the distances (``which="dist"``, float64) or positions (``"idx"``, int64)
+        of every query row, read block by block (a few blocks in flight) into one array.
+
+        Raises
+        ------
+        DistributedSearchError
+            A block could not be read (its worker died and Dask could not make it again): nothing of the read is
+            used; the evaluation searches again (:meth:`synthpriv_report.engine._Engine.knn`).
+        """
+        from distributed import as_completed
+
+        if which not in ("dist", "idx"):
+            raise ValueError(f"which must be 'dist' or 'idx', not {which!r}")
+        if not 0 <= k <= self.k:
+            raise ValueError(f"{k} columns asked of a table of {self.k}")
+        out = (np.full((self.n, k), np.inf) if which == "dist" else np.full((self.n, k), -1, dtype=np.int64))
+        if not self.blocks or k == 0:
+            return out
+        pending: dict[Any, tuple[int, int]] = {}
+        try:
+            with self.client.as_current():
+                todo = iter(self.blocks)
+
+                def submit() -> Any:
+                    s, e, fut = next(todo)
+                    part = self.client.submit(_block_columns, fut, which, k, pure=False,
+                                              key=f"{READ_PREFIX}-{uuid.uuid4().hex[:12]}")
+                    pending[part] = (s, e)
+                    return part
+
+                in_flight = min(len(self.blocks), max(2, 2 * len(self.client.nthreads())))
+                running = as_completed([submit() for _ in range(in_flight)])
+                left = len(self.blocks) - in_flight
+                for part in running:
+                    s, e = pending.pop(part)
+                    got = part.result()
+                    if got.shape != (e - s, k):
+                        raise DistributedSearchError(f"a block of a kept table came back with shape {got.shape}, "
+                                                     f"expected {(e - s, k)}")
+                    out[s:e] = got
+                    del got, part
+                    if left:
+                        running.add(submit())
+                        left -= 1
+        except DistributedSearchError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the cluster's own errors (a lost block), named as such
+            raise DistributedSearchError(
+                f"a neighbour table kept on the Dask cluster could not be read: {type(exc).__name__}: {exc}") from exc
+        finally:
+            for part in pending:
+                if not part.done():
+                    part.cancel()
+        return out
+
+    def release(self) -> None:
+        """Let the workers drop the table."""
+        for _, _, fut in self.blocks:
+            try:
+                fut.release()
+            except Exception:  # noqa: BLE001 - a closed client's workers have dropped them already
+                pass
+        self.blocks = []
 
 
 class DaskSearcher:
@@ -584,29 +709,67 @@ class DaskSearcher:
         shards = []
         for j, (a, b) in enumerate(shard_bounds(rnum.shape[0], shard_rows)):
             w = workers[j % len(workers)]
-            rows = self.client.scatter([(np.ascontiguousarray(rnum[a:b]), np.ascontiguousarray(rcat[a:b]))],
-                                       workers=[w], hash=False)[0]
-            tree = self.client.submit(_build_shard, params, rows, by_host, key=f"{SHARD_PREFIX}-{build_id}-{j}",
+            pieces = self._scatter_rows((rnum, rcat), a, b, w)
+            tree = self.client.submit(_build_shard, params, pieces, by_host, key=f"{SHARD_PREFIX}-{build_id}-{j}",
                                       workers=[w], allow_other_workers=False, pure=False)
             shards.append((a, b, tree, w))
-            del rows  # the task holds its rows until the tree is built
+            del pieces  # the task holds its rows until the tree is built
         self._shards[key] = shards
         return shards
+
+    def _scatter_rows(self, arrays: Sequence[Any], a: int, b: int, worker: str) -> list[Any]:
+        """Rows ``a:b`` of ``arrays`` (arrays, or rows made when sliced), scattered to ``worker`` in pieces of
+        at most :data:`SCATTER_ROWS` rows, made and sent one after another: the calling process holds one piece
+        at a time, not a shard's or a block's rows (a task joins them, :func:`_joined`)."""
+        futures = []
+        for s in range(a, b, SCATTER_ROWS):
+            e = min(b, s + SCATTER_ROWS)
+            piece = tuple(np.ascontiguousarray(x[s:e]) for x in arrays)
+            futures.append(self.client.scatter([piece], workers=[worker], hash=False)[0])
+            del piece
+        return futures
 
     def knn_sharded(self, key: Hashable, params: ShardParams, rnum: NDArray[np.float64], rcat: NDArray[np.int64],
                     qnum: NDArray[np.float64], qcat: NDArray[np.int64], *, k: int, exclude_self: bool,
                     engine: str = "auto", desc: str = "neighbours", shard_rows: int | None = None,
                     ) -> tuple[NDArray[np.float64], NDArray[np.int64], SearchChoice, Placement]:
-        """The search of :func:`synthpriv_report.neighbors.knn` against a reference set cut into shards.
+        """The search of :func:`synthpriv_report.neighbors.knn` against a reference set cut into shards, its
+        lists brought here: :meth:`search_sharded`, then both arrays read whole and the workers' copies released.
+
+        Returns
+        -------
+        dist, idx, choice, placement
+            As :meth:`knn`.
+
+        Raises
+        ------
+        DistributedSearchError
+            The search could not be completed, or its lists could not be read; no result of it was used.
+        """
+        table, choice, placed = self.search_sharded(key, params, rnum, rcat, qnum, qcat, k=k,
+                                                    exclude_self=exclude_self, engine=engine, desc=desc,
+                                                    shard_rows=shard_rows)
+        try:
+            return table.columns("dist", k), table.columns("idx", k), choice, placed
+        finally:
+            table.release()
+
+    def search_sharded(self, key: Hashable, params: ShardParams, rnum: NDArray[np.float64],
+                       rcat: NDArray[np.int64], qnum: NDArray[np.float64], qcat: NDArray[np.int64], *, k: int,
+                       exclude_self: bool, engine: str = "auto", desc: str = "neighbours",
+                       shard_rows: int | None = None) -> tuple[RemoteTable, SearchChoice, Placement]:
+        """The search of :func:`synthpriv_report.neighbors.knn` against a reference set cut into shards; the
+        lists stay on the workers (:class:`RemoteTable`).
 
         Each shard (contiguous positions, at most ``shard_rows`` of them, default :meth:`shard_size`) gets its own
         tree on one worker; every query block is searched against every shard on the shard's worker, the shards'
         lists of a block are merged by a task (:func:`synthpriv_report.neighbors.shards.merge_shards`), and the
         rare rows a near tie may touch are decided by a task from every shard's candidates (each shard's listed on
-        its worker, bounded by :func:`~synthpriv_report.neighbors.shards.pickable`), so that ``dist, idx`` are
-        bit for bit those of one tree (:mod:`synthpriv_report.neighbors.shards`). The engine is chosen once, on
-        the first shard's tree with 64 of the queries. A search that fails (a worker lost with a shard's tree)
-        builds its shards again from ``rnum, rcat`` and runs again, up to ``retries`` times.
+        its worker, bounded by :func:`~synthpriv_report.neighbors.shards.pickable`), so that the lists are bit
+        for bit those of one tree (:mod:`synthpriv_report.neighbors.shards`). The decided lists of each block stay
+        on the worker that decided them; the calling process receives their shapes only. The engine is chosen
+        once, on the first shard's tree with 64 of the queries. A search that fails (a worker lost with a shard's
+        tree) builds its shards again from ``rnum, rcat`` and runs again, up to ``retries`` times.
 
         ``rnum, rcat, qnum, qcat`` are arrays, or rows made when sliced
         (:class:`~synthpriv_report.spaces.EncodedRows`): only their ``shape[0]``, contiguous slices and the
@@ -614,11 +777,12 @@ class DaskSearcher:
 
         Returns
         -------
-        dist, idx, choice, placement
-            As :meth:`knn`; ``placement.blocks`` counts the tasks: per query block, one that orders it (the
-            tree walk's visiting order, found once for every shard), one search per shard, one that merges, one
-            that picks the rows to decide again, one candidate list per shard and one that decides;
-            ``placement.decided`` counts the rows decided again.
+        table, choice, placement
+            The lists on the workers, the engine that ran and where; ``placement.blocks`` counts the tasks: per
+            query block, one that orders it (the tree walk's visiting order, found once for every shard), one
+            search per shard, one that merges, one that picks the rows to decide again, one candidate list per
+            shard, one that decides and one that reports the decided block's shape; ``placement.decided`` counts
+            the rows decided again.
 
         Raises
         ------
@@ -654,17 +818,17 @@ class DaskSearcher:
         a0, _, tree0, w0 = shards[0]
         choice = self.client.submit(_choose_on_shard, tree0, a0, qnum[seq], qcat[seq], self_pos[seq], k, engine, n,
                                     m, by_host, workers=[w0], allow_other_workers=False, pure=False).result()
-        dist = np.full((n, k), np.inf)
-        idx = np.full((n, k), -1, dtype=np.int64)
         if n == 0:
-            return dist, idx, choice, Placement(0, ())
+            return RemoteTable(self.client, 0, k, []), choice, Placement(0, ())
         search_id = uuid.uuid4().hex[:12]
         blocks = self.blocks(n)
         # one shard (a reference set no larger than a shard): its tree, built on one worker, is copied from worker
         # to worker as the blocks, dealt out in turn, need it, so that every worker searches; shards of a larger
         # set stay where they were built, each worker searching its own
-        spread = sorted(self.client.nthreads()) if len(shards) == 1 else []  # the workers now (not a cached list)
-        finals: dict[Any, tuple[int, int]] = {}
+        addresses = sorted(self.client.nthreads())  # the workers now (not a cached list)
+        spread = addresses if len(shards) == 1 else []
+        metas: dict[Any, int] = {}
+        finals: list[Any] = [None] * len(blocks)
 
         def submit(b: int) -> Any:
             s, e = blocks[b]
@@ -673,7 +837,7 @@ class DaskSearcher:
             def on(w: str) -> list[str]:  # where a shard's task of this block runs
                 return [spread[b % len(spread)]] if spread else [w]
 
-            raw = self.client.scatter([(qnum[s:e], qcat[s:e], self_pos[s:e])], hash=False)[0]
+            raw = self._scatter_rows((qnum, qcat, self_pos), s, e, addresses[b % len(addresses)])
             block = self.client.submit(_order_block, params, raw, choice.engine == "tree", by_host,
                                        key=f"{name}-order", retries=self.retries, pure=False)
             parts = [self.client.submit(_search_shard_block, tree, a, block, k, choice, by_host,
@@ -689,10 +853,12 @@ class DaskSearcher:
                                         key=f"{name}-c{j}", workers=on(w),
                                         allow_other_workers=False, retries=self.retries, pure=False)
                      for j, (a, _, tree, w) in enumerate(shards)]
-            fut = self.client.submit(_decide_block, merged, cands, params.exact, key=f"{name}-decide",
-                                     retries=self.retries, pure=False)
-            finals[fut] = (s, e)
-            return fut
+            final = self.client.submit(_decide_block, merged, cands, params.exact, key=f"{name}-decide",
+                                       retries=self.retries, pure=False)
+            finals[b] = final
+            meta = self.client.submit(_block_meta, final, key=f"{name}-meta", retries=self.retries, pure=False)
+            metas[meta] = b
+            return meta
 
         # blocks are submitted as earlier ones finish, two per Dask thread in flight (as for one tree): the calling
         # process holds the serialised queries of a few blocks, not of all of them
@@ -702,24 +868,26 @@ class DaskSearcher:
         try:
             pending = as_completed([submit(b) for b in range(submitted)])
             for fut in pending:
-                s, e = finals.pop(fut)  # what stays in finals is still running, to be cancelled on a failure
-                d, i, count, address = fut.result()
-                if d.shape != (e - s, k) or i.shape != (e - s, k):
-                    raise DistributedSearchError(f"a merged block came back with shape {d.shape}, expected "
+                b = metas.pop(fut)  # what stays in metas is still running, to be cancelled on a failure
+                s, e = blocks[b]
+                d_shape, i_shape, count, address = fut.result()
+                if tuple(d_shape) != (e - s, k) or tuple(i_shape) != (e - s, k):
+                    raise DistributedSearchError(f"a merged block came back with shape {d_shape}, expected "
                                                  f"{(e - s, k)}; no result of this search was used")
-                dist[s:e] = d
-                idx[s:e] = i
                 decided += count
                 workers.add(address)
                 if submitted < len(blocks):
                     pending.add(submit(submitted))
                     submitted += 1
-        finally:
-            for fut in finals:
+        except BaseException:
+            for fut in list(metas) + [f for f in finals if f is not None]:
                 if not fut.done():
                     fut.cancel()
-        return dist, idx, choice, Placement(len(blocks) * (2 * len(shards) + 4), tuple(sorted(workers)),
-                                            decided=decided)
+                fut.release()
+            raise
+        table = RemoteTable(self.client, n, k, [(s, e, f) for (s, e), f in zip(blocks, finals)])
+        return table, choice, Placement(len(blocks) * (2 * len(shards) + 5), tuple(sorted(workers)),
+                                        decided=decided)
 
     # joins of records ------------------------------------------------------------------------------------------
     def one_column_matches(self, q_words: Callable[[int, int], NDArray[np.uint64]], n_q: int,

@@ -174,6 +174,8 @@ class _Engine:
         self.trees: dict[tuple, nb.RefTree] = {}
         self.orders: dict[tuple, NDArray[np.int64]] = {}
         self.tables: dict[tuple, nb.NeighborTable] = {}
+        #: Tables whose lists stay on the workers (sharded searches): key -> (table, space, query, reference).
+        self.remote: dict[tuple, tuple[Any, SpaceSpec, SetRef, SetRef]] = {}
         self.planned_k: dict[tuple, int] = {}
         self.planned_reads: dict[tuple, set[str]] = {}
         self.searches: list[SearchRecord] = []
@@ -264,14 +266,21 @@ class _Engine:
 
             header = self._header(spec)
             (qn, qc), (rn, rc) = self._rows(spec, query, header), self._rows(spec, ref, header)
-            dist, idx, choice, placed = self.dask.knn_sharded(
+            remote, choice, placed = self.dask.search_sharded(
                 (spec, ref.key), ShardParams.from_encoding(header), rn, rc, qn, qc, k=k_search,
                 exclude_self=(query.key == ref.key), engine=self.search_engine, desc=desc)
             where = {"where": "dask", "blocks": placed.blocks, "workers": placed.workers}
             self.searches.append(SearchRecord(spec.label, query.label, ref.label, k_search, qn.shape[0], n_ref,
                                               time.perf_counter() - t0, engine=choice.engine, reason=choice.reason,
                                               **where))
-            table = nb.NeighborTable(dist, idx, spec.label, query.label, ref.label, choice=choice)
+            # the lists stay on the workers: this process keeps a handle, and the tables handed to a metric read
+            # the columns it asks for when it first uses them (and hold them only as long as it does)
+            old = self.remote.pop(key, None)
+            if old is not None:
+                old[0].release()
+            self.remote[key] = (remote, spec, query, ref)
+            table = nb.NeighborTable.deferred(k_search, lambda which, kk: self._read_remote(key, which, kk),
+                                              spec.label, query.label, ref.label, choice=choice, keep=False)
             self.tables[key] = table
             self._release_tree(spec, ref)
             self._release_encoding(spec)
@@ -306,6 +315,30 @@ class _Engine:
             self.orders.pop((spec, query.key), None)  # no planned search from these records is left
         self._release_encoding(spec)
         return table.head(k)
+
+    def _read_remote(self, key: tuple, which: str, k: int) -> NDArray[Any]:
+        """``k`` columns of a table kept on the workers (:meth:`knn`'s sharded searches,
+        :class:`~synthpriv_report.distributed.RemoteTable`). A table the cluster lost (a worker died with blocks
+        of it) is searched again, the same lists, and read from the new search; up to the searcher's retries."""
+        from .distributed import DistributedSearchError
+
+        assert self.dask is not None
+        last: Exception | None = None
+        for _attempt in range(self.dask.retries + 1):
+            held = self.remote.get(key)
+            if held is None:  # searched again where the lists come here (a tree of the reference is cached now)
+                table = self.tables[key]
+                return np.ascontiguousarray((table.dist if which == "dist" else table.idx)[:, :k])
+            remote, spec, query, ref = held
+            try:
+                return remote.columns(which, k)
+            except DistributedSearchError as exc:
+                last = exc
+                remote.release()
+                del self.remote[key]
+                k_search = self.tables.pop(key).k
+                self.knn(spec, query, ref, k_search)  # the same search again: its lists replace the lost ones
+        raise DistributedSearchError(f"{last} (searched again {self.dask.retries} times)") from last
 
     def _blockwise(self, spec: SpaceSpec) -> bool:
         """Whether a search on the workers reads ``spec``'s records a block at a time (a gower or euclidean-type
@@ -799,7 +832,9 @@ class Context:
         call with a larger ``k`` than is cached searches again at that ``k``. When ``query`` and ``ref`` are the
         same set or subset, each record is left out of its own neighbours (by position; identical records
         elsewhere in the set remain). Ties, within the package's tolerance, go to the lowest reference position.
-        See :class:`Context`.
+        With a Dask client, a search against a sharded reference set keeps its table on the workers: the table
+        returned reads ``dist`` and ``idx`` (its ``k`` columns only) when they are first used, and holds them as
+        long as it is held. See :class:`Context`.
         """
         return self._engine.knn(self.space(space), self._ref(query), self._ref(ref), int(k))
 
@@ -808,7 +843,9 @@ class Context:
         """The neighbour table of ``(space, query, ref)`` if a metric already searched it, else None.
 
         Never searches: presentation code reads tables through this. The table has every column searched (the
-        largest ``k`` planned), not only those one metric read.
+        largest ``k`` planned), not only those one metric read. A table kept on a Dask cluster's workers (a
+        sharded search) is read when its arrays are used, every column of them: ``head(k)`` reads only the first
+        ``k``.
         """
         return self._engine.tables.get((self.space(space), self._ref(query).key, self._ref(ref).key))
 

@@ -138,6 +138,7 @@ def explain_record(ev: Any, real_index: int) -> RecordExplanation:
     d_s, j_s = _nearest_one(ctx, space, i, ctx.S)
     tt = ctx.cached_table(space, "T", "T")
     if tt is not None:
+        tt = tt.head(1)  # the nearest only (a table kept on a cluster's workers sends that column alone)
         d_t, j_t = float(tt.dist[i, 0]), int(tt.idx[i, 0])
     else:
         d_t, j_t = _nearest_one(ctx, space, i, "T", exclude=i)
@@ -159,6 +160,7 @@ def explain_record(ev: Any, real_index: int) -> RecordExplanation:
     conclusions.append(("closer to a synthetic record than to its real neighbour", closer))
     st = ctx.cached_table(space, ctx.S, "T")
     if st is not None:
+        st = st.head(1)
         pointing = np.flatnonzero(st.idx[:, 0] == i)
         if pointing.size:
             conclusions.append(("synthetic records whose nearest real record is this one",

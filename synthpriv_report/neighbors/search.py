@@ -12,7 +12,7 @@ does not depend on either.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -80,9 +80,16 @@ class SearchChoice:
                 "visited_share": self.visited_share}
 
 
-@dataclass(frozen=True)
+#: Reads ``k`` columns of a deferred table: ``load("dist" | "idx", k)`` gives an array of shape ``(n_query, k)``.
+ColumnLoader = Callable[[str, int], NDArray]
+
+
 class NeighborTable:
     """k nearest reference records of every query record.
+
+    A table is made from its two arrays, or deferred (:meth:`deferred`): its rows are kept elsewhere (on the
+    workers of a Dask cluster) and each array is read once, on first use, and only its first ``k`` columns, so
+    that a metric which reduces the first column never brings the others to the calling process.
 
     Attributes
     ----------
@@ -101,22 +108,76 @@ class NeighborTable:
         The engine that computed the table (``knn(..., info=...)`` fills one).
     """
 
-    dist: NDArray[np.float64]
-    idx: NDArray[np.int64]
-    space: str
-    query: str
-    ref: str
-    choice: SearchChoice | None = field(default=None, compare=False)
+    __slots__ = ("_dist", "_idx", "_load", "_k", "_keep", "space", "query", "ref", "choice")
+
+    def __init__(self, dist: NDArray[np.float64], idx: NDArray[np.int64], space: str, query: str, ref: str,
+                 choice: SearchChoice | None = None):
+        self._dist: NDArray[np.float64] | None = dist
+        self._idx: NDArray[np.int64] | None = idx
+        self._load: ColumnLoader | None = None
+        self._k = int(dist.shape[1])
+        self._keep = True
+        self.space, self.query, self.ref, self.choice = space, query, ref, choice
+
+    @classmethod
+    def deferred(cls, k: int, load: ColumnLoader, space: str, query: str, ref: str,
+                 choice: SearchChoice | None = None, *, keep: bool = True) -> NeighborTable:
+        """A table of ``k`` columns whose arrays ``load(which, k)`` reads on first use.
+
+        ``keep=False`` makes a handle that keeps nothing it reads (each use reads again): what a cache holds, so
+        that the arrays live only as long as the tables :meth:`head` hands out.
+        """
+        table = cls.__new__(cls)
+        table._dist = table._idx = None
+        table._load, table._k, table._keep = load, int(k), keep
+        table.space, table.query, table.ref, table.choice = space, query, ref, choice
+        return table
+
+    @property
+    def is_deferred(self) -> bool:
+        """Whether the arrays are read from elsewhere on use (:meth:`deferred`)."""
+        return self._load is not None
+
+    def _column_block(self, which: str) -> NDArray:
+        have = self._dist if which == "dist" else self._idx
+        if have is not None:
+            return have
+        assert self._load is not None
+        got = self._load(which, self._k)
+        if got.ndim != 2 or got.shape[1] != self._k:
+            raise ValueError(f"a deferred table read {which} of shape {got.shape}, expected {self._k} columns")
+        if self._keep:
+            if which == "dist":
+                self._dist = got
+            else:
+                self._idx = got
+        return got
+
+    @property
+    def dist(self) -> NDArray[np.float64]:
+        return self._column_block("dist")
+
+    @property
+    def idx(self) -> NDArray[np.int64]:
+        return self._column_block("idx")
 
     @property
     def k(self) -> int:
-        return int(self.dist.shape[1])
+        return self._k
 
     def head(self, k: int) -> NeighborTable:
-        """The first ``k`` neighbours; asking for more than were searched is an error, not a silent recompute."""
+        """The first ``k`` neighbours; asking for more than were searched is an error, not a silent recompute.
+        A deferred table's head is deferred too (nothing is read until it is used) and keeps what it reads."""
         if k > self.k:
             raise ValueError(f"{k} neighbours requested but only {self.k} were searched")
+        if self._load is not None and (self._dist is None or self._idx is None):
+            load = self._load
+            return NeighborTable.deferred(k, load, self.space, self.query, self.ref, self.choice)
         return NeighborTable(self.dist[:, :k], self.idx[:, :k], self.space, self.query, self.ref, self.choice)
+
+    def __repr__(self) -> str:
+        how = "deferred" if self._load is not None else "in memory"
+        return f"NeighborTable({self.space}: {self.query} -> {self.ref}, k={self.k}, {how})"
 
 
 # ---------------------------------------------------------------------------------------------------------------

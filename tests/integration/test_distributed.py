@@ -465,14 +465,26 @@ def test_sharded_search_with_ties_across_shard_borders_equals_one_tree(cluster, 
     """Exact copies and near-tie chains (distances a tolerance apart, unequal bits) spread over every shard:
     neighbours and distances bit for bit those of one tree, within a set and across sets; some rows were decided
     again, on the workers, from every shard's candidates (the data reach the tie rule). Blocks of 50 queries, more
-    than are in flight at once (two per Dask thread), so that blocks are submitted as others finish; and the
-    same with the whole set as one shard, searched by both workers."""
+    than are in flight at once (two per Dask thread), so that blocks are submitted as others finish, each block's
+    and each shard's rows sent in pieces of 60; and the same with the whole set as one shard, searched by both
+    workers."""
     from _support.frames import near_tie_chains
 
     from synthpriv_report import distributed as distributed_module
     from synthpriv_report.neighbors.shards import ShardParams
 
     monkeypatch.setattr(distributed_module, "MIN_BLOCK_ROWS", 50)
+    monkeypatch.setattr(distributed_module, "SCATTER_ROWS", 60)
+    pieces: list[int] = []
+    scatter_rows = DaskSearcher._scatter_rows
+
+    def spy(self, arrays, a, b, worker):
+        out = scatter_rows(self, arrays, a, b, worker)
+        pieces.append(len(out))
+        assert len(out) == -(-(b - a) // 60)
+        return out
+
+    monkeypatch.setattr(DaskSearcher, "_scatter_rows", spy)
     _, client = cluster
     decided: list[int] = []
     T = pd.concat([near_tie_chains(900, 1, 4e-10, 0.0, ["a", "b"])] * 2, ignore_index=True)  # every record twice
@@ -500,6 +512,7 @@ def test_sharded_search_with_ties_across_shard_borders_equals_one_tree(cluster, 
     finally:
         searcher.close()
     assert sum(decided) > 0
+    assert max(pieces) > 1  # rows went in pieces, and the numbers are those of one tree
 
 
 def test_the_calling_process_builds_no_tree_of_a_sharded_reference_set(sets, cluster, monkeypatch):
@@ -585,6 +598,62 @@ def test_the_calling_process_makes_no_whole_sets_coordinates_for_a_sharded_searc
         assert np.array_equal(tab.dist.view(np.int64), ref.dist.view(np.int64)), key
         assert np.array_equal(tab.idx, ref.idx), key
     assert _canonical(ev.results()) == _canonical(local.results())
+
+
+def test_sharded_tables_stay_on_the_workers_and_a_metric_reads_only_the_columns_it_uses(sets, cluster, local_run,
+                                                                                          monkeypatch):
+    """The lists of a sharded search stay on the workers: the evaluation keeps a handle holding no array, each
+    metric reads the columns it uses (the first column of a table searched for more), every read equals the local
+    table's columns, and reading again searches nothing."""
+    from synthpriv_report.distributed import RemoteTable
+
+    _, client = cluster
+    local_ev, local_text = local_run
+    reads: list[tuple[tuple, str, int, int]] = []
+    original = RemoteTable.columns
+
+    def spy(self, which, k):
+        out = original(self, which, k)
+        key = next(key for key, held in ev._engine.remote.items() if held[0] is self)
+        reads.append((key, which, k, self.k))
+        ref = local_ev._engine.tables[key]
+        want = (ref.dist if which == "dist" else ref.idx)[:, :k]
+        assert np.array_equal(out.view(np.int64), want.view(np.int64)), (key, which, k)
+        return out
+
+    monkeypatch.setattr(RemoteTable, "columns", spy)
+    ev = _evaluation(sets, client=client, shard_rows=SHARD_ROWS)
+    assert _differences(_canonical(ev.results()), local_text) == []
+    remote = ev._engine.remote
+    assert len(remote) >= 6 and set(remote) <= set(ev._engine.tables)
+    addresses = _workers(client)
+    for key, (table, *_) in remote.items():
+        handle = ev._engine.tables[key]
+        assert handle.is_deferred and handle._dist is None and handle._idx is None, key  # nothing held here
+        assert table.blocks and set(table.workers) <= addresses, key
+    assert reads and {key for key, *_ in reads} <= set(remote)
+    assert any(k < k_table for _, _, k, k_table in reads)  # a column of a wider table, not the table
+    assert all(k <= k_table for _, _, k, k_table in reads)
+    # a second report re-reduces: columns are read again, nothing is searched again
+    count = ev.search_count
+    assert _differences(_canonical(ev.results()), local_text) == []
+    assert ev.search_count == count
+
+
+def test_a_sharded_table_the_cluster_lost_is_searched_again_with_the_same_lists(sets, cluster, local_run):
+    _, client = cluster
+    local_ev, _ = local_run
+    ev = _evaluation(sets, client=client, shard_rows=SHARD_ROWS, metrics=["dcr"])
+    ev.results()
+    key, (table, *_) = next(iter(ev._engine.remote.items()))
+    count = ev.search_count
+    client.cancel([fut for _, _, fut in table.blocks])  # the workers' copies are gone
+    got = ev._engine.tables[key].head(1)
+    ref = local_ev._engine.tables[key]
+    assert np.array_equal(got.dist.view(np.int64), ref.dist[:, :1].view(np.int64))
+    assert np.array_equal(got.idx, ref.idx[:, :1])
+    assert ev.search_count == count + 1  # that one search, once
+    assert ev._engine.remote[key][0] is not table
 
 
 def test_shard_rows_without_a_client_is_a_clear_error(sets):

@@ -12,6 +12,7 @@ from synthpriv_report.data import prepare
 from synthpriv_report.neighbors import (
     DENSE_MIN_DIMS,
     MODE_L2,
+    NeighborTable,
     build_tree,
     farthest_pair,
     knn,
@@ -451,3 +452,32 @@ def test_a_near_tie_behind_many_equal_distances_is_found(max_k: int, monkeypatch
         dist, idx = knn(tree, enc.num["S"], enc.cat["S"], k=2, engine=engine)
         np.testing.assert_array_equal(idx, i_b, err_msg=engine)
         np.testing.assert_array_equal(dist, d_b, err_msg=engine)
+
+
+def test_a_deferred_table_reads_only_the_columns_asked_for_and_keeps_what_a_head_read():
+    dist = np.array([[0.0, 1.0, 2.0], [0.5, 0.5, 3.0]])
+    idx = np.array([[3, 1, 0], [2, 0, 1]], dtype=np.int64)
+    reads = []
+
+    def load(which, k):
+        reads.append((which, k))
+        return (dist if which == "dist" else idx)[:, :k].copy()
+
+    handle = NeighborTable.deferred(3, load, "gower", "S", "T", keep=False)
+    assert handle.is_deferred and handle.k == 3 and reads == []
+    one = handle.head(1)
+    assert reads == [] and one.k == 1  # nothing read until used
+    assert one.dist.tolist() == [[0.0], [0.5]] and reads == [("dist", 1)]
+    assert one.dist.tolist() == [[0.0], [0.5]] and reads == [("dist", 1)]  # a head keeps what it read
+    assert one.idx.tolist() == [[3], [2]] and reads == [("dist", 1), ("idx", 1)]
+    reads.clear()
+    assert handle.dist.shape == (2, 3) and handle.dist.shape == (2, 3)
+    assert reads == [("dist", 3), ("dist", 3)]  # the cache's handle keeps nothing: each use reads again
+    with pytest.raises(ValueError, match="4 neighbours requested but only 3 were searched"):
+        handle.head(4)
+    # a table in memory slices its arrays; a load of the wrong width is an error, not a silent reshape
+    full = NeighborTable(dist, idx, "gower", "S", "T")
+    assert not full.is_deferred and full.head(2).idx.tolist() == [[3, 1], [2, 0]]
+    bad = NeighborTable.deferred(2, lambda which, k: dist, "gower", "S", "T")
+    with pytest.raises(ValueError, match="expected 2 columns"):
+        _ = bad.dist
