@@ -138,8 +138,8 @@ def flag_records(dcr: ArrayLike, nndr: ArrayLike, copy: ArrayLike, dcr_cut: floa
     """
     d = np.asarray(dcr, dtype=np.float64)
     r = np.asarray(nndr, dtype=np.float64)
-    return (np.asarray(copy, dtype=bool) | stats.less(d, np.full_like(d, dcr_cut))
-            | stats.less(r, np.full_like(r, nndr_cut)))
+    return (np.asarray(copy, dtype=bool) | stats.less(d, dcr_cut)
+            | stats.less(r, nndr_cut))
 
 
 def calibrate_cutoffs(ref_dcr: ArrayLike, ref_nndr: ArrayLike, ref_copy: ArrayLike, *, percentile: float
@@ -316,8 +316,8 @@ def _flags(ev: Any, risk_percentile: float | None) -> dict[str, Any]:
     cut = calibrate_cutoffs(ref_d, ref_r, ref_c, percentile=pct)
     return {"pct": pct, "dcr": d_s, "nndr": nndr, "nearest": np.asarray(dcr["nearest"], dtype=np.int64),
             "copy": np.asarray(dcr["copies"], dtype=bool), "cut": cut, "reference": ref_name,
-            "low_dcr": stats.less(d_s, np.full_like(d_s, cut.dcr_cut)),
-            "low_nndr": stats.less(nndr, np.full_like(nndr, cut.nndr_cut)),
+            "low_dcr": stats.less(d_s, cut.dcr_cut),
+            "low_nndr": stats.less(nndr, cut.nndr_cut),
             "dcr_space": dcr["space"], "nndr_space": nn["space"]}
 
 

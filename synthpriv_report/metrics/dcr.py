@@ -41,8 +41,9 @@ def dcr_evidence(arrays: dict[str, Any]) -> dict[str, Any]:
     [0, max] otherwise) and a quantile summary, and the share of exact copies."""
     gower = bool(arrays.get("gower", str(arrays.get("space", "")).startswith("gower")))
     sets = {k: np.asarray(arrays[k], dtype=np.float64) for k in ("S", "H", "T") if arrays.get(k) is not None}
-    finite = [v[np.isfinite(v)] for v in sets.values()]
-    upper = 1.0 if gower else max([float(v.max()) for v in finite if v.size] + [1e-12])
+    # the largest finite distance of any set (no copy of a set's finite values is made)
+    tops = [float(np.max(v, where=np.isfinite(v), initial=-np.inf)) for v in sets.values()] if not gower else []
+    upper = 1.0 if gower else max([t for t in tops if t > -np.inf] + [1e-12])
     ev: dict[str, Any] = {"space": str(arrays.get("space", "gower")), "gower": gower, "upper": upper}
     for k, v in sets.items():
         ev[k] = {"hist": stats.histogram(v, upper=upper), "quantiles": stats.quantile_summary(v)}

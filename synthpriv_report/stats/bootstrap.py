@@ -92,11 +92,10 @@ def grouped_resamples(
     m = max(1, min(int(groups), n))
     bounds = (np.arange(m + 1, dtype=np.int64) * n) // m
     sizes = np.diff(bounds)
-    csum = np.concatenate([[0.0], np.cumsum(v)])
-    csq = np.concatenate([[0.0], np.cumsum((v - v.mean()) ** 2)])
-    gmean = (csum[bounds[1:]] - csum[bounds[:-1]]) / sizes
+    csum, csq = _sums_at(v, bounds)  # the running sums at the runs' bounds only
+    gmean = (csum[1:] - csum[:-1]) / sizes
     # within-run variance around the run mean: E[(v - mu)^2] - (m_g - mu)^2
-    gvar = np.maximum((csq[bounds[1:]] - csq[bounds[:-1]]) / sizes - (gmean - v.mean()) ** 2, 0.0)
+    gvar = np.maximum((csq[1:] - csq[:-1]) / sizes - (gmean - v.mean()) ** 2, 0.0)
     B = int(n_resamples)
     means = np.empty(B)
     qvals = np.empty((B, len(quantiles)))
@@ -128,6 +127,45 @@ def grouped_resamples(
             hi_val = v[bounds[g2] + np.minimum((u2 * sizes[g2]).astype(np.int64), sizes[g2] - 1)]
             qvals[start:start + b, j] = lo_val + frac * (hi_val - lo_val)
     return means, qvals
+
+
+#: Values per block of the running sums of :func:`_sums_at`.
+_SUM_BLOCK = 1 << 20
+
+
+def _sums_at(v: NDArray[np.float64], bounds: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``concatenate([[0], cumsum(v)])[bounds]`` and the same of ``(v - v.mean()) ** 2``, bit for bit, made a
+    block of :data:`_SUM_BLOCK` values at a time (each block's running sum continues from the last one's, the
+    order of the additions of one ``cumsum`` over the whole array), so that no array of ``n`` sums is made.
+
+    >>> v = np.random.default_rng(0).exponential(size=3_000_001)
+    >>> b = np.array([0, 5, 1_048_576, 1_048_577, 2_500_000, 3_000_001])
+    >>> s, q = _sums_at(v, b)
+    >>> whole = np.concatenate([[0.0], np.cumsum(v)])[b]
+    >>> sq = np.concatenate([[0.0], np.cumsum((v - v.mean()) ** 2)])[b]
+    >>> same = lambda a, b: bool(np.array_equal(a.view(np.int64), b.view(np.int64)))
+    >>> same(s, whole) and same(q, sq)
+    True
+    """
+    n = int(v.shape[0])
+    mean = v.mean()
+    out_s = np.zeros(bounds.shape[0])
+    out_q = np.zeros(bounds.shape[0])
+    ends = bounds - 1  # a bound b > 0 reads the running sum of v[:b], which ends at position b - 1
+    carry_s = carry_q = None
+    for a in range(0, n, _SUM_BLOCK):
+        e = min(n, a + _SUM_BLOCK)
+        block = v[a:e]
+        sq = (block - mean) ** 2
+        if carry_s is None:
+            rs, rq = np.cumsum(block), np.cumsum(sq)
+        else:  # continue the one running sum: the carry is the first addend, as in a cumsum of the whole array
+            rs = np.cumsum(np.concatenate([[carry_s], block]))[1:]
+            rq = np.cumsum(np.concatenate([[carry_q], sq]))[1:]
+        at = np.flatnonzero((ends >= a) & (ends < e))
+        out_s[at], out_q[at] = rs[ends[at] - a], rq[ends[at] - a]
+        carry_s, carry_q = rs[-1], rq[-1]
+    return out_s, out_q
 
 
 def _records_resamples(v: NDArray[np.float64], quantiles: tuple[float, ...], *, n_resamples: int,
@@ -178,7 +216,8 @@ def resample_stats(x: ArrayLike, quantiles: tuple[float, ...] = (), *, n_resampl
     ((4,), (4, 1))
     """
     v = np.sort(np.asarray(x, dtype=np.float64).reshape(-1))
-    v = v[np.isfinite(v)]
+    # the finite values: a slice of the sorted ones (-inf sorts first, +inf and NaN last), not a copy
+    v = v[np.searchsorted(v, -np.inf, side="right"):np.searchsorted(v, np.inf, side="left")]
     n = int(v.shape[0])
     how = _method(method, n)
     if n == 0:

@@ -296,3 +296,33 @@ def test_paired_median_replicates_are_exact_in_distribution(window) -> None:
     for pair, ways in exact.items():
         p = ways / 5 ** 5
         assert abs(seen[pair] / B - p) <= 4.5 * math.sqrt(p * (1 - p) / B), (pair, seen[pair] / B, p)
+
+
+@pytest.mark.parametrize("method", ["records", "grouped"])
+def test_resamples_drop_non_finite_values_and_nothing_else(method: str) -> None:
+    rng = np.random.default_rng(4)
+    finite = rng.exponential(size=3_000)
+    dirty = np.concatenate([finite, [np.nan, np.inf, -np.inf, np.nan, np.inf]])
+    rng.shuffle(dirty)
+    for q in ((), (0.5, 0.05)):
+        want = stats.resample_stats(finite, q, n_resamples=50, random_state=3, method=method)
+        got = stats.resample_stats(dirty, q, n_resamples=50, random_state=3, method=method)
+        for a, b in zip(got, want):
+            assert np.array_equal(a.view(np.int64), b.view(np.int64))
+    # only non-finite values: no replicate, not an error
+    means, qvals = stats.resample_stats([np.nan, np.inf, -np.inf], (0.5,), n_resamples=4, random_state=0, method=method)
+    assert np.isnan(means).all() and qvals.shape == (4, 1) and np.isnan(qvals).all()
+
+
+def test_grouped_running_sums_are_those_of_one_cumsum_across_block_borders(monkeypatch) -> None:
+    from synthpriv_report.stats import bootstrap as bootstrap_module
+
+    v = np.sort(np.random.default_rng(9).lognormal(size=10_007))
+    bounds = (np.arange(1025, dtype=np.int64) * v.size) // 1024
+    want_s = np.concatenate([[0.0], np.cumsum(v)])[bounds]
+    want_q = np.concatenate([[0.0], np.cumsum((v - v.mean()) ** 2)])[bounds]
+    for block in (1, 7, 1000, 1 << 20):
+        monkeypatch.setattr(bootstrap_module, "_SUM_BLOCK", block)
+        s, q = bootstrap_module._sums_at(v, bounds)
+        assert np.array_equal(s.view(np.int64), want_s.view(np.int64)), block
+        assert np.array_equal(q.view(np.int64), want_q.view(np.int64)), block
