@@ -519,7 +519,7 @@ class DaskSearcher:
         lost it with a worker.
     shard_rows : int, optional
         Reference sets of more records than this are cut into shards of at most this many, each with its own
-        tree on one worker (:meth:`knn_sharded`); default: :data:`SHARD_AUTO_ROWS`.
+        tree on one worker (:meth:`search_sharded`); default: :data:`SHARD_AUTO_ROWS`.
     """
 
     def __init__(self, client: Any, *, retries: int = RETRIES, shard_rows: int | None = None):
