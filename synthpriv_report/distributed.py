@@ -53,7 +53,8 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -415,6 +416,33 @@ def _block_columns(final: tuple, which: str, k: int) -> NDArray:
 # what runs where the evaluation runs
 
 
+def _in_turn(count: int, in_flight: int, submit: Callable[[int], Any]) -> Iterator[tuple[int, Any]]:
+    """Tasks ``submit(0) .. submit(count - 1)``, at most ``in_flight`` running at once, each next one submitted
+    as an earlier one finishes: ``(i, future)`` in the order they finish. Stopped early (the caller raised, or
+    broke off), the tasks still running are cancelled."""
+    from distributed import as_completed
+
+    running: dict[Any, int] = {}
+
+    def start(i: int) -> Any:
+        fut = submit(i)
+        running[fut] = i
+        return fut
+
+    submitted = min(count, max(1, in_flight))
+    try:
+        finished = as_completed([start(i) for i in range(submitted)])
+        for fut in finished:
+            yield running.pop(fut), fut
+            if submitted < count:
+                finished.add(start(submitted))
+                submitted += 1
+    finally:
+        for fut in running:
+            if not fut.done():
+                fut.cancel()
+
+
 class RemoteTable:
     """A neighbour table whose lists stay on the workers: one decided block of query rows per future
     (:meth:`DaskSearcher.search_sharded`). The calling process reads only the columns it asks for
@@ -451,8 +479,6 @@ class RemoteTable:
             A block could not be read (its worker died and Dask could not make it again): nothing of the read is
             used; the evaluation searches again (:meth:`synthpriv_report.engine._Engine.knn`).
         """
-        from distributed import as_completed
-
         if which not in ("dist", "idx"):
             raise ValueError(f"which must be 'dist' or 'idx', not {which!r}")
         if not 0 <= k <= self.k:
@@ -460,41 +486,27 @@ class RemoteTable:
         out = (np.full((self.n, k), np.inf) if which == "dist" else np.full((self.n, k), -1, dtype=np.int64))
         if not self.blocks or k == 0:
             return out
-        pending: dict[Any, tuple[int, int]] = {}
+
+        def submit(b: int) -> Any:
+            return self.client.submit(_block_columns, self.blocks[b][2], which, k, pure=False,
+                                      key=f"{READ_PREFIX}-{uuid.uuid4().hex[:12]}")
+
         try:
             with self.client.as_current():
-                todo = iter(self.blocks)
-
-                def submit() -> Any:
-                    s, e, fut = next(todo)
-                    part = self.client.submit(_block_columns, fut, which, k, pure=False,
-                                              key=f"{READ_PREFIX}-{uuid.uuid4().hex[:12]}")
-                    pending[part] = (s, e)
-                    return part
-
-                in_flight = min(len(self.blocks), max(2, 2 * len(self.client.nthreads())))
-                running = as_completed([submit() for _ in range(in_flight)])
-                left = len(self.blocks) - in_flight
-                for part in running:
-                    s, e = pending.pop(part)
-                    got = part.result()
-                    if got.shape != (e - s, k):
-                        raise DistributedSearchError(f"a block of a kept table came back with shape {got.shape}, "
-                                                     f"expected {(e - s, k)}")
-                    out[s:e] = got
-                    del got, part
-                    if left:
-                        running.add(submit())
-                        left -= 1
+                in_flight = 2 * len(self.client.nthreads())
+                with closing(_in_turn(len(self.blocks), max(2, in_flight), submit)) as turns:
+                    for b, part in turns:
+                        s, e, _ = self.blocks[b]
+                        got = part.result()
+                        if got.shape != (e - s, k):
+                            raise DistributedSearchError(f"a block of a kept table came back with shape "
+                                                         f"{got.shape}, expected {(e - s, k)}")
+                        out[s:e] = got
         except DistributedSearchError:
             raise
         except Exception as exc:  # noqa: BLE001 - the cluster's own errors (a lost block), named as such
             raise DistributedSearchError(
                 f"a neighbour table kept on the Dask cluster could not be read: {type(exc).__name__}: {exc}") from exc
-        finally:
-            for part in pending:
-                if not part.done():
-                    part.cancel()
         return out
 
     def release(self) -> None:
@@ -808,8 +820,6 @@ class DaskSearcher:
             f"{last}. No result of this search was used.") from last
 
     def _run_sharded(self, key, params, rnum, rcat, qnum, qcat, k, exclude_self, engine, shard_rows):
-        from distributed import as_completed
-
         n, m = qnum.shape[0], rnum.shape[0]
         self_pos = np.arange(n, dtype=np.int64) if exclude_self else np.full(n, -1, dtype=np.int64)
         shards = self._build_shards(key, params, rnum, rcat, shard_rows)
@@ -827,7 +837,6 @@ class DaskSearcher:
         # set stay where they were built, each worker searching its own
         addresses = sorted(self.client.nthreads())  # the workers now (not a cached list)
         spread = addresses if len(shards) == 1 else []
-        metas: dict[Any, int] = {}
         finals: list[Any] = [None] * len(blocks)
 
         def submit(b: int) -> Any:
@@ -856,34 +865,27 @@ class DaskSearcher:
             final = self.client.submit(_decide_block, merged, cands, params.exact, key=f"{name}-decide",
                                        retries=self.retries, pure=False)
             finals[b] = final
-            meta = self.client.submit(_block_meta, final, key=f"{name}-meta", retries=self.retries, pure=False)
-            metas[meta] = b
-            return meta
+            return self.client.submit(_block_meta, final, key=f"{name}-meta", retries=self.retries, pure=False)
 
         # blocks are submitted as earlier ones finish, two per Dask thread in flight (as for one tree): the calling
         # process holds the serialised queries of a few blocks, not of all of them
-        submitted = min(len(blocks), max(2, 2 * sum(by_host.values())))
         decided = 0
         workers = {w for _, _, _, w in shards}
         try:
-            pending = as_completed([submit(b) for b in range(submitted)])
-            for fut in pending:
-                b = metas.pop(fut)  # what stays in metas is still running, to be cancelled on a failure
-                s, e = blocks[b]
-                d_shape, i_shape, count, address = fut.result()
-                if tuple(d_shape) != (e - s, k) or tuple(i_shape) != (e - s, k):
-                    raise DistributedSearchError(f"a merged block came back with shape {d_shape}, expected "
-                                                 f"{(e - s, k)}; no result of this search was used")
-                decided += count
-                workers.add(address)
-                if submitted < len(blocks):
-                    pending.add(submit(submitted))
-                    submitted += 1
+            with closing(_in_turn(len(blocks), max(2, 2 * sum(by_host.values())), submit)) as turns:
+                for b, fut in turns:
+                    s, e = blocks[b]
+                    d_shape, i_shape, count, address = fut.result()
+                    if tuple(d_shape) != (e - s, k) or tuple(i_shape) != (e - s, k):
+                        raise DistributedSearchError(f"a merged block came back with shape {d_shape}, expected "
+                                                     f"{(e - s, k)}; no result of this search was used")
+                    decided += count
+                    workers.add(address)
         except BaseException:
-            for fut in list(metas) + [f for f in finals if f is not None]:
-                if not fut.done():
+            for fut in finals:  # the blocks' lists: none is kept from a search that failed
+                if fut is not None:
                     fut.cancel()
-                fut.release()
+                    fut.release()
             raise
         table = RemoteTable(self.client, n, k, [(s, e, f) for (s, e), f in zip(blocks, finals)])
         return table, choice, Placement(len(blocks) * (2 * len(shards) + 5), tuple(sorted(workers)),
