@@ -407,8 +407,12 @@ def _block_meta(final: tuple) -> tuple:
 
 
 def _block_columns(final: tuple, which: str, k: int) -> NDArray:
-    """The first ``k`` columns of a decided block's distances (``which="dist"``) or positions (``"idx"``)."""
+    """The first ``k`` columns of a decided block's distances (``which="dist"``) or positions (``"idx"``), or
+    each row's mean of its first ``k`` distances (``"mean"``: as the calling process would compute them from the
+    columns it reads, ``dist[:, :k].mean(axis=1)``, so the same bits)."""
     dist, idx, _, _ = final
+    if which == "mean":
+        return np.ascontiguousarray(dist[:, :k]).mean(axis=1)
     return np.ascontiguousarray((dist if which == "dist" else idx)[:, :k])
 
 
@@ -471,7 +475,8 @@ class RemoteTable:
 
     def columns(self, which: str, k: int) -> NDArray:
         """The first ``k`` columns of the distances (``which="dist"``, float64) or positions (``"idx"``, int64)
-        of every query row, read block by block (a few blocks in flight) into one array.
+        of every query row, read block by block (a few blocks in flight) into one array; ``which="mean"``: each
+        row's mean of its first ``k`` distances, made on the workers (one float64 a row).
 
         Raises
         ------
@@ -479,11 +484,14 @@ class RemoteTable:
             A block could not be read (its worker died and Dask could not make it again): nothing of the read is
             used; the evaluation searches again (:meth:`synthpriv_report.engine._Engine.knn`).
         """
-        if which not in ("dist", "idx"):
-            raise ValueError(f"which must be 'dist' or 'idx', not {which!r}")
+        if which not in ("dist", "idx", "mean"):
+            raise ValueError(f"which must be 'dist', 'idx' or 'mean', not {which!r}")
         if not 0 <= k <= self.k:
             raise ValueError(f"{k} columns asked of a table of {self.k}")
-        out = (np.full((self.n, k), np.inf) if which == "dist" else np.full((self.n, k), -1, dtype=np.int64))
+        if which == "mean":
+            out = np.full(self.n, np.nan)  # the mean of no column
+        else:
+            out = (np.full((self.n, k), np.inf) if which == "dist" else np.full((self.n, k), -1, dtype=np.int64))
         if not self.blocks or k == 0:
             return out
 
@@ -498,9 +506,9 @@ class RemoteTable:
                     for b, part in turns:
                         s, e, _ = self.blocks[b]
                         got = part.result()
-                        if got.shape != (e - s, k):
+                        if got.shape != out[s:e].shape:
                             raise DistributedSearchError(f"a block of a kept table came back with shape "
-                                                         f"{got.shape}, expected {(e - s, k)}")
+                                                         f"{got.shape}, expected {out[s:e].shape}")
                         out[s:e] = got
         except DistributedSearchError:
             raise

@@ -328,6 +328,8 @@ class _Engine:
             held = self.remote.get(key)
             if held is None:  # searched again where the lists come here (a tree of the reference is cached now)
                 table = self.tables[key]
+                if which == "mean":
+                    return table.head(k).row_means()
                 return np.ascontiguousarray((table.dist if which == "dist" else table.idx)[:, :k])
             remote, spec, query, ref = held
             try:
@@ -473,7 +475,7 @@ class _Engine:
 
             def words(lo: int, hi: int) -> NDArray[np.uint64]:  # a block lies within one set
                 s, rows = (a, slice(lo, hi)) if lo < n_a else (b, slice(lo - n_a, hi - n_a))
-                return cell_words(d.numeric[s][rows][:, ni], self.fitted.codes[s][rows][:, ci])
+                return cell_words(d.numeric[s].columns(ni, rows), self.fitted.codes[s][rows][:, ci])
 
             with self.stage("key groupings"):
                 ids = self.dask.record_ids(words, [n_a, d.sizes[b]], len(ni) + len(ci), desc="key groupings")

@@ -316,21 +316,23 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
     if sizes["T"] < 2:
         raise ValueError(f"the real data needs at least 2 records, got {sizes['T']}")
 
-    num: dict[str, NDArray[np.float64]] = {}
+    num: dict[str, dm.NumericSet] = {}
     fact: dict[str, list[tuple[NDArray[np.integer], NDArray[np.object_]]]] = {}
     for s in sizes:  # each partition's arrays are fetched, copied into the set's and let go: one at a time
         merged = [table_remaps([r.cat[j][1] for _, r in by_set[s]]) for j in range(len(cat_cols))]
-        num[s] = np.empty((sizes[s], len(num_cols)))
+        numbers = np.empty((sizes[s], len(num_cols)))
         codes = [np.empty(sizes[s], dtype=remaps[0].dtype) for remaps, _ in merged]  # a set has partitions
         offset = 0
         for k, i in enumerate(job_of[s]):
             whole = fetch(i)
-            num[s][offset:offset + whole.n] = whole.num
+            numbers[offset:offset + whole.n] = whole.num
             for j, (remaps, _) in enumerate(merged):
                 codes[j][offset:offset + whole.n] = remaps[k][whole.cat[j][0]]
             offset += whole.n
             del whole
         fact[s] = [(codes[j], table) for j, (_, table) in enumerate(merged)]
+        num[s] = dm.NumericSet.packed(numbers)  # held packed before the next set is read
+        del numbers
     failed = {c for s in sizes for _, r in by_set[s] for c in r.failed}
 
     # identifier-like columns (before any other check, as Evaluation does on a whole frame)
@@ -343,7 +345,7 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
     num_cols = [num_cols[j] for j in keep_num]
     cat_cols = [cat_cols[j] for j in keep_cat]
     if len(keep_num) < num["T"].shape[1]:
-        num = {s: np.ascontiguousarray(a[:, keep_num]) for s, a in num.items()}
+        num = {s: a.select(keep_num) for s, a in num.items()}
     fact = {s: [f[j] for j in keep_cat] for s, f in fact.items()}
     kinds = {c: kinds[c] for c in columns}
 
@@ -391,7 +393,7 @@ def _raise_again(client: Any, p: Partitions, part: Any, real_meta: pd.DataFrame,
 
 
 def _identifiers(parts: list[tuple[Any, EncodedPart]], real_meta: pd.DataFrame, candidates: Sequence[str],
-                 num_cols: Sequence[str], cat_cols: Sequence[str], num_t: NDArray[np.float64],
+                 num_cols: Sequence[str], cat_cols: Sequence[str], num_t: dm.NumericSet,
                  fact_t: list[tuple[NDArray[np.int64], NDArray[np.object_]]], failed: set[str],
                  include: Sequence[str] | None, exclude: Sequence[str], requested: set[str]
                  ) -> tuple[dict[str, str], dict[str, str]]:

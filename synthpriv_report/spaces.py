@@ -251,9 +251,14 @@ def fit(data: PreparedData) -> Fitted:
     q = data.numeric["T"].shape[1]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slice: a column with no real value
-        # set by set, then across the sets: the same extremes as of the sets stacked, without stacking them
-        lo = np.nanmin([np.nanmin(data.numeric[s], axis=0) for s in real_sets], axis=0) if q else np.zeros(0)
-        hi = np.nanmax([np.nanmax(data.numeric[s], axis=0) for s in real_sets], axis=0) if q else np.zeros(0)
+        # column by column and set by set, then across the sets: the same extremes as of the sets stacked,
+        # without stacking them (or reading more than one column of one set at a time)
+        lo, hi = np.full(q, np.nan), np.full(q, np.nan)
+        for j in range(q):
+            cols = [data.numeric[s][:, j] for s in real_sets]
+            lo[j] = np.nanmin([np.nanmin(c) for c in cols])
+            hi[j] = np.nanmax([np.nanmax(c) for c in cols])
+            del cols
         rng = hi - lo
         half = hi / 2.0 - lo / 2.0
     const = (rng == 0) | (half == 0)
@@ -262,8 +267,8 @@ def fit(data: PreparedData) -> Fitted:
     all_sets = data.sets
     has_missing = np.zeros(q, dtype=bool)
     for s in all_sets:
-        if data.numeric[s].shape[1]:
-            has_missing |= np.isnan(data.numeric[s]).any(axis=0)
+        for j in range(q):
+            has_missing[j] |= bool(np.isnan(data.numeric[s][:, j]).any())
     n_cat = len(data.categorical_columns)
     levels: list[NDArray[np.object_]] = []
     if data.factorized is not None:
@@ -429,8 +434,7 @@ def encoded_numbers(data: PreparedData, fitted: Fitted, header: Encoding, set_na
     """
     num_cols, _, _ = _space_columns(data, header.spec)
     ni = [data.numeric_columns.index(c) for c in num_cols]
-    values = data.numeric[set_name][rows]
-    scaled = fitted.rescale(values[:, ni], ni)
+    scaled = fitted.rescale(data.numeric[set_name].columns(ni, rows), ni)
     if header.mode == MODE_GOWER:
         return np.ascontiguousarray(scaled)
     miss = [j for j, jj in enumerate(ni) if fitted.has_missing[jj]]

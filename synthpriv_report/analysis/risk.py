@@ -217,7 +217,7 @@ def _reference(ctx: Any, dcr: dict[str, Any], nn: dict[str, Any]) -> tuple[str, 
     sp = ctx.metric_space("nndr", "gower")
     real = ctx.knn(sp, ctx.T, ctx.T, int(nn["k"]))
     d_t = real.dist[:, 0]
-    nndr_t = nndr_values(d_t, real.idx[:, 0], real.dist)
+    nndr_t = nndr_values(d_t, real.idx[:, 0], real.row_means())
     return ("training records (each against the others)", np.asarray(dcr["T"], dtype=np.float64),
             np.asarray(nndr_t, dtype=np.float64), np.asarray(ctx.identical_in(ctx.T, ctx.T), dtype=bool))
 

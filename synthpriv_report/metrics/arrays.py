@@ -78,13 +78,17 @@ def nndr_values(dcr: ArrayLike, nearest: ArrayLike, real_knn_dist: ArrayLike) ->
         DCR(s, T).
     nearest : int array (n,)
         Position of t*, the nearest record of s in T.
-    real_knn_dist : array (|T|, k)
-        Distances of each t to its k nearest records of T \\ t.
+    real_knn_dist : array (|T|, k) or (|T|,)
+        Distances of each t to its k nearest records of T \\ t, or their row means
+        (:meth:`~synthpriv_report.neighbors.NeighborTable.row_means`: the same numbers, made where the table is).
 
     >>> [round(float(v), 9) for v in nndr_values([0.1, 0.0], [0, 1], np.array([[0.2, 0.4], [0.1, 0.1]]))]
     [0.333333333, 0.0]
+    >>> [round(float(v), 9) for v in nndr_values([0.1, 0.0], [0, 1], np.array([0.3, 0.1]))]
+    [0.333333333, 0.0]
     """
-    denom = np.asarray(real_knn_dist, dtype=np.float64).mean(axis=1)[np.asarray(nearest, dtype=np.int64)]
+    real = np.asarray(real_knn_dist, dtype=np.float64)
+    denom = (real if real.ndim == 1 else real.mean(axis=1))[np.asarray(nearest, dtype=np.int64)]
     return eps_ratio(dcr, denom)
 
 
@@ -94,7 +98,7 @@ def nndr_arrays(ctx: Any) -> dict[str, Any]:
     k = ctx.settings["nndr_k"]
 
     def make():
-        real = ctx.knn(sp, ctx.T, ctx.T, k).dist
+        real = ctx.knn(sp, ctx.T, ctx.T, k).row_means()  # 8 bytes a real record, not 8 k
         out = {"space": sp.label, "k": k}
         st = ctx.knn(sp, ctx.S, ctx.T, 1)
         out["S"] = nndr_values(st.dist[:, 0], st.idx[:, 0], real)

@@ -35,7 +35,8 @@ def _hitr_index(ctx: Context, syn: str | None = None) -> _HitrIndex:
 
     def build():
         d = ctx.data
-        return _HitrIndex(ctx.fitted.wide_codes(ctx.T), d.numeric[ctx.T], ctx.fitted.wide_codes(syn), d.numeric[syn])
+        return _HitrIndex(ctx.fitted.wide_codes(ctx.T), d.numeric[ctx.T].rows(), ctx.fitted.wide_codes(syn),
+                          d.numeric[syn].rows())
 
     return ctx.memo(("review_attack.hitr_index", ctx.T, syn), build)
 

@@ -161,7 +161,7 @@ def predicates_from_records(X: NDArray[np.float64], rows: NDArray[np.int64], col
 def _matrix(ctx: Any, set_name: str) -> NDArray[np.float64]:
     """The set's records as one float64 matrix: numbers, then category codes (``ctx.data``'s column kinds)."""
     return np.ascontiguousarray(np.concatenate(
-        [ctx.data.numeric[set_name], ctx.fitted.codes[set_name].astype(np.float64)], axis=1))
+        [ctx.data.numeric[set_name].rows(), ctx.fitted.codes[set_name].astype(np.float64)], axis=1))
 
 
 def attack_queries(S: NDArray[np.float64], is_cat: NDArray[np.bool_], n_attacks: int, n_cols: int,

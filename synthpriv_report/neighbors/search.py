@@ -165,6 +165,18 @@ class NeighborTable:
     def k(self) -> int:
         return self._k
 
+    def row_means(self) -> NDArray[np.float64]:
+        """Each query record's mean distance to its ``k`` neighbours, ``dist.mean(axis=1)``, bit for bit. A
+        deferred table whose arrays are not held asks its loader for ``"mean"``: where the lists are held
+        elsewhere (on Dask workers) the means are made there, from the same rows, and 8 bytes a record come
+        back instead of ``8 k``."""
+        if self._dist is None and self._load is not None:
+            got = self._load("mean", self._k)
+            if got.ndim != 1:
+                raise ValueError(f"a deferred table read row means of shape {got.shape}, expected one value a row")
+            return got
+        return np.asarray(self.dist, dtype=np.float64).mean(axis=1)
+
     def head(self, k: int) -> NeighborTable:
         """The first ``k`` neighbours; asking for more than were searched is an error, not a silent recompute.
         A deferred table's head is deferred too (nothing is read until it is used) and keeps what it reads."""

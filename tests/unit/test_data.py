@@ -549,3 +549,64 @@ def test_column_kinds_phase_reads_the_holdout_for_an_entirely_missing_column() -
     assert dm._column_kinds({"T": T, "H": H}, ["a", "b"], numeric=[], categorical=[])["a"] == "numeric"
     with pytest.raises(ValueError, match=r"column 'a' is entirely missing in the real data; exclude it"):
         dm._column_kinds({"T": T}, ["a", "b"], numeric=[], categorical=[])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the prepared numbers, held packed
+
+
+def _bits(a):
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.uint64)
+
+
+def test_a_numeric_set_gives_back_every_float64_bit_for_bit_in_each_of_its_forms():
+    from synthpriv_report.data import PACKED_MAX_DISTINCT, NumericSet
+
+    rng = np.random.default_rng(5)
+    n = 3 * PACKED_MAX_DISTINCT
+    odd_nan = np.array([0x7FF8000000000123], dtype=np.uint64).view(np.float64)[0]  # a NaN with a payload
+    few = rng.choice([0.0, -0.0, 1.5, np.inf, -np.inf, np.nan, odd_nan], n)  # codes, one byte
+    some = rng.integers(0, 1000, n).astype(float)  # codes, two bytes
+    wide_ints = rng.integers(0, 2**23, n).astype(float)  # too many values: float32 holds them exactly
+    real = rng.random(n)  # float64
+    # distinct values only after the rows the first look reads: still at most PACKED_MAX_DISTINCT in all
+    late = np.concatenate([np.zeros(2 * PACKED_MAX_DISTINCT),
+                           np.arange(PACKED_MAX_DISTINCT) % (PACKED_MAX_DISTINCT - 1) + 0.1])
+    x = np.column_stack([few, some, wide_ints, real, late])
+    p = NumericSet.packed(x)
+    held = [(a.dtype.name, t is not None) for a, t in p._columns]
+    assert held == [("uint8", True), ("uint16", True), ("float32", False), ("float64", False), ("uint16", True)]
+    assert p.nbytes < x.nbytes / 2
+    assert p.shape == x.shape and len(p) == n
+    assert np.array_equal(_bits(np.asarray(p)), _bits(x))  # odd NaN payloads and -0.0 included
+    rows = rng.permutation(n)[:500]
+    mask = rng.random(n) < 0.01
+    for key in (rows, mask, slice(10, 400, 3), slice(None)):
+        assert np.array_equal(_bits(p[key]), _bits(x[key])), key
+        assert np.array_equal(_bits(p[key, 2]), _bits(x[key, 2]))
+        assert np.array_equal(_bits(p[key, [4, 0]]), _bits(x[key][:, [4, 0]]))
+        assert np.array_equal(_bits(p[key, 1:3]), _bits(x[key][:, 1:3]))
+    assert np.array_equal(_bits(p[7]), _bits(x[7]))
+    assert np.array_equal(_bits(p.take(rows).rows()), _bits(x[rows]))
+    assert np.array_equal(_bits(p.select([3, 1]).rows()), _bits(x[:, [3, 1]]))
+    out = p[rows]
+    out[:] = 0.0  # a read is a new array: the set is unchanged
+    assert np.array_equal(_bits(p[rows]), _bits(x[rows]))
+    assert NumericSet.packed(p) is p
+    empty = NumericSet.packed(np.zeros((0, 2)))
+    assert empty.shape == (0, 2) and empty.rows().shape == (0, 2)
+
+
+def test_prepared_numbers_are_held_packed_and_read_as_the_frames_values():
+    rng = np.random.default_rng(2)
+    T = pd.DataFrame({"age": rng.integers(17, 90, 300).astype(float), "w": rng.random(300),
+                      "c": rng.choice(["a", "b"], 300)})
+    T.loc[3, "age"] = np.nan
+    d = prepare(T, T.iloc[::-1].reset_index(drop=True))
+    assert d.numeric_columns == ("age", "w")
+    nums = d.numeric["T"]
+    assert [a.dtype.name for a, _ in nums._columns] == ["uint8", "uint16"]  # 74 ages; 300 distinct fractions
+    caller = d.caller_rows("T", np.arange(300))
+    assert caller.dtype == np.int64
+    assert np.array_equal(_bits(np.asarray(nums)), _bits(T[["age", "w"]].to_numpy()[caller]))
+    assert np.array_equal(d.prepared_rows("T", caller), np.arange(300))

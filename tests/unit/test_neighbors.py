@@ -481,3 +481,37 @@ def test_a_deferred_table_reads_only_the_columns_asked_for_and_keeps_what_a_head
     bad = NeighborTable.deferred(2, lambda which, k: dist, "gower", "S", "T")
     with pytest.raises(ValueError, match="expected 2 columns"):
         _ = bad.dist
+
+
+def test_row_means_are_the_tables_row_means_bit_for_bit_whether_read_or_made_where_the_lists_are():
+    """NNDR divides by each real record's mean distance to its k neighbours. A kept table makes those means where
+    its lists are, a block of rows at a time (``distributed._block_columns``); the bits must be those of the
+    whole table's ``dist.mean(axis=1)``, for any k (numpy sums 8 or more values pairwise) and any block cut."""
+    from synthpriv_report.distributed import _block_columns
+
+    rng = np.random.default_rng(3)
+    for k in (1, 2, 5, 8, 9, 17):
+        dist = np.sort(rng.random((101, k + 2)) ** 3, axis=1)  # a table searched for more than k
+        idx = np.argsort(rng.random((101, k + 2)), axis=1)
+        whole = NeighborTable(dist, idx, "gower", "T", "T").head(k)
+        want = dist[:, :k].copy().mean(axis=1)
+        assert np.array_equal(whole.row_means().view(np.int64), want.view(np.int64)), k
+        for cut in (1, 7, 50):
+            got = np.concatenate([_block_columns((dist[a:a + cut], idx[a:a + cut], None, None), "mean", k)
+                                  for a in range(0, 101, cut)])
+            assert np.array_equal(got.view(np.int64), want.view(np.int64)), (k, cut)
+        reads = []
+
+        def load(which, kk, d=dist):
+            reads.append((which, kk))
+            return _block_columns((d, None, None, None), which, kk)
+
+        deferred = NeighborTable.deferred(k + 2, load, "gower", "T", "T", keep=False).head(k)
+        assert np.array_equal(deferred.row_means().view(np.int64), want.view(np.int64))
+        assert reads == [("mean", k)]  # one float a row came back, not k
+
+
+def test_a_deferred_load_of_row_means_of_the_wrong_shape_is_an_error():
+    bad = NeighborTable.deferred(2, lambda which, k: np.zeros((3, 2)), "gower", "S", "T")
+    with pytest.raises(ValueError, match="one value a row"):
+        bad.row_means()
