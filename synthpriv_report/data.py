@@ -262,10 +262,7 @@ class NumericSet:
 
     def columns(self, cols: Sequence[int], rows: Any = slice(None)) -> NDArray[np.float64]:
         """Columns ``cols`` of the records ``rows`` as a new C-contiguous float64 array."""
-        m = len(range(*rows.indices(self._rows))) if isinstance(rows, slice) else None
-        if m is None:
-            r = np.asarray(rows)
-            m = int(np.count_nonzero(r)) if r.dtype == bool else int(r.shape[0])
+        m = np.broadcast_to(np.uint8(0), (self._rows,))[rows].shape[0]  # as numpy counts rows, for no column too
         out = np.empty((m, len(cols)))
         for k, j in enumerate(cols):
             out[:, k] = self.column(int(j), rows)
