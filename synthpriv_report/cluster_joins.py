@@ -42,8 +42,8 @@ __all__ = ["JOIN_PREFIX", "BLOCK_ROWS", "PARTITION_KEYS", "GROUP_KEYS", "WHOLE",
 
 #: Key prefix of the join's tasks on the cluster.
 JOIN_PREFIX = "synthpriv-join"
-#: Most records in one block of cell words (8 bytes a cell: 60 MB for 15 columns).
-BLOCK_ROWS = 500_000
+#: Most records in one block of cell words (8 bytes a cell: 30 MB for 15 columns), whatever the size of the sets.
+BLOCK_ROWS = 250_000
 #: Keys (query and reference) per partition of the join, at most, on average.
 PARTITION_KEYS = 2_000_000
 #: Keys in one pass of the join over the cluster, at most (columns are joined in groups that fit; 18 bytes a key).
@@ -69,6 +69,16 @@ def _split_by(dest: NDArray[np.integer], count: int, *arrays: NDArray[Any]) -> l
 
 # ---------------------------------------------------------------------------------------------------------------
 # tasks on the workers
+
+
+def _column_dtype(p: int) -> np.dtype:
+    """The narrowest signed type of a column position among ``p`` columns (and -1, -2)."""
+    return np.dtype(np.int16 if p < 2**15 else np.int32 if p < 2**31 else np.int64)
+
+
+def _position_dtype(n: int) -> np.dtype:
+    """The narrowest of int32 and int64 that holds a record's position among ``n`` (and -1, -2)."""
+    return np.dtype(np.int32 if n < 2**31 else np.int64)
 
 
 def _fresh_state(n: int) -> Pairs:
@@ -224,13 +234,12 @@ def one_column_matches(client: Any, q_words: Callable[[int, int], NDArray[np.uin
     Returns
     -------
     column, partner : int arrays (n_q,)
-        As :func:`synthpriv_report.identity.one_column_matches`.
+        As :func:`synthpriv_report.identity.one_column_matches`, in the narrowest types that hold them (int16
+        columns, int32 positions below 2**31 records).
     """
     same = r_words is None
-    column = np.full(n_q, -1, dtype=np.int64)
-    partner = np.full(n_q, -1, dtype=np.int64)
     if p < 2 or n_r == 0 or n_q == 0:
-        return column, partner
+        return np.full(n_q, -1, dtype=_column_dtype(p)), np.full(n_q, -1, dtype=_position_dtype(n_r))
     group_keys = GROUP_KEYS if group_keys is None else int(group_keys)
     # columns in groups, each group one pass of the join whose keys (18 bytes each, every column of the group for
     # every record) stay within GROUP_KEYS over the cluster; the first column alone: a verbatim copy matches there
@@ -262,8 +271,8 @@ def record_ids(client: Any, words: Callable[[int, int], NDArray[np.uint64]], siz
     Returns
     -------
     int array (sum(sizes),) or None
-        The ids; None where two different records share a key (about one chance in 10^7 for three million
-        records): the caller then numbers them exactly in one process.
+        The ids (int32 below 2**31 records); None where two different records share a key (about one chance in
+        10^7 for three million records): the caller then numbers them exactly in one process.
     """
     n = int(sum(sizes))
     _, first = _join(client, words, list(sizes), None, list(sizes), p, [[WHOLE]], exclude_self=False,
@@ -271,10 +280,12 @@ def record_ids(client: Any, words: Callable[[int, int], NDArray[np.uint64]], siz
     if (first == -2).any():
         return None  # a record whose first key-mate differs from it: a collision of keys
     own = first < 0  # its own first key-mate (never checked: a record is identical to itself)
-    first[own] = np.flatnonzero(own)
+    np.copyto(first, np.arange(n, dtype=first.dtype), where=own)
+    del own
     seen = np.zeros(n, dtype=bool)
     seen[first] = True
-    rank = np.cumsum(seen, dtype=np.int64)
+    rank = np.cumsum(seen, dtype=first.dtype)
+    del seen
     rank -= 1
     return rank[first]
 
@@ -291,8 +302,9 @@ def _join(client: Any, q_words: Callable[[int, int], NDArray[np.uint64]], q_size
     block_rows = BLOCK_ROWS if block_rows is None else int(block_rows)
     partition_keys = PARTITION_KEYS if partition_keys is None else int(partition_keys)
     n_q, n_r = sum(q_sizes), sum(r_sizes)
-    column = np.full(n_q, -1, dtype=np.int64)
-    partner = np.full(n_q, -1, dtype=np.int64)
+    # in the narrowest types that hold them: the calling process holds these two arrays, a record each
+    column = np.full(n_q, -1, dtype=_column_dtype(p))
+    partner = np.full(n_q, -1, dtype=_position_dtype(n_q if one_set else n_r))
     workers = sorted(client.nthreads())  # asked of the scheduler (scheduler_info() may be a cached copy)
     if not workers:
         raise RuntimeError("the Dask cluster has no workers: start workers, or run without client=")
@@ -349,9 +361,11 @@ def _join(client: Any, q_words: Callable[[int, int], NDArray[np.uint64]], q_size
             del mq, mr, red, fetched
             if g < len(groups) - 1 and sum(client.gather([client.submit(_open_count, s) for s in state])) == 0:
                 break  # every query record has its column
-        for b, (col, ptn) in enumerate(client.gather(state)):
+        for b in range(nq_b):  # a block at a time: no second copy of the whole arrays is ever gathered
+            col, ptn = client.gather(state[b])
             column[q_edges[b]:q_edges[b + 1]] = col
             partner[q_edges[b]:q_edges[b + 1]] = ptn
+            del col, ptn
     finally:
         for fut in state + q_blocks + ([] if one_set else r_blocks):
             fut.release()

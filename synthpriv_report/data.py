@@ -776,9 +776,11 @@ def finish(*, sizes: dict[str, int], synthetic_dtypes: Any, columns: tuple[str, 
               f"real ones at that precision (a real value rounded to {p} is not a new value)"
               for c, p in precision.items()]
     notes += _spelling_notes(cat_cols, factorized, [s for s in ("T", "H") if s in sizes])
-    order = ({s: _canonicalize(s, numbers, cat_arrays, factorized) for s in sizes} if row_order == "canonical"
-             else {s: np.arange(n, dtype=np.int64) for s, n in sizes.items()})
-    order = {s: o.astype(np.int32) if o.size < 2**31 else o for s, o in order.items()}
+    def narrow(o: NDArray[np.int64]) -> NDArray[np.integer]:  # each set's, before the next set's is made
+        return o.astype(np.int32) if o.size < 2**31 else o
+
+    order = ({s: narrow(_canonicalize(s, numbers, cat_arrays, factorized)) for s in sizes}
+             if row_order == "canonical" else {s: narrow(np.arange(n, dtype=np.int64)) for s, n in sizes.items()})
     return PreparedData(
         columns=columns,
         kinds=kinds,
@@ -1019,9 +1021,9 @@ def _canonicalize(s: str, num_arrays: dict[str, NDArray[np.float64] | NumericSet
     from .identity import canonical_order
 
     cols = factorized[s]
-    codes = np.stack([c for c, _ in cols], axis=1) if cols else None
     num = num_arrays[s]
-    order = canonical_order(np.asarray(num, dtype=np.float64), codes, [t for _, t in cols])
+    # read a block of rows at a time: no float64 copy of the numbers, no (n, c) array of the codes
+    order = canonical_order(num, [c for c, _ in cols], [t for _, t in cols])
     num_arrays[s] = num.take(order) if isinstance(num, NumericSet) else np.ascontiguousarray(num[order])
     coded = isinstance(cat_arrays[s], CodedSet)
     if not coded:

@@ -7,6 +7,7 @@ needs; metrics read the cached tables through a :class:`Context`, the one object
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
@@ -54,9 +55,10 @@ class SetRef:
     ----------
     base : {"T", "S", "H"}
         The set the records come from: training (real), synthetic, holdout (real, not seen by the generator).
-    rows : ndarray of int64, shape (n_rows,), optional
+    rows : ndarray of int, shape (n_rows,), optional
         Positions in ``base`` (the evaluation's row order, see :class:`Context`), in the order the subset lists
-        them; ``None``: the whole set.
+        them (int32 from :meth:`Context.subset` where the set has fewer than 2**31 records, else int64);
+        ``None``: the whole set.
     tag : str
         Name of the subset, shown in the search log (``"T[privacy_score.R1]"``). Part of the identity: two subsets
         of the same rows under different tags are searched separately.
@@ -77,17 +79,21 @@ class SetRef:
     """
 
     base: str
-    rows: NDArray[np.int64] | None = None
+    rows: NDArray[np.integer] | None = None
     tag: str = ""
 
-    @property
+    @functools.cached_property
     def key(self) -> tuple[str, str, int, str]:
         """What identifies the set in the caches: ``(base, tag, number of rows, digest of the rows)``; a whole set
-        is ``(base, "", 0, "")``."""
+        is ``(base, "", 0, "")``. Found once per reference (every lookup of a cache reads it); the digest is of
+        the rows as int64, whatever type holds them, read a block at a time."""
         if self.rows is None:
             return (self.base, "", 0, "")
-        digest = hashlib.sha1(np.ascontiguousarray(self.rows, dtype=np.int64).tobytes()).hexdigest()[:16]
-        return (self.base, self.tag, int(self.rows.shape[0]), digest)
+        h = hashlib.sha1()
+        step = 1 << 16
+        for a in range(0, self.rows.shape[0], step):
+            h.update(np.ascontiguousarray(self.rows[a:a + step], dtype=np.int64).tobytes())
+        return (self.base, self.tag, int(self.rows.shape[0]), h.hexdigest()[:16])
 
     @property
     def label(self) -> str:
@@ -180,7 +186,7 @@ class _Engine:
         self.planned_reads: dict[tuple, set[str]] = {}
         self.searches: list[SearchRecord] = []
         self.memo: dict[Any, Any] = {}
-        self._record_ids: dict[str, NDArray[np.int64]] | None = None
+        self._record_ids: dict[str, NDArray[np.integer]] | None = None
 
     # stages -------------------------------------------------------------------------------------------------
     def stage(self, name: str):
@@ -415,7 +421,7 @@ class _Engine:
         del self.encodings[spec]
 
     # identity of records --------------------------------------------------------------------------------------
-    def record_ids(self) -> dict[str, NDArray[np.int64]]:
+    def record_ids(self) -> dict[str, NDArray[np.integer]]:
         """An id per record of every set; equal ids exactly when the records are identical (``docs/metrics.md``,
         section "Shared machinery")."""
         if self._record_ids is None:
@@ -485,7 +491,7 @@ class _Engine:
         with self.stage("key groupings"):
             return group_ids(enc.cat[a], enc.cat[b])
 
-    def _compute_record_ids(self) -> dict[str, NDArray[np.int64]]:
+    def _compute_record_ids(self) -> dict[str, NDArray[np.integer]]:
         """With a Dask client, a hash-partitioned join on the workers (:func:`synthpriv_report.cluster_joins.
         record_ids`): the calling process makes each block's cell words from its rows alone and receives the
         ids (8 bytes a record). Where that join meets two different records under one key (a collision of 64-bit
@@ -704,7 +710,8 @@ class Context:
         base : str
             The set (``ctx.T``, ``ctx.S``, ``ctx.H``).
         rows : array of int, shape (n_rows,)
-            Positions in ``base``, in the order the subset's tables list them; converted to int64.
+            Positions in ``base``, in the order the subset's tables list them; held as int32 where ``base`` has
+            fewer than 2**31 records (4 bytes a row: the evaluation keeps its subsets), else int64.
         tag : str
             The subset's name: it appears in the search log and is part of its identity (:class:`SetRef`).
 
@@ -714,7 +721,8 @@ class Context:
             Searches against it return positions within ``rows``; a search of it against itself leaves each
             record out of its own neighbours.
         """
-        return SetRef(base, np.asarray(rows, dtype=np.int64), tag)
+        held = np.int32 if self.size(base) < 2**31 else np.int64
+        return SetRef(base, np.asarray(rows, dtype=held), tag)
 
     def calibration(self) -> Context:
         """The calibration context: the same caches with the holdout in the role of the synthetic set.
@@ -880,10 +888,10 @@ class Context:
                          lambda: nb.farthest_pair(self.encoding(spec), self.tree(spec, a), self.tree(spec, b)))
 
     # identity -----------------------------------------------------------------------------------------------
-    def record_ids(self, s: str | SetRef) -> NDArray[np.int64]:
-        """An id per record of a set (or of a subset's rows, in their order), shape (n,), int64: two records
-        have equal ids exactly when they are identical, across all sets (``docs/metrics.md``, section "Shared
-        machinery")."""
+    def record_ids(self, s: str | SetRef) -> NDArray[np.integer]:
+        """An id per record of a set (or of a subset's rows, in their order), shape (n,), integer (int32 where a
+        Dask join made them, int64 otherwise): two records have equal ids exactly when they are identical, across
+        all sets (``docs/metrics.md``, section "Shared machinery")."""
         ref = self._ref(s)
         ids = self._engine.record_ids()[ref.base]
         return ids if ref.rows is None else ids[ref.rows]
@@ -925,7 +933,10 @@ class Context:
         if q.key == r.key:
             counts = np.bincount(np.asarray(ri, dtype=np.intp))
             return counts[qi] >= 2
-        return np.isin(qi, ri)
+        # ids are small non-negative integers: a flag per id, not a sort of both sets' ids (np.isin)
+        present = np.zeros(int(max(qi.max(initial=-1), ri.max(initial=-1))) + 1, dtype=bool)
+        present[ri] = True
+        return present[qi]
 
     # generic memo -------------------------------------------------------------------------------------------
     def memo(self, key: Hashable, fn: Callable[[], R]) -> R:

@@ -15,12 +15,24 @@ column and is exact by construction but some ten times slower. Either way the id
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
 from ._compiled import COMPILED, njit, prange
+
+
+class RowReader(Protocol):
+    """Rows of numbers read a block at a time (:class:`synthpriv_report.data.NumericSet`): ``rows(rows)`` is a
+    new float64 array ``(len(rows), q)``."""
+
+    @property
+    def shape(self) -> tuple[int, int]: ...
+
+    def rows(self, rows: Any = ...) -> NDArray[np.float64]: ...
+
 
 _NAN_BITS = np.int64(0x7FF8000000000000)
 
@@ -202,7 +214,8 @@ def _text_hashes(table: NDArray[np.object_]) -> NDArray[np.int64]:
     return np.append(h, np.int64(0x2545F4914F6CDD1D))
 
 
-def canonical_order(numeric: NDArray[np.float64], codes: NDArray[np.int64] | None,
+def canonical_order(numeric: NDArray[np.float64] | RowReader,
+                    codes: NDArray[np.integer] | Sequence[NDArray[np.integer]] | None,
                     tables: Sequence[NDArray[np.object_]]) -> NDArray[np.int64]:
     """A permutation that puts the records of one set in an order that depends on their values alone.
 
@@ -215,10 +228,12 @@ def canonical_order(numeric: NDArray[np.float64], codes: NDArray[np.int64] | Non
 
     Parameters
     ----------
-    numeric : array (n, q)
-        Numbers (NaN missing).
-    codes : int array (n, c) or None
-        Per categorical column, the code of each record's text in ``tables[j]`` (-1 missing).
+    numeric : array (n, q), or an object with ``shape`` and ``rows(rows)``
+        Numbers (NaN missing); a packed set (:class:`synthpriv_report.data.NumericSet`) is read a block of rows
+        at a time, so that no float64 copy of the whole set is made.
+    codes : int array (n, c), sequence of c int arrays (n,), or None
+        Per categorical column, the code of each record's text in ``tables[j]`` (-1 missing), in any integer
+        type: given column by column, no (n, c) array of them is made.
     tables : sequence of object arrays
         Per categorical column, the distinct texts.
 
@@ -237,8 +252,23 @@ def canonical_order(numeric: NDArray[np.float64], codes: NDArray[np.int64] | Non
     True
     """
     n = numeric.shape[0]
-    bits = np.ascontiguousarray(numeric, dtype=np.float64).view(np.int64)
-    c = 0 if codes is None else codes.shape[1]
+    if isinstance(numeric, np.ndarray):
+        whole = np.ascontiguousarray(numeric, dtype=np.float64)
+
+        def bits_of(rows: slice | NDArray[np.int64]) -> NDArray[np.int64]:
+            return np.ascontiguousarray(whole[rows]).view(np.int64)
+    else:
+        reader = numeric
+
+        def bits_of(rows: slice | NDArray[np.int64]) -> NDArray[np.int64]:
+            return np.ascontiguousarray(reader.rows(rows), dtype=np.float64).view(np.int64)
+    if codes is None:
+        cols: list[NDArray[np.integer]] = []
+    elif isinstance(codes, np.ndarray):
+        cols = [codes[:, j] for j in range(codes.shape[1])]
+    else:
+        cols = list(codes)
+    c = len(cols)
     text_hashes = [_text_hashes(t) for t in tables[:c]]
 
     def content_of(rows: slice | NDArray[np.int64]) -> NDArray[np.int64]:
@@ -246,30 +276,33 @@ def canonical_order(numeric: NDArray[np.float64], codes: NDArray[np.int64] | Non
         m = len(range(*rows.indices(n))) if isinstance(rows, slice) else rows.shape[0]
         out = np.empty((m, c), dtype=np.int64)
         for j in range(c):
-            out[:, j] = text_hashes[j][codes[rows, j]]  # type: ignore[index]
+            out[:, j] = text_hashes[j][cols[j][rows].astype(np.int64)]
         return out
 
     # a row's hash reads that row alone: made a block of rows at a time, 8 bytes a cell of a block only
     step = max(1, (1 << 20) // max(1, c))
     h = np.empty(n, dtype=np.int64)
     for a in range(0, n, step):
-        h[a:a + step] = _row_hashes(bits[a:a + step], content_of(slice(a, a + step)))
+        h[a:a + step] = _row_hashes(bits_of(slice(a, a + step)), content_of(slice(a, a + step)))
     order = np.argsort(h, kind="stable")
     hs = h[order]
     same_hash = np.flatnonzero(hs[1:] == hs[:-1])
+    del hs
     if same_hash.size:  # identical records, or a collision: compare the rows of each pair
         a, b = order[same_hash], order[same_hash + 1]
         pairs = np.arange(a.shape[0], dtype=np.int64)
-        differ = ~_same_rows(bits[a], content_of(a), pairs, bits[b], content_of(b), pairs)
-        if differ.any():  # a collision: order by the values themselves (canonical bits, text hashes)
+        differ = ~_same_rows(bits_of(a), content_of(a), pairs, bits_of(b), content_of(b), pairs)
+        del a, b, pairs
+        if differ.any():  # a collision (rare): order by the values themselves (canonical bits, text hashes)
             content = content_of(slice(None))
             keys = [content[:, j] for j in range(c - 1, -1, -1)]
-            canon = bits.copy()
+            canon = bits_of(slice(None)).copy()
+            nan = np.isnan(canon.view(np.float64))
             canon[canon == _NEG_ZERO] = 0
-            canon[np.isnan(numeric)] = _NAN_BITS
+            canon[nan] = _NAN_BITS
             keys += [canon[:, j] for j in range(canon.shape[1] - 1, -1, -1)]
             order = np.lexsort(keys + [h]) if keys else order
-    return order.astype(np.int64)
+    return order.astype(np.int64, copy=False)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -308,7 +308,7 @@ def _flags(ev: Any, risk_percentile: float | None) -> dict[str, Any]:
     if not 0.0 < pct < 100.0:
         raise ValueError(f"risk_percentile must be within (0, 100) (a percentage of the holdout), got {pct}")
     ctx = ev.context
-    dcr = dcr_arrays(ctx)
+    dcr = dcr_arrays(ctx, within_real=ctx.H is None)  # the within-real distances are the reference only then
     nn = nndr_arrays(ctx)
     d_s = np.asarray(dcr["S"], dtype=np.float64)
     nndr = np.asarray(nn["S"], dtype=np.float64)

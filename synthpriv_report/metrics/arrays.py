@@ -50,9 +50,10 @@ def space_for(ctx: Any, metric: str, default: str) -> SpaceSpec:
     return ctx.metric_space(metric, default)
 
 
-def dcr_arrays(ctx: Any, space: SpaceSpec | None = None) -> dict[str, Any]:
-    """DCR(s, T) ("S"), DCR(h, T) ("H", with a holdout), DCR(t, T \\ t) ("T"), the exact-copy flags of S
-    ("copies"), the nearest real position of each s ("nearest") and the space label ("space").
+def dcr_arrays(ctx: Any, space: SpaceSpec | None = None, *, within_real: bool = True) -> dict[str, Any]:
+    """DCR(s, T) ("S"), DCR(h, T) ("H", with a holdout), DCR(t, T \\ t) ("T", unless ``within_real`` is false),
+    the exact-copy flags of S ("copies"), the nearest real position of each s ("nearest") and the space label
+    ("space").
 
     Reads the cached k=1 tables; only the first call of an evaluation searches.
     """
@@ -61,7 +62,8 @@ def dcr_arrays(ctx: Any, space: SpaceSpec | None = None) -> dict[str, Any]:
     st = ctx.knn(sp, ctx.S, ctx.T, 1)
     out["S"] = st.dist[:, 0]
     out["nearest"] = st.idx[:, 0]
-    out["T"] = ctx.knn(sp, ctx.T, ctx.T, 1).dist[:, 0]
+    if within_real:
+        out["T"] = ctx.knn(sp, ctx.T, ctx.T, 1).dist[:, 0]
     if ctx.H is not None:
         out["H"] = ctx.knn(sp, ctx.H, ctx.T, 1).dist[:, 0]
         out["H_copies"] = ctx.identical_in(ctx.H, ctx.T)
@@ -97,14 +99,19 @@ def nndr_arrays(ctx: Any) -> dict[str, Any]:
     sp = space_for(ctx, "nndr", "gower")
     k = ctx.settings["nndr_k"]
 
+    def of(s: Any) -> NDArray[np.float64]:
+        # one array per set, shared by the contexts that read it (the holdout's is the calibration's "S")
+        def make() -> NDArray[np.float64]:
+            real = ctx.knn(sp, ctx.T, ctx.T, k).row_means()  # 8 bytes a real record, not 8 k
+            t = ctx.knn(sp, s, ctx.T, 1)
+            return nndr_values(t.dist[:, 0], t.idx[:, 0], real)
+
+        return ctx.memo(("nndr.values", sp, k, s), make)  # type: ignore[no-any-return]
+
     def make():
-        real = ctx.knn(sp, ctx.T, ctx.T, k).row_means()  # 8 bytes a real record, not 8 k
-        out = {"space": sp.label, "k": k}
-        st = ctx.knn(sp, ctx.S, ctx.T, 1)
-        out["S"] = nndr_values(st.dist[:, 0], st.idx[:, 0], real)
+        out = {"space": sp.label, "k": k, "S": of(ctx.S)}
         if ctx.H is not None:
-            ht = ctx.knn(sp, ctx.H, ctx.T, 1)
-            out["H"] = nndr_values(ht.dist[:, 0], ht.idx[:, 0], real)
+            out["H"] = of(ctx.H)
         return out
 
     return ctx.memo(("nndr.arrays", sp, k, ctx.S, ctx.H), make)

@@ -129,15 +129,18 @@ def _pair_groups(partner: NDArray[np.int64]) -> NDArray[np.int64]:
     return connected_components(graph, directed=True, connection="weak")[1].astype(np.int64)
 
 
-def _exact_flags(ctx: Any, query: Any, ref: Any) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+def _exact_flags(ctx: Any, query: Any, ref: Any) -> tuple[NDArray[np.bool_], NDArray[np.integer]]:
     flags = ctx.identical_in(query, ref)
     ids_q, ids_r = ctx.record_ids(query), ctx.record_ids(ref)
-    first = np.full(int(max(ids_q.max(initial=0), ids_r.max(initial=0))) + 1, -1, dtype=np.int64)
-    first[ids_r[::-1]] = np.arange(ids_r.size - 1, -1, -1, dtype=np.int64)
-    partner = np.where(flags, first[ids_q], -1)
+    # positions of ref in the narrowest type that holds them (4 bytes a record below 2**31 records)
+    held = np.int32 if ids_r.size < 2**31 else np.int64
+    first = np.full(int(max(ids_q.max(initial=0), ids_r.max(initial=0))) + 1, -1, dtype=held)
+    first[ids_r[::-1]] = np.arange(ids_r.size - 1, -1, -1, dtype=held)
+    partner = first[ids_q]
+    del first
+    partner[~flags] = -1
     if query == ref:  # a record's partner is another record with its id: the first one, or for it the next
-        own = np.arange(ids_q.size)
-        partner = np.where(flags & (partner == own), -1, partner)
+        partner[flags & (partner == np.arange(ids_q.size, dtype=held))] = -1
     return flags, partner
 
 
@@ -238,7 +241,10 @@ def near_copy_flags(ctx: Any, query: str, ref: str, cutoff: float | NDArray[np.f
     one_col = (column >= 0) & ~exact
     close = stats.less(dist, np.broadcast_to(np.asarray(cutoff, dtype=np.float64), dist.shape)) & ~exact & ~one_col
     flags = exact | one_col | close
-    partner = np.where(exact, exact_partner, np.where(one_col, col_partner, np.where(close, nearest, -1)))
+    # the three kinds are disjoint: one array, filled kind by kind (not three nested whole-length temporaries)
+    partner = np.where(close, nearest, -1)
+    partner[one_col] = col_partner[one_col]
+    partner[exact] = exact_partner[exact]
     return {"flags": flags, "partner": partner, "exact": exact, "one_column": one_col, "column": column,
             "close": close}
 
@@ -260,11 +266,12 @@ def near_copy_evidence(ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
         a = dcr_arrays(ctx)
         cutoff = near_copy_cutoff(a["T"], q)
         sp = space_for(ctx, "dcr", "gower")
-        tt = ctx.knn(sp, ctx.T, ctx.T, 1)
         s = near_copy_flags(ctx, ctx.S, ctx.T, cutoff, a["S"], a["nearest"])
+        del a, s["partner"]  # per-record arrays no longer needed while the baseline's are made
 
         def flags_of(query, ref):
             if query == ref:
+                tt = ctx.knn(sp, ctx.T, ctx.T, 1)  # read here: held only while this set's flags are made
                 loo = leave_one_out_cutoffs(tt.dist[:, 0], q)
                 f = near_copy_flags(ctx, query, ref, loo, tt.dist[:, 0], tt.idx[:, 0])
             else:

@@ -62,6 +62,8 @@ def _dcr_plan(ctx, params):
 
 
 def _dcr_compute(ctx, params) -> MetricResult:
+    # first (cached): its sorts then never sit on top of the arrays below, a record each of four sets
+    shift = holdout_shift_of(ctx)
     a = dcr_arrays(ctx)
     s = describe(a["S"], ctx, params, "dcr." + a["space"])
     gower = a["gower"]
@@ -86,7 +88,6 @@ def _dcr_compute(ctx, params) -> MetricResult:
     ratio = s["median"] / base_median if base_median > 0 else (1.0 if s["median"] == 0 else float("inf"))
     details["ratio_to_baseline"] = ratio
     details["baseline"] = baseline
-    shift = holdout_shift_of(ctx)
     if shift is not None:
         details["holdout_vs_within_real"] = shift.to_dict()
     note = holdout_shift_note(shift)

@@ -8,6 +8,7 @@ Definition, source and choices: ``docs/metrics.md``, sections "dcr_test" and "nn
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -152,10 +153,12 @@ def _nndr_test_compute(ctx, params) -> MetricResult:
     sp = space_for(ctx, "nndr_test", "euclidean")
     if ctx.size(ctx.T) < 2:
         return not_computed("nndr_test", "needs at least 2 real records")
-    h = ctx.knn(sp, ctx.H, ctx.T, 2).dist
-    s = ctx.knn(sp, ctx.S, ctx.T, 2).dist
-    return _test_result("nndr_test", ctx, params, nn_ratio(h[:, 0], h[:, 1]), nn_ratio(s[:, 0], s[:, 1]), sp,
-                        "NNDR")
+
+    def ratios(query: Any) -> NDArray[np.float64]:  # one set's two columns held at a time, not both sets'
+        d = ctx.knn(sp, query, ctx.T, 2).dist
+        return nn_ratio(d[:, 0], d[:, 1])
+
+    return _test_result("nndr_test", ctx, params, ratios(ctx.H), ratios(ctx.S), sp, "NNDR")
 
 
 def _d_sentence(m: ResultJSON, what: str, lower_means: str, ideal: str) -> str:

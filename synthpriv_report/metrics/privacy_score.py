@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from .. import evidence, stats
 from .. import plotting as plot
@@ -97,25 +97,36 @@ def proximity_ratio_score(ttpr: ArrayLike, tspr: ArrayLike, *, alpha: float = 0.
 
 def _ps_sets(ctx: Any):
     """R1, R2 and S' (``docs/metrics.md``, section "privacy_score"; SetRefs), drawn from
-    default_rng(random_state) in the order the definition gives."""
+    default_rng(random_state) in the order the definition gives. The halves R1 and R2 depend on the training data
+    alone: drawn once, they are shared by the evaluation and its calibration context (which draws its S' from
+    the holdout, continuing the same stream of draws)."""
 
-    def make():
+    def halves():
         n_t = ctx.size(ctx.T)
         rng = np.random.default_rng(ctx.random_state)
         perm = rng.permutation(n_t)
         half = n_t // 2
-        r1 = np.sort(perm[:half])
-        r2 = np.sort(perm[half:])
-        n_s = ctx.size(ctx.S)
-        if n_s >= r2.size:
-            s_rows = stats.subsample(n_s, r2.size, rng)
+        return (ctx.subset(ctx.T, np.sort(perm[:half]), "privacy_score.R1"),
+                ctx.subset(ctx.T, np.sort(perm[half:]), "privacy_score.R2"), rng.bit_generator.state)
+
+    def make():
+        r1, r2, state = ctx.memo(("privacy_score.halves", ctx.random_state), halves)
+        rng = np.random.Generator(np.random.PCG64())
+        rng.bit_generator.state = state  # the stream continues where the halves left it, as one draw would
+        n_s, n_r2 = ctx.size(ctx.S), ctx.size(r2)
+        if n_s >= n_r2:
+            s_rows = stats.subsample(n_s, n_r2, rng)
         else:
             s_rows = np.arange(n_s)
-            r2 = r2[stats.subsample(r2.size, n_s, rng)]
-        return (ctx.subset(ctx.T, r1, "privacy_score.R1"), ctx.subset(ctx.T, r2, "privacy_score.R2"),
-                ctx.subset(ctx.S, s_rows, "privacy_score.S"))
+            r2 = ctx.subset(ctx.T, r2.rows[stats.subsample(n_r2, n_s, rng)], "privacy_score.R2")
+        return r1, r2, ctx.subset(ctx.S, s_rows, "privacy_score.S")
 
     return ctx.memo(("privacy_score.sets", ctx.S, ctx.random_state), make)
+
+
+def _positions(idx: NDArray[np.integer]) -> NDArray[np.integer]:
+    """Neighbour positions as the evaluation keeps them: int32 below 2**31 records (they only group records)."""
+    return idx.astype(np.int32) if idx.size and int(idx.max()) < 2**31 else idx
 
 
 def privacy_score_arrays(ctx: Any) -> dict[str, Any]:
@@ -125,12 +136,15 @@ def privacy_score_arrays(ctx: Any) -> dict[str, Any]:
 
     def make():
         r1, r2, s1 = _ps_sets(ctx)
-        d2 = ctx.knn(sp, r1, r1, 1).dist[:, 0]
-        t_r2 = ctx.knn(sp, r1, r2, 1)
+
+        def real_side():  # shared by the contexts whose halves are the same
+            t_r2 = ctx.knn(sp, r1, r2, 1)
+            return eps_ratio(t_r2.dist[:, 0], ctx.knn(sp, r1, r1, 1).dist[:, 0]), _positions(t_r2.idx[:, 0])
+
+        ttpr, nearest_b = ctx.memo(("privacy_score.real_side", sp, r1, r2), real_side)
         t_s = ctx.knn(sp, r1, s1, 1)
-        to_r2, to_s = t_r2.dist[:, 0], t_s.dist[:, 0]
-        return {"ttpr": eps_ratio(to_r2, d2), "tspr": eps_ratio(to_s, d2), "space": sp.label,
-                "nearest_b": t_r2.idx[:, 0], "nearest_s": t_s.idx[:, 0],
+        return {"ttpr": ttpr, "tspr": eps_ratio(t_s.dist[:, 0], ctx.knn(sp, r1, r1, 1).dist[:, 0]),
+                "space": sp.label, "nearest_b": nearest_b, "nearest_s": _positions(t_s.idx[:, 0]),
                 "sizes": {"half_a": ctx.size(r1), "half_b": ctx.size(r2), "synthetic_sample": ctx.size(s1)}}
 
     return ctx.memo(("privacy_score.arrays", sp, ctx.S, ctx.random_state), make)

@@ -6,6 +6,8 @@ distances); the metrics compare distances through these functions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -24,13 +26,41 @@ def ties(a: ArrayLike, b: ArrayLike, *, exact: bool = False) -> NDArray[np.bool_
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    same: NDArray[np.bool_] = a == b
     if exact:
-        return same
+        return np.asarray(a == b)
+    return _blockwise(_ties, a, b)
+
+
+def _ties(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.bool_]:
+    same: NDArray[np.bool_] = a == b
     with np.errstate(invalid="ignore"):
         close: NDArray[np.bool_] = np.abs(a - b) <= REL_TOL * np.maximum(np.abs(a), np.abs(b)) + ABS_TOL
     close &= np.isfinite(a) & np.isfinite(b)
-    return close | same
+    return np.asarray(close | same)
+
+
+def _less(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.bool_]:
+    return np.asarray((a < b) & ~_ties(a, b))
+
+
+#: Most elements compared at once: the float temporaries of a comparison stay a few megabytes, whatever the
+#: length of the arrays (a million distances would otherwise take about 40 MB of them at a time).
+BLOCK = 1 << 17
+
+
+def _blockwise(fn: Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.bool_]],
+               a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """``fn(a, b)`` (element-wise, broadcasting), a block of rows along the first axis at a time: the same
+    values, without temporaries the size of the whole arrays."""
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    if len(shape) == 0 or int(np.prod(shape)) <= BLOCK:
+        return fn(a, b)
+    a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
+    out = np.empty(shape, dtype=bool)
+    step = max(1, BLOCK // max(1, int(np.prod(shape[1:]))))
+    for i in range(0, shape[0], step):
+        out[i:i + step] = fn(a[i:i + step], b[i:i + step])
+    return out
 
 
 def less(a: ArrayLike, b: ArrayLike, *, exact: bool = False) -> NDArray[np.bool_]:
@@ -41,7 +71,9 @@ def less(a: ArrayLike, b: ArrayLike, *, exact: bool = False) -> NDArray[np.bool_
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    return (a < b) & ~ties(a, b, exact=exact)
+    if exact:
+        return np.asarray(a < b)
+    return _blockwise(_less, a, b)
 
 
 def leq(a: ArrayLike, b: ArrayLike, *, exact: bool = False) -> NDArray[np.bool_]:

@@ -708,6 +708,7 @@ def test_the_near_copy_join_on_the_workers_gives_the_one_process_arrays(cluster,
             got = on_cluster(client, lambda a, b: q[a:b], len(q), None if same else (lambda a, b: r[a:b]), len(ref),
                              q.shape[1], block_rows=37, partition_keys=60)
             assert np.array_equal(got[0], column) and np.array_equal(got[1], partner), same
+            assert (got[0].dtype, got[1].dtype) == (np.int16, np.int32)  # the narrowest types that hold them
             assert (column >= 0).any() or q.shape[1] < 2
     ours = [t for t in ts.data if str(t["key"]).startswith(JOIN_PREFIX)]
     assert {t["worker"] for t in ours} == _workers(client)
@@ -786,7 +787,7 @@ def test_identical_record_ids_by_a_join_on_the_workers_are_those_of_one_process(
     stacked_cat = np.concatenate([cat[s] for s in "TSH"])
     ids = on_cluster(client, lambda a, b: cell_words(stacked_num[a:b], stacked_cat[a:b]), sizes, 4, block_rows=23,
                      partition_keys=40)
-    assert ids is not None
+    assert ids is not None and ids.dtype == np.int32  # 4 bytes a record in the calling process
     assert np.array_equal(ids, np.concatenate([expected[s] for s in "TSH"]))
 
 

@@ -94,3 +94,36 @@ def test_empty_sets_and_no_numeric_columns(shape) -> None:
     cod = {"T": np.zeros((n, 1), dtype=np.int64), "S": np.array([[0], [1], [0]])}
     ids = record_ids(num, cod, ["T", "S"])
     assert len(ids["T"]) == n and ids["S"][0] == ids["S"][2] != ids["S"][1]
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_canonical_order_reads_a_packed_set_and_code_columns_as_it_reads_whole_arrays(monkeypatch, collide) -> None:
+    """A packed set (read a block of rows at a time) and codes given column by column in a narrow type give the
+    order the whole float64 array and the (n, c) int64 codes give; with every hash equal (the collision path,
+    which orders by the values themselves) too. Either way the records come out in an order of their values
+    alone: the same sequence of records from the rows shuffled."""
+    from synthpriv_report.data import NumericSet
+
+    if collide:
+        monkeypatch.setattr(identity, "_row_hashes", lambda bits, codes: np.zeros(bits.shape[0], dtype=np.int64))
+    rng = np.random.default_rng(3)
+    n = 60
+    num = rng.integers(0, 3, size=(n, 2)).astype(np.float64)
+    num[rng.random((n, 2)) < 0.1] = np.nan
+    num[rng.random((n, 2)) < 0.1] = -0.0
+    codes = rng.integers(-1, 2, size=(n, 2))
+    tables = [np.array(["a", "b"], dtype=object), np.array(["x", "y"], dtype=object)]
+
+    def records(nm, cd, order):
+        texts = [[tables[j][c] if c >= 0 else None for j, c in enumerate(cd[i])] for i in order]
+        bits = [[float(v) + 0.0 if v == v else "nan" for v in nm[i]] for i in order]
+        return [tuple(b) + tuple(t) for b, t in zip(bits, texts)]
+
+    whole = identity.canonical_order(num, codes, tables)
+    packed = identity.canonical_order(NumericSet.packed(num), [codes[:, j].astype(np.int8) for j in range(2)],
+                                      tables)
+    assert packed.dtype == np.int64 and packed.tolist() == whole.tolist()
+    assert sorted(whole.tolist()) == list(range(n))
+    perm = rng.permutation(n)
+    shuffled = identity.canonical_order(NumericSet.packed(num[perm]), [codes[perm, j] for j in range(2)], tables)
+    assert records(num[perm], codes[perm], shuffled) == records(num, codes, whole)

@@ -28,6 +28,35 @@ def test_ties_infinite_equal_only_to_itself() -> None:
     assert stats.win_share([1.0, 2.0], [np.inf, 1.0]) == (0.5, 1, 0, 2)
 
 
+@pytest.mark.parametrize("block", [1, 7, 1 << 17])
+def test_comparisons_made_a_block_at_a_time_are_the_rule_element_by_element(monkeypatch, block) -> None:
+    """Long arrays are compared a block of rows at a time (no whole-length float temporaries); every element is
+    the tie rule of the docstring, written out here for each pair: in one dimension, against a scalar (broadcast)
+    and in two dimensions, with ties, infinities and NaN."""
+    from synthpriv_report.stats import comparisons
+
+    monkeypatch.setattr(comparisons, "BLOCK", block)
+    rng = np.random.default_rng(0)
+    a = rng.choice([0.0, 0.1, 0.5, 1.0, np.inf, -np.inf, np.nan], 300)
+    b = a + rng.choice([0.0, 1e-13, -1e-13, 1e-3, -1e-3], 300)
+
+    def tied(x: float, y: float) -> bool:
+        if x == y:
+            return True
+        if not (math.isfinite(x) and math.isfinite(y)):
+            return False
+        return abs(x - y) <= 1e-9 * max(abs(x), abs(y)) + 1e-12
+
+    for x, y in ((a, b), (a, np.float64(0.5)), (a.reshape(60, 5), b.reshape(60, 5))):
+        xs, ys = np.broadcast_arrays(x, y)
+        want_t = [tied(float(u), float(v)) for u, v in zip(xs.ravel(), ys.ravel())]
+        want_l = [bool(u < v) and not t for u, v, t in zip(xs.ravel(), ys.ravel(), want_t)]
+        assert stats.ties(x, y).ravel().tolist() == want_t
+        assert stats.less(x, y).ravel().tolist() == want_l
+        assert stats.leq(x, y).ravel().tolist() == [t or w for t, w in zip(want_t, want_l)]
+        assert stats.ties(x, y).shape == xs.shape
+
+
 def test_win_share_with_ties_by_hand() -> None:
     # a < b: (0.1, 0.2) win, (0.5, 0.5) tie, (0.3, 0.1) loss, (0.4, 0.4 + 1e-13) tie, (0, 1) win
     # share = (2 + 0.5 * 2) / 5 = 0.6
