@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .data import position_dtype
 from .identity import equal_but, first_equal, keys_but, row_totals
 
 __all__ = ["JOIN_PREFIX", "BLOCK_ROWS", "PARTITION_KEYS", "GROUP_KEYS", "WHOLE", "one_column_matches", "record_ids"]
@@ -74,11 +75,6 @@ def _split_by(dest: NDArray[np.integer], count: int, *arrays: NDArray[Any]) -> l
 def _column_dtype(p: int) -> np.dtype:
     """The narrowest signed type of a column position among ``p`` columns (and -1, -2)."""
     return np.dtype(np.int16 if p < 2**15 else np.int32 if p < 2**31 else np.int64)
-
-
-def _position_dtype(n: int) -> np.dtype:
-    """The narrowest of int32 and int64 that holds a record's position among ``n`` (and -1, -2)."""
-    return np.dtype(np.int32 if n < 2**31 else np.int64)
 
 
 def _fresh_state(n: int) -> Pairs:
@@ -239,7 +235,7 @@ def one_column_matches(client: Any, q_words: Callable[[int, int], NDArray[np.uin
     """
     same = r_words is None
     if p < 2 or n_r == 0 or n_q == 0:
-        return np.full(n_q, -1, dtype=_column_dtype(p)), np.full(n_q, -1, dtype=_position_dtype(n_r))
+        return np.full(n_q, -1, dtype=_column_dtype(p)), np.full(n_q, -1, dtype=position_dtype(n_r))
     group_keys = GROUP_KEYS if group_keys is None else int(group_keys)
     # columns in groups, each group one pass of the join whose keys (18 bytes each, every column of the group for
     # every record) stay within GROUP_KEYS over the cluster; the first column alone: a verbatim copy matches there
@@ -304,7 +300,7 @@ def _join(client: Any, q_words: Callable[[int, int], NDArray[np.uint64]], q_size
     n_q, n_r = sum(q_sizes), sum(r_sizes)
     # in the narrowest types that hold them: the calling process holds these two arrays, a record each
     column = np.full(n_q, -1, dtype=_column_dtype(p))
-    partner = np.full(n_q, -1, dtype=_position_dtype(n_q if one_set else n_r))
+    partner = np.full(n_q, -1, dtype=position_dtype(n_q if one_set else n_r))
     workers = sorted(client.nthreads())  # asked of the scheduler (scheduler_info() may be a cached copy)
     if not workers:
         raise RuntimeError("the Dask cluster has no workers: start workers, or run without client=")

@@ -298,6 +298,16 @@ class NumericSet:
         return self.rows().tolist()  # type: ignore[no-any-return]
 
 
+def position_dtype(n: int) -> np.dtype:
+    """int32 where positions among ``n`` records (and -1, -2) fit it, else int64: how the evaluation keeps
+    per-record positions and ids (4 bytes a record below 2**31 records).
+
+    >>> [str(position_dtype(n)) for n in (0, 2**31 - 1, 2**31)]
+    ['int32', 'int32', 'int64']
+    """
+    return np.dtype(np.int32 if n < 2**31 else np.int64)
+
+
 def code_dtype(n_levels: int) -> np.dtype:
     """The narrowest signed integer type that holds the codes ``0 .. n_levels - 1`` and ``-1`` (int8 up to 128
     levels): how partitioned inputs, the canonical order and the fitted encoders hold category codes.
@@ -777,7 +787,7 @@ def finish(*, sizes: dict[str, int], synthetic_dtypes: Any, columns: tuple[str, 
               for c, p in precision.items()]
     notes += _spelling_notes(cat_cols, factorized, [s for s in ("T", "H") if s in sizes])
     def narrow(o: NDArray[np.int64]) -> NDArray[np.integer]:  # each set's, before the next set's is made
-        return o.astype(np.int32) if o.size < 2**31 else o
+        return o.astype(position_dtype(o.size), copy=False)
 
     order = ({s: narrow(_canonicalize(s, numbers, cat_arrays, factorized)) for s in sizes}
              if row_order == "canonical" else {s: narrow(np.arange(n, dtype=np.int64)) for s, n in sizes.items()})

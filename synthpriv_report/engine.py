@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import neighbors as nb
 from . import progress as pg
-from .data import PreparedData
+from .data import PreparedData, position_dtype
 from .neighbors.search import Device, Engine
 from .spaces import (
     EncodedRows,
@@ -721,8 +721,7 @@ class Context:
             Searches against it return positions within ``rows``; a search of it against itself leaves each
             record out of its own neighbours.
         """
-        held = np.int32 if self.size(base) < 2**31 else np.int64
-        return SetRef(base, np.asarray(rows, dtype=held), tag)
+        return SetRef(base, np.asarray(rows, dtype=position_dtype(self.size(base))), tag)
 
     def calibration(self) -> Context:
         """The calibration context: the same caches with the holdout in the role of the synthetic set.

@@ -32,7 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import evidence, stats
 from .. import plotting as plot
-from ..data import code_dtype
+from ..data import code_dtype, position_dtype
 from ..formats import fmt_count, fmt_share
 from ..formats import is_finite_number as finite
 from ..params import SOURCES
@@ -132,8 +132,7 @@ def _pair_groups(partner: NDArray[np.int64]) -> NDArray[np.int64]:
 def _exact_flags(ctx: Any, query: Any, ref: Any) -> tuple[NDArray[np.bool_], NDArray[np.integer]]:
     flags = ctx.identical_in(query, ref)
     ids_q, ids_r = ctx.record_ids(query), ctx.record_ids(ref)
-    # positions of ref in the narrowest type that holds them (4 bytes a record below 2**31 records)
-    held = np.int32 if ids_r.size < 2**31 else np.int64
+    held = position_dtype(ids_r.size)  # positions of ref, 4 bytes a record below 2**31 records
     first = np.full(int(max(ids_q.max(initial=0), ids_r.max(initial=0))) + 1, -1, dtype=held)
     first[ids_r[::-1]] = np.arange(ids_r.size - 1, -1, -1, dtype=held)
     partner = first[ids_q]

@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import evidence, stats
 from .. import plotting as plot
+from ..data import position_dtype
 from ..formats import fmt_number, fmt_share
 from ..formats import is_finite_number as finite
 from ..params import SOURCES
@@ -126,7 +127,7 @@ def _ps_sets(ctx: Any):
 
 def _positions(idx: NDArray[np.integer]) -> NDArray[np.integer]:
     """Neighbour positions as the evaluation keeps them: int32 below 2**31 records (they only group records)."""
-    return idx.astype(np.int32) if idx.size and int(idx.max()) < 2**31 else idx
+    return idx.astype(position_dtype(int(idx.max()) + 1 if idx.size else 0), copy=False)
 
 
 def privacy_score_arrays(ctx: Any) -> dict[str, Any]:
