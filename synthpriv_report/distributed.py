@@ -968,6 +968,42 @@ class DaskSearcher:
         for key in list(self._trees) + list(self._shards):
             self.release(key)
 
+    # results kept on the workers ----------------------------------------------------------------------------
+    def hold(self, value: Any) -> Any:
+        """Keep ``value`` (a memoised step's result: plain containers of arrays) on one worker; returns the future
+        that :meth:`held` reads it from. The calling process keeps only that handle."""
+        with self.client.as_current():
+            return self.client.scatter(_Kept(value), hash=False)
+
+    def held(self, future: Any) -> Any:
+        """A fresh copy of what :meth:`hold` kept under ``future``.
+
+        Raises
+        ------
+        DistributedSearchError
+            The worker that held it is gone (Dask cannot make a scattered value again): the caller computes it
+            again.
+        """
+        try:
+            with self.client.as_current():
+                return future.result().value
+        except Exception as exc:  # noqa: BLE001 - the cluster's own errors (a lost value), named as such
+            raise DistributedSearchError(f"a result kept on the Dask cluster could not be read: "
+                                         f"{type(exc).__name__}: {exc}") from exc
+
+
+class _Kept:
+    """The box a result is scattered in (:meth:`DaskSearcher.hold`): one future for a tuple or dict of arrays,
+    which ``Client.scatter`` would otherwise split into one future per element."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __reduce__(self) -> tuple[Any, tuple[Any]]:
+        return (_Kept, (self.value,))
+
 
 def _bar(total: int, desc: str, enabled: bool):
     if not enabled or total < 20_000:

@@ -491,6 +491,38 @@ class _Engine:
         with self.stage("key groupings"):
             return group_ids(enc.cat[a], enc.cat[b])
 
+    # memoised steps -----------------------------------------------------------------------------------------
+    def keep(self, key: Hashable, value: Any) -> None:
+        """Cache ``value`` under ``key`` (:meth:`Context.memo`): here, or, with a Dask client and at least
+        :data:`MEMO_KEPT_BYTES` of arrays in plain containers (:func:`_plain_bytes`), on a worker, this process
+        keeping only the handle."""
+        if self.dask is not None:
+            size = _plain_bytes(value)
+            if size is not None and size >= MEMO_KEPT_BYTES:
+                self.memo[key] = _OnWorker(self.dask.hold(value), size)
+                return
+        self.memo[key] = value
+
+    def recall(self, key: Hashable) -> Any:
+        """What :meth:`keep` cached under ``key`` (a copy read from the worker where it was kept there).
+
+        Raises
+        ------
+        LookupError
+            It was kept on a worker that has gone; the entry is dropped.
+        """
+        from .distributed import DistributedSearchError
+
+        held = self.memo[key]
+        if not isinstance(held, _OnWorker):
+            return held
+        assert self.dask is not None
+        try:
+            return self.dask.held(held.future)
+        except DistributedSearchError as exc:
+            del self.memo[key]
+            raise LookupError(str(exc)) from exc
+
     def _compute_record_ids(self) -> dict[str, NDArray[np.integer]]:
         """With a Dask client, a hash-partitioned join on the workers (:func:`synthpriv_report.cluster_joins.
         record_ids`): the calling process makes each block's cell words from its rows alone and receives the
@@ -512,6 +544,45 @@ class _Engine:
             if ids is not None:
                 return {s: ids[offsets[i]:offsets[i + 1]] for i, s in enumerate(sets)}
         return record_ids(compared_numbers(d), self.fitted.codes, sets)
+
+
+#: With a Dask client, a memoised result holding at least this many bytes of arrays is kept on a worker
+#: (:meth:`_Engine.keep`): per-record arrays of a few hundred thousand records and more.
+MEMO_KEPT_BYTES = 4 * 2**20
+
+
+@dataclass(frozen=True)
+class _OnWorker:
+    """A memoised result kept on a Dask worker: its future and the bytes of arrays it holds."""
+
+    future: Any
+    nbytes: int
+
+
+def _plain_bytes(value: Any) -> int | None:
+    """Bytes of the numeric arrays in ``value`` when it is made only of plain parts (numbers, strings, None,
+    numeric arrays, :class:`SetRef`, space specs, and tuples, lists and dicts of them), else None:
+    what may be sent to a worker and read back as an equal copy. Anything else (an object array, a fitted model,
+    a function) stays in this process.
+
+    >>> _plain_bytes({"a": np.zeros(4), "b": (np.zeros(2, np.int32), "x", None)}), _plain_bytes([lambda: 0])
+    (40, None)
+    """
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, np.generic)):
+        return 0
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes) if value.dtype.kind in "biufcmM" else None
+    if isinstance(value, SetRef):
+        return 0 if value.rows is None else _plain_bytes(value.rows)
+    if isinstance(value, (tuple, list)):
+        parts = [_plain_bytes(v) for v in value]
+    elif isinstance(value, dict):
+        parts = [_plain_bytes(v) for v in value.values()] + [_plain_bytes(k) for k in value]
+    elif isinstance(value, SpaceSpec):
+        return 0
+    else:
+        return None
+    return None if any(p is None for p in parts) else sum(p for p in parts if p is not None)
 
 
 def _projection_base(spec: SpaceSpec) -> SpaceSpec:
@@ -953,7 +1024,10 @@ class Context:
         Returns
         -------
         object
-            ``fn()``'s result, the same object at every later call with ``key``.
+            ``fn()``'s result: the same object at every later call with ``key``; with a Dask client, a result that
+            holds :data:`MEMO_KEPT_BYTES` or more of arrays is kept on a worker, and every later call reads a copy
+            of it (equal, not the same object), so that the calling process does not hold every step's per-record
+            arrays at once. Callers never change a result in place.
 
         Examples
         --------
@@ -967,12 +1041,20 @@ class Context:
         >>> ctx.peek(("doc", "answer"))
         42
         """
-        store = self._engine.memo
-        if key not in store:
-            store[key] = fn()
-        return store[key]
+        engine = self._engine
+        if key in engine.memo:
+            try:
+                return engine.recall(key)  # type: ignore[no-any-return]
+            except LookupError:  # kept on a worker that is gone: computed again
+                pass
+        value = fn()
+        engine.keep(key, value)
+        return value
 
     def peek(self, key: Hashable) -> Any:
         """What :meth:`memo` cached under ``key``, or None (never computes; a step whose result is None reads the
-        same as one not run)."""
-        return self._engine.memo.get(key)
+        same as one not run, and so does one kept on a Dask worker that has gone since)."""
+        try:
+            return self._engine.recall(key) if key in self._engine.memo else None
+        except LookupError:
+            return None

@@ -72,21 +72,23 @@ def leave_one_out_cutoffs(within: NDArray[np.float64], quantile: float) -> NDArr
     if n < 2:
         return out
     order = np.argsort(d, kind="stable")
-    x = d[order]
     h = quantile * (n - 2)  # position in the n - 1 other values
     lo = int(np.floor(h))
     frac = h - lo
-    rank = np.empty(n, dtype=np.int64)
-    rank[order] = np.arange(n)
 
-    def y(i: NDArray[np.int64]) -> NDArray[np.float64]:  # the i-th smallest of the others
-        i = np.minimum(i, n - 2)
-        return x[np.where(i < rank, i, i + 1)]
+    def y(i: int) -> NDArray[np.float64]:  # the i-th smallest of the others: x[i] after the record, else x[i + 1]
+        i = min(i, n - 2)
+        after = np.ones(n, dtype=bool)
+        after[order[:i + 1]] = False  # the records at sorted positions 0..i
+        return np.where(after, d[order[i]], d[order[i + 1]])
 
-    a = y(np.full(n, lo, dtype=np.int64))
-    b = y(np.full(n, min(lo + 1, n - 2), dtype=np.int64))
-    out = a + frac * (b - a)
-    return out
+    # a + frac * (b - a), made in place: one array of the records' values at a time besides the sort
+    a = y(lo)
+    b = y(lo + 1)
+    b -= a
+    b *= frac
+    a += b
+    return a
 
 
 def exact_copy_share(is_copy: ArrayLike) -> tuple[float, tuple[float, float]]:
@@ -133,11 +135,12 @@ def _exact_flags(ctx: Any, query: Any, ref: Any) -> tuple[NDArray[np.bool_], NDA
     flags = ctx.identical_in(query, ref)
     ids_q, ids_r = ctx.record_ids(query), ctx.record_ids(ref)
     held = position_dtype(ids_r.size)  # positions of ref, 4 bytes a record below 2**31 records
-    first = np.full(int(max(ids_q.max(initial=0), ids_r.max(initial=0))) + 1, -1, dtype=held)
+    # a flagged record's id is one of ref's: a slot per id of ref, not per id of every set
+    first = np.full(int(ids_r.max(initial=0)) + 1, -1, dtype=held)
     first[ids_r[::-1]] = np.arange(ids_r.size - 1, -1, -1, dtype=held)
-    partner = first[ids_q]
+    partner = np.full(ids_q.size, -1, dtype=held)
+    partner[flags] = first[ids_q[flags]]
     del first
-    partner[~flags] = -1
     if query == ref:  # a record's partner is another record with its id: the first one, or for it the next
         partner[flags & (partner == np.arange(ids_q.size, dtype=held))] = -1
     return flags, partner
@@ -241,7 +244,8 @@ def near_copy_flags(ctx: Any, query: str, ref: str, cutoff: float | NDArray[np.f
     close = stats.less(dist, np.broadcast_to(np.asarray(cutoff, dtype=np.float64), dist.shape)) & ~exact & ~one_col
     flags = exact | one_col | close
     # the three kinds are disjoint: one array, filled kind by kind (not three nested whole-length temporaries)
-    partner = np.where(close, nearest, -1)
+    partner = np.full(close.shape[0], -1, dtype=position_dtype(ctx.size(ref)))
+    partner[close] = nearest[close]
     partner[one_col] = col_partner[one_col]
     partner[exact] = exact_partner[exact]
     return {"flags": flags, "partner": partner, "exact": exact, "one_column": one_col, "column": column,

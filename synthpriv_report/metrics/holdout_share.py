@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike
 
 from .. import evidence, stats
 from .. import plotting as plot
+from ..data import position_dtype
 from ..formats import fmt_share
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, ResultJSON, Words, register, verdict_alpha
@@ -136,8 +137,17 @@ def share_level_bounds(d_t: ArrayLike, d_h: ArrayLike, near_t: ArrayLike, near_h
     tie = stats.ties(dt, dh)
     win = (dt < dh) & ~tie
     y = np.where(tie, 0.5, win.astype(np.float64))
-    nt = np.asarray(near_t, dtype=np.int64)
-    groups = np.where(dh < dt, nt.max(initial=0) + 1 + np.asarray(near_h, dtype=np.int64), nt)
+    del tie, win
+    closer_h = dh < dt
+    # the groups' numbers (training positions, then holdout positions after them) in the narrowest type that
+    # holds them: the same groups, 4 bytes a record below 2**31 real records
+    nt = np.asarray(near_t)
+    nh = np.asarray(near_h)
+    top = int(nt.max(initial=0)) + 1 + int(nh.max(initial=0))
+    held = position_dtype(top + 1)
+    groups = nt.astype(held)
+    groups[closer_h] = nh[closer_h].astype(held) + held.type(int(nt.max(initial=0)) + 1)
+    del closer_h
     b = evidence.share_bounds(y, groups, alpha=verdict_alpha())
     return ShareLevelBound(lower_bound_for_level=b["lower"], design_effect=b["deff"], check_alpha=verdict_alpha())
 
@@ -149,7 +159,11 @@ def _share_compute(ctx, params) -> MetricResult:
     d_t, d_h = tab_t.dist[:, 0], tab_h.dist[:, 0]
     r = holdout_dcr_share(d_t, d_h)
     details: dict[str, Any] = {"wins": r.wins, "ties": r.ties, "n": r.n, "k": r.k, "p_value": r.p_value}
-    details.update(share_level_bounds(d_t, d_h, tab_t.idx[:, 0], tab_h.idx[:, 0]).to_dict())
+    # the nearest positions read one table at a time, each narrowed as it comes
+    narrow = position_dtype(max(ctx.size(t_ref), ctx.size(h_ref)))
+    near_t = tab_t.idx[:, 0].astype(narrow)
+    near_h = tab_h.idx[:, 0].astype(narrow)
+    details.update(share_level_bounds(d_t, d_h, near_t, near_h).to_dict())
     details["real_sizes_used"] = {"training": ctx.size(t_ref), "holdout": ctx.size(h_ref)}
     details["subsampled"] = ("training" if t_ref.rows is not None
                              else "holdout" if h_ref.rows is not None else None)

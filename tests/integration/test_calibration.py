@@ -106,6 +106,35 @@ def test_near_copies_by_hand():
     assert r["exact_copies"].value == pytest.approx(0.25)
 
 
+def test_exact_copy_partners_by_brute_force():
+    """Each flagged record's partner is the first record of the other set equal to it on every analysed column
+    (within one set: the first other one, and the first of a group of duplicates has none), -1 where none."""
+    from synthpriv_report.metrics.copies import _exact_flags
+
+    T = pd.DataFrame({"a": [1.0, 2.0, 1.0, 3.0, 2.0, 1.0, np.nan, np.nan], "c": list("xyxzyxww")})
+    S = pd.DataFrame({"a": [2.0, 5.0, 1.0, np.nan, 1.0], "c": list("yxxwy")})
+    ev = Evaluation(T, S, metrics=["exact_copies"], random_state=0, progress=False)
+    d = ev.data
+
+    def rows(s):
+        num, cat = np.asarray(d.numeric[s]), np.asarray(d.categorical[s])
+        return [tuple("nan" if np.isnan(v) else v for v in num[i]) + tuple(cat[i]) for i in range(len(num))]
+
+    rt = rows("T")
+    for q in ("S", "T"):
+        rq = rows(q)
+        flags, partner = _exact_flags(ev.context, q, "T")
+        want = []
+        for i, r in enumerate(rq):
+            equal = [j for j, t in enumerate(rt) if t == r and not (q == "T" and j == i)]
+            first = min(equal) if equal else -1
+            want.append(-1 if (q == "T" and first > i) else first)
+        assert flags.tolist() == [bool(any(t == r and not (q == "T" and j == i) for j, t in enumerate(rt)))
+                                  for i, r in enumerate(rq)]
+        assert partner.tolist() == want, q
+    assert flags.sum() == 7  # within T: the groups (1, x) x3, (2, y) x2, (nan, w) x2
+
+
 def test_float32_output_is_not_a_new_value():
     """Regression: a copy whose numbers were written as float32 counted as 0 exact copies."""
     rng = np.random.default_rng(0)

@@ -660,6 +660,48 @@ def test_a_sharded_table_the_cluster_lost_is_searched_again_with_the_same_lists(
     assert ev._engine.remote[key][0] is not table
 
 
+def test_memoised_arrays_kept_on_the_workers_give_the_numbers_of_the_local_run(sets, cluster, local_run,
+                                                                                monkeypatch):
+    from synthpriv_report import engine as engine_module
+
+    _, client = cluster
+    _, local_text = local_run
+    monkeypatch.setattr(engine_module, "MEMO_KEPT_BYTES", 1)  # every memoised result with an array goes
+    ev = _evaluation(sets, client=client, shard_rows=SHARD_ROWS)
+    assert _differences(_canonical(ev.results()), local_text) == []
+    memo = ev._engine.memo
+    kept = {k: v for k, v in memo.items() if isinstance(v, engine_module._OnWorker)}
+    assert kept and any(k[0] == "nndr.values" for k in kept) and any(k[0] == "near_copies.columns" for k in kept)
+    assert all(v.future.status == "finished" for v in kept.values())
+    # nothing kept on a worker is an array here; what stays here holds no array, or is not plain data
+    for key, value in memo.items():
+        if key not in kept:
+            assert engine_module._plain_bytes(value) in (None, 0), key
+    # read back: an equal copy each time; the numbers of a second report are the same, nothing searched again
+    key = next(k for k in kept if k[0] == "nndr.values")
+    a, b = ev.context.peek(key), ev.context.peek(key)
+    assert a is not b and np.array_equal(a.view(np.int64), b.view(np.int64))
+    count = ev.search_count
+    assert _differences(_canonical(ev.results()), local_text) == []
+    assert ev.search_count == count
+    # a kept result the cluster lost is made again, the same numbers (peek reads it as not made)
+    client.cancel([kept[key].future])
+    assert ev.context.peek(key) is None and key not in memo
+    again = ev.context.memo(key, lambda: b.copy())
+    assert np.array_equal(again.view(np.int64), a.view(np.int64))
+
+
+def test_plain_results_are_told_from_the_rest():
+    from synthpriv_report.engine import SetRef, _plain_bytes
+    from synthpriv_report.spaces import SpaceSpec as Spec
+
+    assert _plain_bytes((SetRef("T", np.arange(3, dtype=np.int32), "x"), Spec("gower"), {"k": 1.5})) == 12
+    assert _plain_bytes({"a": [np.zeros((2, 2)), b"x", None, np.float64(1.0)]}) == 32
+    assert _plain_bytes(np.array(["a"], dtype=object)) is None  # an object array may hold anything
+    assert _plain_bytes({"f": print}) is None and _plain_bytes(object()) is None
+    assert _plain_bytes(SetRef("T")) == 0
+
+
 def test_shard_rows_without_a_client_is_a_clear_error(sets):
     with pytest.raises(ValueError, match="shard_rows=700 needs a Dask client"):
         _evaluation(sets, shard_rows=SHARD_ROWS)
