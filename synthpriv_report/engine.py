@@ -499,7 +499,7 @@ class _Engine:
         if self.dask is not None:
             size = _plain_bytes(value)
             if size is not None and size >= MEMO_KEPT_BYTES:
-                self.memo[key] = _OnWorker(self.dask.hold(value), size)
+                self.memo[key] = _OnWorker(self.dask.hold(value))
                 return
         self.memo[key] = value
 
@@ -553,10 +553,9 @@ MEMO_KEPT_BYTES = 4 * 2**20
 
 @dataclass(frozen=True)
 class _OnWorker:
-    """A memoised result kept on a Dask worker: its future and the bytes of arrays it holds."""
+    """A memoised result kept on a Dask worker: the future it is read from."""
 
     future: Any
-    nbytes: int
 
 
 def _plain_bytes(value: Any) -> int | None:

@@ -143,10 +143,10 @@ def share_level_bounds(d_t: ArrayLike, d_h: ArrayLike, near_t: ArrayLike, near_h
     # holds them: the same groups, 4 bytes a record below 2**31 real records
     nt = np.asarray(near_t)
     nh = np.asarray(near_h)
-    top = int(nt.max(initial=0)) + 1 + int(nh.max(initial=0))
-    held = position_dtype(top + 1)
+    offset = int(nt.max(initial=0)) + 1  # the first holdout group's number
+    held = position_dtype(offset + int(nh.max(initial=0)) + 1)
     groups = nt.astype(held)
-    groups[closer_h] = nh[closer_h].astype(held) + held.type(int(nt.max(initial=0)) + 1)
+    groups[closer_h] = nh[closer_h].astype(held) + held.type(offset)
     del closer_h
     b = evidence.share_bounds(y, groups, alpha=verdict_alpha())
     return ShareLevelBound(lower_bound_for_level=b["lower"], design_effect=b["deff"], check_alpha=verdict_alpha())
