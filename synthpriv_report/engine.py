@@ -251,6 +251,16 @@ class _Engine:
                     self._release_tree_key(spec, ref_key)
         for spec in list(self.encodings):
             self._release_encoding(spec)
+        self.settle()
+
+    def settle(self) -> None:
+        """With a Dask client, give the heap's free pages back to the system
+        (:func:`synthpriv_report.distributed.give_back_free_heap`): between steps, the calling process holds what
+        it keeps, not the holes its freed arrays left."""
+        if self.dask is not None:
+            from .distributed import give_back_free_heap
+
+            give_back_free_heap()
 
     def knn(self, spec: SpaceSpec, query: SetRef, ref: SetRef, k: int) -> nb.NeighborTable:
         key = (spec, query.key, ref.key)

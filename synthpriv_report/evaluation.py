@@ -531,6 +531,7 @@ class Evaluation:
         fitted = self._engine.fitted
         self.data = self._engine.data = replace(self.data, factorized=None,
                                                 categorical=coded_texts(fitted.codes, fitted.levels))
+        self._engine.settle()  # the preparation's temporaries leave no resident holes
         self._ctx = Context(self._engine, self.settings)
         self._raw: dict[tuple, MetricResult] = {}
         self._graded: dict[tuple, MetricResult] = {}
@@ -709,6 +710,7 @@ class Evaluation:
                 self._risk[percentile] = to_jsonable(risk_overview(self, risk_percentile=percentile))
             except ValueError as exc:
                 self._risk[percentile] = {"reason": str(exc)}
+            self._engine.settle()
         return dict(self._risk[percentile])
 
     def _dask_notice(self) -> Any:

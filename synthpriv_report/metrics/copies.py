@@ -32,6 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import evidence, stats
 from .. import plotting as plot
+from .._compiled import COMPILED, njit
 from ..data import code_dtype, position_dtype
 from ..formats import fmt_count, fmt_share
 from ..formats import is_finite_number as finite
@@ -120,8 +121,21 @@ def copy_baseline(ctx: Any, flags_of: Any) -> tuple[NDArray[np.bool_], NDArray[n
     return flags, _pair_groups(partner), "training"
 
 
-def _pair_groups(partner: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Connected groups of records linked to the record that flagged them (-1: no link)."""
+def _pair_groups(partner: NDArray[np.integer]) -> NDArray[np.int64]:
+    """Connected groups of records linked to the record that flagged them (-1: no link).
+
+    Groups are numbered in the order of their first record, as ``scipy.sparse.csgraph.connected_components``
+    (weak connection) numbers them. Each record has at most one link, so the compiled path finds the groups by
+    union-find in one array of 8 bytes a record (:func:`_linked_groups`) instead of a sparse graph of about 40;
+    without numba the sparse graph is used. The tests check that both give the same numbers.
+
+    >>> _pair_groups(np.array([-1, 3, -1, 0, 2]))
+    array([0, 0, 1, 0, 1])
+    """
+    if COMPILED:
+        out = np.empty(partner.size, dtype=np.int64)
+        _linked_groups(partner, out)
+        return out
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
@@ -129,6 +143,42 @@ def _pair_groups(partner: NDArray[np.int64]) -> NDArray[np.int64]:
     rows = np.flatnonzero(partner >= 0)
     graph = coo_matrix((np.ones(rows.size), (rows, partner[rows])), shape=(n, n))
     return connected_components(graph, directed=True, connection="weak")[1].astype(np.int64)
+
+
+@njit(cache=True)
+def _linked_groups(partner: NDArray[np.integer], out: NDArray[np.int64]) -> None:  # pragma: no cover - compiled
+    """Union-find over the links ``i -- partner[i]`` in ``out``, then each record's group numbered by its group's
+    first record. Every pointer goes to a smaller position (a root is its group's first record), so one pass in
+    position order flattens the pointers and a second numbers the roots in order and gives every record its root's
+    number."""
+    n = partner.size
+    for i in range(n):
+        out[i] = i
+    for i in range(n):
+        j = partner[i]
+        if j < 0:
+            continue
+        a = i
+        while out[a] != a:  # path halving: a pointer only moves to a smaller position
+            out[a] = out[out[a]]
+            a = out[a]
+        b = j
+        while out[b] != b:
+            out[b] = out[out[b]]
+            b = out[b]
+        if a < b:
+            out[b] = a
+        elif b < a:
+            out[a] = b
+    for i in range(n):  # out[i] < i points at a record already flattened: at its root
+        out[i] = out[out[i]]
+    count = 0
+    for i in range(n):  # a root keeps out[i] == i until numbered; every other record's root is numbered before it
+        if out[i] == i:
+            out[i] = count
+            count += 1
+        else:
+            out[i] = out[out[i]]
 
 
 def _exact_flags(ctx: Any, query: Any, ref: Any) -> tuple[NDArray[np.bool_], NDArray[np.integer]]:

@@ -135,6 +135,41 @@ def test_exact_copy_partners_by_brute_force():
     assert flags.sum() == 7  # within T: the groups (1, x) x3, (2, y) x2, (nan, w) x2
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_pair_groups_by_walking_the_links(monkeypatch, compiled):
+    """The groups of records linked to their partners (the baseline's clusters for the design effect): records
+    joined by a chain of links in either direction share a group, groups are numbered by their first record, on
+    random link lists (cycles, self-links, chains) with the union-find kernel and with the sparse-graph path."""
+    from synthpriv_report.metrics import copies
+
+    monkeypatch.setattr(copies, "COMPILED", compiled)
+    rng = np.random.default_rng(7)
+    for trial in range(300):
+        n = int(rng.integers(1, 25))
+        partner = rng.integers(-1, n, size=n)
+        partner[rng.random(n) < rng.random()] = -1
+        partner = partner.astype(np.int32 if trial % 2 else np.int64)
+        neighbours = [set() for _ in range(n)]
+        for i, j in enumerate(partner):
+            if j >= 0:
+                neighbours[i].add(int(j))
+                neighbours[int(j)].add(i)
+        want = [-1] * n
+        count = 0
+        for start in range(n):  # walk from each record not yet reached, in order
+            if want[start] >= 0:
+                continue
+            todo = [start]
+            while todo:
+                v = todo.pop()
+                if want[v] < 0:
+                    want[v] = count
+                    todo.extend(neighbours[v])
+            count += 1
+        got = copies._pair_groups(partner)
+        assert got.dtype == np.int64 and got.tolist() == want, (partner.tolist(), got.tolist(), want)
+
+
 def test_float32_output_is_not_a_new_value():
     """Regression: a copy whose numbers were written as float32 counted as 0 exact copies."""
     rng = np.random.default_rng(0)

@@ -660,6 +660,25 @@ def test_a_sharded_table_the_cluster_lost_is_searched_again_with_the_same_lists(
     assert ev._engine.remote[key][0] is not table
 
 
+def test_free_heap_given_back_after_each_metric_with_a_client(sets, cluster, monkeypatch):
+    """With a client the calling process hands its free heap pages back after the preparation and after each
+    metric (the numbers are the same: the other tests compare them); without one it is never asked to."""
+    from synthpriv_report import distributed as distributed_module
+
+    _, client = cluster
+    calls = []
+    monkeypatch.setattr(distributed_module, "give_back_free_heap", lambda: calls.append(1) or True)
+    ev = _evaluation(sets, client=client, shard_rows=SHARD_ROWS, metrics=["dcr", "exact_copies"])
+    after_preparation = len(calls)
+    ev.results()
+    assert after_preparation >= 1 and len(calls) >= after_preparation + 2
+    calls.clear()
+    _evaluation(sets, metrics=["dcr", "exact_copies"]).results()
+    assert calls == []
+    monkeypatch.undo()
+    assert isinstance(distributed_module.give_back_free_heap(), bool)
+
+
 def test_memoised_arrays_kept_on_the_workers_give_the_numbers_of_the_local_run(sets, cluster, local_run,
                                                                                 monkeypatch):
     from synthpriv_report import engine as engine_module
