@@ -146,6 +146,16 @@ def _pair_groups(partner: NDArray[np.integer]) -> NDArray[np.int64]:
 
 
 @njit(cache=True)
+def _root(out: NDArray[np.int64], x: int) -> int:  # pragma: no cover - compiled
+    """The root of ``x`` in the pointers ``out``, halving the path on the way (a pointer only moves to a smaller
+    position)."""
+    while out[x] != x:
+        out[x] = out[out[x]]
+        x = out[x]
+    return x
+
+
+@njit(cache=True)
 def _linked_groups(partner: NDArray[np.integer], out: NDArray[np.int64]) -> None:  # pragma: no cover - compiled
     """Union-find over the links ``i -- partner[i]`` in ``out``, then each record's group numbered by its group's
     first record. Every pointer goes to a smaller position (a root is its group's first record), so one pass in
@@ -158,14 +168,7 @@ def _linked_groups(partner: NDArray[np.integer], out: NDArray[np.int64]) -> None
         j = partner[i]
         if j < 0:
             continue
-        a = i
-        while out[a] != a:  # path halving: a pointer only moves to a smaller position
-            out[a] = out[out[a]]
-            a = out[a]
-        b = j
-        while out[b] != b:
-            out[b] = out[out[b]]
-            b = out[b]
+        a, b = _root(out, i), _root(out, j)
         if a < b:
             out[b] = a
         elif b < a:
