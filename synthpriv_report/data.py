@@ -184,7 +184,7 @@ class CodedSet:
 PACKED_MAX_DISTINCT = 1 << 16
 
 
-def _packed_column(values: NDArray[np.float64]) -> tuple[NDArray[Any], NDArray[np.float64] | None]:
+def packed_column(values: NDArray[np.float64]) -> tuple[NDArray[Any], NDArray[np.float64] | None]:
     """One column as :class:`NumericSet` holds it: ``(codes, table)`` where the column has at most
     :data:`PACKED_MAX_DISTINCT` distinct float64 bit patterns, else ``(values, None)`` in float32 where every
     value is a float32 number bit for bit (NaN, -0.0 and infinities included), else in float64."""
@@ -196,11 +196,22 @@ def _packed_column(values: NDArray[np.float64]) -> tuple[NDArray[Any], NDArray[n
         if table.size <= PACKED_MAX_DISTINCT:
             dtype = np.uint8 if table.size <= 256 else np.uint16
             return codes.astype(dtype), np.asarray(table, dtype=np.uint64).view(np.float64)
+    if float32_exact(col):
+        return col.astype(np.float32), None
+    return col.copy(), None
+
+
+def float32_exact(values: NDArray[np.float64]) -> bool:
+    """Whether every value is a float32 number bit for bit (NaN, -0.0 and infinities included): how
+    :class:`NumericSet` decides to hold a column in float32.
+
+    >>> float32_exact(np.array([0.5, -0.0, np.inf])), float32_exact(np.array([0.1]))
+    (True, False)
+    """
+    col = np.ascontiguousarray(values, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         narrow = col.astype(np.float32)
-    if np.array_equal(narrow.astype(np.float64).view(np.uint64), bits):
-        return narrow, None
-    return col.copy(), None
+    return bool(np.array_equal(narrow.astype(np.float64).view(np.uint64), col.view(np.uint64)))
 
 
 class NumericSet:
@@ -232,11 +243,11 @@ class NumericSet:
 
     @classmethod
     def packed(cls, numbers: NDArray[np.float64] | NumericSet) -> NumericSet:
-        """``numbers`` (float64, ``(n, q)``) held column by column (:func:`_packed_column`)."""
+        """``numbers`` (float64, ``(n, q)``) held column by column (:func:`packed_column`)."""
         if isinstance(numbers, NumericSet):
             return numbers
         arr = np.asarray(numbers, dtype=np.float64)
-        return cls([_packed_column(arr[:, j]) for j in range(arr.shape[1])], rows=arr.shape[0])
+        return cls([packed_column(arr[:, j]) for j in range(arr.shape[1])], rows=arr.shape[0])
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -766,15 +777,19 @@ def prepare(
 
 
 def finish(*, sizes: dict[str, int], synthetic_dtypes: Any, columns: tuple[str, ...], kinds: dict[str, Kind],
-           num_arrays: Mapping[str, NDArray[np.float64] | NumericSet],
+           num_arrays: dict[str, NDArray[np.float64] | NumericSet],
            cat_arrays: dict[str, NDArray[np.object_] | CodedSet], factorized: Factorized, exclude: Sequence[str],
            kept: Sequence[str], row_order: Literal["canonical", "as_given"]) -> PreparedData:
     """Phases 6 to 9 of :func:`prepare`, on the encoded sets: boolean spellings, fingerprints, notes, precision,
     canonical order. ``synthetic_dtypes``: the synthetic data's dtype per column (a ``DataFrame.dtypes``).
 
     The numbers are held as :class:`NumericSet` (each column in the narrowest form that gives back its float64
-    values bit for bit), and the canonical order in int32 where a set has fewer than 2**31 records."""
-    numbers: dict[str, NDArray[np.float64] | NumericSet] = {s: NumericSet.packed(a) for s, a in num_arrays.items()}
+    values bit for bit), and the canonical order in int32 where a set has fewer than 2**31 records.
+
+    ``num_arrays`` is handed over: it is emptied here, so that each set's numbers in the caller's order are let go
+    once the set is held in its canonical order (the caller keeps no second copy of every set meanwhile)."""
+    numbers: dict[str, NDArray[np.float64] | NumericSet] = {s: NumericSet.packed(num_arrays.pop(s))
+                                                              for s in list(num_arrays)}
     num_cols = [c for c in columns if kinds[c] == "numeric"]
     cat_cols = [c for c in columns if kinds[c] == "categorical"]
     notes = _unify_boolean_columns(list(sizes), cat_cols, cat_arrays, factorized)
@@ -786,7 +801,7 @@ def finish(*, sizes: dict[str, int], synthetic_dtypes: Any, columns: tuple[str, 
               f"real ones at that precision (a real value rounded to {p} is not a new value)"
               for c, p in precision.items()]
     notes += _spelling_notes(cat_cols, factorized, [s for s in ("T", "H") if s in sizes])
-    def narrow(o: NDArray[np.int64]) -> NDArray[np.integer]:  # each set's, before the next set's is made
+    def narrow(o: NDArray[np.integer]) -> NDArray[np.integer]:  # each set's, before the next set's is made
         return o.astype(position_dtype(o.size), copy=False)
 
     order = ({s: narrow(_canonicalize(s, numbers, cat_arrays, factorized)) for s in sizes}
@@ -987,7 +1002,7 @@ def _may_be_boolean(tables: Mapping[str, NDArray[np.object_]]) -> bool:
 
 
 def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequence[str],
-                  num_arrays: Mapping[str, NDArray[np.float64] | NumericSet], factorized: Factorized, *,
+                  num_arrays: dict[str, NDArray[np.float64] | NumericSet], factorized: Factorized, *,
                   kept: Sequence[str]) -> list[str]:
     """Phase 7, notes on columns kept as they are: constant in the real data, a different value in every real
     record (unless ``kept``), entirely missing in the synthetic or holdout data."""
@@ -1023,17 +1038,18 @@ def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequ
 
 def _canonicalize(s: str, num_arrays: dict[str, NDArray[np.float64] | NumericSet],
                   cat_arrays: dict[str, NDArray[np.object_] | CodedSet],
-                  factorized: dict[str, list[tuple[NDArray[np.int64], NDArray[np.object_]]]]) -> NDArray[np.int64]:
+                  factorized: dict[str, list[tuple[NDArray[np.int64], NDArray[np.object_]]]]) -> NDArray[np.integer]:
     """Put set ``s`` in its canonical order (:func:`synthpriv_report.identity.canonical_order`), in place in the
     three dicts, and number each categorical column's texts in order of first appearance in that order (codes in
     the narrowest integer type that holds them, :func:`code_dtype`); returns the order (canonical position ->
-    caller's row)."""
+    caller's row, in :func:`position_dtype`)."""
     from .identity import canonical_order
 
     cols = factorized[s]
     num = num_arrays[s]
     # read a block of rows at a time: no float64 copy of the numbers, no (n, c) array of the codes
     order = canonical_order(num, [c for c, _ in cols], [t for _, t in cols])
+    order = order.astype(position_dtype(order.size), copy=False)  # int32 below 2**31 records, before it is used
     num_arrays[s] = num.take(order) if isinstance(num, NumericSet) else np.ascontiguousarray(num[order])
     coded = isinstance(cat_arrays[s], CodedSet)
     if not coded:

@@ -186,7 +186,6 @@ class _Engine:
         self.planned_reads: dict[tuple, set[str]] = {}
         self.searches: list[SearchRecord] = []
         self.memo: dict[Any, Any] = {}
-        self._record_ids: dict[str, NDArray[np.integer]] | None = None
 
     # stages -------------------------------------------------------------------------------------------------
     def stage(self, name: str):
@@ -431,13 +430,25 @@ class _Engine:
         del self.encodings[spec]
 
     # identity of records --------------------------------------------------------------------------------------
-    def record_ids(self) -> dict[str, NDArray[np.integer]]:
-        """An id per record of every set; equal ids exactly when the records are identical (``docs/metrics.md``,
-        section "Shared machinery")."""
-        if self._record_ids is None:
-            with self.stage("identical records"):
-                self._record_ids = self._compute_record_ids()
-        return self._record_ids
+    def record_ids(self, set_name: str) -> NDArray[np.integer]:
+        """An id per record of set ``set_name``; equal ids exactly when the records are identical, across all sets
+        (``docs/metrics.md``, section "Shared machinery").
+
+        Found once for every set and cached per set (:meth:`keep`): with a Dask client a set's ids are kept on a
+        worker and read from there on each use, so that the calling process holds them only while a step reads
+        them (4 bytes a record of each set otherwise, for the rest of the evaluation). Ids kept on a worker that
+        has gone are found again: the same ids, since they depend only on the data."""
+        key = ("identical records", set_name)
+        if key in self.memo:
+            try:
+                return self.recall(key)  # type: ignore[no-any-return]
+            except LookupError:  # kept on a worker that is gone: every set's ids are found again
+                pass
+        with self.stage("identical records"):
+            ids = self._compute_record_ids()
+        for s in list(ids):
+            self.keep(("identical records", s), ids[s])
+        return ids[set_name]
 
     def one_column_matches(self, query: str, ref: str) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """For each record of set ``query``, the first column on which alone a record of set ``ref`` differs from
@@ -972,7 +983,7 @@ class Context:
         Dask join made them, int64 otherwise): two records have equal ids exactly when they are identical, across
         all sets (``docs/metrics.md``, section "Shared machinery")."""
         ref = self._ref(s)
-        ids = self._engine.record_ids()[ref.base]
+        ids = self._engine.record_ids(ref.base)
         return ids if ref.rows is None else ids[ref.rows]
 
     def one_column_matches(self, query: str, ref: str) -> tuple[NDArray[np.int64], NDArray[np.int64]]:

@@ -5,11 +5,13 @@ read whole in the calling process. One task per partition (a Parquet file, a Das
 columns of its rows on a worker, converts and checks the numbers (an error names the column, the set and the
 row's position in the whole set), turns each categorical column into integer codes and a table of its distinct
 texts, and summarises what the identifier check needs. The calling process receives the encoded partitions
-(8 bytes a value: float64 numbers, integer codes and each column's distinct texts once) and joins them in
-partition order; it holds no DataFrame of a whole set and no string per record.
+(each numeric column packed as the prepared data holds it, a byte or two a value for ages and counts; integer
+codes; each column's distinct texts once) and joins them in partition order; it holds no DataFrame of a whole
+set, no float64 array of a set's numbers and no string per record.
 
-From there the preparation is that of :func:`synthpriv_report.data.prepare`: the per-partition code tables are
-merged into one per column (in order of first appearance, as numbering the whole column would give), so the
+From there the preparation is that of :func:`synthpriv_report.data.prepare`: the per-partition code tables and
+tables of distinct numbers are merged into one per column (in order of first appearance, as numbering the whole
+column would give; :func:`number_merge` for the numbers), so the
 prepared data, the encoders fitted from them (numeric ranges, category levels) and every number are the same as
 when the whole frames are read; the tests check that field by field.
 
@@ -91,15 +93,18 @@ def partitions_of(obj: Any, set_name: str, kind: str) -> Partitions:
 
 @dataclass
 class EncodedPart:
-    """What a worker returns for one partition (8 bytes a number, a category's code in the narrowest integer type
-    that holds its partition's texts, plus each categorical column's distinct texts).
+    """What a worker returns for one partition: each numeric column packed as :class:`~synthpriv_report.data.NumericSet`
+    holds it (codes into the partition's distinct values, or float32 or float64 values), each category's code in
+    the narrowest integer type that holds its partition's texts, plus each categorical column's distinct texts.
 
     Attributes
     ----------
     n : int
         Rows.
-    num : ndarray, shape (n, q)
-        Numeric columns, converted (NaN: missing); columns that failed hold NaN.
+    num : list of (held, table)
+        Per numeric column, converted (NaN: missing) and packed by :func:`~synthpriv_report.data.packed_column`:
+        ``(codes, distinct values in order of first appearance)`` or ``(values, None)``; a column that failed
+        holds NaN.
     cat : list of (codes, table)
         Per categorical column: codes (-1: missing; :func:`~synthpriv_report.data.code_dtype` of the table's
         length) and distinct texts in order of first appearance.
@@ -115,7 +120,7 @@ class EncodedPart:
     """
 
     n: int
-    num: NDArray[np.float64]
+    num: list[tuple[NDArray[Any], NDArray[np.float64] | None]]
     cat: list[tuple[NDArray[np.int64], NDArray[np.object_]]]
     all_missing: dict[str, bool]
     failed: list[str] = field(default_factory=list)
@@ -138,13 +143,15 @@ def encode_part(part: Any, kind: str, set_name: str, real_meta: pd.DataFrame, nu
     """Read one partition (the analysed columns only), check and encode it: a task on a worker."""
     df = _read_part(part, kind, list(num_cols) + list(cat_cols))
     n = len(df)
-    out = EncodedPart(n=n, num=np.full((n, len(num_cols)), np.nan), cat=[],
-                      all_missing={c: bool(df[c].isna().all()) for c in df.columns})
-    for j, c in enumerate(num_cols):
+    out = EncodedPart(n=n, num=[], cat=[], all_missing={c: bool(df[c].isna().all()) for c in df.columns})
+    for c in num_cols:
         try:
-            out.num[:, j] = dm.encode_set(df[[c]], set_name, real_meta, [c], [], reveal=reveal)[0][:, 0]
+            values = dm.encode_set(df[[c]], set_name, real_meta, [c], [], reveal=reveal)[0][:, 0]
         except ValueError:
             out.failed.append(c)
+            values = np.full(n, np.nan)
+        out.num.append(dm.packed_column(values))  # packed here: no float64 column travels or is stacked
+        del values
     for c in cat_cols:
         try:
             _, _, fact = dm.encode_set(df[[c]], set_name, real_meta, [], [c], reveal=reveal)
@@ -215,6 +222,63 @@ def merge_tables(parts: Sequence[tuple[NDArray[np.integer], NDArray[np.object_]]
 
 
 @dataclass(frozen=True)
+class NumberMerge:
+    """How one numeric column's packed partitions (:func:`~synthpriv_report.data.packed_column`) become the column
+    :class:`~synthpriv_report.data.NumericSet` holds for the whole set: what :func:`number_merge` decides from
+    the partitions' tables and dtypes alone, before any partition's values are read.
+
+    Attributes
+    ----------
+    dtype : numpy dtype
+        Of the whole column: uint8 or uint16 codes, or float32 or float64 values.
+    table : ndarray or None
+        The whole column's distinct values (float64, in order of first appearance), where it is held as codes.
+    remaps : list of ndarray or None
+        Per partition, its codes' codes in ``table``.
+    """
+
+    dtype: np.dtype
+    table: NDArray[np.float64] | None
+    remaps: list[NDArray[np.integer]] | None
+
+    def part(self, held: NDArray[Any], table: NDArray[np.float64] | None, k: int) -> NDArray[Any]:
+        """Partition ``k``'s packed values ``(held, table)`` as the whole column holds them."""
+        if self.remaps is not None:
+            return self.remaps[k][held]
+        return (held if table is None else table[held]).astype(self.dtype, copy=False)
+
+
+def number_merge(parts: Sequence[tuple[NDArray[Any], NDArray[np.float64] | None]]) -> NumberMerge:
+    """The whole column's packing from its partitions' (:class:`NumberMerge`), the one
+    :func:`~synthpriv_report.data.packed_column` gives on the whole column, bit for bit: codes where the column has
+    at most :data:`~synthpriv_report.data.PACKED_MAX_DISTINCT` distinct float64 bit patterns (its table in order
+    of first appearance over the partitions in order: what numbering the whole column gives), else float32 where
+    every partition's values are float32 numbers, else float64. Only the partitions' tables and dtypes are read
+    (``held`` may be empty).
+
+    >>> m = number_merge([(np.array([0, 1, 0], dtype=np.uint8), np.array([2.0, 0.5])),
+    ...                   (np.array([0, 1], dtype=np.uint8), np.array([7.0, 2.0]))])
+    >>> m.table.tolist(), [r.tolist() for r in m.remaps], m.part(np.array([1, 0], dtype=np.uint8), None, 1).tolist()
+    ([2.0, 0.5, 7.0], [[0, 1], [2, 0]], [0, 2])
+    """
+    limit = dm.PACKED_MAX_DISTINCT
+    if all(table is not None for _, table in parts):
+        position: dict[int, int] = {}
+        numbered = []
+        for _, table in parts:
+            numbered.append([position.setdefault(bits, len(position))
+                             for bits in np.asarray(table, dtype=np.float64).view(np.uint64).tolist()])
+            if len(position) > limit:
+                break
+        else:
+            dtype = np.dtype(np.uint8 if len(position) <= 256 else np.uint16)
+            merged = np.array(list(position), dtype=np.uint64).view(np.float64)
+            return NumberMerge(dtype, merged, [np.array(codes, dtype=dtype) for codes in numbered])
+    narrow = all(held.dtype == np.float32 if table is None else dm.float32_exact(table) for held, table in parts)
+    return NumberMerge(np.dtype(np.float32 if narrow else np.float64), None, None)
+
+
+@dataclass(frozen=True)
 class PartitionedInputs:
     """Where each set came from, for :func:`prepare_partitioned`."""
 
@@ -224,7 +288,7 @@ class PartitionedInputs:
 
 def _summary(part: EncodedPart) -> EncodedPart:
     """``part`` without its per-record arrays (rows, tables, checks, identifier evidence): a task on a worker."""
-    return EncodedPart(n=part.n, num=np.empty((0, part.num.shape[1])),
+    return EncodedPart(n=part.n, num=[(np.empty(0, dtype=held.dtype), table) for held, table in part.num],
                        cat=[(np.empty(0, dtype=codes.dtype), table) for codes, table in part.cat],
                        all_missing=part.all_missing, failed=part.failed, identifier=part.identifier)
 
@@ -320,18 +384,20 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
     fact: dict[str, list[tuple[NDArray[np.integer], NDArray[np.object_]]]] = {}
     for s in sizes:  # each partition's arrays are fetched, copied into the set's and let go: one at a time
         merged = [table_remaps([r.cat[j][1] for _, r in by_set[s]]) for j in range(len(cat_cols))]
-        numbers = np.empty((sizes[s], len(num_cols)))
+        packing = [number_merge([r.num[j] for _, r in by_set[s]]) for j in range(len(num_cols))]
+        numbers = [np.empty(sizes[s], dtype=m.dtype) for m in packing]  # packed as they come: no float64 stack
         codes = [np.empty(sizes[s], dtype=remaps[0].dtype) for remaps, _ in merged]  # a set has partitions
         offset = 0
         for k, i in enumerate(job_of[s]):
             whole = fetch(i)
-            numbers[offset:offset + whole.n] = whole.num
+            for j, m in enumerate(packing):
+                numbers[j][offset:offset + whole.n] = m.part(*whole.num[j], k)
             for j, (remaps, _) in enumerate(merged):
                 codes[j][offset:offset + whole.n] = remaps[k][whole.cat[j][0]]
             offset += whole.n
             del whole
         fact[s] = [(codes[j], table) for j, (_, table) in enumerate(merged)]
-        num[s] = dm.NumericSet.packed(numbers)  # held packed before the next set is read
+        num[s] = dm.NumericSet([(numbers[j], m.table) for j, m in enumerate(packing)], rows=sizes[s])
         del numbers
     failed = {c for s in sizes for _, r in by_set[s] for c in r.failed}
 

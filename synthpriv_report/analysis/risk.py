@@ -298,8 +298,9 @@ def records_at_risk(ev: Any, *, risk_percentile: float | None = None,
     return frame
 
 
-def _flags(ev: Any, risk_percentile: float | None) -> dict[str, Any]:
-    """The rule's cut-offs, calibrated on the reference records, and which synthetic records each part flags."""
+def _flags(ev: Any, risk_percentile: float | None, *, nearest: bool = True) -> dict[str, Any]:
+    """The rule's cut-offs, calibrated on the reference records, and which synthetic records each part flags (and
+    each synthetic record's nearest real position, unless ``nearest`` is false: the counts do not need them)."""
 
 
     # validated where it is given: "5" or True is a TypeError naming the parameter, never read as a number
@@ -308,13 +309,15 @@ def _flags(ev: Any, risk_percentile: float | None) -> dict[str, Any]:
     if not 0.0 < pct < 100.0:
         raise ValueError(f"risk_percentile must be within (0, 100) (a percentage of the holdout), got {pct}")
     ctx = ev.context
-    dcr = dcr_arrays(ctx, within_real=ctx.H is None)  # the within-real distances are the reference only then
+    dcr = dcr_arrays(ctx, within_real=ctx.H is None,  # the within-real distances are the reference only then
+                     nearest=nearest)
     nn = nndr_arrays(ctx)
     d_s = np.asarray(dcr["S"], dtype=np.float64)
     nndr = np.asarray(nn["S"], dtype=np.float64)
     ref_name, ref_d, ref_r, ref_c = _reference(ctx, dcr, nn)
     cut = calibrate_cutoffs(ref_d, ref_r, ref_c, percentile=pct)
-    return {"pct": pct, "dcr": d_s, "nndr": nndr, "nearest": np.asarray(dcr["nearest"], dtype=np.int64),
+    return {"pct": pct, "dcr": d_s, "nndr": nndr,
+            "nearest": np.asarray(dcr["nearest"], dtype=np.int64) if nearest else None,
             "copy": np.asarray(dcr["copies"], dtype=bool), "cut": cut, "reference": ref_name,
             "low_dcr": stats.less(d_s, cut.dcr_cut),
             "low_nndr": stats.less(nndr, cut.nndr_cut),
@@ -339,7 +342,7 @@ def risk_overview(ev: Any, *, risk_percentile: float | None = None) -> dict[str,
 
     Reads the same cached arrays; once the DCR and NNDR metrics ran it starts no neighbour search.
     """
-    f = _flags(ev, risk_percentile)
+    f = _flags(ev, risk_percentile, nearest=False)
     return _counts(f, int(np.count_nonzero(f["copy"] | f["low_dcr"] | f["low_nndr"])))
 
 

@@ -50,21 +50,24 @@ def space_for(ctx: Any, metric: str, default: str) -> SpaceSpec:
     return ctx.metric_space(metric, default)
 
 
-def dcr_arrays(ctx: Any, space: SpaceSpec | None = None, *, within_real: bool = True) -> dict[str, Any]:
-    """DCR(s, T) ("S"), DCR(h, T) ("H", with a holdout), DCR(t, T \\ t) ("T", unless ``within_real`` is false),
-    the exact-copy flags of S ("copies"), the nearest real position of each s ("nearest") and the space label
+def dcr_arrays(ctx: Any, space: SpaceSpec | None = None, *, within_real: bool = True, holdout: bool = True,
+               nearest: bool = True) -> dict[str, Any]:
+    """DCR(s, T) ("S"), DCR(h, T) and the holdout's exact-copy flags ("H" and "H_copies", with a holdout unless
+    ``holdout`` is false), DCR(t, T \\ t) ("T", unless ``within_real`` is false), the exact-copy flags of S
+    ("copies"), the nearest real position of each s ("nearest", unless ``nearest`` is false) and the space label
     ("space").
 
-    Reads the cached k=1 tables; only the first call of an evaluation searches.
+    Reads the cached k=1 tables; only the first call of an evaluation searches. A caller leaves out what it does
+    not read: with a Dask client each array is read from the workers, a record at a time of its set.
     """
     sp = space or space_for(ctx, "dcr", "gower")
     out: dict[str, Any] = {"space": sp.label, "gower": sp.kind == "gower"}
-    st = ctx.knn(sp, ctx.S, ctx.T, 1)
-    out["S"] = st.dist[:, 0]
-    out["nearest"] = st.idx[:, 0]
+    out["S"] = ctx.knn(sp, ctx.S, ctx.T, 1).dist[:, 0]
+    if nearest:
+        out["nearest"] = ctx.knn(sp, ctx.S, ctx.T, 1).idx[:, 0]
     if within_real:
         out["T"] = ctx.knn(sp, ctx.T, ctx.T, 1).dist[:, 0]
-    if ctx.H is not None:
+    if ctx.H is not None and holdout:
         out["H"] = ctx.knn(sp, ctx.H, ctx.T, 1).dist[:, 0]
         out["H_copies"] = ctx.identical_in(ctx.H, ctx.T)
     out["copies"] = ctx.identical_in(ctx.S, ctx.T)
@@ -91,7 +94,11 @@ def nndr_values(dcr: ArrayLike, nearest: ArrayLike, real_knn_dist: ArrayLike) ->
     """
     real = np.asarray(real_knn_dist, dtype=np.float64)
     denom = (real if real.ndim == 1 else real.mean(axis=1))[np.asarray(nearest, dtype=np.int64)]
-    return eps_ratio(dcr, denom)
+    # eps_ratio's numbers, made in two arrays of a record each instead of four: (dcr + EPS) / (denom + EPS)
+    denom += EPS
+    out = np.asarray(dcr, dtype=np.float64) + EPS
+    out /= denom
+    return out
 
 
 def nndr_arrays(ctx: Any) -> dict[str, Any]:

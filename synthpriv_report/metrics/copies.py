@@ -103,7 +103,7 @@ def exact_copy_share(is_copy: ArrayLike) -> tuple[float, tuple[float, float]]:
     return share, stats.wilson(share, int(c.size))
 
 
-def copy_baseline(ctx: Any, flags_of: Any) -> tuple[NDArray[np.bool_], NDArray[np.int64] | None, str]:
+def copy_baseline(ctx: Any, flags_of: Any) -> tuple[NDArray[np.bool_], NDArray[np.integer] | None, str]:
     """The baseline of a copy check: the same flag for fresh real records.
 
     With a holdout, each holdout record against the training data (independent records). Without one, each
@@ -121,19 +121,20 @@ def copy_baseline(ctx: Any, flags_of: Any) -> tuple[NDArray[np.bool_], NDArray[n
     return flags, _pair_groups(partner), "training"
 
 
-def _pair_groups(partner: NDArray[np.integer]) -> NDArray[np.int64]:
-    """Connected groups of records linked to the record that flagged them (-1: no link).
+def _pair_groups(partner: NDArray[np.integer]) -> NDArray[np.integer]:
+    """Connected groups of records linked to the record that flagged them (-1: no link), in the narrowest integer
+    type that holds the records' positions (:func:`~synthpriv_report.data.position_dtype`).
 
     Groups are numbered in the order of their first record, as ``scipy.sparse.csgraph.connected_components``
     (weak connection) numbers them. Each record has at most one link, so the compiled path finds the groups by
-    union-find in one array of 8 bytes a record (:func:`_linked_groups`) instead of a sparse graph of about 40;
+    union-find in one array of 4 bytes a record (:func:`_linked_groups`) instead of a sparse graph of about 40;
     without numba the sparse graph is used. The tests check that both give the same numbers.
 
-    >>> _pair_groups(np.array([-1, 3, -1, 0, 2]))
-    array([0, 0, 1, 0, 1])
+    >>> _pair_groups(np.array([-1, 3, -1, 0, 2])).tolist()
+    [0, 0, 1, 0, 1]
     """
     if COMPILED:
-        out = np.empty(partner.size, dtype=np.int64)
+        out = np.empty(partner.size, dtype=position_dtype(partner.size))
         _linked_groups(partner, out)
         return out
     from scipy.sparse import coo_matrix
@@ -142,11 +143,11 @@ def _pair_groups(partner: NDArray[np.integer]) -> NDArray[np.int64]:
     n = partner.size
     rows = np.flatnonzero(partner >= 0)
     graph = coo_matrix((np.ones(rows.size), (rows, partner[rows])), shape=(n, n))
-    return connected_components(graph, directed=True, connection="weak")[1].astype(np.int64)
+    return connected_components(graph, directed=True, connection="weak")[1].astype(position_dtype(n))
 
 
 @njit(cache=True)
-def _root(out: NDArray[np.int64], x: int) -> int:  # pragma: no cover - compiled
+def _root(out: NDArray[np.integer], x: int) -> int:  # pragma: no cover - compiled
     """The root of ``x`` in the pointers ``out``, halving the path on the way (a pointer only moves to a smaller
     position)."""
     while out[x] != x:
@@ -156,7 +157,7 @@ def _root(out: NDArray[np.int64], x: int) -> int:  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _linked_groups(partner: NDArray[np.integer], out: NDArray[np.int64]) -> None:  # pragma: no cover - compiled
+def _linked_groups(partner: NDArray[np.integer], out: NDArray[np.integer]) -> None:  # pragma: no cover - compiled
     """Union-find over the links ``i -- partner[i]`` in ``out``, then each record's group numbered by its group's
     first record. Every pointer goes to a smaller position (a root is its group's first record), so one pass in
     position order flattens the pointers and a second numbers the roots in order and gives every record its root's
@@ -199,7 +200,7 @@ def _exact_flags(ctx: Any, query: Any, ref: Any) -> tuple[NDArray[np.bool_], NDA
     return flags, partner
 
 
-def excess_evidence(flags: NDArray[np.bool_], base: NDArray[np.bool_], groups: NDArray[np.int64] | None,
+def excess_evidence(flags: NDArray[np.bool_], base: NDArray[np.bool_], groups: NDArray[np.integer] | None,
                     baseline: str) -> dict[str, Any]:
     """Details of a copy check: the synthetic share against its baseline, both sides' uncertainty counted
     (:func:`synthpriv_report.evidence.excess_share` at the verdict's per-check level)."""
@@ -319,7 +320,7 @@ def near_copy_evidence(ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
     q = float(params["near_copy_quantile"])
 
     def make() -> dict[str, Any]:
-        a = dcr_arrays(ctx)
+        a = dcr_arrays(ctx, holdout=False)  # the holdout's distances are not read here
         cutoff = near_copy_cutoff(a["T"], q)
         sp = space_for(ctx, "dcr", "gower")
         s = near_copy_flags(ctx, ctx.S, ctx.T, cutoff, a["S"], a["nearest"])

@@ -27,8 +27,7 @@ def dcr_histogram(dcr: ArrayLike, *, gower: bool, bins: int = 20, upper: float |
     >>> dcr_histogram([0.0, 0.5, 1.0], gower=True, bins=2)
     {'edges': [0.0, 0.5, 1.0], 'counts': [1, 2]}
     """
-    v = np.asarray(dcr, dtype=np.float64)
-    v = v[np.isfinite(v)]
+    v = stats.finite_values(dcr)
     hi = 1.0 if gower else float(upper if upper is not None else (v.max() if v.size else 1.0))
     if hi <= 0:
         hi = 1.0

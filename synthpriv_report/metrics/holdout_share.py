@@ -155,14 +155,14 @@ def share_level_bounds(d_t: ArrayLike, d_h: ArrayLike, near_t: ArrayLike, near_h
 def _share_compute(ctx, params) -> MetricResult:
     sp = space_for(ctx, "holdout_dcr_share", "gower")
     t_ref, h_ref = _holdout_share_sets(ctx)
-    tab_t, tab_h = ctx.knn(sp, ctx.S, t_ref, 1), ctx.knn(sp, ctx.S, h_ref, 1)
-    d_t, d_h = tab_t.dist[:, 0], tab_h.dist[:, 0]
+    d_t, d_h = ctx.knn(sp, ctx.S, t_ref, 1).dist[:, 0], ctx.knn(sp, ctx.S, h_ref, 1).dist[:, 0]
     r = holdout_dcr_share(d_t, d_h)
     details: dict[str, Any] = {"wins": r.wins, "ties": r.ties, "n": r.n, "k": r.k, "p_value": r.p_value}
-    # the nearest positions read one table at a time, each narrowed as it comes
+    # the nearest positions read one table at a time, each narrowed as it comes and its 8-byte column let go (a
+    # table handed out keeps what it reads, so each is asked for here and not kept)
     narrow = position_dtype(max(ctx.size(t_ref), ctx.size(h_ref)))
-    near_t = tab_t.idx[:, 0].astype(narrow)
-    near_h = tab_h.idx[:, 0].astype(narrow)
+    near_t = ctx.knn(sp, ctx.S, t_ref, 1).idx[:, 0].astype(narrow)
+    near_h = ctx.knn(sp, ctx.S, h_ref, 1).idx[:, 0].astype(narrow)
     details.update(share_level_bounds(d_t, d_h, near_t, near_h).to_dict())
     details["real_sizes_used"] = {"training": ctx.size(t_ref), "holdout": ctx.size(h_ref)}
     details["subsampled"] = ("training" if t_ref.rows is not None

@@ -34,7 +34,7 @@ def nndr_evidence(arrays: dict[str, Any], *, threshold: float) -> dict[str, Any]
     """What the NNDR figure needs: per set a 30-bin histogram on a common range and the share below the
     threshold."""
     sets = {k: np.asarray(arrays[k], dtype=np.float64) for k in ("S", "H") if arrays.get(k) is not None}
-    fin = {k: v[np.isfinite(v)] for k, v in sets.items()}
+    fin = {k: stats.finite_values(v) for k, v in sets.items()}  # no copy where every value is finite
     upper = max([float(np.quantile(v, 0.99)) for v in fin.values() if v.size] + [threshold * 1.5, 1e-9]) * 1.05
     ev: dict[str, Any] = {"threshold": threshold, "upper": upper}
     for k, v in fin.items():

@@ -9,7 +9,8 @@
     resampling over records (``bootstrap_stats``, ``bootstrap_replicates``, ``bootstrap_ratio``,
     ``paired_median_bootstrap`` and their large-n schemes; ``subsample``);
 :mod:`~synthpriv_report.stats.summaries`
-    bounded summaries of a distribution (``summary``, ``quantile_summary``, ``histogram``).
+    bounded summaries of a distribution (``summary``, ``quantile_summary``, ``histogram``, and the helpers
+    ``finite_values`` and ``clipped_histogram``).
 
 Every name is importable from ``synthpriv_report.stats`` itself. All functions are pure; every random draw takes
 ``random_state`` (or a ``numpy.random.Generator``).
@@ -33,12 +34,13 @@ from .bootstrap import (
 )
 from .comparisons import ABS_TOL, REL_TOL, leq, less, ties, win_share
 from .intervals import WILSON_Z, binomial_p_greater, percentile_interval, round_half_up, wilson
-from .summaries import histogram, quantile_summary, summary
+from .summaries import clipped_histogram, finite_values, histogram, quantile_summary, summary
 
 __all__ = [
     "ABS_TOL", "GROUPED_MIN_N", "GROUPS", "REL_TOL", "WILSON_Z", "WINDOW_SDS",
-    "binomial_p_greater", "bootstrap_ratio", "bootstrap_replicates", "bootstrap_stats", "grouped_resamples",
-    "grouped_sums", "histogram", "leq", "less", "paired_median_bootstrap", "paired_median_replicates",
+    "binomial_p_greater", "bootstrap_ratio", "bootstrap_replicates", "bootstrap_stats", "clipped_histogram",
+    "finite_values", "grouped_resamples", "grouped_sums", "histogram", "leq", "less", "paired_median_bootstrap",
+    "paired_median_replicates",
     "percentile_interval", "quantile_summary", "resample_stats", "round_half_up", "subsample", "summary", "ties",
     "wilson", "win_share",
 ]

@@ -139,7 +139,8 @@ def test_exact_copy_partners_by_brute_force():
 def test_pair_groups_by_walking_the_links(monkeypatch, compiled):
     """The groups of records linked to their partners (the baseline's clusters for the design effect): records
     joined by a chain of links in either direction share a group, groups are numbered by their first record, on
-    random link lists (cycles, self-links, chains) with the union-find kernel and with the sparse-graph path."""
+    random link lists (cycles, self-links, chains) with the union-find kernel and with the sparse-graph path, in
+    int32 (the records' positions' type below 2**31 records)."""
     from synthpriv_report.metrics import copies
 
     monkeypatch.setattr(copies, "COMPILED", compiled)
@@ -167,7 +168,7 @@ def test_pair_groups_by_walking_the_links(monkeypatch, compiled):
                     todo.extend(neighbours[v])
             count += 1
         got = copies._pair_groups(partner)
-        assert got.dtype == np.int64 and got.tolist() == want, (partner.tolist(), got.tolist(), want)
+        assert got.dtype == np.int32 and got.tolist() == want, (partner.tolist(), got.tolist(), want)
 
 
 def test_float32_output_is_not_a_new_value():

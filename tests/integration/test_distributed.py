@@ -691,6 +691,13 @@ def test_memoised_arrays_kept_on_the_workers_give_the_numbers_of_the_local_run(s
     memo = ev._engine.memo
     kept = {k: v for k, v in memo.items() if isinstance(v, engine_module._OnWorker)}
     assert kept and any(k[0] == "nndr.values" for k in kept) and any(k[0] == "near_copies.columns" for k in kept)
+    # the identical-record ids too, set by set; one the cluster lost is found again, every set's the same ids
+    assert {k for k in kept if k[0] == "identical records"} == {("identical records", s) for s in ("T", "S", "H")}
+    ids = {s: ev._engine.record_ids(s) for s in ("T", "S", "H")}
+    client.cancel([kept[("identical records", "S")].future])
+    assert np.array_equal(ev._engine.record_ids("S"), ids["S"]) and ("identical records", "S") in memo
+    assert all(np.array_equal(ev._engine.record_ids(s), ids[s]) for s in ("T", "H"))
+    kept = {k: v for k, v in memo.items() if isinstance(v, engine_module._OnWorker)}
     assert all(v.future.status == "finished" for v in kept.values())
     # nothing kept on a worker is an array here; what stays here holds no array, or is not plain data
     for key, value in memo.items():

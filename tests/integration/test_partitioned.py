@@ -22,9 +22,10 @@ import dask.dataframe as dd  # noqa: E402
 from distributed import Client, LocalCluster, get_task_stream  # noqa: E402
 
 from synthpriv_report import Evaluation  # noqa: E402
+from synthpriv_report import data as dm  # noqa: E402
 from synthpriv_report.data import CodedSet, prepare  # noqa: E402
 from synthpriv_report.datasets import load_demo  # noqa: E402
-from synthpriv_report.partitioned import merge_tables, prepare_partitioned  # noqa: E402
+from synthpriv_report.partitioned import merge_tables, number_merge, prepare_partitioned  # noqa: E402
 from synthpriv_report.sources import partitioned_inputs  # noqa: E402
 from synthpriv_report.spaces import fit  # noqa: E402
 
@@ -223,3 +224,48 @@ def test_merged_codes_take_the_narrowest_type_that_holds_the_merged_table():
     whole_codes, whole_table = pd.factorize(column)
     assert codes.dtype == np.int16 and len(table) == 160
     assert table.tolist() == list(whole_table) and codes.tolist() == whole_codes.tolist()
+
+
+def _packed_whole(column: np.ndarray, cuts: list[int]):
+    """The column packed from its partitions' packings (each partition packed on its own, as a worker does),
+    and packed whole."""
+    bounds = [0, *cuts, column.size]
+    parts = [dm.packed_column(column[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+    m = number_merge([(held[:0], table) for held, table in parts])  # decided from tables and dtypes alone
+    held = np.concatenate([m.part(h, t, k) for k, (h, t) in enumerate(parts)])
+    return (held, m.table), dm.packed_column(column)
+
+
+@pytest.mark.parametrize("case", ["few", "past-a-byte", "too-many-merged", "too-many-in-a-part", "floats",
+                                  "float32-in-every-part"])
+def test_numbers_packed_per_partition_merge_to_the_whole_columns_packing(case, monkeypatch):
+    """A worker packs each partition's numbers on its own (codes into its distinct values, or float32 or float64
+    values); merged, the set's column is held exactly as packing the whole column holds it: the same form, dtype,
+    table (in order of first appearance) and codes, bit for bit. The limit on distinct values is lowered to 300 so
+    that every branch is reached on a few hundred values."""
+    monkeypatch.setattr(dm, "PACKED_MAX_DISTINCT", 300)
+    rng = np.random.default_rng(5)
+    if case == "few":  # ages with a missing value, and 0.0 and -0.0 (two bit patterns)
+        column = np.concatenate([rng.integers(17, 90, 400).astype(float), [np.nan, 0.0, -0.0, 17.0]])
+    elif case == "past-a-byte":  # 200 distinct in each part, 280 merged: uint16 codes, though no part needs them
+        column = np.concatenate([np.arange(200.0), np.arange(80.0, 280.0)])
+    elif case == "too-many-merged":  # 250 in each part, 500 merged: float32 values
+        column = np.concatenate([np.arange(250.0), np.arange(250.0, 500.0)])
+    elif case == "too-many-in-a-part":  # one part of 400 distinct, one of 3 with a value float32 cannot hold
+        column = np.concatenate([np.arange(400.0), [0.1, 0.1, 2.0]])
+    elif case == "floats":  # one part coded and float32-exact, another past the limit and not
+        column = np.concatenate([np.arange(10.0), rng.normal(size=500)])
+    else:  # every part float32-exact, one coded, one past the limit
+        column = np.concatenate([np.arange(10.0) / 4, rng.normal(size=500).astype(np.float32).astype(float)])
+    for cuts in ([], [column.size // 2], [0, 7, column.size // 2, column.size]):  # empty partitions too
+        (held, table), (w_held, w_table) = _packed_whole(column, cuts)
+        assert held.dtype == w_held.dtype
+        assert (table is None) == (w_table is None)
+        if table is not None:
+            np.testing.assert_array_equal(table.view(np.uint64), w_table.view(np.uint64))
+            np.testing.assert_array_equal(held, w_held)
+        else:
+            np.testing.assert_array_equal(held.view(np.uint8), w_held.view(np.uint8))
+    expected = {"few": np.uint8, "past-a-byte": np.uint16, "too-many-merged": np.float32,
+                "too-many-in-a-part": np.float64, "floats": np.float64, "float32-in-every-part": np.float32}[case]
+    assert held.dtype == expected

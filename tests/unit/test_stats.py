@@ -355,3 +355,54 @@ def test_grouped_running_sums_are_those_of_one_cumsum_across_block_borders(monke
         s, q = bootstrap_module._sums_at(v, bounds)
         assert np.array_equal(s.view(np.int64), want_s.view(np.int64)), block
         assert np.array_equal(q.view(np.int64), want_q.view(np.int64)), block
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_clustered_variance_by_hand_and_the_same_with_either_grouping(monkeypatch, compiled: bool) -> None:
+    """The cluster-robust variance sum_g (sum_{i in g} (y_i - c))^2 / n^2, by hand on six records, and bit for bit
+    the same whether the groups' sums come from the compiled pass over group numbers or from sorting the groups
+    (groups past 2n, negative or not integers take the sorting path)."""
+    from synthpriv_report import evidence
+
+    monkeypatch.setattr(evidence, "COMPILED", compiled)
+    y = [1.0, 0.0, 0.5, 1.0, 0.0, 1.0]  # mean 0.58333...
+    c = sum(y) / 6
+    groups = [4, 0, 4, 2, 0, 9]  # groups 0: (0, 0), 2: (1), 4: (1, 0.5), 9: (1)
+    want = ((0 - c) + (0 - c)) ** 2 + (1 - c) ** 2 + ((1 - c) + (0.5 - c)) ** 2 + (1 - c) ** 2
+    assert evidence.clustered_variance(y, groups) == pytest.approx(want / 36, rel=1e-12)
+    rng = np.random.default_rng(11)
+    for n in (1, 7, 1000):
+        v = rng.choice([0.0, 0.5, 1.0], size=n)
+        for g in (rng.integers(0, 2 * n + 1, n).astype(np.int32), rng.integers(0, max(n // 3, 1), n),
+                  rng.integers(0, 5 * n + 2, n), rng.integers(-3, n, n), rng.integers(0, n, n).astype(float)):
+            sorted_path = np.bincount(np.unique(g, return_inverse=True)[1].ravel(), weights=v - v.mean())
+            assert evidence.clustered_variance(v, g) == float(np.sum(sorted_path * sorted_path)) / (n * n)
+
+
+def test_histogram_by_blocks_counts_as_one_pass_and_finite_values_copy_only_when_needed(monkeypatch) -> None:
+    """The evidence histograms clip and count a block at a time: the counts and edges of one np.histogram over the
+    clipped values, across block borders (blocks of 7 here), values outside the range counted in the end bins and
+    non-finite values dropped. ``finite_values`` hands back the caller's array itself where every value is finite
+    (no per-record copy), and a copy without the others otherwise."""
+    from synthpriv_report.stats import summaries
+
+    monkeypatch.setattr(summaries, "HISTOGRAM_BLOCK", 7)
+    rng = np.random.default_rng(2)
+    for n in (0, 1, 7, 50, 701):
+        v = rng.normal(0.5, 0.6, n)
+        v[rng.random(n) < 0.05] = np.inf
+        for upper, bins in ((1.0, 20), (2.5, 30), (0.0, 3)):
+            got = stats.histogram(v, upper=upper, bins=bins)
+            hi = upper if upper > 0 else 1.0
+            fin = v[np.isfinite(v)]
+            counts, edges = np.histogram(np.clip(fin, 0.0, hi), bins=bins, range=(0.0, hi))
+            assert got == {"edges": edges.tolist(), "counts": counts.tolist()}
+            assert sum(got["counts"]) == fin.size
+    a = rng.random(20)
+    assert np.shares_memory(stats.finite_values(a), a)
+    b = a.copy()
+    b[3] = np.nan
+    got = stats.finite_values(b)
+    assert not np.shares_memory(got, b) and got.tolist() == np.delete(b, 3).tolist()
+    strided = np.column_stack([a, a])[:, 0]  # a column of a table: made contiguous, as the masked copy was
+    assert stats.finite_values(strided).flags.c_contiguous
