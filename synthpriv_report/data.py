@@ -1002,7 +1002,7 @@ def _may_be_boolean(tables: Mapping[str, NDArray[np.object_]]) -> bool:
 
 
 def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequence[str],
-                  num_arrays: dict[str, NDArray[np.float64] | NumericSet], factorized: Factorized, *,
+                  num_arrays: Mapping[str, NDArray[np.float64] | NumericSet], factorized: Factorized, *,
                   kept: Sequence[str]) -> list[str]:
     """Phase 7, notes on columns kept as they are: constant in the real data, a different value in every real
     record (unless ``kept``), entirely missing in the synthetic or holdout data."""

@@ -11,9 +11,9 @@ set, no float64 array of a set's numbers and no string per record.
 
 From there the preparation is that of :func:`synthpriv_report.data.prepare`: the per-partition code tables and
 tables of distinct numbers are merged into one per column (in order of first appearance, as numbering the whole
-column would give; :func:`number_merge` for the numbers), so the
-prepared data, the encoders fitted from them (numeric ranges, category levels) and every number are the same as
-when the whole frames are read; the tests check that field by field.
+column would give; :func:`number_merge` for the numbers), so the prepared data, the encoders fitted from them
+(numeric ranges, category levels) and every number are the same as when the whole frames are read; the tests
+check that field by field.
 
 Where this differs from reading the whole frame, and why:
 

@@ -58,7 +58,7 @@ def dcr_arrays(ctx: Any, space: SpaceSpec | None = None, *, within_real: bool = 
     ("space").
 
     Reads the cached k=1 tables; only the first call of an evaluation searches. A caller leaves out what it does
-    not read: with a Dask client each array is read from the workers, a record at a time of its set.
+    not read: with a Dask client each array is read back from the workers when it is asked for (8 bytes a record).
     """
     sp = space or space_for(ctx, "dcr", "gower")
     out: dict[str, Any] = {"space": sp.label, "gower": sp.kind == "gower"}
