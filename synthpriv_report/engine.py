@@ -446,8 +446,8 @@ class _Engine:
                 pass
         with self.stage("identical records"):
             ids = self._compute_record_ids()
-        for s in list(ids):
-            self.keep(("identical records", s), ids[s])
+        for s, set_ids in ids.items():
+            self.keep(("identical records", s), set_ids)
         return ids[set_name]
 
     def one_column_matches(self, query: str, ref: str) -> tuple[NDArray[np.int64], NDArray[np.int64]]:

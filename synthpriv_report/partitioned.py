@@ -189,6 +189,24 @@ def raise_part(part: Any, kind: str, set_name: str, real_meta: pd.DataFrame, col
 # in the calling process: merge
 
 
+def _in_order_of_first_appearance(tables: Sequence[list[Any]], *, limit: int | None = None
+                                  ) -> tuple[list[list[int]], dict[Any, int]]:
+    """Each partition's table of distinct values as numbers in the merged table, and the merged table (value ->
+    number, in order of first appearance over the partitions in order); stops once more than ``limit`` values
+    are numbered (the caller then reads ``len`` of the merged table).
+
+    >>> _in_order_of_first_appearance([["b", "a"], ["c", "b"]])
+    ([[0, 1], [2, 0]], {'b': 0, 'a': 1, 'c': 2})
+    """
+    position: dict[Any, int] = {}
+    numbered = []
+    for table in tables:
+        numbered.append([position.setdefault(value, len(position)) for value in table])
+        if limit is not None and len(position) > limit:
+            break
+    return numbered, position
+
+
 def table_remaps(tables: Sequence[NDArray[np.object_]]) -> tuple[list[NDArray[np.integer]], NDArray[np.object_]]:
     """One column's merged table from its partitions' tables, and per partition the map from its codes to the
     merged ones (entry -1, for code -1, is -1: missing), in the narrowest integer type that holds them
@@ -199,8 +217,7 @@ def table_remaps(tables: Sequence[NDArray[np.object_]]) -> tuple[list[NDArray[np
     >>> [r.tolist() for r in remaps], table.tolist(), remaps[0].dtype.name
     ([[0, 1, -1], [2, 0, -1]], ['b', 'a', 'c'], 'int8')
     """
-    position: dict[str, int] = {}
-    numbered = [[position.setdefault(text, len(position)) for text in table.tolist()] for table in tables]
+    numbered, position = _in_order_of_first_appearance([table.tolist() for table in tables])
     dtype = dm.code_dtype(len(position))
     remaps = [np.array(codes + [-1], dtype=dtype) for codes in numbered]  # code -1 (missing) takes the last entry
     return remaps, np.array(list(position), dtype=object)
@@ -261,16 +278,11 @@ def number_merge(parts: Sequence[tuple[NDArray[Any], NDArray[np.float64] | None]
     >>> m.table.tolist(), [r.tolist() for r in m.remaps], m.part(np.array([1, 0], dtype=np.uint8), None, 1).tolist()
     ([2.0, 0.5, 7.0], [[0, 1], [2, 0]], [0, 2])
     """
-    limit = dm.PACKED_MAX_DISTINCT
     if all(table is not None for _, table in parts):
-        position: dict[int, int] = {}
-        numbered = []
-        for _, table in parts:
-            numbered.append([position.setdefault(bits, len(position))
-                             for bits in np.asarray(table, dtype=np.float64).view(np.uint64).tolist()])
-            if len(position) > limit:
-                break
-        else:
+        numbered, position = _in_order_of_first_appearance(
+            [np.asarray(table, dtype=np.float64).view(np.uint64).tolist() for _, table in parts],
+            limit=dm.PACKED_MAX_DISTINCT)
+        if len(position) <= dm.PACKED_MAX_DISTINCT:
             dtype = np.dtype(np.uint8 if len(position) <= 256 else np.uint16)
             merged = np.array(list(position), dtype=np.uint64).view(np.float64)
             return NumberMerge(dtype, merged, [np.array(codes, dtype=dtype) for codes in numbered])
