@@ -283,7 +283,10 @@ def record_ids(client: Any, words: Callable[[int, int], NDArray[np.uint64]], siz
     rank = np.cumsum(seen, dtype=first.dtype)
     del seen
     rank -= 1
-    return rank[first]
+    # into the partners' array: each position's partner is read before the position is written (``take`` with a
+    # mode other than "raise" writes its output unbuffered, element after element), so no third array is made;
+    # every partner is a valid position, so "clip" changes none
+    return np.take(rank, first, out=first, mode="clip")
 
 
 def _join(client: Any, q_words: Callable[[int, int], NDArray[np.uint64]], q_sizes: list[int],

@@ -90,8 +90,9 @@ class PreparedData:
         r = np.asarray(rows, dtype=np.int64)
         if self.order is None:
             return r.copy()
-        inv = np.empty(self.order[set_name].size, dtype=np.int64)
-        inv[self.order[set_name]] = np.arange(self.order[set_name].size, dtype=np.int64)
+        order = np.asarray(self.order[set_name])
+        inv = np.empty(order.size, dtype=np.int64)
+        inv[order] = np.arange(order.size, dtype=np.int64)
         return inv[r]
 
     @property
@@ -140,6 +141,8 @@ class CodedSet:
                  *, rows: int | None = None):
         if isinstance(codes, np.ndarray):
             rows, columns = int(codes.shape[0]), [codes[:, j] for j in range(codes.shape[1])]
+        elif hasattr(codes, "column"):  # codes held on a cluster (synthpriv_report.held.HeldArray)
+            rows, columns = int(codes.shape[0]), [codes.column(j) for j in range(codes.shape[1])]
         else:
             columns = list(codes)
             rows = int(columns[0].shape[0]) if columns else int(rows or 0)

@@ -12,7 +12,7 @@ import hashlib
 import time
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -35,6 +35,9 @@ from .spaces import (
     fit,
     project,
 )
+
+if TYPE_CHECKING:
+    from .held import HeldArray
 
 #: What a memoised step returns (:meth:`Context.memo`).
 R = TypeVar("R")
@@ -165,6 +168,7 @@ class _Engine:
                  client: Any = None, shard_rows: int | None = None):
         self.data = data
         self.dask = None
+        self._blocks: Any = None  # where hold_set keeps the sets' blocks
         if client is not None:
             from .distributed import DaskSearcher
 
@@ -172,7 +176,7 @@ class _Engine:
         self.progress = progress
         self.stage_seconds: dict[str, float] = {}
         with self.stage("fitting the encoders"):
-            self.fitted: Fitted = fit(data)
+            self.fitted: Fitted = fit(data, each_set=None if self.dask is None else self.hold_set)
         self.search_engine = search_engine
         self.device = device
         self.encodings: dict[SpaceSpec, Encoding] = {}
@@ -251,6 +255,38 @@ class _Engine:
         for spec in list(self.encodings):
             self._release_encoding(spec)
         self.settle()
+
+    def hold_set(self, s: str, codes: NDArray[np.signedinteger[Any]], levels: tuple[NDArray[np.object_], ...]
+                 ) -> HeldArray:
+        """With a Dask client, hand set ``s``'s prepared records to the workers (:mod:`synthpriv_report.held`) as
+        soon as its fitted category ``codes`` are made (:func:`~synthpriv_report.spaces.fit` calls this set after
+        set): the packed numbers, the codes and the canonical order, in blocks of a few megabytes with two copies
+        each. ``data.numeric[s]``, ``data.categorical[s]``, ``data.order[s]`` and the fitted codes (what this
+        returns) then read the rows they are asked for from the workers, the same values; this process keeps the
+        handles and the tables of distinct values, and lets the set's arrays go before the next set's codes are
+        made."""
+        from .data import CodedSet
+        from .held import ClusterBlocks, HeldArray, HeldNumericSet, HeldSet  # noqa: F811
+
+        assert self.dask is not None
+        d = self.data
+        if self._blocks is None:
+            self._blocks = ClusterBlocks(self.dask.client)
+        fields, tables = HeldNumericSet.fields_of(d.numeric[s])
+        fields["codes"] = codes
+        if d.order is not None:
+            fields["order"] = d.order[s]
+        store = HeldSet(self._blocks, fields)
+        del fields, codes
+        held = HeldArray(store, "codes")
+        d.numeric[s] = HeldNumericSet(store, tables)
+        d.categorical[s] = CodedSet(held, levels)  # type: ignore[assignment]
+        if d.order is not None:
+            d.order[s] = HeldArray(store, "order")  # type: ignore[assignment]
+        if d.factorized is not None:
+            d.factorized[s] = ()  # its codes are the fitted codes' now (fit has read them)
+        self.settle()
+        return held
 
     def settle(self) -> None:
         """With a Dask client, give the heap's free pages back to the system

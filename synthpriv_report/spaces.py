@@ -238,7 +238,11 @@ def _levels_from_tables(data: PreparedData, j: int) -> tuple[NDArray[np.object_]
     return levels, lookups
 
 
-def fit(data: PreparedData) -> Fitted:
+#: What :func:`fit` hands each set's codes to: ``(set name, codes, levels) -> what to hold in their place``.
+EachSet = Callable[[str, NDArray[np.signedinteger[Any]], tuple[NDArray[np.object_], ...]], Any]
+
+
+def fit(data: PreparedData, *, each_set: EachSet | None = None) -> Fitted:
     """Numeric ranges from the real data, category levels from the union of all sets (docs/metrics.md, "Shared
     machinery").
 
@@ -246,6 +250,10 @@ def fit(data: PreparedData) -> Fitted:
     column with one distinct value per record (an identifier) costs about as much as a binary one. The codes are
     held in the narrowest integer type that holds every column's (:func:`code_dtype`: one byte a cell for columns
     of at most 128 levels); :meth:`Fitted.wide_codes` gives them as int64.
+
+    ``each_set(set_name, codes, levels)``, where given, is called with each set's codes as soon as they are made,
+    set after set, and what it returns is held in their place (an evaluation with a Dask client hands the set to
+    the workers there: :meth:`synthpriv_report.engine._Engine.hold_set`); ``levels`` are the fitted levels.
     """
     real_sets = [s for s in ("T", "H") if data.sizes.get(s)]  # the real data has records (at least 2)
     q = data.numeric["T"].shape[1]
@@ -276,10 +284,13 @@ def fit(data: PreparedData) -> Fitted:
         tables = [_levels_from_tables(data, j) for j in range(n_cat)]
         levels = [lv for lv, _ in tables]
         dtype = code_dtype(max((len(lv) for lv in levels), default=0))
-        codes = {s: np.empty((data.sizes[s], n_cat), dtype=dtype) for s in all_sets}
-        for j, (_, lookups) in enumerate(tables):
-            for s in all_sets:
-                codes[s][:, j] = lookups[s][data.factorized[s][j][0]]  # code -1 (missing) takes the last entry
+        codes = {}
+        for s in all_sets:  # set after set: each_set may let a set go before the next set's codes are made
+            made = np.empty((data.sizes[s], n_cat), dtype=dtype)
+            for j, (_, lookups) in enumerate(tables):
+                made[:, j] = lookups[s][data.factorized[s][j][0]]  # code -1 (missing) takes the last entry
+            codes[s] = made if each_set is None else each_set(s, made, tuple(levels))
+            del made
     else:
         wide = {s: np.empty((data.sizes[s], n_cat), dtype=np.int64) for s in all_sets}
         for j in range(n_cat):
@@ -292,7 +303,10 @@ def fit(data: PreparedData) -> Fitted:
                 wide[s][:, j] = inv[start:start + n]
                 start += n
         dtype = code_dtype(max((len(lv) for lv in levels), default=0))
-        codes = {s: c.astype(dtype) for s, c in wide.items()}
+        codes = {s: wide[s].astype(dtype) for s in all_sets}
+        del wide
+        if each_set is not None:
+            codes = {s: each_set(s, codes.pop(s), tuple(levels)) for s in all_sets}
     return Fitted(num_min=lo, num_range=rng, levels=tuple(levels), codes=codes, has_missing=has_missing,
                   num_half_range=half)
 

@@ -61,16 +61,21 @@ def dcr_arrays(ctx: Any, space: SpaceSpec | None = None, *, within_real: bool = 
     not read: with a Dask client each array is read back from the workers when it is asked for (8 bytes a record).
     """
     sp = space or space_for(ctx, "dcr", "gower")
+    # the copy flags first (one byte a record): the first of an evaluation finds the identical records, whose
+    # temporaries then meet none of the distance columns read below
+    with_holdout = ctx.H is not None and holdout
+    h_copies = ctx.identical_in(ctx.H, ctx.T) if with_holdout else None
+    copies = ctx.identical_in(ctx.S, ctx.T)
     out: dict[str, Any] = {"space": sp.label, "gower": sp.kind == "gower"}
     out["S"] = ctx.knn(sp, ctx.S, ctx.T, 1).dist[:, 0]
     if nearest:
         out["nearest"] = ctx.knn(sp, ctx.S, ctx.T, 1).idx[:, 0]
     if within_real:
         out["T"] = ctx.knn(sp, ctx.T, ctx.T, 1).dist[:, 0]
-    if ctx.H is not None and holdout:
+    if with_holdout:
         out["H"] = ctx.knn(sp, ctx.H, ctx.T, 1).dist[:, 0]
-        out["H_copies"] = ctx.identical_in(ctx.H, ctx.T)
-    out["copies"] = ctx.identical_in(ctx.S, ctx.T)
+        out["H_copies"] = h_copies
+    out["copies"] = copies
     return out
 
 

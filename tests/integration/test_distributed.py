@@ -7,6 +7,7 @@ kernels once.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import time
@@ -187,11 +188,27 @@ def test_scattered_trees_leave_the_workers_with_the_evaluations_own(sets, cluste
         if all(str(k) not in now[w] for w in now for k in scattered):
             break
         time.sleep(0.1)
+    blocks = _held_block_keys(ev)  # the prepared records, kept on the workers while the evaluation lives
+    assert blocks
     for w, keys in now.items():
         assert not {str(k) for k in scattered} & set(keys), w
         assert not any(k.startswith("own:") for k in keys), w  # the workers' own references went too
-        assert set(keys) <= before.get(w, set()) | {str(k) for k in scattered}
+        assert set(keys) <= before.get(w, set()) | {str(k) for k in scattered} | blocks
     assert not client.list_datasets()
+    del ev
+    gc.collect()
+    for _ in range(50):  # ... and leave with it
+        now = client.run(held)
+        if not any(blocks & set(keys) for keys in now.values()):
+            break
+        time.sleep(0.1)
+    assert not any(blocks & set(keys) for keys in now.values())
+
+
+def _held_block_keys(ev) -> set[str]:
+    """Keys of the blocks of ``ev``'s prepared records kept on the workers (:mod:`synthpriv_report.held`)."""
+    stores = {id(n._store): n._store for n in ev._engine.data.numeric.values()}
+    return {str(f.key) for st in stores.values() for copies in st._blocks for f in copies}
 
 
 def test_a_tree_dask_kept_one_copy_of_is_not_fetched_again_by_each_search(cluster):
@@ -679,6 +696,34 @@ def test_free_heap_given_back_after_each_metric_with_a_client(sets, cluster, mon
     assert isinstance(distributed_module.give_back_free_heap(), bool)
 
 
+def test_the_heap_thresholds_are_fixed_with_a_client_unless_the_environment_sets_them(sets, cluster, monkeypatch):
+    """An evaluation with a client fixes glibc's mmap and trim thresholds of the calling process (the numbers are
+    the same: the other tests compare them); without one it never asks to; a threshold the environment sets stands."""
+    import synthpriv_report.evaluation as evaluation_module
+    from synthpriv_report import distributed as distributed_module
+
+    _, client = cluster
+    calls = []
+    monkeypatch.setattr(evaluation_module, "fix_heap_thresholds", lambda: calls.append(1) or True)
+    _evaluation(sets, metrics=["dcr"])
+    assert calls == []
+    _evaluation(sets, client=client, metrics=["dcr"])
+    assert calls == [1]
+    monkeypatch.undo()
+    # what glibc read is the environment the process started with: a LocalCluster's nanny sets the trim threshold
+    # in os.environ for its workers (this module's cluster did), which changes nothing here
+    start = distributed_module._starting_environment()
+    assert "MALLOC_TRIM_THRESHOLD_" in os.environ
+    own = any(k in start for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES"))
+    for name, value in (("MALLOC_TRIM_THRESHOLD_", "65536"), ("MALLOC_MMAP_THRESHOLD_", "131072"),
+                        ("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=65536")):
+        with monkeypatch.context() as m:
+            m.setattr(distributed_module, "_starting_environment", lambda: {**start, name: value})
+            assert distributed_module.fix_heap_thresholds() is False, name
+    if distributed_module._libc() is not False and not own:  # glibc: fixed here, and again at once
+        assert distributed_module.fix_heap_thresholds() is True and distributed_module.fix_heap_thresholds() is True
+
+
 def test_memoised_arrays_kept_on_the_workers_give_the_numbers_of_the_local_run(sets, cluster, local_run,
                                                                                 monkeypatch):
     from synthpriv_report import engine as engine_module
@@ -922,3 +967,48 @@ def test_cap_key_groupings_by_a_join_on_the_workers_are_those_of_one_process(clu
     again = ev.context.key_groups(["a", "b"], "T", "S")
     assert again[0].tolist() == ids_t.tolist() and again[1].tolist() == ids_s.tolist() and again[2] == n_groups
     assert "hamming" in made
+
+
+def test_the_prepared_records_are_held_on_the_workers_two_copies_each_and_read_back_the_same(sets, cluster,
+                                                                                              local_run, monkeypatch):
+    """With a client, each set's prepared records (packed numbers, fitted codes, canonical order) go to the workers
+    once the encoders are fitted, in blocks with a copy on each of two workers; the calling process holds none of
+    them, and reads back the same values. A block whose first copy is lost is read from the second, with the
+    numbers of the local run; a block with no copy left is a clear error, never a number."""
+    from synthpriv_report import held as held_module
+    from synthpriv_report.held import HeldArray, HeldDataLost, HeldNumericSet
+
+    _, client = cluster
+    local_ev, local_text = local_run
+    monkeypatch.setattr(held_module, "HELD_BLOCK_BYTES", 16 * 1024)  # a few blocks per set
+    ev = _evaluation(sets, client=client, shard_rows=SHARD_ROWS)
+    d, fitted, ld, lfitted = ev._engine.data, ev._engine.fitted, local_ev._engine.data, local_ev._engine.fitted
+    stores = []
+    for s in ("T", "S", "H"):
+        num, codes, order = d.numeric[s], fitted.codes[s], d.order[s]
+        assert isinstance(num, HeldNumericSet) and isinstance(codes, HeldArray) and isinstance(order, HeldArray)
+        assert np.array_equal(np.asarray(num).view(np.int64), np.asarray(ld.numeric[s]).view(np.int64)), s
+        assert np.array_equal(np.asarray(codes), lfitted.codes[s]) and codes.dtype == lfitted.codes[s].dtype
+        assert np.array_equal(np.asarray(order), np.asarray(ld.order[s]))
+        assert np.array_equal(d.categorical[s][:, 2], ld.categorical[s][:, 2])
+        store = num._store
+        assert store.n == ld.sizes[s] and len(store._blocks) >= 2 and store._cache  # the last blocks read stay
+        where = [[next(iter(client.who_has([f])[f.key])) for f in copies] for copies in store._blocks]
+        assert all(len(set(w)) == 2 for w in where), s  # two copies, on two workers
+        assert {w for ws in where for w in ws} == _workers(client)
+        stores.append(store)
+    # nothing of a set's records is held here: only the blocks read last (at most two a set)
+    assert all(len(st._cache) <= held_module.HELD_CACHE_BLOCKS for st in stores)
+
+    # every block's first copy lost (as when its worker dies): the results of the local run
+    for st in stores:
+        client.cancel([copies[0] for copies in st._blocks])
+        st._cache.clear()
+    assert _differences(_canonical(ev.results()), local_text) == []
+
+    # a block with no copy left: reading it is a clear error
+    st = stores[1]
+    client.cancel(list(st._blocks[1]))
+    st._cache.clear()
+    with pytest.raises(HeldDataLost, match="every copy is gone.*Run the evaluation again"):
+        ev._engine.data.numeric["S"].columns([0], slice(0, st.n))
