@@ -77,8 +77,8 @@ from .neighbors.tree import RefTree
 R = TypeVar("R")
 
 __all__ = ["DaskSearcher", "DistributedSearchError", "RemoteTable", "TreeUnavailable", "resolve_client", "TASK_PREFIX",
-           "give_back_free_heap", "fix_heap_thresholds", "MIN_BLOCK_ROWS", "BLOCKS_PER_THREAD", "SHARD_AUTO_ROWS",
-           "SHARD_PREFIX", "READ_PREFIX"]
+           "give_back_free_heap", "MIN_BLOCK_ROWS", "BLOCKS_PER_THREAD", "SHARD_AUTO_ROWS", "SHARD_PREFIX",
+           "READ_PREFIX"]
 
 #: Prefix of the key of every search task (``synthpriv-knn-<search id>-<block>``), as the task stream and the
 #: dashboard show it.
@@ -1008,81 +1008,6 @@ class _Kept:
 
 
 _LIBC: Any = None
-#: glibc's ``mallopt`` parameters (``malloc.h``) and the value both thresholds are fixed at: glibc's defaults.
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-HEAP_THRESHOLD_BYTES = 128 * 1024
-_THRESHOLDS_FIXED = False
-
-
-def _libc() -> Any:
-    """glibc, with ``malloc_trim`` and ``mallopt`` typed; False on a C library without them (macOS, musl)."""
-    global _LIBC
-    if _LIBC is None:
-        import ctypes
-        import ctypes.util
-
-        try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-            libc.malloc_trim.argtypes = [ctypes.c_size_t]
-            libc.malloc_trim.restype = ctypes.c_int
-            libc.mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-            libc.mallopt.restype = ctypes.c_int
-            _LIBC = libc
-        except (OSError, AttributeError):
-            _LIBC = False
-    return _LIBC
-
-
-def _starting_environment() -> dict[str, str]:
-    """The environment this process started with, which is what glibc read its settings from
-    (``/proc/self/environ``; ``os.environ`` where there is none). Not ``os.environ`` itself: a Dask nanny started in
-    this process (a ``LocalCluster``) sets ``MALLOC_TRIM_THRESHOLD_`` there for the workers it spawns, which
-    changes nothing for this process's own heap."""
-    try:
-        with open("/proc/self/environ", "rb") as f:
-            raw = f.read()
-    except OSError:
-        return dict(os.environ)
-    pairs = (item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
-    return {k.decode(errors="replace"): v.decode(errors="replace") for k, v in pairs}
-
-
-def fix_heap_thresholds() -> bool:
-    """Fix glibc's mmap and trim thresholds of this process at their defaults (128 KiB), which turns off their
-    adjustment to the program's allocations, unless the environment the process started with sets either
-    (``MALLOC_MMAP_THRESHOLD_``, ``MALLOC_TRIM_THRESHOLD_``, or ``GLIBC_TUNABLES``): see "Malloc Tunable
-    Parameters" in the GNU C Library manual.
-
-    Left to adjust, glibc raises the mmap threshold to the size of each large block freed (up to 32 MiB), so that
-    the arrays of a few megabytes an evaluation makes and lets go one after another (a block of rows read from
-    the workers, a column of distances) come from the heap instead of being mapped on their own, and the heap
-    keeps the holes they leave resident. Fixed, each such array is mapped and handed back to the system when it is
-    freed. This is what Dask's nannies do for their workers (they start them with ``MALLOC_TRIM_THRESHOLD_=65536``,
-    "Memory not released back to the OS" in Dask's documentation); an evaluation with a client does it for the
-    calling process, once. Nothing is moved and no value changes; on a C library without ``mallopt`` it does
-    nothing.
-
-    Returns
-    -------
-    bool
-        Whether the thresholds are fixed here (now or by an earlier call).
-
-    >>> isinstance(fix_heap_thresholds(), bool)
-    True
-    """
-    global _THRESHOLDS_FIXED
-    env = _starting_environment()
-    if any(k in env for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")) or any(
-            t in env.get("GLIBC_TUNABLES", "") for t in ("mmap_threshold", "trim_threshold")):
-        return False  # the user's own setting stands
-    if _THRESHOLDS_FIXED:
-        return True
-    libc = _libc()
-    if libc is False:
-        return False
-    _THRESHOLDS_FIXED = bool(libc.mallopt(_M_MMAP_THRESHOLD, HEAP_THRESHOLD_BYTES)) and bool(
-        libc.mallopt(_M_TRIM_THRESHOLD, HEAP_THRESHOLD_BYTES))
-    return _THRESHOLDS_FIXED
 
 
 def give_back_free_heap() -> bool:
@@ -1102,10 +1027,21 @@ def give_back_free_heap() -> bool:
     >>> isinstance(give_back_free_heap(), bool)
     True
     """
-    libc = _libc()
-    if libc is False:
+    global _LIBC
+    if _LIBC is None:
+        import ctypes
+        import ctypes.util
+
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            libc.malloc_trim.argtypes = [ctypes.c_size_t]
+            libc.malloc_trim.restype = ctypes.c_int
+            _LIBC = libc
+        except (OSError, AttributeError):
+            _LIBC = False
+    if _LIBC is False:
         return False
-    libc.malloc_trim(0)
+    _LIBC.malloc_trim(0)
     return True
 
 

@@ -26,7 +26,7 @@ from . import progress as pg
 from .analysis.record import explain_record
 from .analysis.risk import records_at_risk, risk_overview, risk_rule_applies
 from .data import PreparedData, check_include_exclude, coded_texts, identifier_columns, prepare, split_identifiers
-from .distributed import fix_heap_thresholds, resolve_client
+from .distributed import resolve_client
 from .engine import Context, SearchRecord, SearchRequest, TreeRequest, _Engine
 from .formats import DEFAULT_SET_NAMES, SET_ROLES
 from .levels import apply_level
@@ -499,8 +499,6 @@ class Evaluation:
         self.release_context: dict[str, Any] | None = s["context"]
         self.default_params = merge_params(params)
         client = resolve_client(s["client"], s["backend"])
-        if client is not None:
-            fix_heap_thresholds()  # the calling process hands its freed arrays back (as Dask's workers do)
         _check_combinations(s, client)
         self.data, self.excluded_reasons = _prepared(real, synthetic, holdout, s, client)
         self.metric_names = s["metrics"] or metric_names()

@@ -696,34 +696,6 @@ def test_free_heap_given_back_after_each_metric_with_a_client(sets, cluster, mon
     assert isinstance(distributed_module.give_back_free_heap(), bool)
 
 
-def test_the_heap_thresholds_are_fixed_with_a_client_unless_the_environment_sets_them(sets, cluster, monkeypatch):
-    """An evaluation with a client fixes glibc's mmap and trim thresholds of the calling process (the numbers are
-    the same: the other tests compare them); without one it never asks to; a threshold the environment sets stands."""
-    import synthpriv_report.evaluation as evaluation_module
-    from synthpriv_report import distributed as distributed_module
-
-    _, client = cluster
-    calls = []
-    monkeypatch.setattr(evaluation_module, "fix_heap_thresholds", lambda: calls.append(1) or True)
-    _evaluation(sets, metrics=["dcr"])
-    assert calls == []
-    _evaluation(sets, client=client, metrics=["dcr"])
-    assert calls == [1]
-    monkeypatch.undo()
-    # what glibc read is the environment the process started with: a LocalCluster's nanny sets the trim threshold
-    # in os.environ for its workers (this module's cluster did), which changes nothing here
-    start = distributed_module._starting_environment()
-    assert "MALLOC_TRIM_THRESHOLD_" in os.environ
-    own = any(k in start for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES"))
-    for name, value in (("MALLOC_TRIM_THRESHOLD_", "65536"), ("MALLOC_MMAP_THRESHOLD_", "131072"),
-                        ("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=65536")):
-        with monkeypatch.context() as m:
-            m.setattr(distributed_module, "_starting_environment", lambda: {**start, name: value})
-            assert distributed_module.fix_heap_thresholds() is False, name
-    if distributed_module._libc() is not False and not own:  # glibc: fixed here, and again at once
-        assert distributed_module.fix_heap_thresholds() is True and distributed_module.fix_heap_thresholds() is True
-
-
 def test_memoised_arrays_kept_on_the_workers_give_the_numbers_of_the_local_run(sets, cluster, local_run,
                                                                                 monkeypatch):
     from synthpriv_report import engine as engine_module
