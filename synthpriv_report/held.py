@@ -1,11 +1,12 @@
 """A set's prepared arrays held on the Dask workers, read a block of rows at a time by the calling process.
 
-With a Dask client, an evaluation hands each set's prepared data to the workers once its encoders are fitted
-(:meth:`synthpriv_report.engine._Engine.hold_prepared`): the numbers as :class:`~synthpriv_report.data.NumericSet`
-packs them, the fitted category codes and the canonical order. The calling process keeps the handles, the small
-tables (each packed column's distinct values, each categorical column's texts) and the last blocks it read, not the
-records: every later step that reads records (the rows a search sends to a worker, the cell words of the
-identical-record joins) reads the rows it needs, and a step that needs a whole column reads that column.
+With a Dask client, an evaluation hands each set's prepared data to the workers as the encoders' fit makes the
+set's category codes (:meth:`synthpriv_report.engine._Engine.hold_set`): the numbers as
+:class:`~synthpriv_report.data.NumericSet` packs them, the fitted category codes and the canonical order. The
+calling process keeps the handles, the small tables (each packed column's distinct values, each categorical
+column's texts) and the last blocks it read, not the records: every later step that reads records (the rows a
+search sends to a worker, the cell words of the identical-record joins) reads the rows it needs, and a step that
+needs a whole column reads that column.
 
 Each block is one future of :data:`HELD_BLOCK_BYTES` or so, kept on one worker, with a second copy on another
 worker where the cluster has more than one: a worker's death loses neither, and reading falls back to the copy.
@@ -39,7 +40,7 @@ from .data import NumericSet
 __all__ = ["HeldSet", "HeldArray", "HeldNumericSet", "HeldDataLost", "LocalBlocks", "HELD_BLOCK_BYTES",
            "HELD_CACHE_BLOCKS"]
 
-#: About this many bytes of a set's prepared arrays in one block (6 MB is 260,000 Adult-like records).
+#: About this many bytes of a set's prepared arrays in one block (about 350,000 Adult-like records of 24 bytes).
 HELD_BLOCK_BYTES = 8 * 2**20
 #: Blocks the calling process keeps after reading them (a read of a few rows that crosses a block border, then
 #: the next column of the same rows, finds both blocks here).
