@@ -62,6 +62,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from .held import Box
 from .neighbors.search import SearchChoice, choose_engine, run_engine
 from .neighbors.shards import (
     Candidates,
@@ -975,7 +976,7 @@ class DaskSearcher:
         """Keep ``value`` (a memoised step's result: plain containers of arrays) on one worker; returns the future
         that :meth:`held` reads it from. The calling process keeps only that handle."""
         with self.client.as_current():
-            return self.client.scatter(_Kept(value), hash=False)
+            return self.client.scatter(Box(value), hash=False)
 
     def held(self, future: Any) -> Any:
         """A fresh copy of what :meth:`hold` kept under ``future``.
@@ -992,19 +993,6 @@ class DaskSearcher:
         except Exception as exc:  # noqa: BLE001 - the cluster's own errors (a lost value), named as such
             raise DistributedSearchError(f"a result kept on the Dask cluster could not be read: "
                                          f"{type(exc).__name__}: {exc}") from exc
-
-
-class _Kept:
-    """The box a result is scattered in (:meth:`DaskSearcher.hold`): one future for a tuple or dict of arrays,
-    which ``Client.scatter`` would otherwise split into one future per element."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any):
-        self.value = value
-
-    def __reduce__(self) -> tuple[Any, tuple[Any]]:
-        return (_Kept, (self.value,))
 
 
 _LIBC: Any = None

@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 
 from .data import NumericSet
 
-__all__ = ["HeldSet", "HeldArray", "HeldNumericSet", "HeldDataLost", "LocalBlocks", "HELD_BLOCK_BYTES",
+__all__ = ["HeldSet", "HeldArray", "HeldNumericSet", "HeldDataLost", "LocalBlocks", "Box", "HELD_BLOCK_BYTES",
            "HELD_CACHE_BLOCKS"]
 
 #: About this many bytes of a set's prepared arrays in one block (about 350,000 Adult-like records of 24 bytes).
@@ -81,23 +81,25 @@ class ClusterBlocks:
         if copy == self.copies() - 1:
             self._next += 1
         with self.client.as_current():
-            return self.client.scatter(HeldBlock(value), workers=[w], hash=False)
+            return self.client.scatter(Box(value), workers=[w], hash=False)
 
     def get(self, handle: Any) -> dict[str, NDArray[Any]]:
         with self.client.as_current():
             return handle.result().value  # type: ignore[no-any-return]
 
 
-class HeldBlock:
-    """One block in one future (``Client.scatter`` would split a dict into one future per array)."""
+class Box:
+    """One value in one future: ``Client.scatter`` would split a dict or tuple into one future per element. A held
+    block is scattered in one, and so is a memoised result kept on a worker
+    (:meth:`synthpriv_report.distributed.DaskSearcher.hold`)."""
 
     __slots__ = ("value",)
 
-    def __init__(self, value: dict[str, NDArray[Any]]):
+    def __init__(self, value: Any):
         self.value = value
 
     def __reduce__(self) -> tuple[Any, tuple[Any]]:
-        return (HeldBlock, (self.value,))
+        return (Box, (self.value,))
 
 
 class HeldSet:
