@@ -242,8 +242,18 @@ def one_column_matches(client: Any, q_words: Callable[[int, int], NDArray[np.uin
     # and is not looked at again
     width = max(1, min(p - 1, group_keys // max(1, n_q + n_r)))
     groups = [[0]] + [list(range(a, min(p, a + width))) for a in range(1, p, width)]
-    return _join(client, q_words, [n_q], r_words, [n_r], p, groups, exclude_self=same, block_rows=block_rows,
-                 partition_keys=partition_keys, retries=retries)
+    # in the narrowest types that hold them: the calling process holds these two arrays, a record each
+    column = np.full(n_q, -1, dtype=_column_dtype(p))
+    partner = np.full(n_q, -1, dtype=position_dtype(n_q if same else n_r))
+
+    def fill(a: int, b: int, col: NDArray[np.int64], ptn: NDArray[np.int64]) -> bool:
+        column[a:b] = col
+        partner[a:b] = ptn
+        return True
+
+    _join(client, q_words, [n_q], r_words, [n_r], p, groups, exclude_self=same, block_rows=block_rows,
+          partition_keys=partition_keys, retries=retries, into=fill)
+    return column, partner
 
 
 def record_ids(client: Any, words: Callable[[int, int], NDArray[np.uint64]], sizes: Sequence[int], p: int, *,
@@ -271,39 +281,45 @@ def record_ids(client: Any, words: Callable[[int, int], NDArray[np.uint64]], siz
         10^7 for three million records): the caller then numbers them exactly in one process.
     """
     n = int(sum(sizes))
-    _, first = _join(client, words, list(sizes), None, list(sizes), p, [[WHOLE]], exclude_self=False,
-                     block_rows=block_rows, partition_keys=partition_keys, retries=retries)
-    if (first == -2).any():
-        return None  # a record whose first key-mate differs from it: a collision of keys
-    own = first < 0  # its own first key-mate (never checked: a record is identical to itself)
-    np.copyto(first, np.arange(n, dtype=first.dtype), where=own)
-    del own
-    seen = np.zeros(n, dtype=bool)
-    seen[first] = True
-    rank = np.cumsum(seen, dtype=first.dtype)
-    del seen
-    rank -= 1
-    # into the partners' array: each position's partner is read before the position is written (``take`` with a
-    # mode other than "raise" writes its output unbuffered, element after element), so no third array is made;
-    # every partner is a valid position, so "clip" changes none
-    return np.take(rank, first, out=first, mode="clip")
+    ids = np.empty(n, dtype=position_dtype(n))
+    count = 0  # first appearances numbered so far
+
+    def number(a: int, b: int, _: NDArray[np.int64], first: NDArray[np.int64]) -> bool:
+        # blocks arrive in order of position, and a record's first key-mate comes before it (its own first has
+        # partner -1): a first appearance takes the next id, every other record the id of its first key-mate,
+        # already numbered (in an earlier block, or above in this one, set first)
+        nonlocal count
+        if (first == -2).any():
+            return False  # a record whose first key-mate differs from it: a collision of keys
+        own = first < 0
+        new = int(own.sum())
+        block = ids[a:b]
+        block[own] = np.arange(count, count + new, dtype=ids.dtype)
+        count += new
+        mates = ~own
+        block[mates] = ids[first[mates]]
+        return True
+
+    done = _join(client, words, list(sizes), None, list(sizes), p, [[WHOLE]], exclude_self=False,
+                 block_rows=block_rows, partition_keys=partition_keys, retries=retries, into=number)
+    return ids if done else None
 
 
 def _join(client: Any, q_words: Callable[[int, int], NDArray[np.uint64]], q_sizes: list[int],
           r_words: Callable[[int, int], NDArray[np.uint64]] | None, r_sizes: list[int], p: int,
           groups: list[list[int]], *, exclude_self: bool, block_rows: int | None, partition_keys: int | None,
-          retries: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+          retries: int, into: Callable[[int, int, NDArray[np.int64], NDArray[np.int64]], bool]) -> bool:
     """The join of the module's docstring: per query record, the column (the first of the groups' columns whose
     candidate passes the check; -1 for none, and for a whole-record key, :data:`WHOLE`) and the partner's
     position. ``r_words`` None: the references are the queries (one map per block); ``exclude_self``: a record is
-    not its own partner and must differ from it in the column."""
+    not its own partner and must differ from it in the column.
+
+    The answer is handed over a query block at a time, in order of position: ``into(a, b, column, partner)`` for
+    the records at positions ``a`` to ``b``; it returns False to stop there (and then so does ``_join``)."""
     one_set = r_words is None
     block_rows = BLOCK_ROWS if block_rows is None else int(block_rows)
     partition_keys = PARTITION_KEYS if partition_keys is None else int(partition_keys)
     n_q, n_r = sum(q_sizes), sum(r_sizes)
-    # in the narrowest types that hold them: the calling process holds these two arrays, a record each
-    column = np.full(n_q, -1, dtype=_column_dtype(p))
-    partner = np.full(n_q, -1, dtype=position_dtype(n_q if one_set else n_r))
     workers = sorted(client.nthreads())  # asked of the scheduler (scheduler_info() may be a cached copy)
     if not workers:
         raise RuntimeError("the Dask cluster has no workers: start workers, or run without client=")
@@ -362,10 +378,10 @@ def _join(client: Any, q_words: Callable[[int, int], NDArray[np.uint64]], q_size
                 break  # every query record has its column
         for b in range(nq_b):  # a block at a time: no second copy of the whole arrays is ever gathered
             col, ptn = client.gather(state[b])
-            column[q_edges[b]:q_edges[b + 1]] = col
-            partner[q_edges[b]:q_edges[b + 1]] = ptn
+            if not into(int(q_edges[b]), int(q_edges[b + 1]), col, ptn):
+                return False
             del col, ptn
     finally:
         for fut in state + q_blocks + ([] if one_set else r_blocks):
             fut.release()
-    return column, partner
+    return True

@@ -56,6 +56,9 @@ class PreparedData:
         Set name -> SHA-256 of the canonical form of the analysed columns.
     excluded : tuple of str
         Columns left out at the caller's request.
+    order : dict, optional
+        Set name -> the caller's row position of each record (the sets held in a canonical order:
+        ``row_order="canonical"``); None where the records are held in the caller's order.
     factorized : dict, optional
         Set name -> per categorical column ``(codes, distinct texts)``: ``categorical[s][:, j]`` is
         ``texts[codes]`` with :data:`MISSING` where the code is -1. Found once by :func:`prepare` so that later
@@ -807,8 +810,9 @@ def finish(*, sizes: dict[str, int], synthetic_dtypes: Any, columns: tuple[str, 
     def narrow(o: NDArray[np.integer]) -> NDArray[np.integer]:  # each set's, before the next set's is made
         return o.astype(position_dtype(o.size), copy=False)
 
+    # rows as given: no order is held (None reads as each record at its own position; 4 bytes a record less)
     order = ({s: narrow(_canonicalize(s, numbers, cat_arrays, factorized)) for s in sizes}
-             if row_order == "canonical" else {s: narrow(np.arange(n, dtype=np.int64)) for s, n in sizes.items()})
+             if row_order == "canonical" else None)
     return PreparedData(
         columns=columns,
         kinds=kinds,
@@ -1060,7 +1064,7 @@ def _canonicalize(s: str, num_arrays: dict[str, NDArray[np.float64] | NumericSet
     renumbered = []
     for codes_j, table in cols:
         cj = codes_j[order]
-        seen = pd.unique(cj[cj >= 0])
+        seen = _first_appearances(cj, len(table))
         remap = np.full(len(table) + 1, -1, dtype=code_dtype(len(table)))  # code -1 takes the last entry
         remap[seen] = np.arange(seen.size)
         renumbered.append((remap[cj], np.asarray(table, dtype=object)[seen]))
@@ -1068,6 +1072,25 @@ def _canonicalize(s: str, num_arrays: dict[str, NDArray[np.float64] | NumericSet
     if coded:
         cat_arrays[s] = CodedSet.of_factorized(renumbered, rows=int(order.size))
     return order
+
+
+def _first_appearances(codes: NDArray[np.integer], n_codes: int, block: int = 1 << 20) -> NDArray[np.integer]:
+    """The codes (0 to ``n_codes - 1``; -1, missing, left out) that occur in ``codes``, in order of first
+    appearance: ``pd.unique(codes[codes >= 0])``, found a block of ``block`` records at a time (pandas' unique
+    makes an 8-byte copy of what it is given).
+
+    >>> _first_appearances(np.array([2, -1, 0, 2, 1, 0]), 3, block=2).tolist()
+    [2, 0, 1]
+    """
+    seen = np.zeros(n_codes, dtype=bool)
+    found = []
+    for a in range(0, codes.shape[0], block):
+        part = codes[a:a + block]
+        new = pd.unique(part[part >= 0])
+        new = new[~seen[new]]
+        seen[new] = True
+        found.append(new)
+    return np.concatenate(found) if found else codes[:0]
 
 
 def _synthetic_precision(synthetic_dtypes: Any, sets: Sequence[str], num_cols: Sequence[str],

@@ -62,7 +62,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from .held import Box
+from .held import HeldValue
 from .neighbors.search import SearchChoice, choose_engine, run_engine
 from .neighbors.shards import (
     Candidates,
@@ -972,14 +972,14 @@ class DaskSearcher:
             self.release(key)
 
     # results kept on the workers ----------------------------------------------------------------------------
-    def hold(self, value: Any) -> Any:
-        """Keep ``value`` (a memoised step's result: plain containers of arrays) on one worker; returns the future
-        that :meth:`held` reads it from. The calling process keeps only that handle."""
-        with self.client.as_current():
-            return self.client.scatter(Box(value), hash=False)
+    def hold(self, value: Any) -> HeldValue:
+        """Keep ``value`` (a memoised step's result: plain containers of arrays) on the workers, its arrays in
+        pieces (:class:`~synthpriv_report.held.HeldValue`); returns the handle :meth:`held` reads it from. The
+        calling process keeps that handle and the value's small parts."""
+        return HeldValue(self.client, value)
 
-    def held(self, future: Any) -> Any:
-        """A fresh copy of what :meth:`hold` kept under ``future``.
+    def held(self, kept: HeldValue) -> Any:
+        """A fresh copy of what :meth:`hold` kept under ``kept``.
 
         Raises
         ------
@@ -988,8 +988,7 @@ class DaskSearcher:
             again.
         """
         try:
-            with self.client.as_current():
-                return future.result().value
+            return kept.read()
         except Exception as exc:  # noqa: BLE001 - the cluster's own errors (a lost value), named as such
             raise DistributedSearchError(f"a result kept on the Dask cluster could not be read: "
                                          f"{type(exc).__name__}: {exc}") from exc

@@ -168,7 +168,7 @@ class _Engine:
                  client: Any = None, shard_rows: int | None = None):
         self.data = data
         self.dask = None
-        self._blocks: Any = None  # where hold_set keeps the sets' blocks
+        self._blocks: Any = None  # where hold_numbers and hold_codes keep the sets' blocks
         if client is not None:
             from .distributed import DaskSearcher
 
@@ -176,7 +176,8 @@ class _Engine:
         self.progress = progress
         self.stage_seconds: dict[str, float] = {}
         with self.stage("fitting the encoders"):
-            self.fitted: Fitted = fit(data, each_set=None if self.dask is None else self.hold_set)
+            self.fitted: Fitted = fit(data, each_set=None if self.dask is None else self.hold_codes,
+                                      numbers_read=None if self.dask is None else self.hold_numbers)
         self.search_engine = search_engine
         self.device = device
         self.encodings: dict[SpaceSpec, Encoding] = {}
@@ -256,37 +257,53 @@ class _Engine:
             self._release_encoding(spec)
         self.settle()
 
-    def hold_set(self, s: str, codes: NDArray[np.signedinteger[Any]], levels: tuple[NDArray[np.object_], ...]
-                 ) -> HeldArray:
-        """With a Dask client, hand set ``s``'s prepared records to the workers (:mod:`synthpriv_report.held`) as
-        soon as its fitted category ``codes`` are made (:func:`~synthpriv_report.spaces.fit` calls this set after
-        set): the packed numbers, the codes and the canonical order, in blocks of a few megabytes with two copies
-        each. ``data.numeric[s]``, ``data.categorical[s]``, ``data.order[s]`` and the fitted codes (what this
-        returns) then read the rows they are asked for from the workers, the same values; this process keeps the
-        handles and the tables of distinct values, and lets the set's arrays go before the next set's codes are
-        made."""
-        from .data import CodedSet
-        from .held import ClusterBlocks, HeldArray, HeldNumericSet, HeldSet  # noqa: F811
+    def hold_numbers(self) -> None:
+        """With a Dask client, hand every set's packed numbers (and its canonical order, where the sets are held in
+        one) to the workers (:mod:`synthpriv_report.held`), set after set, in blocks of a few megabytes with two
+        copies each; :func:`~synthpriv_report.spaces.fit` calls this once it has read them, before it makes any
+        category codes. ``data.numeric[s]`` and ``data.order[s]`` then read the rows they are asked for from the
+        workers, the same values; this process keeps the handles and each packed column's table of distinct
+        values, and lets a set's numbers go before the next set's are handed over."""
+        from .held import HeldArray, HeldNumericSet, HeldSet  # noqa: F811
 
-        assert self.dask is not None
         d = self.data
-        if self._blocks is None:
-            self._blocks = ClusterBlocks(self.dask.client)
-        fields, tables = HeldNumericSet.fields_of(d.numeric[s])
-        fields["codes"] = codes
-        if d.order is not None:
-            fields["order"] = d.order[s]
-        store = HeldSet(self._blocks, fields)
-        del fields, codes
-        held = HeldArray(store, "codes")
-        d.numeric[s] = HeldNumericSet(store, tables)
+        for s in d.sets:
+            fields, tables = HeldNumericSet.fields_of(d.numeric[s])
+            if d.order is not None:
+                fields["order"] = d.order[s]
+            store = HeldSet(self._held_blocks(), fields)
+            del fields
+            d.numeric[s] = HeldNumericSet(store, tables)
+            if d.order is not None:
+                d.order[s] = HeldArray(store, "order")  # type: ignore[assignment]
+            self.settle()
+
+    def hold_codes(self, s: str, codes: NDArray[np.signedinteger[Any]], levels: tuple[NDArray[np.object_], ...]
+                   ) -> HeldArray:
+        """With a Dask client, hand set ``s``'s fitted category ``codes`` to the workers as soon as
+        :func:`~synthpriv_report.spaces.fit` has made them (set after set), as :meth:`hold_numbers` hands the
+        numbers. ``data.categorical[s]`` and the fitted codes (what this returns) then read the rows they are asked
+        for from the workers; this process keeps the handles and each column's texts, and lets the set's codes go
+        before the next set's are made."""
+        from .data import CodedSet
+        from .held import HeldArray, HeldSet  # noqa: F811
+
+        d = self.data
+        held = HeldArray(HeldSet(self._held_blocks(), {"codes": codes}), "codes")
+        del codes
         d.categorical[s] = CodedSet(held, levels)  # type: ignore[assignment]
-        if d.order is not None:
-            d.order[s] = HeldArray(store, "order")  # type: ignore[assignment]
         if d.factorized is not None:
             d.factorized[s] = ()  # its codes are the fitted codes' now (fit has read them)
         self.settle()
         return held
+
+    def _held_blocks(self) -> Any:
+        from .held import ClusterBlocks
+
+        assert self.dask is not None
+        if self._blocks is None:
+            self._blocks = ClusterBlocks(self.dask.client)
+        return self._blocks
 
     def settle(self) -> None:
         """With a Dask client, give the heap's free pages back to the system
@@ -575,7 +592,7 @@ class _Engine:
             return held
         assert self.dask is not None
         try:
-            return self.dask.held(held.future)
+            return self.dask.held(held.kept)
         except DistributedSearchError as exc:
             del self.memo[key]
             raise LookupError(str(exc)) from exc
@@ -610,9 +627,10 @@ MEMO_KEPT_BYTES = 4 * 2**20
 
 @dataclass(frozen=True)
 class _OnWorker:
-    """A memoised result kept on a Dask worker: the future it is read from."""
+    """A memoised result kept on the Dask workers: the handle it is read from
+    (:class:`~synthpriv_report.held.HeldValue`)."""
 
-    future: Any
+    kept: Any
 
 
 def _plain_bytes(value: Any) -> int | None:

@@ -84,7 +84,8 @@ def clustered_variance(y: ArrayLike, groups: ArrayLike, *, centre: float | None 
         return float("nan")
     c = float(v.mean()) if centre is None else float(centre)
     sums = _group_sums(v, np.asarray(groups).ravel(), c)
-    return float(np.sum(sums * sums)) / (n * n)
+    np.multiply(sums, sums, out=sums)  # squared where they are (the same numbers as sums * sums, no second array)
+    return float(np.sum(sums)) / (n * n)
 
 
 def _group_sums(v: NDArray[np.float64], g: NDArray[Any], c: float) -> NDArray[np.float64]:
@@ -98,22 +99,30 @@ def _group_sums(v: NDArray[np.float64], g: NDArray[Any], c: float) -> NDArray[np
     """
     n = v.size
     if COMPILED and n and np.issubdtype(g.dtype, np.integer) and int(g.min()) >= 0 and int(g.max()) <= 2 * n:
-        sums, present = _group_sums_compiled(v, g, c, int(g.max()) + 1)
-        return np.asarray(sums[present], dtype=np.float64)
+        sums, count = _group_sums_compiled(v, g, c, int(g.max()) + 1)
+        front: NDArray[np.float64] = sums[:count]  # a view of the front of the sums' array
+        return front
     inverse = np.unique(g, return_inverse=True)[1].ravel()
     return np.asarray(np.bincount(np.asarray(inverse, dtype=np.intp), weights=v - c), dtype=np.float64)
 
 
 def _group_sums_loop(v: NDArray[np.float64], g: NDArray[np.integer], c: float, top: int
-                     ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    """Per group number below ``top``: the sum of ``v - c`` over its records in record order, and whether it has
-    one (compiled as :data:`_group_sums_compiled`)."""
+                     ) -> tuple[NDArray[np.float64], int]:
+    """Per group number below ``top`` that has records, in increasing order: the sum of ``v - c`` over its
+    records in record order (compiled as :data:`_group_sums_compiled`). The sums are the first entries of the
+    array returned, followed by how many groups there are; the groups' sums are gathered to the front of the
+    one array they were added in, so no second array of them is made."""
     sums = np.zeros(top)
     present = np.zeros(top, dtype=np.bool_)
     for i in range(v.size):
         sums[g[i]] += v[i] - c
         present[g[i]] = True
-    return sums, present
+    m = 0
+    for j in range(top):  # m <= j: each present group's sum moves down, never over one not yet read
+        if present[j]:
+            sums[m] = sums[j]
+            m += 1
+    return sums, m
 
 
 _group_sums_compiled: Any = njit(cache=True)(_group_sums_loop)
@@ -133,7 +142,10 @@ def design_effect(y: ArrayLike, groups: ArrayLike) -> float:
     if n == 0:
         return 1.0
     m = float(v.mean())
-    plain = float(np.mean((v - m) ** 2)) / n
+    squares = v - m
+    np.multiply(squares, squares, out=squares)  # (v - m) ** 2, squared where it is
+    plain = float(np.mean(squares)) / n
+    del squares
     if plain <= 0.0:
         return 1.0
     return max(1.0, clustered_variance(v, groups) / plain)

@@ -1,8 +1,9 @@
 """A set's prepared arrays held on the Dask workers, read a block of rows at a time by the calling process.
 
-With a Dask client, an evaluation hands each set's prepared data to the workers as the encoders' fit makes the
-set's category codes (:meth:`synthpriv_report.engine._Engine.hold_set`): the numbers as
-:class:`~synthpriv_report.data.NumericSet` packs them, the fitted category codes and the canonical order. The
+With a Dask client, an evaluation hands each set's prepared data to the workers while the encoders are fitted:
+the numbers as :class:`~synthpriv_report.data.NumericSet` packs them and the canonical order once the fit has
+read the numbers (:meth:`synthpriv_report.engine._Engine.hold_numbers`), then each set's fitted category codes as
+soon as they are made (:meth:`~synthpriv_report.engine._Engine.hold_codes`). The
 calling process keeps the handles, the small tables (each packed column's distinct values, each categorical
 column's texts) and the last blocks it read, not the records: every later step that reads records (the rows a
 search sends to a worker, the cell words of the identical-record joins) reads the rows it needs, and a step that
@@ -37,11 +38,14 @@ from numpy.typing import NDArray
 
 from .data import NumericSet
 
-__all__ = ["HeldSet", "HeldArray", "HeldNumericSet", "HeldDataLost", "LocalBlocks", "Box", "HELD_BLOCK_BYTES",
-           "HELD_CACHE_BLOCKS"]
+__all__ = ["HeldSet", "HeldArray", "HeldNumericSet", "HeldValue", "HeldDataLost", "LocalBlocks", "Box",
+           "HELD_BLOCK_BYTES", "HELD_CACHE_BLOCKS", "HELD_PIECE_MIN_BYTES"]
 
-#: About this many bytes of a set's prepared arrays in one block (about 350,000 Adult-like records of 24 bytes).
-HELD_BLOCK_BYTES = 8 * 2**20
+#: About this many bytes of one group of a set's prepared arrays in one block (the numbers and order, or the codes:
+#: about 400,000 Adult-like records of 10 bytes of numbers, 500,000 of 8 bytes of codes).
+HELD_BLOCK_BYTES = 4 * 2**20
+#: A memoised result's arrays of at least this many bytes are kept on the workers in pieces (:class:`HeldValue`).
+HELD_PIECE_MIN_BYTES = 2**16
 #: Blocks the calling process keeps after reading them (a read of a few rows that crosses a block border, then
 #: the next column of the same rows, finds both blocks here).
 HELD_CACHE_BLOCKS = 2
@@ -90,8 +94,7 @@ class ClusterBlocks:
 
 class Box:
     """One value in one future: ``Client.scatter`` would split a dict or tuple into one future per element. A held
-    block is scattered in one, and so is a memoised result kept on a worker
-    (:meth:`synthpriv_report.distributed.DaskSearcher.hold`)."""
+    block is scattered in one, and so is each piece of an array of a :class:`HeldValue`."""
 
     __slots__ = ("value",)
 
@@ -100,6 +103,93 @@ class Box:
 
     def __reduce__(self) -> tuple[Any, tuple[Any]]:
         return (Box, (self.value,))
+
+
+class HeldValue:
+    """A plain value (numbers, strings and arrays in tuples, lists and dicts: a memoised step's result) kept on a
+    Dask cluster's workers, each of its arrays of at least :data:`HELD_PIECE_MIN_BYTES` cut into pieces of about
+    :data:`HELD_BLOCK_BYTES`, one future each (:meth:`synthpriv_report.distributed.DaskSearcher.hold`).
+
+    The calling process keeps the value's shape with a handle in place of each array cut, and :meth:`read` makes
+    each such array whole again from its pieces, one piece after another into the array it fills: reading it holds
+    the array and a piece, not the array twice (a value sent in one future is read into a buffer first, then copied
+    out of it). Smaller arrays and anything else stay here, as they are.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    value : object
+        What to keep; it can be let go once this returns.
+    """
+
+    def __init__(self, client: Any, value: Any):
+        self.client = client
+        with client.as_current():
+            self._shape = self._cut(value)
+
+    def _cut(self, value: Any) -> Any:
+        if isinstance(value, np.ndarray) and value.nbytes >= HELD_PIECE_MIN_BYTES and value.dtype.kind in "biufcmM":
+            whole = np.ascontiguousarray(value).reshape(-1)
+            step = max(1, HELD_BLOCK_BYTES // whole.itemsize)
+            pieces = [(lo, self.client.scatter(Box(whole[lo:lo + step]), hash=False))
+                      for lo in range(0, whole.size, step)]
+            return _Pieces(value.shape, value.dtype, pieces)
+        if isinstance(value, dict):
+            return {k: self._cut(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._cut(v) for v in value]
+        if type(value) is tuple:
+            return tuple(self._cut(v) for v in value)
+        return value
+
+    def futures(self) -> list[Any]:
+        """The futures of every piece kept, array after array."""
+        out: list[Any] = []
+
+        def walk(v: Any) -> None:
+            if isinstance(v, _Pieces):
+                out.extend(f for _, f in v.pieces)
+            elif isinstance(v, dict):
+                for x in v.values():
+                    walk(x)
+            elif isinstance(v, (list, tuple)):
+                for x in v:
+                    walk(x)
+
+        walk(self._shape)
+        return out
+
+    def read(self) -> Any:
+        """A fresh copy of the value (its arrays new arrays, equal to those kept)."""
+        with self.client.as_current():
+            return _joined(self._shape)
+
+
+class _Pieces:
+    """An array's place in a :class:`HeldValue`: its shape, type and the futures of its pieces (start, future)."""
+
+    __slots__ = ("shape", "dtype", "pieces")
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype, pieces: list[tuple[int, Any]]):
+        self.shape, self.dtype, self.pieces = shape, dtype, pieces
+
+
+def _joined(value: Any) -> Any:
+    if isinstance(value, _Pieces):
+        out = np.empty(value.shape, dtype=value.dtype)
+        flat = out.reshape(-1)
+        for lo, fut in value.pieces:
+            piece = fut.result().value
+            flat[lo:lo + piece.shape[0]] = piece
+            del piece
+        return out
+    if isinstance(value, dict):
+        return {k: _joined(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_joined(v) for v in value]
+    if type(value) is tuple:
+        return tuple(_joined(v) for v in value)
+    return value
 
 
 class HeldSet:

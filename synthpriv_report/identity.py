@@ -214,6 +214,12 @@ def _text_hashes(table: NDArray[np.object_]) -> NDArray[np.int64]:
     return np.append(h, np.int64(0x2545F4914F6CDD1D))
 
 
+#: Sorted hashes :func:`canonical_order` compares at a time (8 MB).
+SORTED_BLOCK = 1 << 20
+#: Pairs of records under one hash whose rows :func:`canonical_order` compares at a time.
+PAIR_BLOCK = 1 << 16
+
+
 def canonical_order(numeric: NDArray[np.float64] | RowReader,
                     codes: NDArray[np.integer] | Sequence[NDArray[np.integer]] | None,
                     tables: Sequence[NDArray[np.object_]]) -> NDArray[np.int64]:
@@ -285,23 +291,33 @@ def canonical_order(numeric: NDArray[np.float64] | RowReader,
     for a in range(0, n, step):
         h[a:a + step] = _row_hashes(bits_of(slice(a, a + step)), content_of(slice(a, a + step)))
     order = np.argsort(h, kind="stable")
-    hs = h[order]
-    same_hash = np.flatnonzero(hs[1:] == hs[:-1])
-    del hs
-    if same_hash.size:  # identical records, or a collision: compare the rows of each pair
-        a, b = order[same_hash], order[same_hash + 1]
+    # neighbours in that order under one hash, a block of the sorted hashes at a time (not a sorted copy of all)
+    same: list[NDArray[np.int64]] = []
+    for a in range(0, n - 1, SORTED_BLOCK):
+        hs = h[order[a:a + SORTED_BLOCK + 1]]
+        same.append(np.flatnonzero(hs[1:] == hs[:-1]) + a)
+    same_hash = np.concatenate(same) if same else np.zeros(0, dtype=np.int64)
+    del same
+    collision = False
+    # identical records, or a collision: compare the rows of each pair, a block of pairs at a time (a pair's two
+    # rows are 8 bytes a cell each), until a pair differs
+    for start in range(0, same_hash.size, PAIR_BLOCK):
+        at = same_hash[start:start + PAIR_BLOCK]
+        a, b = order[at], order[at + 1]
         pairs = np.arange(a.shape[0], dtype=np.int64)
-        differ = ~_same_rows(bits_of(a), content_of(a), pairs, bits_of(b), content_of(b), pairs)
+        collision = not _same_rows(bits_of(a), content_of(a), pairs, bits_of(b), content_of(b), pairs).all()
         del a, b, pairs
-        if differ.any():  # a collision (rare): order by the values themselves (canonical bits, text hashes)
-            content = content_of(slice(None))
-            keys = [content[:, j] for j in range(c - 1, -1, -1)]
-            canon = bits_of(slice(None)).copy()
-            nan = np.isnan(canon.view(np.float64))
-            canon[canon == _NEG_ZERO] = 0
-            canon[nan] = _NAN_BITS
-            keys += [canon[:, j] for j in range(canon.shape[1] - 1, -1, -1)]
-            order = np.lexsort(keys + [h]) if keys else order
+        if collision:
+            break
+    if collision:  # a collision (rare): order by the values themselves (canonical bits, text hashes)
+        content = content_of(slice(None))
+        keys = [content[:, j] for j in range(c - 1, -1, -1)]
+        canon = bits_of(slice(None)).copy()
+        nan = np.isnan(canon.view(np.float64))
+        canon[canon == _NEG_ZERO] = 0
+        canon[nan] = _NAN_BITS
+        keys += [canon[:, j] for j in range(canon.shape[1] - 1, -1, -1)]
+        order = np.lexsort(keys + [h]) if keys else order
     return order.astype(np.int64, copy=False)
 
 

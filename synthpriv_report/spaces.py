@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -238,11 +238,24 @@ def _levels_from_tables(data: PreparedData, j: int) -> tuple[NDArray[np.object_]
     return levels, lookups
 
 
+#: Records of one column :func:`fit` reads at a time (8 MB of numbers).
+FIT_BLOCK_ROWS = 1 << 20
+
+
+def _column_blocks(data: PreparedData, sets: Sequence[str], j: int) -> Iterator[NDArray[np.float64]]:
+    """Numeric column ``j`` of each of ``sets``, in blocks of at most :data:`FIT_BLOCK_ROWS` records (none for a
+    set without records)."""
+    for s in sets:
+        for a in range(0, data.sizes[s], FIT_BLOCK_ROWS):
+            yield np.asarray(data.numeric[s][a:a + FIT_BLOCK_ROWS, j], dtype=np.float64)
+
+
 #: What :func:`fit` hands each set's codes to: ``(set name, codes, levels) -> what to hold in their place``.
 EachSet = Callable[[str, NDArray[np.signedinteger[Any]], tuple[NDArray[np.object_], ...]], Any]
 
 
-def fit(data: PreparedData, *, each_set: EachSet | None = None) -> Fitted:
+def fit(data: PreparedData, *, each_set: EachSet | None = None,
+        numbers_read: Callable[[], None] | None = None) -> Fitted:
     """Numeric ranges from the real data, category levels from the union of all sets (docs/metrics.md, "Shared
     machinery").
 
@@ -253,20 +266,24 @@ def fit(data: PreparedData, *, each_set: EachSet | None = None) -> Fitted:
 
     ``each_set(set_name, codes, levels)``, where given, is called with each set's codes as soon as they are made,
     set after set, and what it returns is held in their place (an evaluation with a Dask client hands the set to
-    the workers there: :meth:`synthpriv_report.engine._Engine.hold_set`); ``levels`` are the fitted levels.
+    the workers there: :meth:`synthpriv_report.engine._Engine.hold_codes`); ``levels`` are the fitted levels.
+    ``numbers_read()``, where given, is called once the numbers have been read (the ranges and the columns with
+    missing values found), before any codes are made (an evaluation with a Dask client hands every set's numbers to
+    the workers there: :meth:`~synthpriv_report.engine._Engine.hold_numbers`).
     """
     real_sets = [s for s in ("T", "H") if data.sizes.get(s)]  # the real data has records (at least 2)
     q = data.numeric["T"].shape[1]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slice: a column with no real value
-        # column by column and set by set, then across the sets: the same extremes as of the sets stacked,
-        # without stacking them (or reading more than one column of one set at a time)
+        # column by column and block by block of each set, then across the blocks: the same extremes as of the
+        # sets stacked, without stacking them (or reading more than a block of one column at a time)
         lo, hi = np.full(q, np.nan), np.full(q, np.nan)
         for j in range(q):
-            cols = [data.numeric[s][:, j] for s in real_sets]
-            lo[j] = np.nanmin([np.nanmin(c) for c in cols])
-            hi[j] = np.nanmax([np.nanmax(c) for c in cols])
-            del cols
+            lows, highs = [], []
+            for col in _column_blocks(data, real_sets, j):
+                lows.append(np.nanmin(col))
+                highs.append(np.nanmax(col))
+            lo[j], hi[j] = np.nanmin(lows), np.nanmax(highs)
         rng = hi - lo
         half = hi / 2.0 - lo / 2.0
     const = (rng == 0) | (half == 0)
@@ -274,9 +291,10 @@ def fit(data: PreparedData, *, each_set: EachSet | None = None) -> Fitted:
     half = np.where(const, 0.5, half)
     all_sets = data.sets
     has_missing = np.zeros(q, dtype=bool)
-    for s in all_sets:
-        for j in range(q):
-            has_missing[j] |= bool(np.isnan(data.numeric[s][:, j]).any())
+    for j in range(q):
+        has_missing[j] = any(bool(np.isnan(col).any()) for col in _column_blocks(data, all_sets, j))
+    if numbers_read is not None:
+        numbers_read()
     n_cat = len(data.categorical_columns)
     levels: list[NDArray[np.object_]] = []
     if data.factorized is not None:

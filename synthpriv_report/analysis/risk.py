@@ -49,7 +49,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import stats
 from ..data import MISSING
-from ..metrics.arrays import dcr_arrays, nndr_arrays, nndr_values
+from ..metrics.arrays import nndr_of, nndr_values, space_for
 from ..params import RISK_PERCENTILE, check_bool
 from ..wording import risk_summary
 
@@ -208,17 +208,23 @@ def calibrate_cutoffs(ref_dcr: ArrayLike, ref_nndr: ArrayLike, ref_copy: ArrayLi
                        target=target)
 
 
-def _reference(ctx: Any, dcr: dict[str, Any], nn: dict[str, Any]) -> tuple[str, NDArray, NDArray, NDArray]:
-    """Reference records for the calibration: the holdout, else the training records against each other."""
-    if dcr.get("H") is not None:
-        return ("holdout", np.asarray(dcr["H"], dtype=np.float64), np.asarray(nn["H"], dtype=np.float64),
-                np.asarray(dcr["H_copies"], dtype=bool))
+def _reference(ctx: Any) -> tuple[str, NDArray, NDArray, NDArray]:
+    """Reference records for the calibration, their DCRs, NNDRs and exact-copy flags: the holdout, else the
+    training records against each other (the arrays :func:`~synthpriv_report.metrics.arrays.dcr_arrays` and
+    :func:`~synthpriv_report.metrics.arrays.nndr_arrays` hold for them)."""
+    sp = space_for(ctx, "dcr", "gower")
+    if ctx.H is not None:
+        copies = np.asarray(ctx.identical_in(ctx.H, ctx.T), dtype=bool)
+        return ("holdout", np.asarray(ctx.knn(sp, ctx.H, ctx.T, 1).dist[:, 0], dtype=np.float64),
+                np.asarray(nndr_of(ctx, ctx.H), dtype=np.float64), copies)
 
-    sp = ctx.metric_space("nndr", "gower")
-    real = ctx.knn(sp, ctx.T, ctx.T, int(nn["k"]))
+    spn = space_for(ctx, "nndr", "gower")
+    real = ctx.knn(spn, ctx.T, ctx.T, int(ctx.settings["nndr_k"]))
     d_t = real.dist[:, 0]
     nndr_t = nndr_values(d_t, real.idx[:, 0], real.row_means())
-    return ("training records (each against the others)", np.asarray(dcr["T"], dtype=np.float64),
+    del real, d_t
+    return ("training records (each against the others)",
+            np.asarray(ctx.knn(sp, ctx.T, ctx.T, 1).dist[:, 0], dtype=np.float64),
             np.asarray(nndr_t, dtype=np.float64), np.asarray(ctx.identical_in(ctx.T, ctx.T), dtype=bool))
 
 
@@ -301,27 +307,27 @@ def records_at_risk(ev: Any, *, risk_percentile: float | None = None,
 def _flags(ev: Any, risk_percentile: float | None, *, nearest: bool = True) -> dict[str, Any]:
     """The rule's cut-offs, calibrated on the reference records, and which synthetic records each part flags (and
     each synthetic record's nearest real position, unless ``nearest`` is false: the counts do not need them)."""
-
-
     # validated where it is given: "5" or True is a TypeError naming the parameter, never read as a number
     pct = float(ev.default_params["risk_percentile"] if risk_percentile is None
                 else RISK_PERCENTILE.validate(risk_percentile))
     if not 0.0 < pct < 100.0:
         raise ValueError(f"risk_percentile must be within (0, 100) (a percentage of the holdout), got {pct}")
     ctx = ev.context
-    dcr = dcr_arrays(ctx, within_real=ctx.H is None,  # the within-real distances are the reference only then
-                     nearest=nearest)
-    nn = nndr_arrays(ctx)
-    d_s = np.asarray(dcr["S"], dtype=np.float64)
-    nndr = np.asarray(nn["S"], dtype=np.float64)
-    ref_name, ref_d, ref_r, ref_c = _reference(ctx, dcr, nn)
+    # the reference records first: their arrays read, the cut-offs found and the arrays let go before the
+    # synthetic records' are read (the arrays of dcr_arrays and nndr_arrays, a set at a time)
+    ref_name, ref_d, ref_r, ref_c = _reference(ctx)
     cut = calibrate_cutoffs(ref_d, ref_r, ref_c, percentile=pct)
+    del ref_d, ref_r, ref_c
+    sp = space_for(ctx, "dcr", "gower")
+    copy = np.asarray(ctx.identical_in(ctx.S, ctx.T), dtype=bool)
+    d_s = np.asarray(ctx.knn(sp, ctx.S, ctx.T, 1).dist[:, 0], dtype=np.float64)
+    nndr = np.asarray(nndr_of(ctx, ctx.S), dtype=np.float64)
     return {"pct": pct, "dcr": d_s, "nndr": nndr,
-            "nearest": np.asarray(dcr["nearest"], dtype=np.int64) if nearest else None,
-            "copy": np.asarray(dcr["copies"], dtype=bool), "cut": cut, "reference": ref_name,
+            "nearest": np.asarray(ctx.knn(sp, ctx.S, ctx.T, 1).idx[:, 0], dtype=np.int64) if nearest else None,
+            "copy": copy, "cut": cut, "reference": ref_name,
             "low_dcr": stats.less(d_s, cut.dcr_cut),
             "low_nndr": stats.less(nndr, cut.nndr_cut),
-            "dcr_space": dcr["space"], "nndr_space": nn["space"]}
+            "dcr_space": sp.label, "nndr_space": space_for(ctx, "nndr", "gower").label}
 
 
 def _counts(f: dict[str, Any], n_flagged: int) -> dict[str, Any]:

@@ -42,7 +42,18 @@ def eps_ratio(a: ArrayLike, b: ArrayLike) -> NDArray[np.float64]:
     >>> [round(v, 9) for v in eps_ratio([0.0, 1.0], [0.0, 2.0]).tolist()]
     [1.0, 0.5]
     """
-    return (np.asarray(a, dtype=np.float64) + EPS) / (np.asarray(b, dtype=np.float64) + EPS)
+    out = np.asarray(a, dtype=np.float64) + EPS
+    den = np.asarray(b, dtype=np.float64)
+    if out.ndim == 1 and den.shape == out.shape:  # divided where it is, a block at a time: one new array
+        for i in range(0, out.shape[0], RATIO_BLOCK):
+            out[i:i + RATIO_BLOCK] /= den[i:i + RATIO_BLOCK] + EPS
+    else:
+        out /= den + EPS
+    return out
+
+
+#: Records :func:`eps_ratio` divides at a time (8 MB of denominators).
+RATIO_BLOCK = 1 << 20
 
 
 def space_for(ctx: Any, metric: str, default: str) -> SpaceSpec:
@@ -98,12 +109,36 @@ def nndr_values(dcr: ArrayLike, nearest: ArrayLike, real_knn_dist: ArrayLike) ->
     [0.333333333, 0.0]
     """
     real = np.asarray(real_knn_dist, dtype=np.float64)
-    denom = (real if real.ndim == 1 else real.mean(axis=1))[np.asarray(nearest, dtype=np.int64)]
-    # eps_ratio's numbers, made in two arrays of a record each instead of four: (dcr + EPS) / (denom + EPS)
+    return _nndr_ratio(dcr, (real if real.ndim == 1 else real.mean(axis=1))[np.asarray(nearest, dtype=np.int64)])
+
+
+def _nndr_ratio(dcr: ArrayLike, denom: NDArray[np.float64]) -> NDArray[np.float64]:
+    """eps_ratio's numbers, made in two arrays of a record each instead of four: (dcr + EPS) / (denom + EPS);
+    ``denom`` (a new array, the mean distance of each record's t*) is changed in place."""
     denom += EPS
     out = np.asarray(dcr, dtype=np.float64) + EPS
     out /= denom
     return out
+
+
+def nndr_of(ctx: Any, s: Any) -> NDArray[np.float64]:
+    """NNDR per record of set ``s`` against the training data: the array :func:`nndr_arrays` holds under ``"S"``
+    (``s`` the synthetic set) or ``"H"`` (the holdout), one array per set shared by the contexts that read it (the
+    holdout's is the calibration's "S")."""
+    sp = space_for(ctx, "nndr", "gower")
+    k = ctx.settings["nndr_k"]
+
+    def make() -> NDArray[np.float64]:
+        # nndr_values' numbers, one array read at a time: each denominator found (the nearest positions and the
+        # real records' means let go) before the distances are read. A table handed out keeps what it reads, so
+        # each column is asked of its own.
+        real = ctx.knn(sp, ctx.T, ctx.T, k)  # searched first, as ever; nothing read yet
+        nearest = ctx.knn(sp, s, ctx.T, 1).idx[:, 0]
+        denom = real.row_means()[nearest]  # 8 bytes a real record, not 8 k
+        del nearest, real
+        return _nndr_ratio(ctx.knn(sp, s, ctx.T, 1).dist[:, 0], denom)
+
+    return ctx.memo(("nndr.values", sp, k, s), make)  # type: ignore[no-any-return]
 
 
 def nndr_arrays(ctx: Any) -> dict[str, Any]:
@@ -111,19 +146,10 @@ def nndr_arrays(ctx: Any) -> dict[str, Any]:
     sp = space_for(ctx, "nndr", "gower")
     k = ctx.settings["nndr_k"]
 
-    def of(s: Any) -> NDArray[np.float64]:
-        # one array per set, shared by the contexts that read it (the holdout's is the calibration's "S")
-        def make() -> NDArray[np.float64]:
-            real = ctx.knn(sp, ctx.T, ctx.T, k).row_means()  # 8 bytes a real record, not 8 k
-            t = ctx.knn(sp, s, ctx.T, 1)
-            return nndr_values(t.dist[:, 0], t.idx[:, 0], real)
-
-        return ctx.memo(("nndr.values", sp, k, s), make)  # type: ignore[no-any-return]
-
     def make():
-        out = {"space": sp.label, "k": k, "S": of(ctx.S)}
+        out = {"space": sp.label, "k": k, "S": nndr_of(ctx, ctx.S)}
         if ctx.H is not None:
-            out["H"] = of(ctx.H)
+            out["H"] = nndr_of(ctx, ctx.H)
         return out
 
     return ctx.memo(("nndr.arrays", sp, k, ctx.S, ctx.H), make)

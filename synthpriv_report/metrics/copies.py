@@ -39,7 +39,7 @@ from ..formats import is_finite_number as finite
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
 from ..results import MetricResult, not_computed
-from .arrays import dcr_arrays, space_for
+from .arrays import space_for
 
 NEAR_COPY_QUANTILE = Param(
     "near_copy_quantile", 0.01, low=0.0, high=0.5, low_open=True, slider=(0.001, 0.1, 0.001),
@@ -69,10 +69,9 @@ def leave_one_out_cutoffs(within: NDArray[np.float64], quantile: float) -> NDArr
     """
     d = np.asarray(within, dtype=np.float64)
     n = d.size
-    out = np.full(n, np.nan)
     if n < 2:
-        return out
-    order = np.argsort(d, kind="stable")
+        return np.full(n, np.nan)
+    order = np.argsort(d, kind="stable").astype(position_dtype(n), copy=False)  # 4 bytes a record
     h = quantile * (n - 2)  # position in the n - 1 other values
     lo = int(np.floor(h))
     frac = h - lo
@@ -284,6 +283,11 @@ def _narrow_matches(ctx: Any, query: str, ref: str) -> tuple[NDArray[np.integer]
             partner.astype(code_dtype(ctx.size(ref)), copy=False))
 
 
+def _columns(ctx: Any, query: Any, ref: Any) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
+    """:func:`_narrow_matches` of ``query`` against ``ref``, found once per evaluation (memoised)."""
+    return ctx.memo(("near_copies.columns", query, ref), lambda: _narrow_matches(ctx, query, ref))
+
+
 def near_copy_flags(ctx: Any, query: str, ref: str, cutoff: float | NDArray[np.float64], dist: NDArray[np.float64],
                     nearest: NDArray[np.int64]) -> dict[str, Any]:
     """Which records of ``query`` are near copies of a record of ``ref`` (the training data), by kind.
@@ -293,7 +297,7 @@ def near_copy_flags(ctx: Any, query: str, ref: str, cutoff: float | NDArray[np.f
     """
     exact, exact_partner = _exact_flags(ctx, query, ref)
 
-    column, col_partner = ctx.memo(("near_copies.columns", query, ref), lambda: _narrow_matches(ctx, query, ref))
+    column, col_partner = _columns(ctx, query, ref)
     one_col = (column >= 0) & ~exact
     close = stats.less(dist, np.broadcast_to(np.asarray(cutoff, dtype=np.float64), dist.shape)) & ~exact & ~one_col
     flags = exact | one_col | close
@@ -320,11 +324,15 @@ def near_copy_evidence(ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
     q = float(params["near_copy_quantile"])
 
     def make() -> dict[str, Any]:
-        a = dcr_arrays(ctx, holdout=False)  # the holdout's distances are not read here
-        cutoff = near_copy_cutoff(a["T"], q)
         sp = space_for(ctx, "dcr", "gower")
-        s = near_copy_flags(ctx, ctx.S, ctx.T, cutoff, a["S"], a["nearest"])
-        del a, s["partner"]  # per-record arrays no longer needed while the baseline's are made
+        # the records equal but on one column first (joins whose results are kept), while this step holds no
+        # per-record array; then each array read as it is used (dcr_arrays' numbers, the holdout's not read here)
+        _columns(ctx, ctx.S, ctx.T)
+        _columns(ctx, ctx.T if ctx.H is None else ctx.H, ctx.T)  # the baseline's (copy_baseline's query)
+        cutoff = near_copy_cutoff(ctx.knn(sp, ctx.T, ctx.T, 1).dist[:, 0], q)
+        st = ctx.knn(sp, ctx.S, ctx.T, 1)
+        s = near_copy_flags(ctx, ctx.S, ctx.T, cutoff, st.dist[:, 0], st.idx[:, 0])
+        del st, s["partner"]  # per-record arrays no longer needed while the baseline's are made
 
         def flags_of(query, ref):
             if query == ref:

@@ -17,7 +17,7 @@ from .. import stats
 from ..params import N_BOOTSTRAP, SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, ResultJSON, Words, register
 from ..results import MetricResult
-from .arrays import dcr_arrays, describe, figure_evidence, space_for
+from .arrays import describe, figure_evidence, space_for
 from .shift import holdout_shift_note, holdout_shift_of
 
 
@@ -41,15 +41,27 @@ def dcr_evidence(arrays: dict[str, Any]) -> dict[str, Any]:
     gower = bool(arrays.get("gower", str(arrays.get("space", "")).startswith("gower")))
     sets = {k: np.asarray(arrays[k], dtype=np.float64) for k in ("S", "H", "T") if arrays.get(k) is not None}
     # the largest finite distance of any set (no copy of a set's finite values is made)
-    tops = [float(np.max(v, where=np.isfinite(v), initial=-np.inf)) for v in sets.values()] if not gower else []
-    upper = 1.0 if gower else max([t for t in tops if t > -np.inf] + [1e-12])
-    ev: dict[str, Any] = {"space": str(arrays.get("space", "gower")), "gower": gower, "upper": upper}
+    tops = [_finite_top(v) for v in sets.values()] if not gower else []
+    ev = _evidence_head(str(arrays.get("space", "gower")), gower, tops)
     for k, v in sets.items():
-        ev[k] = {"hist": stats.histogram(v, upper=upper), "quantiles": stats.quantile_summary(v)}
+        ev[k] = _evidence_of(v, ev["upper"])
     copies = arrays.get("copies")
     if copies is not None and np.asarray(copies).size:
         ev["copy_share"] = float(np.mean(np.asarray(copies, dtype=bool)))
     return ev
+
+
+def _finite_top(v: Any) -> float:
+    return float(np.max(v, where=np.isfinite(v), initial=-np.inf))
+
+
+def _evidence_head(space: str, gower: bool, tops: list[float]) -> dict[str, Any]:
+    upper = 1.0 if gower else max([t for t in tops if t > -np.inf] + [1e-12])
+    return {"space": space, "gower": gower, "upper": upper}
+
+
+def _evidence_of(v: Any, upper: float) -> dict[str, Any]:
+    return {"hist": stats.histogram(v, upper=upper), "quantiles": stats.quantile_summary(v)}
 
 
 def _dcr_plan(ctx, params):
@@ -63,24 +75,52 @@ def _dcr_plan(ctx, params):
 def _dcr_compute(ctx, params) -> MetricResult:
     # first (cached): its sorts then never sit on top of the arrays below, a record each of four sets
     shift = holdout_shift_of(ctx)
-    a = dcr_arrays(ctx)
-    s = describe(a["S"], ctx, params, "dcr." + a["space"])
-    gower = a["gower"]
-    upper = max(float(np.max(a["S"])), float(np.max(a["T"])), float(np.max(a["H"])) if "H" in a else 0.0)
+    sp = space_for(ctx, "dcr", "gower")
+    gower = sp.kind == "gower"
+    sets = {"S": ctx.S} | ({"H": ctx.H} if ctx.H is not None else {}) | {"T": ctx.T}
+    # dcr_arrays' numbers a set at a time, each set's distances read, reduced and let go before the next set's are
+    # read (a record each of one set, not of three): the copy flags first (one byte a record: the first of an
+    # evaluation finds the identical records, whose temporaries then meet no distance column), then, outside the
+    # gower space, the largest distance of each set (the histograms' common range), then each set's summaries
+    h_copy_share = float(ctx.identical_in(ctx.H, ctx.T).mean()) if "H" in sets else None
+    copies = ctx.identical_in(ctx.S, ctx.T)
+    n_synthetic, copy_share = int(copies.size), float(copies.mean())
+    del copies
+
+    def dist(k: str) -> Any:
+        return ctx.knn(sp, sets[k], ctx.T, 1).dist[:, 0]  # read from the workers anew with a Dask client
+
+    tops, top = [], {k: 1.0 for k in sets}  # outside the gower space: each set's largest distance, then finite
+    if not gower:
+        for k in sets:
+            v = dist(k)
+            top[k] = float(np.max(v))
+            tops.append(_finite_top(v))
+            del v
+    upper = max(top["S"], top["T"], top["H"] if "H" in sets else 0.0)  # the histograms' range outside gower
+    ev = _evidence_head(sp.label, gower, tops)
+    summaries: dict[str, dict[str, Any]] = {}
+    for k in sets:
+        v = dist(k)
+        summaries[k] = dict(describe(v, ctx, params, "dcr." + sp.label) if k == "S" else stats.summary(v))
+        summaries[k]["histogram"] = dcr_histogram(v, gower=gower, upper=upper)
+        ev[k] = _evidence_of(v, ev["upper"])
+        del v
+    if n_synthetic:
+        ev["copy_share"] = copy_share
+    s = summaries["S"]
     details: dict[str, Any] = {
         "mean": s["mean"], "median": s["median"], "p5": s["p5"], "mean_ci": s["mean_ci"],
         "p5_ci": s["p5_ci"], "n": s["n"],
-        "histogram": dcr_histogram(a["S"], gower=gower, upper=upper),
-        "exact_copy_share": float(a["copies"].mean()),
-        "baseline_within_real": {**{k: v for k, v in stats.summary(a["T"]).items()},
-                                 "histogram": dcr_histogram(a["T"], gower=gower, upper=upper)},
+        "histogram": s["histogram"],
+        "exact_copy_share": copy_share,
+        "baseline_within_real": summaries["T"],
     }
     baseline = "within the training data (each record to its nearest other record)"
     base_median = details["baseline_within_real"]["median"]
-    if "H" in a:
-        hs = stats.summary(a["H"])
-        details["baseline_holdout"] = {**hs, "histogram": dcr_histogram(a["H"], gower=gower, upper=upper),
-                                       "exact_copy_share": float(a["H_copies"].mean())}
+    if "H" in sets:
+        hs = summaries["H"]
+        details["baseline_holdout"] = {**hs, "exact_copy_share": h_copy_share}
         baseline = "holdout to training data"
         base_median = hs["median"]
     # both medians 0: S is exactly as close to T as the baseline is (ratio 1); only the baseline 0: safe side
@@ -91,7 +131,7 @@ def _dcr_compute(ctx, params) -> MetricResult:
         details["holdout_vs_within_real"] = shift.to_dict()
     note = holdout_shift_note(shift)
     return MetricResult(name="dcr", value=s["median"], interval=s["median_ci"], details=details,
-                        space=a["space"], evidence=dcr_evidence(a), notes=(note,) if note else ())
+                        space=sp.label, evidence=ev, notes=(note,) if note else ())
 
 
 def plot_dcr(data: Any, *, ax: Any = None, kind: str = "hist") -> Any:

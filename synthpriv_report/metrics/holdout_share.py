@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from .. import evidence, stats
 from .. import plotting as plot
@@ -132,22 +132,37 @@ def share_level_bounds(d_t: ArrayLike, d_h: ArrayLike, near_t: ArrayLike, near_h
     together, so they are one group for the design effect; the per-record outcomes are 1 (closer to the training
     record), 1/2 (a tie) and 0.
     """
+    y, closer_h = share_outcomes(d_t, d_h)
+    return share_bound(y, share_groups(near_t, near_h, closer_h))
+
+
+def share_outcomes(d_t: ArrayLike, d_h: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Per synthetic record: its outcome (1 closer to the training record, 1/2 a tie, 0 closer to the holdout
+    record) and whether its holdout record is strictly closer (its group is then that record's)."""
     dt = np.asarray(d_t, dtype=np.float64)
     dh = np.asarray(d_h, dtype=np.float64)
     tie = stats.ties(dt, dh)
     win = (dt < dh) & ~tie
     y = np.where(tie, 0.5, win.astype(np.float64))
     del tie, win
-    closer_h = dh < dt
-    # the groups' numbers (training positions, then holdout positions after them) in the narrowest type that
-    # holds them: the same groups, 4 bytes a record below 2**31 real records
+    return y, dh < dt
+
+
+def share_groups(near_t: ArrayLike, near_h: ArrayLike, closer_h: NDArray[np.bool_]) -> NDArray[np.integer]:
+    """Per synthetic record, the group of its nearest real record: its training record's position, or where the
+    holdout record is closer (``closer_h``) that record's position after every training group's number, in the
+    narrowest type that holds them (4 bytes a record below 2**31 real records)."""
     nt = np.asarray(near_t)
     nh = np.asarray(near_h)
     offset = int(nt.max(initial=0)) + 1  # the first holdout group's number
     held = position_dtype(offset + int(nh.max(initial=0)) + 1)
     groups = nt.astype(held)
     groups[closer_h] = nh[closer_h].astype(held) + held.type(offset)
-    del closer_h
+    return groups
+
+
+def share_bound(y: NDArray[np.float64], groups: NDArray[np.integer]) -> ShareLevelBound:
+    """:func:`share_level_bounds` from the outcomes and groups (:func:`share_outcomes`, :func:`share_groups`)."""
     b = evidence.share_bounds(y, groups, alpha=verdict_alpha())
     return ShareLevelBound(lower_bound_for_level=b["lower"], design_effect=b["deff"], check_alpha=verdict_alpha())
 
@@ -158,12 +173,18 @@ def _share_compute(ctx, params) -> MetricResult:
     d_t, d_h = ctx.knn(sp, ctx.S, t_ref, 1).dist[:, 0], ctx.knn(sp, ctx.S, h_ref, 1).dist[:, 0]
     r = holdout_dcr_share(d_t, d_h)
     details: dict[str, Any] = {"wins": r.wins, "ties": r.ties, "n": r.n, "k": r.k, "p_value": r.p_value}
+    # share_level_bounds step by step, each array let go once read: the distances before the nearest positions
+    # are read, those before the design effect is found
+    y, closer_h = share_outcomes(d_t, d_h)
+    del d_t, d_h
     # the nearest positions read one table at a time, each narrowed as it comes and its 8-byte column let go (a
     # table handed out keeps what it reads, so each is asked for here and not kept)
     narrow = position_dtype(max(ctx.size(t_ref), ctx.size(h_ref)))
     near_t = ctx.knn(sp, ctx.S, t_ref, 1).idx[:, 0].astype(narrow)
     near_h = ctx.knn(sp, ctx.S, h_ref, 1).idx[:, 0].astype(narrow)
-    details.update(share_level_bounds(d_t, d_h, near_t, near_h).to_dict())
+    groups = share_groups(near_t, near_h, closer_h)
+    del near_t, near_h, closer_h
+    details.update(share_bound(y, groups).to_dict())
     details["real_sizes_used"] = {"training": ctx.size(t_ref), "holdout": ctx.size(h_ref)}
     details["subsampled"] = ("training" if t_ref.rows is not None
                              else "holdout" if h_ref.rows is not None else None)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from ..formats import fmt_number
 from .arrays import SmallResult, space_for
@@ -86,21 +86,69 @@ def holdout_shift(d_holdout: ArrayLike, d_within: ArrayLike) -> HoldoutShift:
     t = np.asarray(d_within, dtype=np.float64)
     if h.size == 0 or t.size == 0:
         raise ValueError("holdout_shift needs at least one distance in each set")
-    n1, n2 = h.size, t.size
-    ts = np.sort(t)
-    below = np.searchsorted(ts, h, side="left")
-    equal = np.searchsorted(ts, h, side="right") - below
-    u = float(below.sum()) + 0.5 * float(equal.sum())  # Mann-Whitney U of the holdout
+    return holdout_shift_sorted(np.sort(h), np.sort(t))
+
+
+#: Records of the holdout whose ranks among the training distances are found at a time (:func:`holdout_shift`).
+SHIFT_BLOCK = 1 << 20
+
+
+def holdout_shift_sorted(hs: NDArray[np.float64], ts: NDArray[np.float64]) -> HoldoutShift:
+    """:func:`holdout_shift` of the two sets' distances sorted ascending (``np.sort``), the same numbers.
+
+    The Mann-Whitney U and the tie correction are sums of whole numbers, found a block of
+    :data:`SHIFT_BLOCK` values at a time (a block of the holdout's ranks; the values of a range that holds a
+    block of each set's, for the ties) instead of ranking both sets at once; where the tie sum reaches 2**53 (or a
+    distance is not finite) it is made as ``np.unique`` counts it, so that it is the same float in every case.
+    """
+    n1, n2 = hs.size, ts.size
+    if n1 == 0 or n2 == 0:
+        raise ValueError("holdout_shift needs at least one distance in each set")
+    below = at_most = 0
+    for a in range(0, n1, SHIFT_BLOCK):
+        block = hs[a:a + SHIFT_BLOCK]
+        below += int(np.searchsorted(ts, block, side="left").sum())
+        at_most += int(np.searchsorted(ts, block, side="right").sum())
+    u = float(below) + 0.5 * float(at_most - below)  # Mann-Whitney U of the holdout
     # normal approximation with the tie correction (as scipy.stats.mannwhitneyu, method="asymptotic", without the
     # continuity correction), from sorts instead of a ranking of both sets: a second at a million each
     n = n1 + n2
-    counts = np.unique(np.concatenate([h, ts]), return_counts=True)[1].astype(np.float64)
-    ties = float(np.sum(counts ** 3 - counts))
+    ties = _tie_sum(hs, ts)
     var = n1 * n2 / 12.0 * ((n + 1) - (ties / (n * (n - 1)) if n > 1 else 0.0))
     z = (u - n1 * n2 / 2.0) / math.sqrt(var) if var > 0 else 0.0
     return HoldoutShift(auc=u / (n1 * n2), p_value=math.erfc(abs(z) / math.sqrt(2.0)),
-                        median_holdout=float(np.median(h)), median_within=float(np.median(ts)),
+                        median_holdout=float(np.median(hs)), median_within=float(np.median(ts)),
                         n_holdout=int(n1), n_within=int(n2))
+
+
+def _tie_sum(hs: NDArray[np.float64], ts: NDArray[np.float64]) -> float:
+    """sum(c**3 - c) over the distinct values of both sorted sets together, c each one's count, as
+    ``np.sum(counts ** 3 - counts)`` of ``np.unique(np.concatenate([hs, ts]), return_counts=True)`` gives it.
+
+    Below 2**53 every term and every partial sum is a whole number a float64 holds exactly, so any order of
+    adding gives that float: the sum is made range by range of values (each range holding at most a block of each
+    set's values, a value never split between two ranges) in whole numbers. Otherwise, and where a value is not
+    finite, it is made as written above.
+    """
+    if np.isfinite(hs[[0, -1]]).all() and np.isfinite(ts[[0, -1]]).all():
+        cuts = np.unique(np.concatenate([hs[::SHIFT_BLOCK], ts[::SHIFT_BLOCK]]))  # both minima among them
+        h_at = np.searchsorted(hs, cuts, side="left").tolist() + [hs.size]
+        t_at = np.searchsorted(ts, cuts, side="left").tolist() + [ts.size]
+        total = 0
+        for k in range(cuts.size):
+            part = np.concatenate([hs[h_at[k]:h_at[k + 1]], ts[t_at[k]:t_at[k + 1]]])
+            c = np.unique(part, return_counts=True)[1]
+            if c.size and int(c.max()) > 2_000_000:  # c**3 past int64
+                total = 2**53
+                break
+            c = c.astype(np.int64)
+            total += int(np.sum(c * c * c - c))
+            if total >= 2**53:
+                break
+        if total < 2**53:
+            return float(total)
+    counts = np.unique(np.concatenate([hs, ts]), return_counts=True)[1].astype(np.float64)
+    return float(np.sum(counts ** 3 - counts))
 
 
 def holdout_shift_note(shift: HoldoutShift | None) -> str | None:
@@ -142,7 +190,12 @@ def holdout_shift_of(ctx: Any, *, compute: bool = True) -> HoldoutShift | None:
         return ctx.peek(key)
 
     def make() -> HoldoutShift:
-        return holdout_shift(ctx.knn(sp, ctx.H, ctx.T, 1).dist[:, 0], ctx.knn(sp, ctx.T, ctx.T, 1).dist[:, 0])
+        # each set's distances read and sorted, the read let go before the other's is read
+        hs = np.sort(ctx.knn(sp, ctx.H, ctx.T, 1).dist[:, 0])
+        ts = np.sort(ctx.knn(sp, ctx.T, ctx.T, 1).dist[:, 0])
+        if hs.size == 0 or ts.size == 0:
+            raise ValueError("holdout_shift needs at least one distance in each set")
+        return holdout_shift_sorted(hs, ts)
 
     return ctx.memo(key, make)
 

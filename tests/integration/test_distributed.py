@@ -206,8 +206,10 @@ def test_scattered_trees_leave_the_workers_with_the_evaluations_own(sets, cluste
 
 
 def _held_block_keys(ev) -> set[str]:
-    """Keys of the blocks of ``ev``'s prepared records kept on the workers (:mod:`synthpriv_report.held`)."""
-    stores = {id(n._store): n._store for n in ev._engine.data.numeric.values()}
+    """Keys of the blocks of ``ev``'s prepared records kept on the workers (:mod:`synthpriv_report.held`): the
+    numbers' (with the order) and the fitted codes'."""
+    held = list(ev._engine.data.numeric.values()) + list(ev._engine.fitted.codes.values())
+    stores = {id(h._store): h._store for h in held}
     return {str(f.key) for st in stores.values() for copies in st._blocks for f in copies}
 
 
@@ -699,10 +701,13 @@ def test_free_heap_given_back_after_each_metric_with_a_client(sets, cluster, mon
 def test_memoised_arrays_kept_on_the_workers_give_the_numbers_of_the_local_run(sets, cluster, local_run,
                                                                                 monkeypatch):
     from synthpriv_report import engine as engine_module
+    from synthpriv_report import held as held_module
 
     _, client = cluster
     _, local_text = local_run
     monkeypatch.setattr(engine_module, "MEMO_KEPT_BYTES", 1)  # every memoised result with an array goes
+    monkeypatch.setattr(held_module, "HELD_PIECE_MIN_BYTES", 1)  # and every array of it, in pieces of 512 bytes
+    monkeypatch.setattr(held_module, "HELD_BLOCK_BYTES", 512)
     ev = _evaluation(sets, client=client, shard_rows=SHARD_ROWS)
     assert _differences(_canonical(ev.results()), local_text) == []
     memo = ev._engine.memo
@@ -711,11 +716,12 @@ def test_memoised_arrays_kept_on_the_workers_give_the_numbers_of_the_local_run(s
     # the identical-record ids too, set by set; one the cluster lost is found again, every set's the same ids
     assert {k for k in kept if k[0] == "identical records"} == {("identical records", s) for s in ("T", "S", "H")}
     ids = {s: ev._engine.record_ids(s) for s in ("T", "S", "H")}
-    client.cancel([kept[("identical records", "S")].future])
+    assert len(kept[("identical records", "S")].kept.futures()) > 1  # in pieces
+    client.cancel(kept[("identical records", "S")].kept.futures()[1:2])
     assert np.array_equal(ev._engine.record_ids("S"), ids["S"]) and ("identical records", "S") in memo
     assert all(np.array_equal(ev._engine.record_ids(s), ids[s]) for s in ("T", "H"))
     kept = {k: v for k, v in memo.items() if isinstance(v, engine_module._OnWorker)}
-    assert all(v.future.status == "finished" for v in kept.values())
+    assert all(f.status == "finished" for v in kept.values() for f in v.kept.futures())
     # nothing kept on a worker is an array here; what stays here holds no array, or is not plain data
     for key, value in memo.items():
         if key not in kept:
@@ -728,10 +734,40 @@ def test_memoised_arrays_kept_on_the_workers_give_the_numbers_of_the_local_run(s
     assert _differences(_canonical(ev.results()), local_text) == []
     assert ev.search_count == count
     # a kept result the cluster lost is made again, the same numbers (peek reads it as not made)
-    client.cancel([kept[key].future])
+    client.cancel(kept[key].kept.futures()[-1:])
     assert ev.context.peek(key) is None and key not in memo
     again = ev.context.memo(key, lambda: b.copy())
     assert np.array_equal(again.view(np.int64), a.view(np.int64))
+
+
+def test_a_value_kept_in_pieces_reads_back_equal_its_arrays_made_whole_from_their_pieces(cluster, monkeypatch):
+    """:class:`~synthpriv_report.held.HeldValue`: every array of at least the minimum size is cut into pieces of
+    the block size, one future each, and read back whole (shape, type and every bit: -0.0 and NaN too); smaller
+    arrays and anything not an array stay in this process; the containers come back as they went."""
+    from synthpriv_report import held as held_module
+
+    _, client = cluster
+    monkeypatch.setattr(held_module, "HELD_PIECE_MIN_BYTES", 64)
+    monkeypatch.setattr(held_module, "HELD_BLOCK_BYTES", 80)  # ten float64 a piece
+    rng = np.random.default_rng(3)
+    big = rng.normal(size=(13, 3))
+    big[0, 0], big[1, 1] = -0.0, np.nan
+    strided = np.arange(40, dtype=np.int32)[::2]  # not contiguous: 20 values, 80 bytes
+    small = np.array([1.5, 2.5])
+    value = {"big": big, "parts": [strided, (small, "x", None)], "n": 7}
+    kept = held_module.HeldValue(client, value)
+    assert len(kept.futures()) == 4 + 1  # 39 values in pieces of 10, 20 values of 4 bytes in one piece of 20
+    got = kept.read()
+    assert got["big"].shape == (13, 3) and got["big"].dtype == np.float64
+    assert np.array_equal(got["big"].view(np.int64), big.view(np.int64))
+    assert got["parts"][0].dtype == np.int32 and got["parts"][0].tolist() == strided.tolist()
+    assert got["parts"][1][0] is small and got["parts"][1][1:] == ("x", None) and got["n"] == 7
+    assert isinstance(got["parts"], list) and isinstance(got["parts"][1], tuple)
+    again = kept.read()
+    assert again["big"] is not got["big"] and np.array_equal(again["big"].view(np.int64), big.view(np.int64))
+    client.cancel(kept.futures()[2:3])  # a piece the cluster lost: reading it fails, never a wrong array
+    with pytest.raises(Exception):  # noqa: B017 - Dask's own error for a cancelled future
+        kept.read()
 
 
 def test_plain_results_are_told_from_the_rest():
@@ -943,16 +979,16 @@ def test_cap_key_groupings_by_a_join_on_the_workers_are_those_of_one_process(clu
 
 def test_the_prepared_records_are_held_on_the_workers_two_copies_each_and_read_back_the_same(sets, cluster,
                                                                                               local_run, monkeypatch):
-    """With a client, each set's prepared records (packed numbers, fitted codes, canonical order) go to the workers
-    once the encoders are fitted, in blocks with a copy on each of two workers; the calling process holds none of
-    them, and reads back the same values. A block whose first copy is lost is read from the second, with the
-    numbers of the local run; a block with no copy left is a clear error, never a number."""
+    """With a client, each set's prepared records (packed numbers and canonical order, then the fitted codes) go to
+    the workers while the encoders are fitted, in blocks with a copy on each of two workers; the calling process
+    holds none of them, and reads back the same values. A block whose first copy is lost is read from the second,
+    with the numbers of the local run; a block with no copy left is a clear error, never a number."""
     from synthpriv_report import held as held_module
     from synthpriv_report.held import HeldArray, HeldDataLost, HeldNumericSet
 
     _, client = cluster
     local_ev, local_text = local_run
-    monkeypatch.setattr(held_module, "HELD_BLOCK_BYTES", 16 * 1024)  # a few blocks per set
+    monkeypatch.setattr(held_module, "HELD_BLOCK_BYTES", 8 * 1024)  # a few blocks per set and field group
     ev = _evaluation(sets, client=client, shard_rows=SHARD_ROWS)
     d, fitted, ld, lfitted = ev._engine.data, ev._engine.fitted, local_ev._engine.data, local_ev._engine.fitted
     stores = []
@@ -963,12 +999,13 @@ def test_the_prepared_records_are_held_on_the_workers_two_copies_each_and_read_b
         assert np.array_equal(np.asarray(codes), lfitted.codes[s]) and codes.dtype == lfitted.codes[s].dtype
         assert np.array_equal(np.asarray(order), np.asarray(ld.order[s]))
         assert np.array_equal(d.categorical[s][:, 2], ld.categorical[s][:, 2])
-        store = num._store
-        assert store.n == ld.sizes[s] and len(store._blocks) >= 2 and store._cache  # the last blocks read stay
-        where = [[next(iter(client.who_has([f])[f.key])) for f in copies] for copies in store._blocks]
-        assert all(len(set(w)) == 2 for w in where), s  # two copies, on two workers
-        assert {w for ws in where for w in ws} == _workers(client)
-        stores.append(store)
+        assert order._store is num._store  # the order goes with the numbers, the codes on their own
+        for store in (num._store, codes._store):
+            assert store.n == ld.sizes[s] and len(store._blocks) >= 2 and store._cache  # the last blocks read stay
+            where = [[next(iter(client.who_has([f])[f.key])) for f in copies] for copies in store._blocks]
+            assert all(len(set(w)) == 2 for w in where), s  # two copies, on two workers
+            assert {w for ws in where for w in ws} == _workers(client)
+            stores.append(store)
     # nothing of a set's records is held here: only the blocks read last (at most two a set)
     assert all(len(st._cache) <= held_module.HELD_CACHE_BLOCKS for st in stores)
 
@@ -979,7 +1016,7 @@ def test_the_prepared_records_are_held_on_the_workers_two_copies_each_and_read_b
     assert _differences(_canonical(ev.results()), local_text) == []
 
     # a block with no copy left: reading it is a clear error
-    st = stores[1]
+    st = stores[2]  # S's numbers
     client.cancel(list(st._blocks[1]))
     st._cache.clear()
     with pytest.raises(HeldDataLost, match="every copy is gone.*Run the evaluation again"):

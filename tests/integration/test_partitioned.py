@@ -77,7 +77,9 @@ def _same(a, b) -> None:
     for s in a.sizes:
         np.testing.assert_array_equal(a.numeric[s], b.numeric[s])
         assert a.categorical[s].tolist() == b.categorical[s].tolist()
-        np.testing.assert_array_equal(a.order[s], b.order[s])
+        assert (a.order is None) == (b.order is None)
+        if a.order is not None:
+            np.testing.assert_array_equal(a.order[s], b.order[s])
 
 
 def _partitioned(client, sources, **kw):

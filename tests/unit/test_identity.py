@@ -127,3 +127,8 @@ def test_canonical_order_reads_a_packed_set_and_code_columns_as_it_reads_whole_a
     perm = rng.permutation(n)
     shuffled = identity.canonical_order(NumericSet.packed(num[perm]), [codes[perm, j] for j in range(2)], tables)
     assert records(num[perm], codes[perm], shuffled) == records(num, codes, whole)
+    # the sorted hashes, and the rows of pairs under one hash, compared a few at a time: the same order
+    for block in (1, 2, 7):
+        monkeypatch.setattr(identity, "SORTED_BLOCK", block)
+        monkeypatch.setattr(identity, "PAIR_BLOCK", block)
+        assert identity.canonical_order(num, codes, tables).tolist() == whole.tolist(), block

@@ -101,6 +101,27 @@ def test_dcr_euclidean_by_hand() -> None:
     assert r.details["histogram"]["edges"][-1] == pytest.approx(0.6)
 
 
+@pytest.mark.parametrize("space", ["gower", "euclidean"])
+def test_dcr_reads_a_set_at_a_time_and_its_evidence_is_that_of_the_arrays(space: str) -> None:
+    """``dcr`` reads each set's distances, reduces them and lets them go before the next set's; its figures'
+    evidence and its numbers are those made from the three sets' arrays at once (:func:`dcr_arrays`), in both
+    kinds of space (outside gower the histograms share the largest distance of any set)."""
+    from synthpriv_report.metrics.arrays import dcr_arrays
+    from synthpriv_report.metrics.dcr import dcr_evidence, dcr_histogram
+
+    ev = _ev(spaces={"dcr": space})
+    r = ev.results(metrics=["dcr"])["dcr"]
+    a = dcr_arrays(ev.context, ev.context.metric_space("dcr", "gower"))
+    assert r.evidence == dcr_evidence(a)
+    upper = max(float(np.max(a["S"])), float(np.max(a["T"])), float(np.max(a["H"])))
+    gower = space == "gower"
+    assert r.details["histogram"] == dcr_histogram(a["S"], gower=gower, upper=upper)
+    assert r.details["baseline_holdout"]["histogram"] == dcr_histogram(a["H"], gower=gower, upper=upper)
+    assert r.details["baseline_within_real"]["median"] == float(np.median(a["T"]))
+    assert r.details["exact_copy_share"] == float(a["copies"].mean())
+    assert r.details["baseline_holdout"]["exact_copy_share"] == float(a["H_copies"].mean())
+
+
 def test_exact_copies_by_hand_and_level() -> None:
     r = _ev().results(metrics=["exact_copies"])["exact_copies"]
     # 2 of 4 synthetic records are copies; Wilson(0.5, 4): centre .5, half
@@ -666,6 +687,30 @@ def test_holdout_shift_by_hand() -> None:
     assert r.p_value == pytest.approx(0.07652, abs=1e-4)
     with pytest.raises(ValueError, match="at least one distance"):
         holdout_shift([], [0.1])
+
+
+@pytest.mark.parametrize("kind", ["continuous", "ties", "signed zeros", "infinite"])
+def test_holdout_shift_in_blocks_is_scipys_mann_whitney_and_the_same_float_for_every_block(monkeypatch, kind) -> None:
+    """The U statistic and the tie correction are sums over blocks (ranks of a block of the holdout; the values of
+    ranges that never split a value, for the ties): the AUC is U / (n1 n2) and the p-value scipy's asymptotic
+    Mann-Whitney test without continuity correction; and every block size, down to one value, gives the same
+    floats, bit for bit."""
+    from scipy.stats import mannwhitneyu
+
+    from synthpriv_report.metrics import shift as shift_module
+
+    rng = np.random.default_rng(4)
+    draw = {"continuous": lambda n: rng.random(n), "ties": lambda n: rng.integers(0, 6, n) / 5.0,
+            "signed zeros": lambda n: rng.choice([0.0, -0.0, 0.5, 1.0], n),
+            "infinite": lambda n: rng.choice([0.25, 0.5, np.inf], n)}[kind]
+    h, t = draw(83), draw(61)
+    whole = holdout_shift(h, t)
+    expected = mannwhitneyu(h, t, alternative="two-sided", method="asymptotic", use_continuity=False)
+    assert whole.auc == pytest.approx(expected.statistic / (83 * 61), rel=1e-12)
+    assert whole.p_value == pytest.approx(expected.pvalue, rel=1e-9)
+    for block in (1, 2, 7, 40):
+        monkeypatch.setattr(shift_module, "SHIFT_BLOCK", block)
+        assert repr(holdout_shift(h, t).to_dict()) == repr(whole.to_dict()), block
 
 
 def test_holdout_shift_note_needs_both_a_small_p_and_a_real_difference() -> None:
