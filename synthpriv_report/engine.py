@@ -298,6 +298,7 @@ class _Engine:
         return held
 
     def _held_blocks(self) -> Any:
+        """Where the sets' blocks are kept (:class:`~synthpriv_report.held.ClusterBlocks`, made on first use)."""
         from .held import ClusterBlocks
 
         assert self.dask is not None

@@ -30,9 +30,9 @@ a cut-off equal to a record's value does not
   (its DCR to T without itself, its NNDR from the same tables, a duplicate elsewhere in T counting as a copy);
   the attrs say ``reference = "training records (each against the others)"``.
 
-The table reads the per-record arrays the distance metrics cached (:func:`~synthpriv_report.metrics.distance.
-dcr_arrays`, :func:`~synthpriv_report.metrics.distance.nndr_arrays`), in the DCR and NNDR metrics' spaces; after
-those metrics ran it starts no neighbour search.
+The table reads the per-record arrays the distance metrics read (those of :func:`~synthpriv_report.metrics.arrays.
+dcr_arrays` and :func:`~synthpriv_report.metrics.arrays.nndr_arrays`, a set at a time), in the DCR and NNDR
+metrics' spaces; after those metrics ran it starts no neighbour search.
 
 Real values are masked: the table lists *which* columns differ from the nearest real record, never the real
 values, unless ``reveal_real_values=True`` (or the evaluation was created with it).

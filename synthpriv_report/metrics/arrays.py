@@ -1,8 +1,10 @@
 """The per-record distance arrays several metrics share, cached on the evaluation.
 
-``dcr`` and the copy checks read :func:`dcr_arrays`; ``nndr`` and the per-record analysis read
-:func:`nndr_arrays`. Each array comes from the evaluation's neighbour cache (:class:`synthpriv_report.engine.Context`),
-so a slider move or a second metric never searches again. Definitions: ``docs/metrics.md``.
+:func:`dcr_arrays` gives the arrays of ``dcr`` and the copy checks at once (what a DCR figure is drawn from); those
+metrics read the same arrays a set at a time. ``nndr`` reads :func:`nndr_arrays`, and the per-record analysis each
+set's :func:`nndr_of`. Each array comes from the evaluation's neighbour cache
+(:class:`synthpriv_report.engine.Context`), so a slider move or a second metric never searches again. Definitions:
+``docs/metrics.md``.
 """
 
 from __future__ import annotations

@@ -90,15 +90,17 @@ def _dcr_compute(ctx, params) -> MetricResult:
     def dist(k: str) -> Any:
         return ctx.knn(sp, sets[k], ctx.T, 1).dist[:, 0]  # read from the workers anew with a Dask client
 
-    tops, top = [], {k: 1.0 for k in sets}  # outside the gower space: each set's largest distance, then finite
+    # outside the gower space, each set's largest distance (the details' histograms' range) and largest finite
+    # distance (the evidence's); in it both ranges are [0, 1]
+    largest, finite_tops = {k: 1.0 for k in sets}, []
     if not gower:
         for k in sets:
             v = dist(k)
-            top[k] = float(np.max(v))
-            tops.append(_finite_top(v))
+            largest[k] = float(np.max(v))
+            finite_tops.append(_finite_top(v))
             del v
-    upper = max(top["S"], top["T"], top["H"] if "H" in sets else 0.0)  # the histograms' range outside gower
-    ev = _evidence_head(sp.label, gower, tops)
+    upper = max(largest["S"], largest["T"], largest["H"] if "H" in sets else 0.0)
+    ev = _evidence_head(sp.label, gower, finite_tops)
     summaries: dict[str, dict[str, Any]] = {}
     for k in sets:
         v = dist(k)
