@@ -128,41 +128,27 @@ class HeldValue:
             self._shape = self._cut(value)
 
     def _cut(self, value: Any) -> Any:
-        if isinstance(value, np.ndarray) and value.nbytes >= HELD_PIECE_MIN_BYTES and value.dtype.kind in "biufcmM":
-            whole = np.ascontiguousarray(value).reshape(-1)
+        def cut(v: Any) -> Any:
+            if not (isinstance(v, np.ndarray) and v.nbytes >= HELD_PIECE_MIN_BYTES and v.dtype.kind in "biufcmM"):
+                return v
+            whole = np.ascontiguousarray(v).reshape(-1)
             step = max(1, HELD_BLOCK_BYTES // whole.itemsize)
             pieces = [(lo, self.client.scatter(Box(whole[lo:lo + step]), hash=False))
                       for lo in range(0, whole.size, step)]
-            return _Pieces(value.shape, value.dtype, pieces)
-        if isinstance(value, dict):
-            return {k: self._cut(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self._cut(v) for v in value]
-        if type(value) is tuple:
-            return tuple(self._cut(v) for v in value)
-        return value
+            return _Pieces(v.shape, v.dtype, pieces)
+
+        return _mapped(value, cut)
 
     def futures(self) -> list[Any]:
         """The futures of every piece kept, array after array."""
         out: list[Any] = []
-
-        def walk(v: Any) -> None:
-            if isinstance(v, _Pieces):
-                out.extend(f for _, f in v.pieces)
-            elif isinstance(v, dict):
-                for x in v.values():
-                    walk(x)
-            elif isinstance(v, (list, tuple)):
-                for x in v:
-                    walk(x)
-
-        walk(self._shape)
+        _mapped(self._shape, lambda v: out.extend(f for _, f in v.pieces) if isinstance(v, _Pieces) else None)
         return out
 
     def read(self) -> Any:
         """A fresh copy of the value (its arrays new arrays, equal to those kept)."""
         with self.client.as_current():
-            return _joined(self._shape)
+            return _mapped(self._shape, _joined)
 
 
 class _Pieces:
@@ -174,22 +160,28 @@ class _Pieces:
         self.shape, self.dtype, self.pieces = shape, dtype, pieces
 
 
-def _joined(value: Any) -> Any:
-    if isinstance(value, _Pieces):
-        out = np.empty(value.shape, dtype=value.dtype)
-        flat = out.reshape(-1)
-        for lo, fut in value.pieces:
-            piece = fut.result().value
-            flat[lo:lo + piece.shape[0]] = piece
-            del piece
-        return out
+def _mapped(value: Any, leaf: Any) -> Any:
+    """``value`` with its dicts, lists and tuples rebuilt and ``leaf`` applied to everything else, in order."""
     if isinstance(value, dict):
-        return {k: _joined(v) for k, v in value.items()}
+        return {k: _mapped(v, leaf) for k, v in value.items()}
     if isinstance(value, list):
-        return [_joined(v) for v in value]
+        return [_mapped(v, leaf) for v in value]
     if type(value) is tuple:
-        return tuple(_joined(v) for v in value)
-    return value
+        return tuple(_mapped(v, leaf) for v in value)
+    return leaf(value)
+
+
+def _joined(value: Any) -> Any:
+    """An array made whole from its pieces (anything else as it is)."""
+    if not isinstance(value, _Pieces):
+        return value
+    out = np.empty(value.shape, dtype=value.dtype)
+    flat = out.reshape(-1)
+    for lo, fut in value.pieces:
+        piece = fut.result().value
+        flat[lo:lo + piece.shape[0]] = piece
+        del piece
+    return out
 
 
 class HeldSet:

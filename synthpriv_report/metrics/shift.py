@@ -82,11 +82,8 @@ def holdout_shift(d_holdout: ArrayLike, d_within: ArrayLike) -> HoldoutShift:
     >>> r.auc, r.median_holdout, r.median_within
     (0.9444444444444444, 0.4, 0.2)
     """
-    h = np.asarray(d_holdout, dtype=np.float64)
-    t = np.asarray(d_within, dtype=np.float64)
-    if h.size == 0 or t.size == 0:
-        raise ValueError("holdout_shift needs at least one distance in each set")
-    return holdout_shift_sorted(np.sort(h), np.sort(t))
+    return holdout_shift_sorted(np.sort(np.asarray(d_holdout, dtype=np.float64)),
+                                np.sort(np.asarray(d_within, dtype=np.float64)))
 
 
 #: Records of the holdout whose ranks among the training distances are found at a time (:func:`holdout_shift`).
@@ -192,10 +189,7 @@ def holdout_shift_of(ctx: Any, *, compute: bool = True) -> HoldoutShift | None:
     def make() -> HoldoutShift:
         # each set's distances read and sorted, the read let go before the other's is read
         hs = np.sort(ctx.knn(sp, ctx.H, ctx.T, 1).dist[:, 0])
-        ts = np.sort(ctx.knn(sp, ctx.T, ctx.T, 1).dist[:, 0])
-        if hs.size == 0 or ts.size == 0:
-            raise ValueError("holdout_shift needs at least one distance in each set")
-        return holdout_shift_sorted(hs, ts)
+        return holdout_shift_sorted(hs, np.sort(ctx.knn(sp, ctx.T, ctx.T, 1).dist[:, 0]))
 
     return ctx.memo(key, make)
 
