@@ -76,6 +76,37 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
 
 
+#: The child process of ``--cluster-process``: a LocalCluster whose scheduler (and nannies) live there; it prints
+#: the scheduler's address, then waits until its standard input closes.
+_CLUSTER_CHILD = """
+import json, sys
+from dask.distributed import LocalCluster
+if __name__ == "__main__":
+    cluster = LocalCluster(**json.loads(sys.argv[1]))
+    print(cluster.scheduler_address, flush=True)
+    sys.stdin.read()
+    cluster.close()
+"""
+
+
+class ClusterProcess:
+    """A LocalCluster started in a child process, so that the scheduler has a process of its own, as on a real
+    cluster (where it runs on a machine of its own); this process then holds only the client."""
+
+    def __init__(self, **kwargs: object):
+        self.proc = subprocess.Popen([sys.executable, "-c", _CLUSTER_CHILD, json.dumps(kwargs)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        self.scheduler_address = self.proc.stdout.readline().strip()
+        if not self.scheduler_address:
+            raise RuntimeError("bench_scale: the cluster's process did not start")
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(120)
+
+
 def run_one(args: argparse.Namespace) -> dict:
     """One evaluation in this process; returns its figures."""
     import numpy as np
@@ -108,9 +139,14 @@ def run_one(args: argparse.Namespace) -> dict:
             from dask.distributed import Client, LocalCluster
         except ImportError:
             sys.exit("bench_scale: --workers needs dask.distributed: pip install \"synthpriv_report[dask]\"")
-        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, memory_limit=args.memory_limit or "auto")
-        client = Client(cluster)
+        cluster_kwargs = dict(n_workers=args.workers, threads_per_worker=1, processes=True,
+                              dashboard_address=None, memory_limit=args.memory_limit or "auto")
+        if args.cluster_process:
+            cluster = ClusterProcess(**cluster_kwargs)
+            client = Client(cluster.scheduler_address)
+        else:
+            cluster = LocalCluster(**cluster_kwargs)
+            client = Client(cluster)
         kwargs["client"] = client
         if args.shard_rows:
             kwargs["shard_rows"] = parse_n(args.shard_rows)
@@ -157,6 +193,10 @@ def run_one(args: argparse.Namespace) -> dict:
         out["worker_memory_limit_mb"] = [(limits.get(w) or 0) / 2**20 for w in worker_rss]
         out["worker_processes_seen"] = len(worker_rss)  # a worker the nanny restarted (over its limit) shows here
         out["worker_peak_over_limit"] = [r > (limits.get(w) or float("inf")) / 2**20 for w, r in worker_rss.items()]
+        out["cluster_process"] = bool(args.cluster_process)
+        if args.cluster_process:  # the scheduler's own process (with it in this one, its memory is in peak_rss_mb)
+            out["scheduler_peak_rss_mb"] = client.run_on_scheduler(
+                lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
         client.close()
         cluster.close()
     return out
@@ -178,6 +218,9 @@ def show(r: dict) -> None:
               else f"CSV reading {r['read_s']:.1f} s, not counted; RSS with the three DataFrames read")
     print(f"wall {r['wall_s']:.1f} s   CPU {r['cpu_s']:.1f} s   peak RSS {r['peak_rss_mb'] / 1024:.2f} GB   "
           f"({before}; RSS before the evaluation: {r.get('rss_after_read_mb', 0) / 1024:.2f} GB)")
+    if r.get("scheduler_peak_rss_mb") is not None:
+        print(f"scheduler (a process of its own, --cluster-process): peak RSS "
+              f"{r['scheduler_peak_rss_mb'] / 1024:.2f} GB")
     if "worker_peak_rss_mb" in r:
         print("workers: peak RSS " + ", ".join(f"{m / 1024:.2f} GB" for m in r["worker_peak_rss_mb"])
               + ";  CPU " + ", ".join(f"{c:.1f} s" for c in r["worker_cpu_s"])
@@ -216,6 +259,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="with --workers: references per shard (e.g. 500k; default: the package's automatic size)")
     p.add_argument("--memory-limit", default="",
                    help="with --workers: memory limit of each worker process (e.g. 4GB; default Dask's 'auto')")
+    p.add_argument("--cluster-process", action="store_true",
+                   help="with --workers: start the LocalCluster in a child process, so that its scheduler has a "
+                        "process of its own as on a real cluster: the calling process's peak is then the client's "
+                        "alone, and the scheduler's is reported apart (default: the scheduler runs in the calling "
+                        "process, as LocalCluster puts it)")
     p.add_argument("--compare", action="store_true",
                    help="with --workers: also run one process at each N up to --compare-max and check that the "
                         "results (every metric's JSON) are identical")
@@ -251,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
                "--workers", str(workers), "--sensitive", args.sensitive, "--pairing", args.pairing,
                "--shard-rows", args.shard_rows, "--memory-limit", args.memory_limit, "--inputs", args.inputs,
                "--files", str(args.files)] + (["--no-progress"] if args.no_progress else []) + (
+            ["--cluster-process"] if args.cluster_process else []) + (
             ["--prepare-only"] if args.prepare_only else [])
         load_before = _load()
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ})

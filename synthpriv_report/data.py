@@ -289,6 +289,22 @@ class NumericSet:
         """The records in the order ``order`` (positions), held the same way."""
         return NumericSet([(held[order], table) for held, table in self._columns], rows=int(order.shape[0]))
 
+    def reorder(self, order: NDArray[np.integer]) -> None:
+        """Put the records in the order ``order`` (a permutation of the positions), in place, a column at a time:
+        each column's records in the old order are let go before the next column is read, so that the set is
+        held once and one column twice, not the whole set twice (:meth:`take` makes a new set).
+
+        >>> p = NumericSet.packed(np.array([[1.0, 0.5], [2.0, np.nan], [3.0, 0.25]]))
+        >>> p.reorder(np.array([2, 0, 1]))
+        >>> p[:, 0].tolist(), np.isnan(p[:, 1]).tolist()
+        ([3.0, 1.0, 2.0], [False, False, True])
+        """
+        if order.shape[0] != self._rows:
+            raise ValueError(f"an order of {order.shape[0]} positions for {self._rows} records")
+        for j, (held, table) in enumerate(self._columns):
+            self._columns[j] = (held[order], table)
+            del held
+
     def select(self, cols: Sequence[int]) -> NumericSet:
         """Columns ``cols`` only."""
         return NumericSet([self._columns[int(j)] for j in cols], rows=self._rows)
@@ -1049,25 +1065,37 @@ def _canonicalize(s: str, num_arrays: dict[str, NDArray[np.float64] | NumericSet
     """Put set ``s`` in its canonical order (:func:`synthpriv_report.identity.canonical_order`), in place in the
     three dicts, and number each categorical column's texts in order of first appearance in that order (codes in
     the narrowest integer type that holds them, :func:`code_dtype`); returns the order (canonical position ->
-    caller's row, in :func:`position_dtype`)."""
+    caller's row, in :func:`position_dtype`). A column in the old order is let go as soon as it is reordered
+    (the packed numbers are reordered in place, the list ``factorized[s]`` emptied as its codes are renumbered),
+    so that the set is never held twice."""
     from .identity import canonical_order
 
-    cols = factorized[s]
+    cols = factorized[s] = list(factorized[s])  # emptied below, a column at a time
     num = num_arrays[s]
     # read a block of rows at a time: no float64 copy of the numbers, no (n, c) array of the codes
     order = canonical_order(num, [c for c, _ in cols], [t for _, t in cols])
     order = order.astype(position_dtype(order.size), copy=False)  # int32 below 2**31 records, before it is used
-    num_arrays[s] = num.take(order) if isinstance(num, NumericSet) else np.ascontiguousarray(num[order])
+    if isinstance(num, NumericSet):
+        num.reorder(order)  # a column at a time, in place: the set is not held twice
+    else:
+        num_arrays[s] = np.ascontiguousarray(num[order])
+    del num
     coded = isinstance(cat_arrays[s], CodedSet)
-    if not coded:
+    if coded:
+        cat_arrays[s] = None  # type: ignore[assignment]  # its codes are those of cols: made again below
+    else:
         cat_arrays[s] = np.ascontiguousarray(np.asarray(cat_arrays[s])[order])
     renumbered = []
-    for codes_j, table in cols:
+    for j in range(len(cols)):
+        codes_j, table = cols[j]
+        cols[j] = None  # type: ignore[call-overload]  # the column's codes in the old order go once renumbered
         cj = codes_j[order]
+        del codes_j
         seen = _first_appearances(cj, len(table))
         remap = np.full(len(table) + 1, -1, dtype=code_dtype(len(table)))  # code -1 takes the last entry
         remap[seen] = np.arange(seen.size)
         renumbered.append((remap[cj], np.asarray(table, dtype=object)[seen]))
+        del cj
     factorized[s] = renumbered
     if coded:
         cat_arrays[s] = CodedSet.of_factorized(renumbered, rows=int(order.size))

@@ -93,36 +93,56 @@ def _group_sums(v: NDArray[np.float64], g: NDArray[Any], c: float) -> NDArray[np
     record order.
 
     Compiled, for groups numbered 0 to at most 2n (the positions of nearest records, the first records of
-    groups): one float64 per possible group and one byte to mark the groups present, instead of sorting the
-    groups (:func:`numpy.unique`), which holds several 8-byte arrays per record. The sums are the same numbers,
-    added in the same order, as the sorting path's :func:`numpy.bincount`.
+    groups): the groups are summed a range of :func:`group_range` numbers at a time (one float64 and one byte per
+    number of the range, at most an eighth of them at once), each range's sums written after the last range's,
+    instead of sorting the groups (:func:`numpy.unique`), which holds several 8-byte arrays per record. The sums
+    are the same numbers, added in the same order, as the sorting path's :func:`numpy.bincount`.
     """
     n = v.size
     if COMPILED and n and np.issubdtype(g.dtype, np.integer) and int(g.min()) >= 0 and int(g.max()) <= 2 * n:
-        sums, count = _group_sums_compiled(v, g, c, int(g.max()) + 1)
-        front: NDArray[np.float64] = sums[:count]  # a view of the front of the sums' array
+        top = int(g.max()) + 1
+        out = np.empty(min(top, n))  # no more groups than records
+        width, count = group_range(top), 0
+        for lo in range(0, top, width):
+            count = _group_sums_compiled(v, g, c, lo, min(top, lo + width), out, count)
+        front: NDArray[np.float64] = out[:count]  # a view of the front of the sums' array
         return front
     inverse = np.unique(g, return_inverse=True)[1].ravel()
     return np.asarray(np.bincount(np.asarray(inverse, dtype=np.intp), weights=v - c), dtype=np.float64)
 
 
-def _group_sums_loop(v: NDArray[np.float64], g: NDArray[np.integer], c: float, top: int
-                     ) -> tuple[NDArray[np.float64], int]:
-    """Per group number below ``top`` that has records, in increasing order: the sum of ``v - c`` over its
-    records in record order (compiled as :data:`_group_sums_compiled`). The sums are the first entries of the
-    array returned, followed by how many groups there are; the groups' sums are gathered to the front of the
-    one array they were added in, so no second array of them is made."""
-    sums = np.zeros(top)
-    present = np.zeros(top, dtype=np.bool_)
+def group_range(top: int) -> int:
+    """How many group numbers (of ``0 .. top - 1``) :func:`_group_sums` sums at a time: at least 2**20, else an
+    eighth of them (at most eight passes over the records).
+
+    >>> group_range(10), group_range(80_000_000)
+    (1048576, 10000000)
+    """
+    return max(1 << 20, -(-top // 8))
+
+
+def _group_sums_loop(v: NDArray[np.float64], g: NDArray[np.integer], c: float, lo: int, hi: int,
+                     out: NDArray[np.float64], count: int) -> int:
+    """The sums of ``v - c`` (in record order) of each group numbered ``lo`` to ``hi - 1`` that has records, in
+    increasing order, written to ``out`` from position ``count`` on; returns the position after the last one
+    written (compiled as :data:`_group_sums_compiled`).
+
+    >>> out = np.zeros(3)
+    >>> _group_sums_loop(np.array([1.0, 2.0, 4.0]), np.array([5, 2, 5]), 0.0, 0, 6, out, 0), out.tolist()
+    (2, [2.0, 5.0, 0.0])
+    """
+    sums = np.zeros(hi - lo)
+    present = np.zeros(hi - lo, dtype=np.bool_)
     for i in range(v.size):
-        sums[g[i]] += v[i] - c
-        present[g[i]] = True
-    m = 0
-    for j in range(top):  # m <= j: each present group's sum moves down, never over one not yet read
+        j = g[i] - lo
+        if 0 <= j < hi - lo:
+            sums[j] += v[i] - c
+            present[j] = True
+    for j in range(hi - lo):
         if present[j]:
-            sums[m] = sums[j]
-            m += 1
-    return sums, m
+            out[count] = sums[j]
+            count += 1
+    return count
 
 
 _group_sums_compiled: Any = njit(cache=True)(_group_sums_loop)

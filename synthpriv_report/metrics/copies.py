@@ -186,7 +186,8 @@ def _linked_groups(partner: NDArray[np.integer], out: NDArray[np.integer]) -> No
 
 def _exact_flags(ctx: Any, query: Any, ref: Any) -> tuple[NDArray[np.bool_], NDArray[np.integer]]:
     flags = ctx.identical_in(query, ref)
-    ids_q, ids_r = ctx.record_ids(query), ctx.record_ids(ref)
+    ids_q = ctx.record_ids(query)
+    ids_r = ids_q if query == ref else ctx.record_ids(ref)  # within one set: its ids read once
     held = position_dtype(ids_r.size)  # positions of ref, 4 bytes a record below 2**31 records
     # a flagged record's id is one of ref's: a slot per id of ref, not per id of every set
     first = np.full(int(ids_r.max(initial=0)) + 1, -1, dtype=held)
@@ -228,6 +229,9 @@ def copy_check_level(share: str, what: str, baseline: str, source: str, *,
 
 
 def _copies_compute(ctx, params) -> MetricResult:
+    # near copies count as copies: the check also compares the near-copy shares. Made first (and kept), while
+    # this step holds none of its own per-record arrays
+    near = near_copy_evidence(ctx, params)["details"] if ctx.size(ctx.T) >= 2 else None
     copies = ctx.identical_in(ctx.S, ctx.T)
     share, interval = exact_copy_share(copies)
     details: dict[str, Any] = {"n_copies": int(copies.sum()), "n": int(copies.size),
@@ -238,8 +242,7 @@ def _copies_compute(ctx, params) -> MetricResult:
         details["holdout_copy_share"] = details["baseline_share"]
         details["holdout_copy_interval"] = details["baseline_interval"]
     lower = details["excess_lower_bound"]
-    if ctx.size(ctx.T) >= 2:  # near copies count as copies: the check also compares the near-copy shares
-        near = near_copy_evidence(ctx, params)["details"]
+    if near is not None:
         details["near_copies"] = {k: near[k] for k in ("n_near_copies", "n", "baseline_share", "excess",
                                                        "excess_lower_bound")}
         lower = max(lower, near["excess_lower_bound"])
@@ -293,13 +296,17 @@ def near_copy_flags(ctx: Any, query: str, ref: str, cutoff: float | NDArray[np.f
     """Which records of ``query`` are near copies of a record of ``ref`` (the training data), by kind.
 
     ``dist``/``nearest``: each query record's distance to its closest record of ``ref`` (itself left out within
-    one set) and that record's position.
+    one set) and that record's position. The distances and cut-offs are compared first and let go (where the
+    caller passed them as temporaries) before the identical records and the one-column matches are read.
     """
+    below = stats.less(dist, np.broadcast_to(np.asarray(cutoff, dtype=np.float64), dist.shape))
+    del dist, cutoff
     exact, exact_partner = _exact_flags(ctx, query, ref)
 
     column, col_partner = _columns(ctx, query, ref)
     one_col = (column >= 0) & ~exact
-    close = stats.less(dist, np.broadcast_to(np.asarray(cutoff, dtype=np.float64), dist.shape)) & ~exact & ~one_col
+    close = below & ~exact & ~one_col
+    del below
     flags = exact | one_col | close
     # the three kinds are disjoint: one array, filled kind by kind (not three nested whole-length temporaries)
     partner = np.full(close.shape[0], -1, dtype=position_dtype(ctx.size(ref)))
@@ -337,8 +344,9 @@ def near_copy_evidence(ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
         def flags_of(query, ref):
             if query == ref:
                 tt = ctx.knn(sp, ctx.T, ctx.T, 1)  # read here: held only while this set's flags are made
-                loo = leave_one_out_cutoffs(tt.dist[:, 0], q)
-                f = near_copy_flags(ctx, query, ref, loo, tt.dist[:, 0], tt.idx[:, 0])
+                # the cut-offs and the distances passed as temporaries: let go once compared
+                f = near_copy_flags(ctx, query, ref, leave_one_out_cutoffs(tt.dist[:, 0], q), tt.dist[:, 0],
+                                    tt.idx[:, 0])
             else:
                 th = ctx.knn(sp, query, ref, 1)
                 f = near_copy_flags(ctx, query, ref, cutoff, th.dist[:, 0], th.idx[:, 0])

@@ -122,30 +122,40 @@ def _tie_sum(hs: NDArray[np.float64], ts: NDArray[np.float64]) -> float:
     """sum(c**3 - c) over the distinct values of both sorted sets together, c each one's count, as
     ``np.sum(counts ** 3 - counts)`` of ``np.unique(np.concatenate([hs, ts]), return_counts=True)`` gives it.
 
-    Below 2**53 every term and every partial sum is a whole number a float64 holds exactly, so any order of
-    adding gives that float: the sum is made range by range of values (each range holding at most a block of each
-    set's values, a value never split between two ranges) in whole numbers. Otherwise, and where a value is not
-    finite, it is made as written above.
+    The counts are found range by range of values (each range holding at most a block of each set's values, and
+    a value held by more; a value never split between two ranges), never for both whole sets at once. Below
+    2**53 every term and every partial sum is a whole number a float64 holds exactly, so any order of adding gives
+    that float: the sum is made in whole numbers. Otherwise the ranges are read again for the float terms
+    ``c**3 - c``, in increasing order of the values, and added by one ``np.sum`` over them all: the array and the
+    sum written above, without the concatenation of both sets and its sort. Where a value is not finite, the sum
+    is made as written above.
     """
-    if np.isfinite(hs[[0, -1]]).all() and np.isfinite(ts[[0, -1]]).all():
-        cuts = np.unique(np.concatenate([hs[::SHIFT_BLOCK], ts[::SHIFT_BLOCK]]))  # both minima among them
-        h_at = np.searchsorted(hs, cuts, side="left").tolist() + [hs.size]
-        t_at = np.searchsorted(ts, cuts, side="left").tolist() + [ts.size]
-        total = 0
-        for k in range(cuts.size):
-            part = np.concatenate([hs[h_at[k]:h_at[k + 1]], ts[t_at[k]:t_at[k + 1]]])
-            c = np.unique(part, return_counts=True)[1]
-            if c.size and int(c.max()) > 2_000_000:  # c**3 past int64
-                total = 2**53
-                break
-            c = c.astype(np.int64)
-            total += int(np.sum(c * c * c - c))
-            if total >= 2**53:
-                break
-        if total < 2**53:
-            return float(total)
-    counts = np.unique(np.concatenate([hs, ts]), return_counts=True)[1].astype(np.float64)
-    return float(np.sum(counts ** 3 - counts))
+    if not (np.isfinite(hs[[0, -1]]).all() and np.isfinite(ts[[0, -1]]).all()):
+        counts = np.unique(np.concatenate([hs, ts]), return_counts=True)[1].astype(np.float64)
+        return float(np.sum(counts ** 3 - counts))
+    cuts = np.unique(np.concatenate([hs[::SHIFT_BLOCK], ts[::SHIFT_BLOCK]]))  # both minima among them
+    h_at = np.searchsorted(hs, cuts, side="left").tolist() + [hs.size]
+    t_at = np.searchsorted(ts, cuts, side="left").tolist() + [ts.size]
+
+    def counts(k: int) -> NDArray[np.int64]:  # the counts of the distinct values of range k, in increasing order
+        part = np.concatenate([hs[h_at[k]:h_at[k + 1]], ts[t_at[k]:t_at[k + 1]]])
+        return np.unique(part, return_counts=True)[1].astype(np.int64)
+
+    total = 0
+    for k in range(cuts.size):
+        c = counts(k)
+        if c.size and int(c.max()) > 2_000_000:  # c**3 past int64
+            break
+        total += int(np.sum(c * c * c - c))
+        if total >= 2**53:
+            break
+    else:
+        return float(total)
+    terms = []
+    for k in range(cuts.size):
+        f = counts(k).astype(np.float64)
+        terms.append(f ** 3 - f)
+    return float(np.sum(np.concatenate(terms) if terms else np.zeros(0)))
 
 
 def holdout_shift_note(shift: HoldoutShift | None) -> str | None:

@@ -713,6 +713,26 @@ def test_holdout_shift_in_blocks_is_scipys_mann_whitney_and_the_same_float_for_e
         assert repr(holdout_shift(h, t).to_dict()) == repr(whole.to_dict()), block
 
 
+@pytest.mark.parametrize("block", [1000, 1 << 20])
+def test_tie_sum_past_whole_numbers_is_the_float_sum_of_the_concatenation(monkeypatch, block) -> None:
+    """Where the tie sum passes 2**53 (a value held 300,000 times: 2.7e16 for it alone), it is the float sum of
+    ``c**3 - c`` over the counts of ``np.unique`` of both sets together, bit for bit, although the counts are
+    found range by range; below 2**53 it is the whole number."""
+    from synthpriv_report.metrics import shift as shift_module
+
+    monkeypatch.setattr(shift_module, "SHIFT_BLOCK", block)
+    rng = np.random.default_rng(9)
+    hs = np.sort(np.concatenate([np.zeros(300_000), rng.integers(1, 5000, 40_000) / 7.0, rng.random(9_000)]))
+    ts = np.sort(np.concatenate([np.zeros(2_000), rng.integers(1, 5000, 30_000) / 7.0, rng.random(5_000)]))
+    counts = np.unique(np.concatenate([hs, ts]), return_counts=True)[1].astype(np.float64)
+    want = float(np.sum(counts ** 3 - counts))
+    assert want > 2**53
+    assert shift_module._tie_sum(hs, ts).hex() == want.hex()
+    small_h, small_t = hs[300_000 - 50:], ts  # 52 zeros in all: a whole number
+    c = np.unique(np.concatenate([small_h, small_t]), return_counts=True)[1].astype(np.int64)
+    assert shift_module._tie_sum(small_h, small_t) == float(int(np.sum(c ** 3 - c)))
+
+
 def test_holdout_shift_note_needs_both_a_small_p_and_a_real_difference() -> None:
     base = {"median_holdout": 0.0109, "median_within": 0.00855, "n_holdout": 7563, "n_within": 31648}
     assert holdout_shift_note(None) is None

@@ -357,14 +357,18 @@ def test_grouped_running_sums_are_those_of_one_cumsum_across_block_borders(monke
         assert np.array_equal(q.view(np.int64), want_q.view(np.int64)), block
 
 
-@pytest.mark.parametrize("compiled", [True, False])
-def test_clustered_variance_by_hand_and_the_same_with_either_grouping(monkeypatch, compiled: bool) -> None:
+@pytest.mark.parametrize("compiled, width", [(True, None), (True, 1), (True, 3), (False, None)])
+def test_clustered_variance_by_hand_and_the_same_with_either_grouping(monkeypatch, compiled: bool,
+                                                                      width: int | None) -> None:
     """The cluster-robust variance sum_g (sum_{i in g} (y_i - c))^2 / n^2, by hand on six records, and bit for bit
-    the same whether the groups' sums come from the compiled pass over group numbers or from sorting the groups
-    (groups past 2n, negative or not integers take the sorting path)."""
+    the same whether the groups' sums come from the compiled passes over ranges of group numbers (of every width:
+    one number, three, all) or from sorting the groups (groups past 2n, negative or not integers take the sorting
+    path)."""
     from synthpriv_report import evidence
 
     monkeypatch.setattr(evidence, "COMPILED", compiled)
+    if width is not None:
+        monkeypatch.setattr(evidence, "group_range", lambda top: width)
     y = [1.0, 0.0, 0.5, 1.0, 0.0, 1.0]  # mean 0.58333...
     c = sum(y) / 6
     groups = [4, 0, 4, 2, 0, 9]  # groups 0: (0, 0), 2: (1), 4: (1, 0.5), 9: (1)
