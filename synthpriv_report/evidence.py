@@ -134,7 +134,7 @@ def _group_sums_loop(v: NDArray[np.float64], g: NDArray[np.integer], c: float, l
     sums = np.zeros(hi - lo)
     present = np.zeros(hi - lo, dtype=np.bool_)
     for i in range(v.size):
-        j = g[i] - lo
+        j = np.int64(g[i]) - lo  # signed, whatever the groups' integer type
         if 0 <= j < hi - lo:
             sums[j] += v[i] - c
             present[j] = True

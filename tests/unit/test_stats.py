@@ -378,6 +378,7 @@ def test_clustered_variance_by_hand_and_the_same_with_either_grouping(monkeypatc
     for n in (1, 7, 1000):
         v = rng.choice([0.0, 0.5, 1.0], size=n)
         for g in (rng.integers(0, 2 * n + 1, n).astype(np.int32), rng.integers(0, max(n // 3, 1), n),
+                  rng.integers(0, 2 * n + 1, n).astype(np.uint32),
                   rng.integers(0, 5 * n + 2, n), rng.integers(-3, n, n), rng.integers(0, n, n).astype(float)):
             sorted_path = np.bincount(np.unique(g, return_inverse=True)[1].ravel(), weights=v - v.mean())
             assert evidence.clustered_variance(v, g) == float(np.sum(sorted_path * sorted_path)) / (n * n)
