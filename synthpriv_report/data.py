@@ -14,7 +14,7 @@ import hashlib
 import re
 import unicodedata
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -628,7 +628,7 @@ def fingerprint(numeric: NDArray[np.float64] | NumericSet, categorical: NDArray[
         tables = [t for _, t in factorized]
         offsets = np.concatenate([[0], np.cumsum([len(t) for t in tables])]).astype(np.int64)
         blobs = np.array([blob(v) for t in tables for v in t.tolist()] + [blob(MISSING)], dtype=object)
-        rows = max(1, step // len(factorized))
+        rows = max(1, (step >> 2) // len(factorized))  # a quarter of a million cells: their bytes, list and join
         for start in range(0, categorical.shape[0], rows):
             ids = np.column_stack([np.where(c[start:start + rows] < 0, offsets[-1],
                                             c[start:start + rows].astype(np.int64) + o)
@@ -1024,6 +1024,19 @@ def _may_be_boolean(tables: Mapping[str, NDArray[np.object_]]) -> bool:
     return all(v == MISSING or v.strip().lower() in spellings for t in tables.values() for v in t.tolist())
 
 
+#: Records of one numeric column the preparation's checks read at a time (8 MB of float64).
+CHECK_BLOCK = 1 << 20
+
+
+def _column_blocks(num_arrays: Mapping[str, NDArray[np.float64] | NumericSet], sets: Sequence[str], j: int
+                   ) -> Iterator[NDArray[np.float64]]:
+    """Numeric column ``j`` of each of ``sets`` as float64, a block of :data:`CHECK_BLOCK` records at a time: a
+    check reads a block, not a float64 copy of the whole column and its temporaries."""
+    for s in sets:
+        for a in range(0, num_arrays[s].shape[0], CHECK_BLOCK):
+            yield np.asarray(num_arrays[s][a:a + CHECK_BLOCK, j], dtype=np.float64)
+
+
 def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequence[str],
                   num_arrays: Mapping[str, NDArray[np.float64] | NumericSet], factorized: Factorized, *,
                   kept: Sequence[str]) -> list[str]:
@@ -1032,8 +1045,13 @@ def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequ
     notes = []
     real_sets = [s for s in ("T", "H") if s in sizes]
     for j, c in enumerate(num_cols):
-        values = [num_arrays[s][:, j] for s in real_sets if not np.isnan(num_arrays[s][:, j]).all()]
-        if values and min(np.nanmin(v) for v in values) == max(np.nanmax(v) for v in values):
+        lo, hi = np.inf, -np.inf
+        seen = False  # a real value (not missing) in the column
+        for v in _column_blocks(num_arrays, real_sets, j):
+            if not np.isnan(v).all():
+                seen = True
+                lo, hi = min(lo, float(np.nanmin(v))), max(hi, float(np.nanmax(v)))
+        if seen and lo == hi:
             notes.append(f"column {c!r} is constant in the real data: its range is treated as 1, so a difference in "
                          "it counts in full")
     for j, c in enumerate(cat_cols):
@@ -1051,7 +1069,7 @@ def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequ
         if s == "T":
             continue
         for j, c in enumerate(num_cols):
-            if num_arrays[s].shape[0] and np.isnan(num_arrays[s][:, j]).all():
+            if num_arrays[s].shape[0] and all(np.isnan(v).all() for v in _column_blocks(num_arrays, [s], j)):
                 notes.append(f"column {c!r} is entirely missing in the {SET_LABELS[s]} data")
         for j, c in enumerate(cat_cols):
             if sizes[s] and (factorized[s][j][0] < 0).all():
@@ -1133,17 +1151,18 @@ def _synthetic_precision(synthetic_dtypes: Any, sets: Sequence[str], num_cols: S
         if pd.api.types.is_float_dtype(dtype) and np.dtype(dtype).itemsize < 8:
             out[c] = np.dtype(dtype).name
             continue
-        v = num_arrays["S"][:, j]
-        v = v[np.isfinite(v)]
-        if not v.size or (v == np.round(v)).all():
-            continue  # no fractions: whole numbers (below 2**24) are the same at every precision
+        # read a block at a time: the finite values of each block, with the whole column's conclusions
+        fraction, single = False, True  # a synthetic value with a fraction; every one a float32 number
         with np.errstate(over="ignore"):
-            if not (v.astype(np.float32).astype(np.float64) == v).all():
-                continue
-            real = np.concatenate([num_arrays[s][:, j] for s in real_sets])
-            real = real[np.isfinite(real)]
-            if real.size and not (real.astype(np.float32).astype(np.float64) == real).all():
-                out[c] = "float32"
+            for v in _column_blocks(num_arrays, ["S"], j):
+                v = v[np.isfinite(v)]
+                fraction = fraction or not (v == np.round(v)).all()
+                single = single and bool((v.astype(np.float32).astype(np.float64) == v).all())
+            if not fraction or not single:
+                continue  # no fractions: whole numbers (below 2**24) are the same at every precision
+            if not all((v.astype(np.float32).astype(np.float64) == v).all()
+                       for v in (b[np.isfinite(b)] for b in _column_blocks(num_arrays, real_sets, j))):
+                out[c] = "float32"  # the real values are not all float32 numbers (a column without any: none)
     return out
 
 

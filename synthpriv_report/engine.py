@@ -1074,10 +1074,11 @@ class Context:
             Within one set (equal keys) the record itself does not count, an exact duplicate elsewhere does.
         """
         q, r = self._ref(query), self._ref(ref)
+        if q.key == r.key:  # the set's ids read once; a record repeated in it (one byte per id, no count)
+            from .identity import repeated_ids
+
+            return repeated_ids(self.record_ids(q))
         qi, ri = self.record_ids(q), self.record_ids(r)
-        if q.key == r.key:
-            counts = np.bincount(np.asarray(ri, dtype=np.intp))
-            return counts[qi] >= 2
         # ids are small non-negative integers: a flag per id, not a sort of both sets' ids (np.isin)
         present = np.zeros(int(max(qi.max(initial=-1), ri.max(initial=-1))) + 1, dtype=bool)
         present[ri] = True

@@ -610,3 +610,28 @@ def test_prepared_numbers_are_held_packed_and_read_as_the_frames_values():
     assert caller.dtype == np.int64
     assert np.array_equal(_bits(np.asarray(nums)), _bits(T[["age", "w"]].to_numpy()[caller]))
     assert np.array_equal(d.prepared_rows("T", caller), np.arange(300))
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 1 << 20])
+def test_numeric_checks_read_a_block_at_a_time_with_the_whole_columns_conclusions(monkeypatch, block) -> None:
+    """The constant-column and entirely-missing notes and the synthetic precision, read a block of records at a
+    time: the conclusions of the whole columns, whatever the block (missing values and infinities in any block)."""
+    from synthpriv_report import data as dm
+
+    monkeypatch.setattr(dm, "CHECK_BLOCK", block)
+    nan, inf = np.nan, np.inf
+    cols = ["k", "f", "g", "m"]
+    num = {  # k: 2 wherever present in T and H; f: S's fractions are float32 numbers, T's are not;
+        # g: S's too, but every real value is a float32 number; m: missing in every synthetic record
+        "T": np.array([[2.0, 0.1, 1.0, 1.0], [nan, 0.2, 2.0, nan], [2.0, 0.3, 3.0, 2.0], [2.0, 0.4, 4.0, nan]]),
+        "H": np.array([[nan, 0.5, 1.0, 1.0], [2.0, 0.5, 2.0, nan], [nan, 0.5, 3.0, 1.0], [nan, 0.5, 4.0, nan]]),
+        "S": np.array([[1.0, 0.5, 0.5, nan], [2.0, 0.25, inf, nan], [3.0, nan, 1.5, nan], [4.0, 1.75, nan, nan]]),
+    }
+    packed = {s: dm.NumericSet.packed(a) for s, a in num.items()}
+    sizes = {s: 4 for s in num}
+    fac = {s: [] for s in num}
+    notes = dm._column_notes(sizes, cols, [], packed, fac, kept=[])
+    assert [n.split(":")[0] for n in notes] == ["column 'k' is constant in the real data",
+                                                "column 'm' is entirely missing in the synthetic data"]
+    dtypes = pd.Series({c: np.dtype("float64") for c in cols})
+    assert dm._synthetic_precision(dtypes, list(num), cols, packed) == {"f": "float32"}

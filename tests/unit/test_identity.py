@@ -131,4 +131,33 @@ def test_canonical_order_reads_a_packed_set_and_code_columns_as_it_reads_whole_a
     for block in (1, 2, 7):
         monkeypatch.setattr(identity, "SORTED_BLOCK", block)
         monkeypatch.setattr(identity, "PAIR_BLOCK", block)
+        monkeypatch.setattr(identity, "ORDER_BLOCK", block)
         assert identity.canonical_order(num, codes, tables).tolist() == whole.tolist(), block
+
+
+@pytest.mark.parametrize("block", [1, 2, 7, 1 << 19])
+def test_stable_order_by_ranges_is_one_stable_sort(monkeypatch, block):
+    """The hashes sorted a range of values at a time give np.argsort(kind="stable")'s permutation exactly: ties
+    (identical records) keep their order as given, the extreme hashes and both signs included."""
+    monkeypatch.setattr(identity, "ORDER_BLOCK", block)
+    rng = np.random.default_rng(block)
+    wide = rng.integers(-2**63, 2**63 - 1, size=300, dtype=np.int64)
+    few = rng.integers(-3, 3, size=300).astype(np.int64)
+    edges = np.array([-2**63, 2**63 - 1, 0, -1] * 25, dtype=np.int64)
+    for h in (wide, few, np.concatenate([wide, few, edges, wide[:40]]), wide[:1], wide[:0]):
+        got = identity.stable_order(h, np.int32)
+        assert got.dtype == np.int32
+        assert got.tolist() == np.argsort(h, kind="stable").tolist()
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 1 << 20])
+def test_repeated_ids_is_a_count_of_two_or_more(monkeypatch, block):
+    """Whether a record's id occurs twice or more, found block by block from two flags per id: the same as a
+    count per id, for ids repeated within a block, across blocks, and not at all."""
+    monkeypatch.setattr(identity, "REPEAT_BLOCK", block)
+    rng = np.random.default_rng(block)
+    for ids in (rng.integers(0, 40, size=60), np.arange(9)[::-1], np.array([7, 7]), np.array([0]),
+                np.zeros(0, dtype=np.int64), rng.integers(0, 5, size=30).astype(np.int32)):
+        got = identity.repeated_ids(ids)
+        assert got.dtype == bool and got.shape == ids.shape
+        assert got.tolist() == (np.bincount(ids)[ids] >= 2).tolist() if ids.size else got.size == 0
