@@ -14,7 +14,7 @@ import hashlib
 import re
 import unicodedata
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -304,6 +304,18 @@ class NumericSet:
         for j, (held, table) in enumerate(self._columns):
             self._columns[j] = (held[order], table)
             del held
+
+    def local(self) -> NumericSet:
+        """The set with every column an array of this process: itself where each is (a column read from
+        elsewhere, such as a cluster's workers, is read whole).
+
+        >>> p = NumericSet.packed(np.array([[1.0], [2.0]]))
+        >>> p.local() is p
+        True
+        """
+        if all(isinstance(held, np.ndarray) for held, _ in self._columns):
+            return self
+        return NumericSet([(np.asarray(held), table) for held, table in self._columns], rows=self._rows)
 
     def select(self, cols: Sequence[int]) -> NumericSet:
         """Columns ``cols`` only."""
@@ -801,9 +813,14 @@ def prepare(
 def finish(*, sizes: dict[str, int], synthetic_dtypes: Any, columns: tuple[str, ...], kinds: dict[str, Kind],
            num_arrays: dict[str, NDArray[np.float64] | NumericSet],
            cat_arrays: dict[str, NDArray[np.object_] | CodedSet], factorized: Factorized, exclude: Sequence[str],
-           kept: Sequence[str], row_order: Literal["canonical", "as_given"]) -> PreparedData:
+           kept: Sequence[str], row_order: Literal["canonical", "as_given"], park: Park | None = None) -> PreparedData:
     """Phases 6 to 9 of :func:`prepare`, on the encoded sets: boolean spellings, fingerprints, notes, precision,
     canonical order. ``synthetic_dtypes``: the synthetic data's dtype per column (a ``DataFrame.dtypes``).
+
+    ``park``, where given, is handed each set as soon as it is in its canonical order, and what it returns is kept
+    in its place (:class:`synthpriv_report.held.Parking`: an evaluation with a Dask client keeps the set on the
+    workers, and this process holds one set at a time). The sets may be given parked already (read from where
+    they are kept, a block at a time; a set is read whole only to put it in its canonical order).
 
     The numbers are held as :class:`NumericSet` (each column in the narrowest form that gives back its float64
     values bit for bit), and the canonical order in int32 where a set has fewer than 2**31 records.
@@ -827,8 +844,17 @@ def finish(*, sizes: dict[str, int], synthetic_dtypes: Any, columns: tuple[str, 
         return o.astype(position_dtype(o.size), copy=False)
 
     # rows as given: no order is held (None reads as each record at its own position; 4 bytes a record less)
-    order = ({s: narrow(_canonicalize(s, numbers, cat_arrays, factorized)) for s in sizes}
-             if row_order == "canonical" else None)
+    order: dict[str, Any] | None = None
+    if row_order == "canonical":
+        order = {}
+        for s in sizes:
+            order[s] = narrow(_canonicalize(s, numbers, cat_arrays, factorized))
+            if park is not None:  # this set is let go here before the next one is read
+                numbers[s], held, order[s] = park(numbers[s], [c for c, _ in factorized[s]],  # type: ignore[arg-type]
+                                                  order[s])
+                factorized[s] = [(h, t) for h, (_, t) in zip(held, factorized[s])]
+                cat_arrays[s] = CodedSet.of_factorized(factorized[s], rows=sizes[s])
+                del held
     return PreparedData(
         columns=columns,
         kinds=kinds,
@@ -854,6 +880,11 @@ ROW_ORDER = Setting("row_order", "as_given", Options(("canonical", "as_given")),
 #: Per set, per categorical column (in column order): the codes of its values (-1: missing) and its distinct
 #: texts, so that later steps read each column's distinct values rather than every string.
 Factorized = dict[str, list[tuple[NDArray[np.int64], NDArray[np.object_]]]]
+
+#: What :func:`finish` hands each set to once it is in its canonical order: ``(numbers, codes per categorical
+#: column, order) -> (numbers, codes, order)`` read like what was given, kept elsewhere
+#: (:class:`synthpriv_report.held.Parking`).
+Park = Callable[[NumericSet, list[Any], Any], tuple[NumericSet, list[Any], Any]]
 
 
 def _checked_frames(real: object, synthetic: object, holdout: object | None) -> dict[str, pd.DataFrame]:
@@ -1024,17 +1055,22 @@ def _may_be_boolean(tables: Mapping[str, NDArray[np.object_]]) -> bool:
     return all(v == MISSING or v.strip().lower() in spellings for t in tables.values() for v in t.tolist())
 
 
-#: Records of one numeric column the preparation's checks read at a time (8 MB of float64).
+#: Numbers (records times numeric columns) the preparation's checks read at a time (8 MB of float64).
 CHECK_BLOCK = 1 << 20
 
 
-def _column_blocks(num_arrays: Mapping[str, NDArray[np.float64] | NumericSet], sets: Sequence[str], j: int
-                   ) -> Iterator[NDArray[np.float64]]:
-    """Numeric column ``j`` of each of ``sets`` as float64, a block of :data:`CHECK_BLOCK` records at a time: a
-    check reads a block, not a float64 copy of the whole column and its temporaries."""
+def _row_blocks(num_arrays: Mapping[str, NDArray[np.float64] | NumericSet], sets: Sequence[str]
+                ) -> Iterator[NDArray[np.float64]]:
+    """The numbers of each of ``sets`` as float64 ``(b, q)`` blocks of records, at most :data:`CHECK_BLOCK`
+    numbers (and at least one record) a block: a check reads a block of every column at once, not a float64 copy
+    of a whole column and its temporaries, and a set kept on a cluster's workers is fetched once, not once a
+    column. Every check folds its blocks into the whole columns' conclusions (extremes, all or any)."""
     for s in sets:
-        for a in range(0, num_arrays[s].shape[0], CHECK_BLOCK):
-            yield np.asarray(num_arrays[s][a:a + CHECK_BLOCK, j], dtype=np.float64)
+        num = num_arrays[s]
+        q = num.shape[1]
+        step = max(1, CHECK_BLOCK // max(1, q))
+        for a in range(0, num.shape[0] if q else 0, step):  # no numeric column: nothing to read
+            yield np.asarray(num[a:a + step], dtype=np.float64).reshape(-1, q)
 
 
 def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequence[str],
@@ -1044,19 +1080,21 @@ def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequ
     record (unless ``kept``), entirely missing in the synthetic or holdout data."""
     notes = []
     real_sets = [s for s in ("T", "H") if s in sizes]
+    q = len(num_cols)
+    lo, hi = [np.inf] * q, [-np.inf] * q
+    seen = [False] * q  # a real value (not missing) in the column
+    for v in _row_blocks(num_arrays, real_sets):
+        for j in range(q):
+            if not np.isnan(v[:, j]).all():
+                seen[j] = True
+                lo[j], hi[j] = min(lo[j], float(np.nanmin(v[:, j]))), max(hi[j], float(np.nanmax(v[:, j])))
     for j, c in enumerate(num_cols):
-        lo, hi = np.inf, -np.inf
-        seen = False  # a real value (not missing) in the column
-        for v in _column_blocks(num_arrays, real_sets, j):
-            if not np.isnan(v).all():
-                seen = True
-                lo, hi = min(lo, float(np.nanmin(v))), max(hi, float(np.nanmax(v)))
-        if seen and lo == hi:
+        if seen[j] and lo[j] == hi[j]:
             notes.append(f"column {c!r} is constant in the real data: its range is treated as 1, so a difference in "
                          "it counts in full")
     for j, c in enumerate(cat_cols):
         distinct = set().union(*(factorized[s][j][1].tolist() for s in real_sets))
-        if any((factorized[s][j][0] < 0).any() for s in real_sets):
+        if any((np.asarray(factorized[s][j][0]) < 0).any() for s in real_sets):
             distinct.add(MISSING)
         n_distinct = len(distinct)
         n_real = sum(sizes[s] for s in real_sets)
@@ -1068,11 +1106,14 @@ def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequ
     for s in sizes:
         if s == "T":
             continue
+        missing = np.ones(q, dtype=bool)
+        for v in _row_blocks(num_arrays, [s]):
+            missing &= np.isnan(v).all(axis=0)
         for j, c in enumerate(num_cols):
-            if num_arrays[s].shape[0] and all(np.isnan(v).all() for v in _column_blocks(num_arrays, [s], j)):
+            if num_arrays[s].shape[0] and missing[j]:
                 notes.append(f"column {c!r} is entirely missing in the {SET_LABELS[s]} data")
         for j, c in enumerate(cat_cols):
-            if sizes[s] and (factorized[s][j][0] < 0).all():
+            if sizes[s] and (np.asarray(factorized[s][j][0]) < 0).all():
                 notes.append(f"column {c!r} is entirely missing in the {SET_LABELS[s]} data")
     return notes
 
@@ -1088,7 +1129,10 @@ def _canonicalize(s: str, num_arrays: dict[str, NDArray[np.float64] | NumericSet
     so that the set is never held twice."""
     from .identity import canonical_order
 
-    cols = factorized[s] = list(factorized[s])  # emptied below, a column at a time
+    # a set kept elsewhere (parked on a cluster's workers) is read whole here, and let go there
+    cols = factorized[s] = [(np.asarray(c), t) for c, t in factorized[s]]  # emptied below, a column at a time
+    if isinstance(num_arrays[s], NumericSet):
+        num_arrays[s] = num_arrays[s].local()  # type: ignore[union-attr]
     num = num_arrays[s]
     # read a block of rows at a time: no float64 copy of the numbers, no (n, c) array of the codes
     order = canonical_order(num, [c for c, _ in cols], [t for _, t in cols])
@@ -1146,23 +1190,30 @@ def _synthetic_precision(synthetic_dtypes: Any, sets: Sequence[str], num_cols: S
     generator that computes in float32 writes them). Numbers are then judged equal at that precision."""
     out: dict[str, str] = {}
     real_sets = [s for s in ("T", "H") if s in sets]
-    for j, c in enumerate(num_cols):
-        dtype = synthetic_dtypes[c]
-        if pd.api.types.is_float_dtype(dtype) and np.dtype(dtype).itemsize < 8:
-            out[c] = np.dtype(dtype).name
-            continue
-        # read a block at a time: the finite values of each block, with the whole column's conclusions
-        fraction, single = False, True  # a synthetic value with a fraction; every one a float32 number
-        with np.errstate(over="ignore"):
-            for v in _column_blocks(num_arrays, ["S"], j):
-                v = v[np.isfinite(v)]
-                fraction = fraction or not (v == np.round(v)).all()
-                single = single and bool((v.astype(np.float32).astype(np.float64) == v).all())
-            if not fraction or not single:
-                continue  # no fractions: whole numbers (below 2**24) are the same at every precision
-            if not all((v.astype(np.float32).astype(np.float64) == v).all()
-                       for v in (b[np.isfinite(b)] for b in _column_blocks(num_arrays, real_sets, j))):
-                out[c] = "float32"  # the real values are not all float32 numbers (a column without any: none)
+    stored = {c: np.dtype(synthetic_dtypes[c]).name for c in num_cols
+              if pd.api.types.is_float_dtype(synthetic_dtypes[c]) and np.dtype(synthetic_dtypes[c]).itemsize < 8}
+    judged = [j for j, c in enumerate(num_cols) if c not in stored]
+    # read a block of records at a time: the finite values of each block, with the whole columns' conclusions
+    fraction = dict.fromkeys(judged, False)  # a synthetic value with a fraction
+    single = dict.fromkeys(judged, True)  # every synthetic value a float32 number
+    real_single = dict.fromkeys(judged, True)  # every real value a float32 number
+    with np.errstate(over="ignore"):
+        for v in _row_blocks(num_arrays, ["S"]):
+            for j in judged:
+                x = v[:, j][np.isfinite(v[:, j])]
+                fraction[j] = fraction[j] or not (x == np.round(x)).all()
+                single[j] = single[j] and bool((x.astype(np.float32).astype(np.float64) == x).all())
+        # no fractions: whole numbers (below 2**24) are the same at every precision
+        asked = [j for j in judged if fraction[j] and single[j]]
+        for v in _row_blocks(num_arrays, real_sets) if asked else ():
+            for j in asked:
+                x = v[:, j][np.isfinite(v[:, j])]
+                real_single[j] = real_single[j] and bool((x.astype(np.float32).astype(np.float64) == x).all())
+    for j, c in enumerate(num_cols):  # in column order
+        if c in stored:
+            out[c] = stored[c]
+        elif j in asked and not real_single[j]:
+            out[c] = "float32"  # the real values are not all float32 numbers (a column without any: none)
     return out
 
 

@@ -263,11 +263,14 @@ class _Engine:
         copies each; :func:`~synthpriv_report.spaces.fit` calls this once it has read them, before it makes any
         category codes. ``data.numeric[s]`` and ``data.order[s]`` then read the rows they are asked for from the
         workers, the same values; this process keeps the handles and each packed column's table of distinct
-        values, and lets a set's numbers go before the next set's are handed over."""
+        values, and lets a set's numbers go before the next set's are handed over. A set the preparation has
+        already kept on the workers (:class:`~synthpriv_report.held.Parking`, partitioned inputs) stays there."""
         from .held import HeldArray, HeldNumericSet, HeldSet  # noqa: F811
 
         d = self.data
         for s in d.sets:
+            if isinstance(d.numeric[s], HeldNumericSet):
+                continue  # kept on the workers since the preparation (held.Parking), with its order
             fields, tables = HeldNumericSet.fields_of(d.numeric[s])
             if d.order is not None:
                 fields["order"] = d.order[s]
@@ -309,10 +312,12 @@ class _Engine:
     def settle(self) -> None:
         """With a Dask client, give the heap's free pages back to the system
         (:func:`synthpriv_report.distributed.give_back_free_heap`): between steps, the calling process holds what
-        it keeps, not the holes its freed arrays left."""
+        it keeps, not the holes its freed arrays left, nor the client's copies of the messages it sent
+        (:func:`~synthpriv_report.distributed.stop_message_log`)."""
         if self.dask is not None:
-            from .distributed import give_back_free_heap
+            from .distributed import give_back_free_heap, stop_message_log
 
+            stop_message_log(self.dask.client)  # a client that reconnected has a new log
             give_back_free_heap()
 
     def knn(self, spec: SpaceSpec, query: SetRef, ref: SetRef, k: int) -> nb.NeighborTable:
@@ -570,12 +575,15 @@ class _Engine:
     def keep(self, key: Hashable, value: Any) -> None:
         """Cache ``value`` under ``key`` (:meth:`Context.memo`): here, or, with a Dask client and at least
         :data:`MEMO_KEPT_BYTES` of arrays in plain containers (:func:`_plain_bytes`), on a worker, this process
-        keeping only the handle."""
+        keeping only the handle; with a client, an array that is a view of a larger one is kept here as a copy of
+        its own, so that it does not keep the larger one alive."""
         if self.dask is not None:
             size = _plain_bytes(value)
             if size is not None and size >= MEMO_KEPT_BYTES:
                 self.memo[key] = _OnWorker(self.dask.hold(value))
                 return
+            if isinstance(value, np.ndarray) and value.base is not None:
+                value = value.copy()  # a view kept here would keep the whole array it is cut from (every set's ids)
         self.memo[key] = value
 
     def recall(self, key: Hashable) -> Any:

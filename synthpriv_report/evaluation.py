@@ -26,9 +26,10 @@ from . import progress as pg
 from .analysis.record import explain_record
 from .analysis.risk import records_at_risk, risk_overview, risk_rule_applies
 from .data import PreparedData, check_include_exclude, coded_texts, identifier_columns, prepare, split_identifiers
-from .distributed import resolve_client
+from .distributed import resolve_client, stop_message_log
 from .engine import Context, SearchRecord, SearchRequest, TreeRequest, _Engine
 from .formats import DEFAULT_SET_NAMES, SET_ROLES
+from .held import ClusterBlocks, Parking
 from .levels import apply_level
 from .metrics.shift import holdout_shift_note, holdout_shift_of
 from .params import merge_params, validate_params
@@ -299,12 +300,14 @@ def _prepared(real: DataSource, synthetic: DataSource, holdout: DataSource | Non
     client, Parquet and Dask inputs stay partitioned: each partition is read, checked and encoded on a worker
     (:mod:`synthpriv_report.partitioned`)."""
     partitioned = partitioned_inputs(real, synthetic, holdout, exclude=s["exclude"]) if client is not None else None
+    if client is not None:
+        stop_message_log(client)  # the preparation's tasks too: its log would keep their arguments
     with pg.stage("preparing the data", enabled=s["progress"]):
         if partitioned is not None:
             data, auto_excluded, kept, _ = prepare_partitioned(
                 client, partitioned, numeric=s["numeric"], categorical=s["categorical"], include=s["include"],
                 named=(s["key_fields"], s["sensitive_fields"]), reveal_real_values=s["reveal_real_values"],
-                row_order=s["row_order"])
+                row_order=s["row_order"], park=Parking(ClusterBlocks(client)))
         else:
             inputs = read_inputs(real, synthetic, holdout, exclude=s["exclude"])
             exclude, auto_excluded, kept = _identifiers(inputs.real, exclude=inputs.exclude, include=s["include"],

@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 
 from .data import NumericSet
 
-__all__ = ["HeldSet", "HeldArray", "HeldNumericSet", "HeldValue", "HeldDataLost", "LocalBlocks", "Box",
+__all__ = ["HeldSet", "HeldArray", "HeldNumericSet", "HeldValue", "HeldDataLost", "LocalBlocks", "Box", "Parking",
            "HELD_BLOCK_BYTES", "HELD_CACHE_BLOCKS", "HELD_PIECE_MIN_BYTES"]
 
 #: About this many bytes of one group of a set's prepared arrays in one block (the numbers and order, or the codes:
@@ -365,8 +365,56 @@ class HeldNumericSet(NumericSet):
             out[:, k] = table[part] if table is not None else part.astype(np.float64)
         return out
 
+    def local(self) -> NumericSet:
+        """The set read whole into this process, held as :class:`~synthpriv_report.data.NumericSet` holds it (each
+        block fetched once for every column)."""
+        names = [f"num{j}" for j in range(len(self._columns))]
+        parts = self._store.read_many(names)
+        return NumericSet([(parts[k], t) for k, (_, t) in zip(names, self._columns)], rows=self._rows)
+
     @classmethod
     def fields_of(cls, numbers: NumericSet) -> tuple[dict[str, NDArray[Any]], list[NDArray[np.float64] | None]]:
         """The fields (``num0``, ...) and tables a :class:`HeldSet` takes to hold ``numbers``."""
         return ({f"num{j}": held for j, (held, _) in enumerate(numbers._columns)},
                 [t for _, t in numbers._columns])
+
+
+class Parking:
+    """Hands each set's prepared arrays to a Dask cluster's workers as soon as the preparation has made them, so
+    that the calling process holds one set at a time while it prepares the data (:func:`synthpriv_report.data.
+    finish`'s ``park``, :func:`synthpriv_report.partitioned.prepare_partitioned`'s).
+
+    A call parks one set: its packed numbers (with its canonical order where given) as one :class:`HeldSet`, as
+    :meth:`synthpriv_report.engine._Engine.hold_numbers` holds them, and its category codes as another, so that
+    reading either reads only its own blocks. What it returns reads like what it was given (:class:`HeldNumericSet`
+    and :class:`HeldArray`), the same values; the arrays given can be let go once it returns.
+
+    Parameters
+    ----------
+    blocks : ClusterBlocks or LocalBlocks
+        Where the blocks are kept.
+
+    Examples
+    --------
+    >>> numbers = NumericSet.packed(np.array([[1.0, 0.5], [2.0, np.nan], [1.0, 0.25]]))
+    >>> held, codes, order = Parking(LocalBlocks())(numbers, [np.array([0, -1, 1], dtype=np.int8)], np.arange(3))
+    >>> np.array_equal(np.asarray(held), np.asarray(numbers), equal_nan=True), codes[0][:].tolist(), order[1:]
+    (True, [0, -1, 1], array([1, 2]))
+    """
+
+    def __init__(self, blocks: ClusterBlocks | LocalBlocks):
+        self.blocks = blocks
+
+    def __call__(self, numbers: NumericSet, codes: Sequence[NDArray[Any]], order: NDArray[Any] | None = None
+                 ) -> tuple[HeldNumericSet, list[HeldArray], HeldArray | None]:
+        fields, tables = HeldNumericSet.fields_of(numbers)
+        if order is not None:
+            fields["order"] = order
+        store = HeldSet(self.blocks, fields)
+        del fields
+        held_order = None if order is None else HeldArray(store, "order")
+        held_codes: list[HeldArray] = []
+        if len(codes):
+            code_store = HeldSet(self.blocks, {f"code{j}": c for j, c in enumerate(codes)})
+            held_codes = [HeldArray(code_store, f"code{j}") for j in range(len(codes))]
+        return HeldNumericSet(store, tables), held_codes, held_order

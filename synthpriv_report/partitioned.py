@@ -345,8 +345,14 @@ def _encode_parts(client: Any, jobs: list[tuple[Partitions, Any]], settings: dic
 def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequence[str] | None,
                         categorical: Sequence[str] | None, include: Sequence[str] | None,
                         named: Sequence[Sequence[str] | None], reveal_real_values: bool,
-                        row_order: str) -> tuple[PreparedData, dict[str, str], dict[str, str], list[str]]:
+                        row_order: str, park: dm.Park | None = None
+                        ) -> tuple[PreparedData, dict[str, str], dict[str, str], list[str]]:
     """Prepare sets given as partitions: encoded on the workers, merged here.
+
+    ``park``, where given (:class:`synthpriv_report.held.Parking`), is handed each set as soon as its partitions
+    are merged, before the next set's are fetched, and again once the set is in its canonical order
+    (:func:`~synthpriv_report.data.finish`): this process then holds one set at a time, the checks reading the
+    others a block at a time from where they are kept.
 
     Returns
     -------
@@ -408,9 +414,12 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
                 codes[j][offset:offset + whole.n] = remaps[k][whole.cat[j][0]]
             offset += whole.n
             del whole
-        fact[s] = [(codes[j], table) for j, (_, table) in enumerate(merged)]
         num[s] = dm.NumericSet([(numbers[j], m.table) for j, m in enumerate(packing)], rows=sizes[s])
         del numbers
+        if park is not None:  # kept elsewhere in the caller's order until finish puts it in its canonical order
+            num[s], codes, _ = park(num[s], codes, None)
+        fact[s] = [(codes[j], table) for j, (_, table) in enumerate(merged)]
+        del codes
     failed = {c for s in sizes for _, r in by_set[s] for c in r.failed}
 
     # identifier-like columns (before any other check, as Evaluation does on a whole frame)
@@ -447,7 +456,7 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
     data = dm.finish(sizes=sizes, synthetic_dtypes=metas["S"].dtypes, columns=tuple(columns), kinds=kinds,
                      num_arrays=num, cat_arrays=cat, factorized=fact,
                      exclude=list(exclude) + [c for c in auto if c not in exclude], kept=list(kept),
-                     row_order=row_order)  # type: ignore[arg-type]
+                     row_order=row_order, park=park)  # type: ignore[arg-type]
     return data, auto, kept, excl
 
 
@@ -497,7 +506,7 @@ def _identifiers(parts: list[tuple[Any, EncodedPart]], real_meta: pd.DataFrame, 
         else:
             if all(e is None for e in extra) and c in cat_cols:
                 codes, table = fact_t[list(cat_cols).index(c)]
-                n = int((codes >= 0).sum())
+                n = int((np.asarray(codes) >= 0).sum())
                 uniq = table
             else:
                 n = sum(e[2] for e in extra if e is not None)

@@ -228,7 +228,7 @@ def _levels_from_tables(data: PreparedData, j: int) -> tuple[NDArray[np.object_]
     the lookup from its codes to the levels' (its last entry: the code of a missing value, -1)."""
     parts = [data.factorized[s][j] for s in data.sets]
     distinct = set().union(*(t.tolist() for _, t in parts))
-    if any((c < 0).any() for c, _ in parts):
+    if any((np.asarray(c) < 0).any() for c, _ in parts):  # codes kept on a cluster: read here
         distinct.add(MISSING)
     levels = np.array(sorted(distinct), dtype=object)
     position = {v: i for i, v in enumerate(levels.tolist())}
@@ -238,16 +238,19 @@ def _levels_from_tables(data: PreparedData, j: int) -> tuple[NDArray[np.object_]
     return levels, lookups
 
 
-#: Records of one column :func:`fit` reads at a time (8 MB of numbers).
+#: Numbers (records times numeric columns) :func:`fit` reads at a time (8 MB of float64).
 FIT_BLOCK_ROWS = 1 << 20
 
 
-def _column_blocks(data: PreparedData, sets: Sequence[str], j: int) -> Iterator[NDArray[np.float64]]:
-    """Numeric column ``j`` of each of ``sets``, in blocks of at most :data:`FIT_BLOCK_ROWS` records (none for a
-    set without records)."""
+def _row_blocks(data: PreparedData, sets: Sequence[str]) -> Iterator[NDArray[np.float64]]:
+    """The numbers of each of ``sets`` as float64 ``(b, q)`` blocks of records, at most :data:`FIT_BLOCK_ROWS`
+    numbers (at least one record) a block, none for a set without records: every column of a block read at once,
+    so that a set kept on a cluster's workers is fetched once, not once a column."""
     for s in sets:
-        for a in range(0, data.sizes[s], FIT_BLOCK_ROWS):
-            yield np.asarray(data.numeric[s][a:a + FIT_BLOCK_ROWS, j], dtype=np.float64)
+        q = data.numeric[s].shape[1]
+        step = max(1, FIT_BLOCK_ROWS // max(1, q))
+        for a in range(0, data.sizes[s] if q else 0, step):  # no numeric column: nothing to read
+            yield np.asarray(data.numeric[s][a:a + step], dtype=np.float64).reshape(-1, q)
 
 
 #: What :func:`fit` hands each set's codes to: ``(set name, codes, levels) -> what to hold in their place``.
@@ -275,15 +278,15 @@ def fit(data: PreparedData, *, each_set: EachSet | None = None,
     q = data.numeric["T"].shape[1]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slice: a column with no real value
-        # column by column and block by block of each set, then across the blocks: the same extremes as of the
-        # sets stacked, without stacking them (or reading more than a block of one column at a time)
+        # block by block of each set (every column of a block at once), then across the blocks: the same extremes
+        # as of the sets stacked, without stacking them (or reading more than a block at a time)
         lo, hi = np.full(q, np.nan), np.full(q, np.nan)
-        for j in range(q):
-            lows, highs = [], []
-            for col in _column_blocks(data, real_sets, j):
-                lows.append(np.nanmin(col))
-                highs.append(np.nanmax(col))
-            lo[j], hi[j] = np.nanmin(lows), np.nanmax(highs)
+        lows, highs = [], []
+        for block in _row_blocks(data, real_sets):
+            lows.append(np.nanmin(block, axis=0))
+            highs.append(np.nanmax(block, axis=0))
+        if lows and q:
+            lo, hi = np.nanmin(np.stack(lows), axis=0), np.nanmax(np.stack(highs), axis=0)
         rng = hi - lo
         half = hi / 2.0 - lo / 2.0
     const = (rng == 0) | (half == 0)
@@ -291,8 +294,8 @@ def fit(data: PreparedData, *, each_set: EachSet | None = None,
     half = np.where(const, 0.5, half)
     all_sets = data.sets
     has_missing = np.zeros(q, dtype=bool)
-    for j in range(q):
-        has_missing[j] = any(bool(np.isnan(col).any()) for col in _column_blocks(data, all_sets, j))
+    for block in _row_blocks(data, all_sets):
+        has_missing |= np.isnan(block).any(axis=0)
     if numbers_read is not None:
         numbers_read()
     n_cat = len(data.categorical_columns)
@@ -306,7 +309,8 @@ def fit(data: PreparedData, *, each_set: EachSet | None = None,
         for s in all_sets:  # set after set: each_set may let a set go before the next set's codes are made
             made = np.empty((data.sizes[s], n_cat), dtype=dtype)
             for j, (_, lookups) in enumerate(tables):
-                made[:, j] = lookups[s][data.factorized[s][j][0]]  # code -1 (missing) takes the last entry
+                # code -1 (missing) takes the last entry; codes kept on a cluster are read here, a column at a time
+                made[:, j] = lookups[s][np.asarray(data.factorized[s][j][0])]
             codes[s] = made if each_set is None else each_set(s, made, tuple(levels))
             del made
     else:

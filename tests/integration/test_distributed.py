@@ -698,6 +698,25 @@ def test_free_heap_given_back_after_each_metric_with_a_client(sets, cluster, mon
     assert isinstance(distributed_module.give_back_free_heap(), bool)
 
 
+def test_the_clients_log_of_sent_messages_keeps_no_block_task(sets, cluster):
+    """distributed's client keeps its last messages to the scheduler (a developer's log), each submitted task's
+    arguments with them: the evaluation empties that log, so that its block tasks' rows are not kept alive."""
+    from collections import deque
+
+    from synthpriv_report import distributed as distributed_module
+
+    _, client = cluster
+    comm = client.scheduler_comm
+    comm.recent_message_log = deque(maxlen=1000)  # as a fresh client has it
+    ev = _evaluation(sets, client=client, shard_rows=SHARD_ROWS, metrics=["dcr", "exact_copies"])
+    assert comm.recent_message_log.maxlen == 0
+    comm.recent_message_log = deque(maxlen=1000)  # a client that reconnected: a new log, emptied after a step
+    ev.results()
+    assert comm.recent_message_log.maxlen == 0 and len(comm.recent_message_log) == 0
+    assert client.submit(sum, [1, 2], pure=False).result() == 3  # the client works as before
+    assert distributed_module.stop_message_log(object()) is False  # no such log: nothing to do
+
+
 def test_memoised_arrays_kept_on_the_workers_give_the_numbers_of_the_local_run(sets, cluster, local_run,
                                                                                 monkeypatch):
     from synthpriv_report import engine as engine_module

@@ -111,6 +111,55 @@ def test_parquet_and_dask_partitions_prepare_to_the_whole_frames_data(cluster, t
         assert any("spells true/false differently" in n for n in data.notes)
 
 
+@pytest.mark.parametrize("row_order", ["canonical", "as_given"])
+@pytest.mark.parametrize("where", ["cluster", "here"])
+def test_sets_parked_one_at_a_time_prepare_to_the_whole_frames_data(cluster, tmp_path, monkeypatch, row_order,
+                                                                       where):
+    """Each set handed to ``park`` as soon as its partitions are merged, before the next set's are fetched, and
+    again once in its canonical order: the same prepared data (with the identifier column left out and the
+    boolean spellings unified, both of which read parked sets), every set then read from where it is kept."""
+    import synthpriv_report.partitioned as pm
+    from synthpriv_report.held import ClusterBlocks, HeldArray, HeldNumericSet, LocalBlocks, Parking
+
+    events: list[tuple[str, int]] = []
+    real_encode = pm._encode_parts
+
+    def spied(client, jobs, settings):
+        summaries, fetch = real_encode(client, jobs, settings)
+
+        def counted(i):
+            events.append(("fetch", i))
+            return fetch(i)
+
+        return summaries, counted
+
+    monkeypatch.setattr(pm, "_encode_parts", spied)
+    parking = Parking(ClusterBlocks(cluster) if where == "cluster" else LocalBlocks())
+
+    def park(numbers, codes, order):
+        events.append(("park", numbers.shape[0] if order is None else -1))
+        return parking(numbers, codes, order)
+
+    frames = _frames()
+    paths = _write(frames, tmp_path)
+    data, auto, _, _ = _partitioned(cluster, paths, row_order=row_order, park=park)
+    assert list(auto) == ["record_id"]
+    whole = {s: pd.read_parquet(p) for s, p in paths.items()}
+    _same(data, prepare(whole["T"], whole["S"], whole["H"], exclude=["record_id"], row_order=row_order))
+    # the partitions are encoded T, H, S (3 each: jobs 0-2, 3-5, 6-8) and merged T, S, H: each set is parked before
+    # the next set's first partition is fetched, then again in its canonical order
+    merging = [("fetch", 0), ("fetch", 1), ("fetch", 2), ("park", 600), ("fetch", 6), ("fetch", 7), ("fetch", 8),
+               ("park", 500), ("fetch", 3), ("fetch", 4), ("fetch", 5), ("park", 300)]
+    assert events == merging + [("park", -1)] * (3 if row_order == "canonical" else 0)
+    for s in data.sizes:
+        assert isinstance(data.numeric[s], HeldNumericSet)
+        # in the caller's order, a column whose boolean spellings were unified holds its new codes here
+        assert all(isinstance(c, HeldArray) for c, _ in data.factorized[s]) == (row_order == "canonical")
+        assert (data.order is None) == (row_order == "as_given")
+        if data.order is not None:
+            assert isinstance(data.order[s], HeldArray)
+
+
 def test_an_evaluation_of_partitioned_inputs_gives_the_numbers_of_the_in_memory_run(cluster, tmp_path):
     frames = _frames()
     paths = _write(frames, tmp_path)

@@ -612,10 +612,11 @@ def test_prepared_numbers_are_held_packed_and_read_as_the_frames_values():
     assert np.array_equal(d.prepared_rows("T", caller), np.arange(300))
 
 
-@pytest.mark.parametrize("block", [1, 2, 3, 1 << 20])
+@pytest.mark.parametrize("block", [1, 2, 3, 8, 12, 1 << 20])
 def test_numeric_checks_read_a_block_at_a_time_with_the_whole_columns_conclusions(monkeypatch, block) -> None:
-    """The constant-column and entirely-missing notes and the synthetic precision, read a block of records at a
-    time: the conclusions of the whole columns, whatever the block (missing values and infinities in any block)."""
+    """The constant-column and entirely-missing notes and the synthetic precision, read a block of records (every
+    column at once, at most ``block`` numbers: one record, two, three, all four) at a time: the conclusions of the
+    whole columns, whatever the block (missing values and infinities in any block)."""
     from synthpriv_report import data as dm
 
     monkeypatch.setattr(dm, "CHECK_BLOCK", block)

@@ -52,15 +52,15 @@ def test_fit_uses_real_data_only() -> None:
 
 
 def test_fit_reads_the_numbers_in_blocks_and_finds_the_same_ranges(monkeypatch) -> None:
-    """The ranges and the columns with missing values are found block by block of each set: with blocks of one
-    and two records, the same numbers as from whole columns (a block of missing values alone included)."""
+    """The ranges and the columns with missing values are found block by block of each set: with blocks of one,
+    two and three records, the same numbers as from whole columns (a block of missing values alone included)."""
     from synthpriv_report import spaces as spaces_module
 
     t = pd.DataFrame({"x": [np.nan, 4.0, -2.0, 7.5, np.nan], "y": [1.0, 1.0, 3.0, 2.0, 0.5], "c": list("abaab")})
     h = pd.DataFrame({"x": [9.0, np.nan], "y": [-1.0, 0.0], "c": ["a", "c"]})
     s = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [np.nan, 2.0, 2.0], "c": list("abc")})
     whole = fit(prepare(t, s, h))
-    for block in (1, 2):
+    for block in (1, 4, 6):  # at most this many numbers a block of records: one record, two, three
         monkeypatch.setattr(spaces_module, "FIT_BLOCK_ROWS", block)
         f = fit(prepare(t, s, h))
         assert f.num_min.tolist() == whole.num_min.tolist() == [-2.0, -1.0]
