@@ -1059,16 +1059,17 @@ def _may_be_boolean(tables: Mapping[str, NDArray[np.object_]]) -> bool:
 CHECK_BLOCK = 1 << 20
 
 
-def _row_blocks(num_arrays: Mapping[str, NDArray[np.float64] | NumericSet], sets: Sequence[str]
-                ) -> Iterator[NDArray[np.float64]]:
-    """The numbers of each of ``sets`` as float64 ``(b, q)`` blocks of records, at most :data:`CHECK_BLOCK`
-    numbers (and at least one record) a block: a check reads a block of every column at once, not a float64 copy
-    of a whole column and its temporaries, and a set kept on a cluster's workers is fetched once, not once a
-    column. Every check folds its blocks into the whole columns' conclusions (extremes, all or any)."""
+def number_blocks(num_arrays: Mapping[str, NDArray[np.float64] | NumericSet], sets: Sequence[str],
+                  block: int | None = None) -> Iterator[NDArray[np.float64]]:
+    """The numbers of each of ``sets`` as float64 ``(b, q)`` blocks of records, at most ``block`` numbers
+    (default :data:`CHECK_BLOCK`; at least one record) a block, none for a set without records or columns: a
+    check reads a block of every column at once, not a float64 copy of a whole column and its temporaries, and a
+    set kept on a cluster's workers is fetched once, not once a column. Every check folds its blocks into the
+    whole columns' conclusions (extremes, all or any)."""
     for s in sets:
         num = num_arrays[s]
         q = num.shape[1]
-        step = max(1, CHECK_BLOCK // max(1, q))
+        step = max(1, (CHECK_BLOCK if block is None else block) // max(1, q))
         for a in range(0, num.shape[0] if q else 0, step):  # no numeric column: nothing to read
             yield np.asarray(num[a:a + step], dtype=np.float64).reshape(-1, q)
 
@@ -1083,7 +1084,7 @@ def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequ
     q = len(num_cols)
     lo, hi = [np.inf] * q, [-np.inf] * q
     seen = [False] * q  # a real value (not missing) in the column
-    for v in _row_blocks(num_arrays, real_sets):
+    for v in number_blocks(num_arrays, real_sets):
         for j in range(q):
             if not np.isnan(v[:, j]).all():
                 seen[j] = True
@@ -1107,7 +1108,7 @@ def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequ
         if s == "T":
             continue
         missing = np.ones(q, dtype=bool)
-        for v in _row_blocks(num_arrays, [s]):
+        for v in number_blocks(num_arrays, [s]):
             missing &= np.isnan(v).all(axis=0)
         for j, c in enumerate(num_cols):
             if num_arrays[s].shape[0] and missing[j]:
@@ -1198,14 +1199,14 @@ def _synthetic_precision(synthetic_dtypes: Any, sets: Sequence[str], num_cols: S
     single = dict.fromkeys(judged, True)  # every synthetic value a float32 number
     real_single = dict.fromkeys(judged, True)  # every real value a float32 number
     with np.errstate(over="ignore"):
-        for v in _row_blocks(num_arrays, ["S"]):
+        for v in number_blocks(num_arrays, ["S"]):
             for j in judged:
                 x = v[:, j][np.isfinite(v[:, j])]
                 fraction[j] = fraction[j] or not (x == np.round(x)).all()
                 single[j] = single[j] and bool((x.astype(np.float32).astype(np.float64) == x).all())
         # no fractions: whole numbers (below 2**24) are the same at every precision
         asked = [j for j in judged if fraction[j] and single[j]]
-        for v in _row_blocks(num_arrays, real_sets) if asked else ():
+        for v in number_blocks(num_arrays, real_sets) if asked else ():
             for j in asked:
                 x = v[:, j][np.isfinite(v[:, j])]
                 real_single[j] = real_single[j] and bool((x.astype(np.float32).astype(np.float64) == x).all())

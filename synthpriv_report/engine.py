@@ -265,20 +265,17 @@ class _Engine:
         workers, the same values; this process keeps the handles and each packed column's table of distinct
         values, and lets a set's numbers go before the next set's are handed over. A set the preparation has
         already kept on the workers (:class:`~synthpriv_report.held.Parking`, partitioned inputs) stays there."""
-        from .held import HeldArray, HeldNumericSet, HeldSet  # noqa: F811
+        from .held import HeldNumericSet, Parking
 
         d = self.data
+        park = Parking(self._held_blocks())
         for s in d.sets:
             if isinstance(d.numeric[s], HeldNumericSet):
                 continue  # kept on the workers since the preparation (held.Parking), with its order
-            fields, tables = HeldNumericSet.fields_of(d.numeric[s])
+            d.numeric[s], _, order = park(d.numeric[s], [], None if d.order is None else d.order[s])
             if d.order is not None:
-                fields["order"] = d.order[s]
-            store = HeldSet(self._held_blocks(), fields)
-            del fields
-            d.numeric[s] = HeldNumericSet(store, tables)
-            if d.order is not None:
-                d.order[s] = HeldArray(store, "order")  # type: ignore[assignment]
+                d.order[s] = order  # type: ignore[assignment]
+            del order
             self.settle()
 
     def hold_codes(self, s: str, codes: NDArray[np.signedinteger[Any]], levels: tuple[NDArray[np.object_], ...]

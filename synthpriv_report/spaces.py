@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .data import MISSING, PreparedData, code_dtype
+from .data import MISSING, PreparedData, code_dtype, number_blocks
 from .data import SET_LABELS as SET_NAMES
 
 SpaceKind = Literal["gower", "euclidean", "projected", "hamming"]
@@ -242,17 +242,6 @@ def _levels_from_tables(data: PreparedData, j: int) -> tuple[NDArray[np.object_]
 FIT_BLOCK_ROWS = 1 << 20
 
 
-def _row_blocks(data: PreparedData, sets: Sequence[str]) -> Iterator[NDArray[np.float64]]:
-    """The numbers of each of ``sets`` as float64 ``(b, q)`` blocks of records, at most :data:`FIT_BLOCK_ROWS`
-    numbers (at least one record) a block, none for a set without records: every column of a block read at once,
-    so that a set kept on a cluster's workers is fetched once, not once a column."""
-    for s in sets:
-        q = data.numeric[s].shape[1]
-        step = max(1, FIT_BLOCK_ROWS // max(1, q))
-        for a in range(0, data.sizes[s] if q else 0, step):  # no numeric column: nothing to read
-            yield np.asarray(data.numeric[s][a:a + step], dtype=np.float64).reshape(-1, q)
-
-
 #: What :func:`fit` hands each set's codes to: ``(set name, codes, levels) -> what to hold in their place``.
 EachSet = Callable[[str, NDArray[np.signedinteger[Any]], tuple[NDArray[np.object_], ...]], Any]
 
@@ -282,7 +271,7 @@ def fit(data: PreparedData, *, each_set: EachSet | None = None,
         # as of the sets stacked, without stacking them (or reading more than a block at a time)
         lo, hi = np.full(q, np.nan), np.full(q, np.nan)
         lows, highs = [], []
-        for block in _row_blocks(data, real_sets):
+        for block in number_blocks(data.numeric, real_sets, FIT_BLOCK_ROWS):
             lows.append(np.nanmin(block, axis=0))
             highs.append(np.nanmax(block, axis=0))
         if lows and q:
@@ -294,7 +283,7 @@ def fit(data: PreparedData, *, each_set: EachSet | None = None,
     half = np.where(const, 0.5, half)
     all_sets = data.sets
     has_missing = np.zeros(q, dtype=bool)
-    for block in _row_blocks(data, all_sets):
+    for block in number_blocks(data.numeric, all_sets, FIT_BLOCK_ROWS):
         has_missing |= np.isnan(block).any(axis=0)
     if numbers_read is not None:
         numbers_read()
