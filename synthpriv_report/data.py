@@ -1074,6 +1074,32 @@ def number_blocks(num_arrays: Mapping[str, NDArray[np.float64] | NumericSet], se
             yield np.asarray(num[a:a + step], dtype=np.float64).reshape(-1, q)
 
 
+def code_blocks(columns: Sequence[Any]) -> Iterator[tuple[int, list[NDArray[Any]]]]:
+    """``(start, parts)``: each of ``columns`` (one set's category codes, one array a column) a block of records at
+    a time, every column's part of a block together. Columns kept on a cluster's workers that share blocks of
+    records (:class:`synthpriv_report.held.HeldArray`) are read a block of theirs at a time, so that each block is
+    fetched once for every column, not once a column; arrays here are read :data:`CHECK_BLOCK` records at a time
+    (views)."""
+    if not columns:
+        return
+    n = int(columns[0].shape[0])
+    step = max(1, int(getattr(columns[0], "block_rows", CHECK_BLOCK)))
+    for a in range(0, n, step):
+        yield a, [c[a:a + step] for c in columns]
+
+
+def read_codes(columns: Sequence[Any]) -> list[NDArray[Any]]:
+    """Each of ``columns`` (:func:`code_blocks`) as an array of this process: itself where it is one, else read
+    whole, a block of records of every column at a time."""
+    if all(isinstance(c, np.ndarray) for c in columns):
+        return list(columns)
+    out = [np.empty(c.shape, dtype=c.dtype) for c in columns]
+    for a, parts in code_blocks(columns):
+        for o, part in zip(out, parts):
+            o[a:a + part.shape[0]] = part
+    return out
+
+
 def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequence[str],
                   num_arrays: Mapping[str, NDArray[np.float64] | NumericSet], factorized: Factorized, *,
                   kept: Sequence[str]) -> list[str]:
@@ -1093,9 +1119,19 @@ def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequ
         if seen[j] and lo[j] == hi[j]:
             notes.append(f"column {c!r} is constant in the real data: its range is treated as 1, so a difference in "
                          "it counts in full")
+    # each set's category codes read a block of records at a time, every column at once: which columns have a
+    # missing value (code -1) somewhere, which have nothing else
+    any_missing = {s: np.zeros(len(cat_cols), dtype=bool) for s in sizes}
+    all_missing = {s: np.ones(len(cat_cols), dtype=bool) for s in sizes}
+    for s in sizes:
+        for _, parts in code_blocks([codes for codes, _ in factorized[s]]):
+            for j, part in enumerate(parts):
+                gone = part < 0
+                any_missing[s][j] |= bool(gone.any())
+                all_missing[s][j] &= bool(gone.all())
     for j, c in enumerate(cat_cols):
         distinct = set().union(*(factorized[s][j][1].tolist() for s in real_sets))
-        if any((np.asarray(factorized[s][j][0]) < 0).any() for s in real_sets):
+        if any(any_missing[s][j] for s in real_sets):
             distinct.add(MISSING)
         n_distinct = len(distinct)
         n_real = sum(sizes[s] for s in real_sets)
@@ -1114,7 +1150,7 @@ def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequ
             if num_arrays[s].shape[0] and missing[j]:
                 notes.append(f"column {c!r} is entirely missing in the {SET_LABELS[s]} data")
         for j, c in enumerate(cat_cols):
-            if sizes[s] and (np.asarray(factorized[s][j][0]) < 0).all():
+            if sizes[s] and all_missing[s][j]:
                 notes.append(f"column {c!r} is entirely missing in the {SET_LABELS[s]} data")
     return notes
 
@@ -1131,7 +1167,8 @@ def _canonicalize(s: str, num_arrays: dict[str, NDArray[np.float64] | NumericSet
     from .identity import canonical_order
 
     # a set kept elsewhere (parked on a cluster's workers) is read whole here, and let go there
-    cols = factorized[s] = [(np.asarray(c), t) for c, t in factorized[s]]  # emptied below, a column at a time
+    cols = factorized[s] = list(zip(read_codes([c for c, _ in factorized[s]]), [t for _, t in factorized[s]]))
+    # (emptied below, a column at a time)
     if isinstance(num_arrays[s], NumericSet):
         num_arrays[s] = num_arrays[s].local()  # type: ignore[union-attr]
     num = num_arrays[s]

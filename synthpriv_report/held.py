@@ -312,6 +312,12 @@ class HeldArray:
     def __len__(self) -> int:
         return self.shape[0]
 
+    @property
+    def block_rows(self) -> int:
+        """Rows a block of its set holds: a read of a block's rows of each field (or column) of the set fetches
+        that block once (the set keeps the blocks it read last)."""
+        return self._store.block_rows
+
     def column(self, j: int) -> HeldArray:
         """Column ``j`` of a two-dimensional field, read as a one-dimensional array."""
         return HeldArray(self._store, self._name, int(j))

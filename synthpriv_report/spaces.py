@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .data import MISSING, PreparedData, code_dtype, number_blocks
+from .data import MISSING, PreparedData, code_blocks, code_dtype, number_blocks
 from .data import SET_LABELS as SET_NAMES
 
 SpaceKind = Literal["gower", "euclidean", "projected", "hamming"]
@@ -222,13 +222,15 @@ def _levels_and_codes(stacked: NDArray[np.object_]) -> tuple[NDArray[np.object_]
     return uniques[order], rank[codes]
 
 
-def _levels_from_tables(data: PreparedData, j: int) -> tuple[NDArray[np.object_], dict[str, NDArray[np.int64]]]:
+def _levels_from_tables(data: PreparedData, j: int, missing: bool
+                        ) -> tuple[NDArray[np.object_], dict[str, NDArray[np.int64]]]:
     """:func:`_levels_and_codes` for categorical column ``j`` from the codes and distinct texts :func:`prepare`
     found per set (``data.factorized``): the same sorted levels, without numbering the strings again, and per set
-    the lookup from its codes to the levels' (its last entry: the code of a missing value, -1)."""
+    the lookup from its codes to the levels' (its last entry: the code of a missing value, -1). ``missing``:
+    whether a value of the column is missing (code -1) in some set."""
     parts = [data.factorized[s][j] for s in data.sets]
     distinct = set().union(*(t.tolist() for _, t in parts))
-    if any((np.asarray(c) < 0).any() for c, _ in parts):  # codes kept on a cluster: read here
+    if missing:
         distinct.add(MISSING)
     levels = np.array(sorted(distinct), dtype=object)
     position = {v: i for i, v in enumerate(levels.tolist())}
@@ -291,15 +293,21 @@ def fit(data: PreparedData, *, each_set: EachSet | None = None,
     levels: list[NDArray[np.object_]] = []
     if data.factorized is not None:
         # the levels first (from the sets' tables of distinct texts), then the codes, in their narrow type
-        tables = [_levels_from_tables(data, j) for j in range(n_cat)]
+        # each set's codes read a block of records at a time, every column at once (codes kept on a cluster's
+        # workers are fetched once for every column, not once a column)
+        missing = np.zeros(n_cat, dtype=bool)
+        for s in all_sets:
+            for _, parts in code_blocks([c for c, _ in data.factorized[s]]):
+                missing |= np.array([bool((part < 0).any()) for part in parts], dtype=bool)
+        tables = [_levels_from_tables(data, j, bool(missing[j])) for j in range(n_cat)]
         levels = [lv for lv, _ in tables]
         dtype = code_dtype(max((len(lv) for lv in levels), default=0))
         codes = {}
         for s in all_sets:  # set after set: each_set may let a set go before the next set's codes are made
             made = np.empty((data.sizes[s], n_cat), dtype=dtype)
-            for j, (_, lookups) in enumerate(tables):
-                # code -1 (missing) takes the last entry; codes kept on a cluster are read here, a column at a time
-                made[:, j] = lookups[s][np.asarray(data.factorized[s][j][0])]
+            for a, parts in code_blocks([c for c, _ in data.factorized[s]]):
+                for j, ((_, lookups), part) in enumerate(zip(tables, parts)):
+                    made[a:a + part.shape[0], j] = lookups[s][part]  # code -1 (missing) takes the last entry
             codes[s] = made if each_set is None else each_set(s, made, tuple(levels))
             del made
     else:
