@@ -23,3 +23,7 @@ from . import singling_out  # noqa: F401  singling_out_risk
 from . import linkability  # noqa: F401  linkability_risk
 from . import inference  # noqa: F401  inference_risk
 from . import membership  # noqa: F401  membership inference (training members against holdout non-members)
+from . import mia_distance_ratio  # noqa: F401  reference-calibrated membership attacks
+from . import mia_density_ratio  # noqa: F401
+from . import mia_local_lr  # noqa: F401
+from . import mia_worst_case  # noqa: F401  the strongest of them, multiplicity-aware

@@ -3,8 +3,8 @@
 :mod:`~synthpriv_report.stats.comparisons`
     tie-aware comparisons of distances (``ties``, ``less``, ``leq``, ``win_share``);
 :mod:`~synthpriv_report.stats.intervals`
-    intervals and tests on proportions (``wilson``, ``binomial_p_greater``, ``percentile_interval``,
-    ``round_half_up``);
+    intervals and tests on proportions (``wilson``, ``clopper_pearson``, ``binomial_p_greater``, the
+    exceedance test of an attack's threshold, ``epsilon_lower_bound``, ``percentile_interval``, ``round_half_up``);
 :mod:`~synthpriv_report.stats.bootstrap`
     resampling over records (``bootstrap_stats``, ``bootstrap_replicates``, ``bootstrap_ratio``,
     ``paired_median_bootstrap`` and their large-n schemes; ``subsample``);
@@ -33,12 +33,23 @@ from .bootstrap import (
     subsample,
 )
 from .comparisons import ABS_TOL, REL_TOL, leq, less, ties, win_share
-from .intervals import WILSON_Z, binomial_p_greater, percentile_interval, round_half_up, wilson
+from .intervals import (
+    WILSON_Z,
+    binomial_p_greater,
+    clopper_pearson,
+    epsilon_lower_bound,
+    exceedance_p_value,
+    exceedance_quantile,
+    percentile_interval,
+    round_half_up,
+    wilson,
+)
 from .summaries import clipped_histogram, finite_values, histogram, quantile_summary, summary
 
 __all__ = [
     "ABS_TOL", "GROUPED_MIN_N", "GROUPS", "REL_TOL", "WILSON_Z", "WINDOW_SDS",
-    "binomial_p_greater", "bootstrap_ratio", "bootstrap_replicates", "bootstrap_stats", "clipped_histogram",
+    "binomial_p_greater", "bootstrap_ratio", "clopper_pearson", "epsilon_lower_bound", "exceedance_p_value",
+    "exceedance_quantile", "bootstrap_replicates", "bootstrap_stats", "clipped_histogram",
     "finite_values", "grouped_resamples", "grouped_sums", "histogram", "leq", "less", "paired_median_bootstrap",
     "paired_median_replicates",
     "percentile_interval", "quantile_summary", "resample_stats", "round_half_up", "subsample", "summary", "ties",

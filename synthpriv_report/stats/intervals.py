@@ -74,3 +74,123 @@ def percentile_interval(replicates: ArrayLike, confidence: float = 0.95) -> tupl
     a = (1.0 - confidence) / 2.0
     lo, hi = np.quantile(r, [a, 1.0 - a])
     return (float(lo), float(hi))
+
+
+def clopper_pearson(k: int, n: int, *, confidence: float = 0.95, sided: str = "two") -> tuple[float, float]:
+    """Exact (Clopper-Pearson) interval of a proportion of ``k`` successes in ``n`` trials.
+
+    C. J. Clopper, E. S. Pearson, "The use of confidence or fiducial limits illustrated in the case of the
+    binomial", Biometrika 26 (1934): the ends are Beta quantiles, ``Beta(a/2; k, n - k + 1)`` and
+    ``Beta(1 - a/2; k + 1, n - k)`` with ``a = 1 - confidence``; the lower end is 0 at ``k = 0`` and the upper 1
+    at ``k = n``. With ``sided="one"`` each end is a one-sided bound at ``confidence`` (``a`` instead of ``a/2``).
+
+    Parameters
+    ----------
+    k, n : int
+        Successes and trials, ``0 <= k <= n``.
+    confidence : float, default 0.95
+    sided : {"two", "one"}
+
+    Returns
+    -------
+    (float, float)
+        ``(nan, nan)`` when ``n`` is 0.
+
+    Examples
+    --------
+    With no success in 10 trials the two-sided 95% upper end is ``1 - 0.025 ** (1/10)``:
+
+    >>> lo, hi = clopper_pearson(0, 10); lo, round(hi, 6), round(1 - 0.025 ** 0.1, 6)
+    (0.0, 0.308497, 0.308497)
+    >>> [round(v, 4) for v in clopper_pearson(5, 10)]
+    [0.1871, 0.8129]
+    """
+    from scipy.stats import beta
+
+    k, n = int(k), int(n)
+    if n <= 0:
+        return (float("nan"), float("nan"))
+    if not 0 <= k <= n:
+        raise ValueError(f"k must be in [0, n], got k={k}, n={n}")
+    a = 1.0 - float(confidence)
+    tail = a / 2.0 if sided == "two" else a
+    lo = 0.0 if k == 0 else float(beta.ppf(tail, k, n - k + 1))
+    hi = 1.0 if k == n else float(beta.ppf(1.0 - tail, k + 1, n - k))
+    return (min(lo, k / n), max(hi, k / n))
+
+
+def exceedance_quantile(n_members: int, n_nonmembers: int, allowed: int, alpha: float) -> int:
+    """How many of ``n_members`` scores chance alone puts above a threshold that ``allowed`` of
+    ``n_nonmembers`` scores exceed, at level ``alpha``: the smallest ``q`` with ``P(M > q) <= alpha``.
+
+    When members and non-members are exchangeable (an attack no better than chance), the share of the score
+    distribution above the ``(allowed + 1)``-th largest non-member score is ``Beta(allowed + 1, n_nonmembers -
+    allowed)``, so the number ``M`` of members above it is beta-binomial ``BB(n_members, allowed + 1,
+    n_nonmembers - allowed)`` (the exceedance statistic of order statistics; H. A. David, H. N. Nagaraja, "Order
+    Statistics", 3rd ed., Wiley 2003, section 2.5). Flagging only members strictly above a tied threshold makes
+    ``M`` smaller, so the test stays valid under ties.
+
+    Examples
+    --------
+    With 10 members, 9 non-members and no non-member allowed above the threshold, ``M >= m`` means that the
+    ``m`` highest of the 19 pooled scores are all members, with probability ``C(10, m) / C(19, m)``:
+    ``P(M >= 4) = 210 / 3876 = 0.054`` and ``P(M >= 5) = 252 / 11628 = 0.022``, so chance allows 4 at 5%:
+
+    >>> exceedance_quantile(10, 9, 0, 0.05)
+    4
+    """
+    from scipy.stats import betabinom
+
+    n_m, n_n, k = int(n_members), int(n_nonmembers), int(allowed)
+    if k >= n_n:
+        return n_m
+    dist = betabinom(n_m, k + 1, n_n - k)
+    q = int(dist.isf(alpha))
+    while q > 0 and dist.sf(q - 1) <= alpha:  # isf may land one above the smallest q on a flat step
+        q -= 1
+    while dist.sf(q) > alpha:
+        q += 1
+    return q
+
+
+def exceedance_p_value(flagged: int, n_members: int, n_nonmembers: int, allowed: int) -> float:
+    """``P(M >= flagged)`` for the beta-binomial ``M`` of :func:`exceedance_quantile`: the exact one-sided
+    p-value of "the attack flags more members than chance would".
+
+    >>> round(exceedance_p_value(3, 10, 9, 0), 4), round(120 / 969, 4)  # C(10, 3) / C(19, 3)
+    (0.1238, 0.1238)
+    """
+    from scipy.stats import betabinom
+
+    n_m, n_n, k = int(n_members), int(n_nonmembers), int(allowed)
+    if flagged <= 0 or k >= n_n:
+        return 1.0
+    return float(betabinom(n_m, k + 1, n_n - k).sf(int(flagged) - 1))
+
+
+def epsilon_lower_bound(tpr_low: float, fpr_high: float, *, delta: float = 0.0) -> float:
+    """The ε that a test with true-positive rate at least ``tpr_low`` and false-positive rate at most
+    ``fpr_high`` proves for an (ε, δ)-differentially private mechanism (0 when it proves none).
+
+    Every test of an (ε, δ)-DP mechanism satisfies ``TPR <= e^ε FPR + δ`` and ``1 - FPR <= e^ε (1 - TPR) + δ``
+    (P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015), hence
+    ``ε >= max(log((TPR - δ) / FPR), log((1 - FPR - δ) / (1 - TPR)))``, evaluated at the conservative ends of
+    confidence intervals (M. Jagielski, J. Ullman, A. Oprea, "Auditing Differentially Private Machine Learning:
+    How Private is Private SGD?", NeurIPS 2020).
+
+    Examples
+    --------
+    >>> round(epsilon_lower_bound(0.5, 0.05), 4), round(float(np.log(10.0)), 4)
+    (2.3026, 2.3026)
+    >>> epsilon_lower_bound(0.01, 0.02)
+    0.0
+    """
+    t, f, d = float(tpr_low), float(fpr_high), float(delta)
+    best = 0.0
+    if t - d > 0 and f > 0:
+        best = max(best, math.log((t - d) / f))
+    elif t - d > 0 and f == 0:
+        return math.inf
+    if 1.0 - f - d > 0 and 1.0 - t > 0:
+        best = max(best, math.log((1.0 - f - d) / (1.0 - t)))
+    return best

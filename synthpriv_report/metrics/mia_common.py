@@ -1,0 +1,665 @@
+"""What the reference-calibrated membership attacks share: the split of the holdout, the ROC of an attack's scores,
+its true-positive rates at fixed false-positive rates with exact intervals, the exact test of "better than
+chance", the empirical ε lower bound, the level rule, the figure and the reader's sentences.
+
+**The threat model.** The attacker holds the synthetic data and a *reference* set: real records of the same
+population that the generator never saw. For a target person they score how much better the synthetic data
+explain the target than the reference does; a high score says "member". Each attack is one module
+(``mia_distance_ratio``, ``mia_density_ratio``, ``mia_local_lr``); ``mia_worst_case`` takes the strongest of them
+and of the uncalibrated distance attack (``membership_inference``'s score) with a bound that pays for having
+looked at several.
+
+**Sets.** Members: every training record. The holdout is split once per evaluation by a seeded rule over the
+evaluation's canonical order of its records (:func:`attack_split`): half of it, rounded up, are the *non-member
+targets*, the other half the *reference*. Neither depends on the synthetic data, so two releases evaluated with
+the same real data and ``random_state`` meet the same split. Every search is an exact neighbour search of the
+evaluation (:class:`synthpriv_report.engine.Context`), shared with the other metrics: the targets' neighbours
+among the synthetic records are rows of the holdout's own table, so only searches against the reference are new.
+
+**Reporting** (N. Carlini et al., "Membership Inference Attacks From First Principles", IEEE S&P 2022): the ROC
+curve on log-log axes, the AUC with DeLong's interval, the true-positive rate (TPR) at false-positive rates (FPR) of
+0.1%, 1% and 10% with Clopper-Pearson intervals, and the membership advantage ``max(TPR - FPR)`` over thresholds
+(S. Yeom, I. Giacomelli, M. Fredrikson, S. Jha, "Privacy Risk in Machine Learning", IEEE CSF 2018).
+
+**Thresholds and ties.** At a target rate ``f`` the attacker may flag ``k = floor(f n)`` of the ``n`` non-member
+targets: a record is flagged when its score is strictly above the tie group of the ``(k + 1)``-th highest
+non-member score (the package's tie tolerance, ``docs/metrics.md``, "Ties, self-matches and nearest records");
+records tied with that non-member are not flagged. The share of members in that tie group is reported. A rate
+below ``1 / n`` cannot be read from ``n`` non-members: its row says so (``reportable``), and its threshold is the
+one above every non-member.
+
+**Beyond chance.** If the attack were no better than chance, members and non-members would be exchangeable and the
+number of members above the threshold would follow the beta-binomial law of
+:func:`synthpriv_report.stats.exceedance_quantile` (both groups' sizes counted). The attack is shown to find
+members when, at one of the three rates, more members are flagged than chance allows at the per-check level
+divided by three (Bonferroni over the rates); ``excess_lower_bound`` is the largest number of members flagged
+beyond that allowance, as a share of the members. It is the graded quantity: high above 0.
+
+**ε.** At each rate the pair (TPR, FPR) at its conservative ends (one-sided Clopper-Pearson bounds, the overall
+confidence 95% split over the three rates and the two ends) gives a lower bound on the ε of any (ε, δ)-DP
+generator that could have produced this release (:func:`synthpriv_report.stats.epsilon_lower_bound`; δ is the
+release context's ``generator.delta``, else 0). It is a lower bound from one release under this threat model,
+never a guarantee: a small one is no evidence of privacy.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .. import plotting as plot
+from .. import stats
+from .._compiled import njit
+from ..formats import fmt_count, fmt_number, fmt_share
+from ..formats import is_finite_number as finite
+from ..registry import LevelSpec, ResultJSON, verdict_alpha
+from ..results import MetricResult, not_computed
+from ..stats.comparisons import ABS_TOL, REL_TOL
+from .arrays import SmallResult, eps_ratio
+
+#: The false-positive rates at which every attack reports its true-positive rate.
+FPR_TARGETS: tuple[float, ...] = (0.001, 0.01, 0.1)
+#: The headline rate (the value of every attack).
+HEADLINE_FPR = 0.01
+#: Neighbours of the density-ratio attack (synthetic and reference).
+K_DENSITY = 5
+#: Synthetic neighbours of a target in the local likelihood-ratio attack.
+K_LOCAL_SYN = 5
+#: Reference neighbours of each synthetic record in the local likelihood-ratio attack's kernel sums.
+K_LOCAL_REF = 10
+#: Fewest records each side of an attack (members, non-member targets, reference) needs to be computed.
+MIN_RECORDS = 10
+#: Overall confidence of the ε lower bound and of the reported intervals.
+CONFIDENCE = 0.95
+#: Points of the ROC curve kept in a result's evidence (a bounded summary, never per-record values).
+CURVE_POINTS = 160
+#: Share of the holdout (rounded up) that plays the non-member targets; the rest is the reference.
+TARGET_SHARE = 0.5
+#: Salt of the seeded split of the holdout (so that it is not the stream other metrics draw from).
+_SPLIT_STREAM = 0x6D6961
+
+_Z95 = 1.959963984540054
+
+SOURCE_CARLINI = ('N. Carlini, S. Chien, M. Nasr, S. Song, A. Terzis, F. Tramèr, "Membership Inference Attacks From '
+                  'First Principles", IEEE Symposium on Security and Privacy 2022')
+SOURCE_DCR_DELUSION = ('Z. Yao, N. Krčo, G. Ganev, Y.-A. de Montjoye, "The DCR Delusion: Measuring the Privacy Risk '
+                       'of Synthetic Data", ESORICS 2025')
+SOURCE_GANEV = ('G. Ganev, E. De Cristofaro, "On the Inadequacy of Similarity-based Privacy Metrics: Reconstruction '
+                'Attacks against \'Truly Anonymous Synthetic Data\'", IEEE Symposium on Security and Privacy 2025')
+SOURCE_JAGIELSKI = ('M. Jagielski, J. Ullman, A. Oprea, "Auditing Differentially Private Machine Learning: How '
+                    'Private is Private SGD?", NeurIPS 2020')
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the sets
+
+
+def _rng(random_state: Any) -> np.random.Generator:
+    """The split's generator: a stream of its own for an integer seed, else ``default_rng`` of it."""
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        return np.random.default_rng(np.random.SeedSequence([int(random_state), _SPLIT_STREAM]))
+    return np.random.default_rng(random_state)
+
+
+def split_positions(n: int, random_state: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The non-member targets and the reference of a holdout of ``n`` records: a seeded permutation of the
+    positions, the first ``ceil(n / 2)`` targets, the rest the reference, each sorted.
+
+    >>> t, r = split_positions(5, 0); sorted(t.tolist() + r.tolist()), len(t), len(r)
+    ([0, 1, 2, 3, 4], 3, 2)
+    """
+    perm = _rng(random_state).permutation(int(n))
+    half = int(math.ceil(TARGET_SHARE * int(n)))
+    return np.sort(perm[:half]), np.sort(perm[half:])
+
+
+def attack_split(ctx: Any) -> tuple[Any, Any]:
+    """The non-member targets and the reference (:class:`~synthpriv_report.engine.SetRef` subsets of the
+    holdout), drawn once per evaluation (:func:`split_positions` over its canonical order)."""
+
+    def make() -> tuple[Any, Any]:
+        targets, reference = split_positions(ctx.size(ctx.H), ctx.random_state)
+        return ctx.subset(ctx.H, targets, "mia.targets"), ctx.subset(ctx.H, reference, "mia.reference")
+
+    return ctx.memo(("mia.split", ctx.H, ctx.random_state), make)
+
+
+def missing_sets(ctx: Any) -> str | None:
+    """Why the attacks cannot run on these data (``None`` when they can)."""
+    if ctx.H is None:
+        return "needs a holdout: part of it plays the non-members, the rest the attacker's reference data"
+    n_h, n_t = ctx.size(ctx.H), ctx.size(ctx.T)
+    if n_t < MIN_RECORDS or n_h // 2 < MIN_RECORDS:
+        return (f"needs at least {MIN_RECORDS} training records and a holdout of at least {2 * MIN_RECORDS} records "
+                f"(half non-members to attack, half reference data); got {n_t} and {n_h}")
+    if ctx.size(ctx.S) < 1:
+        return "needs at least one synthetic record"
+    return None
+
+
+def attack_plan(ctx: Any, *, syn_k: int, ref_k: int, syn_ref_k: int = 0, space: str = "mia") -> list[Any]:
+    """The searches of an attack: members and the holdout against the synthetic data (``syn_k`` neighbours),
+    members and the non-member targets against the reference (``ref_k``), and, for ``syn_ref_k``, the synthetic
+    records against the reference."""
+    if missing_sets(ctx) is not None:
+        return []
+    sp = attack_space(ctx)
+    targets, reference = attack_split(ctx)
+    reqs = [ctx.request(sp, ctx.T, ctx.S, syn_k), ctx.request(sp, ctx.H, ctx.S, syn_k)]
+    if ref_k:
+        reqs += [ctx.request(sp, ctx.T, reference, ref_k), ctx.request(sp, targets, reference, ref_k)]
+    if syn_ref_k:
+        reqs.append(ctx.request(sp, ctx.S, reference, syn_ref_k))
+    return reqs
+
+
+def attack_space(ctx: Any) -> Any:
+    """The space every attack runs in: the caller's choice for ``membership_inference`` (``spaces=``), else gower,
+    so that the attacks and the uncalibrated distance attack read the same searches."""
+    return ctx.metric_space("membership_inference", "gower")
+
+
+def syn_distances(ctx: Any, k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The ``k`` nearest synthetic distances of the members and of the non-member targets (rows of the
+    holdout's table: no search of their own)."""
+    sp = attack_space(ctx)
+    targets, _ = attack_split(ctx)
+    return ctx.knn(sp, ctx.T, ctx.S, k).dist[:, :k], ctx.knn(sp, ctx.H, ctx.S, k).dist[targets.rows, :k]
+
+
+def ref_distances(ctx: Any, k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The ``k`` nearest reference distances of the members and of the non-member targets."""
+    sp = attack_space(ctx)
+    targets, reference = attack_split(ctx)
+    return ctx.knn(sp, ctx.T, reference, k).dist[:, :k], ctx.knn(sp, targets, reference, k).dist[:, :k]
+
+
+def log_ratio(num: ArrayLike, den: ArrayLike, floor: float = 0.0) -> NDArray[np.float64]:
+    """``log((num + floor + EPS) / (den + floor + EPS))``: the score of a distance-ratio attack (the ratio
+    convention of every distance ratio of the package, so that 0 / 0 is 1 and a score is always finite).
+
+    >>> log_ratio([1.0, 0.0], [1.0, 0.0]).tolist()
+    [0.0, 0.0]
+    >>> log_ratio([0.3], [0.0], floor=0.1).round(4).tolist()  # log(0.4 / 0.1)
+    [1.3863]
+    """
+    f = float(floor)
+    return np.log(eps_ratio(np.asarray(num, dtype=np.float64) + f, np.asarray(den, dtype=np.float64) + f))
+
+
+#: The quantile of the attack's reference distances below which two distances are not told apart (:func:`floor`).
+FLOOR_QUANTILE = 0.001
+
+
+def distance_floor(*ref_distances: NDArray[np.float64]) -> float:
+    """The resolution of a distance-ratio score: the :data:`FLOOR_QUANTILE` quantile of the positive finite
+    distances from the members and the targets to the reference (the same law for both, so the floor says nothing
+    of membership); 0 when there is none.
+
+    Without it a target that happens to equal a synthetic record (real data hold duplicates) would score an infinite
+    ratio, above a memorised person moved by a little noise; with it every distance below the floor counts as the
+    floor, the spacing below which real people are not told apart.
+
+    >>> round(distance_floor(np.array([0.0, 0.1, 0.2]), np.array([0.3])), 6)  # 0.1% of the way from 0.1 to 0.2
+    0.1002
+    """
+    d = np.concatenate([np.asarray(a, dtype=np.float64).ravel() for a in ref_distances])
+    d = d[np.isfinite(d) & (d > 0)]
+    return float(np.quantile(d, FLOOR_QUANTILE)) if d.size else 0.0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the ROC of an attack
+
+
+@njit(cache=True)
+def _tie_groups(values: NDArray[np.float64]) -> NDArray[np.int64]:  # pragma: no cover - compiled
+    """Group numbers of sorted ``values``: a new group starts at the first value not tied with the first value of
+    the current group (the package's tie rule, chained from the group's start so that groups never drift)."""
+    n = values.shape[0]
+    groups = np.empty(n, dtype=np.int64)
+    g = -1
+    start = 0.0
+    for i in range(n):
+        v = values[i]
+        if g < 0 or not (v == start or abs(v - start) <= REL_TOL * max(abs(v), abs(start)) + ABS_TOL):
+            g += 1
+            start = v
+        groups[i] = g
+    return groups
+
+
+@dataclass(frozen=True)
+class RatePoint(SmallResult):
+    """An attack's outcome at one target false-positive rate.
+
+    Attributes
+    ----------
+    target : float
+        The false-positive rate the attacker allows.
+    allowed : int
+        Non-member targets the attacker may flag: ``floor(target * n_nonmembers)``.
+    flagged_members, flagged_nonmembers : int
+        Records flagged on each side.
+    tpr, fpr : float
+        ``flagged_members / n_members`` and ``flagged_nonmembers / n_nonmembers``.
+    tpr_interval, fpr_interval : (float, float)
+        Two-sided Clopper-Pearson 95% intervals.
+    reportable : bool
+        ``target >= 1 / n_nonmembers``: the rate can be read from this many non-members.
+    tied_members : int
+        Members tied with the non-member that sets the threshold (not flagged).
+    chance_allows : int
+        Members chance alone flags at the test level (:func:`synthpriv_report.stats.exceedance_quantile`).
+    p_value : float
+        Exact one-sided p-value of "more members flagged than chance".
+    epsilon_lower_bound : float
+        ε proven by (TPR, FPR) at their conservative ends.
+    """
+
+    target: float
+    allowed: int
+    flagged_members: int
+    flagged_nonmembers: int
+    tpr: float
+    fpr: float
+    tpr_interval: tuple[float, float]
+    fpr_interval: tuple[float, float]
+    reportable: bool
+    tied_members: int
+    chance_allows: int
+    p_value: float
+    epsilon_lower_bound: float
+
+
+@dataclass(frozen=True)
+class AttackROC(SmallResult):
+    """What :func:`attack_roc` finds.
+
+    Attributes
+    ----------
+    auc : float
+        Probability that a random member scores above a random non-member, ties one half.
+    auc_interval : (float, float)
+        DeLong 95% interval, clipped to [0, 1].
+    advantage : float
+        ``max(TPR - FPR)`` over the attack's thresholds (0 for the threshold that flags nobody).
+    rates : tuple of RatePoint
+        One per target false-positive rate, in the order given.
+    n_members, n_nonmembers : int
+    tied_pairs_share : float
+        Share of (member, non-member) pairs with tied scores.
+    curve_fpr, curve_tpr : tuple of float
+        At most :data:`CURVE_POINTS` points of the ROC curve (thresholds between tie groups, kept on a log grid
+        of the false-positive rate), from (0, 0) to (1, 1).
+    excess_lower_bound : float
+        The largest ``(flagged_members - chance_allows) / n_members`` over the rates: above 0 when the attack
+        finds members beyond chance at one of them.
+    epsilon_lower_bound : float
+        The largest ε over the rates.
+    """
+
+    auc: float
+    auc_interval: tuple[float, float]
+    advantage: float
+    rates: tuple[RatePoint, ...]
+    n_members: int
+    n_nonmembers: int
+    tied_pairs_share: float
+    curve_fpr: tuple[float, ...]
+    curve_tpr: tuple[float, ...]
+    excess_lower_bound: float
+    epsilon_lower_bound: float
+
+    def at(self, target: float) -> RatePoint:
+        """The point at target rate ``target``."""
+        for r in self.rates:
+            if math.isclose(r.target, target):
+                return r
+        raise KeyError(target)
+
+
+def attack_roc(member_scores: ArrayLike, nonmember_scores: ArrayLike, *, fprs: Sequence[float] = FPR_TARGETS,
+               alpha: float = 0.05, epsilon_alpha: float = 1.0 - CONFIDENCE, delta: float = 0.0) -> AttackROC:
+    """The ROC of a membership attack, its rates at ``fprs``, the exact test and the ε bound.
+
+    Parameters
+    ----------
+    member_scores : array of shape (n_members,)
+        The attack's score of each training record (higher: more likely a member).
+    nonmember_scores : array of shape (n_nonmembers,)
+        The score of each non-member target.
+    fprs : sequence of float, default (0.001, 0.01, 0.1)
+        Target false-positive rates.
+    alpha : float, default 0.05
+        Level of the test "better than chance", shared by the rates (each at ``alpha / len(fprs)``).
+    epsilon_alpha : float, default 0.05
+        One minus the confidence of the ε bound, shared by the rates and the two ends of each.
+    delta : float, default 0
+        The δ of (ε, δ)-differential privacy the ε bound assumes.
+
+    Returns
+    -------
+    AttackROC
+
+    Examples
+    --------
+    Members scored 5, 4, 4, 1, non-members 4, 3, 2, 0. Of the 16 pairs the member is higher in 11 and tied in 2
+    (4 against 4), so the AUC is 12 / 16. With 4 non-members no rate below 25% is readable and no non-member may
+    be flagged: only the member strictly above the highest non-member score (4) is, 1 of 4.
+
+    >>> r = attack_roc([5.0, 4.0, 4.0, 1.0], [4.0, 3.0, 2.0, 0.0])
+    >>> r.auc, r.at(0.01).flagged_members, r.at(0.01).tied_members, r.at(0.01).reportable
+    (0.75, 1, 2, False)
+    >>> r.advantage  # flag the scores of 4 and above: 3 of 4 members and 1 of 4 non-members
+    0.5
+    """
+    sm = np.asarray(member_scores, dtype=np.float64).ravel()
+    sn = np.asarray(nonmember_scores, dtype=np.float64).ravel()
+    n_m, n_n = sm.size, sn.size
+    if n_m == 0 or n_n == 0:
+        raise ValueError("a membership attack needs at least one member and one non-member")
+    if not (np.all(np.isfinite(sm)) and np.all(np.isfinite(sn))):
+        raise ValueError("a membership attack needs finite scores")
+    # sorted from the most member-like score down: ascending in -score
+    pooled = -np.concatenate([sm, sn])
+    is_member = np.zeros(n_m + n_n, dtype=bool)
+    is_member[:n_m] = True
+    order = np.argsort(pooled, kind="stable")
+    groups_sorted = _tie_groups(np.ascontiguousarray(pooled[order]))
+    member_sorted = is_member[order]
+    n_groups = int(groups_sorted[-1]) + 1
+    m_count = np.bincount(groups_sorted[member_sorted], minlength=n_groups).astype(np.float64)
+    n_count = np.bincount(groups_sorted[~member_sorted], minlength=n_groups).astype(np.float64)
+    # AUC and DeLong's variance from the group counts (a member beats the non-members of later groups)
+    n_after = n_count[::-1].cumsum()[::-1] - n_count
+    m_before = m_count.cumsum() - m_count
+    v10 = (n_after + 0.5 * n_count) / n_n
+    v01 = (m_before + 0.5 * m_count) / n_m
+    auc = float((m_count * v10).sum() / n_m)
+    var = 0.0
+    if n_m > 1:
+        var += float((m_count * (v10 - auc) ** 2).sum() / (n_m - 1)) / n_m
+    if n_n > 1:
+        mean01 = float((n_count * v01).sum() / n_n)
+        var += float((n_count * (v01 - mean01) ** 2).sum() / (n_n - 1)) / n_n
+    half = _Z95 * math.sqrt(max(var, 0.0))
+    auc_interval = (max(0.0, auc - half), min(1.0, auc + half))
+    tied = float((m_count * n_count).sum() / (n_m * n_n))
+    cum_m = np.concatenate([[0.0], m_count.cumsum()])  # flagged when the threshold lies after group g - 1
+    cum_n = np.concatenate([[0.0], n_count.cumsum()])
+    advantage = float(np.max(cum_m / n_m - cum_n / n_n))
+    nonmember_groups = groups_sorted[~member_sorted]  # ascending: the i-th most member-like non-member's group
+    fprs = tuple(float(f) for f in fprs)
+    a_test = float(alpha) / len(fprs)
+    a_end = float(epsilon_alpha) / (2 * len(fprs))
+    rates = []
+    for f in fprs:
+        k = int(math.floor(f * n_n + 1e-9))
+        if k >= n_n:
+            cut, tied_m = n_groups, 0
+        else:
+            cut = int(nonmember_groups[k])  # groups before it are flagged
+            tied_m = int(m_count[cut])
+        fm, fn = int(cum_m[cut]), int(cum_n[cut])
+        allows = stats.exceedance_quantile(n_m, n_n, k, a_test)
+        tpr_lo = stats.clopper_pearson(fm, n_m, confidence=1.0 - a_end, sided="one")[0]
+        fpr_hi = stats.clopper_pearson(fn, n_n, confidence=1.0 - a_end, sided="one")[1]
+        rates.append(RatePoint(
+            target=f, allowed=k, flagged_members=fm, flagged_nonmembers=fn, tpr=fm / n_m, fpr=fn / n_n,
+            tpr_interval=stats.clopper_pearson(fm, n_m), fpr_interval=stats.clopper_pearson(fn, n_n),
+            reportable=f * n_n >= 1.0 - 1e-9, tied_members=tied_m, chance_allows=allows,
+            p_value=stats.exceedance_p_value(fm, n_m, n_n, k),
+            epsilon_lower_bound=stats.epsilon_lower_bound(tpr_lo, fpr_hi, delta=delta)))
+    curve_fpr, curve_tpr = _curve(cum_n / n_n, cum_m / n_m, 1.0 / n_n)
+    return AttackROC(
+        auc=auc, auc_interval=auc_interval, advantage=max(advantage, 0.0), rates=tuple(rates), n_members=n_m,
+        n_nonmembers=n_n, tied_pairs_share=tied, curve_fpr=curve_fpr, curve_tpr=curve_tpr,
+        excess_lower_bound=max((r.flagged_members - r.chance_allows) / n_m for r in rates),
+        epsilon_lower_bound=max(r.epsilon_lower_bound for r in rates))
+
+
+def _curve(fpr: NDArray[np.float64], tpr: NDArray[np.float64], smallest: float
+           ) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """At most :data:`CURVE_POINTS` points of a ROC curve: for each rate of a log grid from ``smallest`` to 1, the
+    last threshold at or below it, with (0, 0) and (1, 1)."""
+    grid = np.geomspace(max(smallest, 1e-6), 1.0, CURVE_POINTS - 2)
+    pos = np.unique(np.clip(np.searchsorted(fpr, grid, side="right") - 1, 0, fpr.size - 1))
+    xs = np.concatenate([[0.0], fpr[pos], [1.0]])
+    ys = np.concatenate([[0.0], tpr[pos], [1.0]])
+    return tuple(float(v) for v in xs), tuple(float(v) for v in ys)
+
+
+def delta_of(ctx: Any) -> float:
+    """The δ the ε bound assumes: the release context's ``generator.delta``, else 0."""
+    gen = (ctx.settings.get("context") or {}).get("generator") or {}
+    d = gen.get("delta") if isinstance(gen, Mapping) else None
+    return float(d) if finite(d) else 0.0
+
+
+def declared_epsilon(ctx: Any) -> float | None:
+    """The release context's ``generator.epsilon``, when it states one."""
+    gen = (ctx.settings.get("context") or {}).get("generator") or {}
+    e = gen.get("epsilon") if isinstance(gen, Mapping) else None
+    return float(e) if finite(e) else None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the result of an attack
+
+
+def roc_details(roc: AttackROC, *, attack: str, score: str, n_reference: int, alpha: float,
+                sources: Sequence[str], extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON-safe details of an attack's result (the keys every attack shares)."""
+    tpr_at = {}
+    for r in roc.rates:
+        tpr_at[f"{r.target:g}"] = {
+            "tpr": r.tpr, "tpr_interval": list(r.tpr_interval), "fpr": r.fpr, "fpr_interval": list(r.fpr_interval),
+            "flagged_members": r.flagged_members, "flagged_nonmembers": r.flagged_nonmembers,
+            "allowed_nonmembers": r.allowed, "reportable": r.reportable, "tied_members": r.tied_members,
+            "chance_allows": r.chance_allows, "p_value": r.p_value,
+            "epsilon_lower_bound": r.epsilon_lower_bound}
+    out: dict[str, Any] = {
+        "attack": attack, "score": score, "auc": roc.auc, "auc_interval": list(roc.auc_interval),
+        "advantage": roc.advantage, "tpr_at": tpr_at, "n_members": roc.n_members,
+        "n_nonmembers": roc.n_nonmembers, "n_reference": int(n_reference), "tied_pairs_share": roc.tied_pairs_share,
+        "excess_lower_bound": roc.excess_lower_bound, "epsilon_lower_bound": roc.epsilon_lower_bound,
+        "epsilon_confidence": CONFIDENCE, "check_alpha": alpha, "interval_kind": "Clopper-Pearson 95% (exact)",
+        "sources": list(sources)}
+    out.update(extra or {})
+    return out
+
+
+def attack_result(ctx: Any, name: str, scores: Callable[[], tuple[NDArray[np.float64], NDArray[np.float64]]], *,
+                  attack: str, score: str, sources: Sequence[str],
+                  extra: Callable[[], Mapping[str, Any]] | None = None) -> MetricResult:
+    """An attack's :class:`~synthpriv_report.results.MetricResult`: the TPR at 1% FPR as the value, with its
+    Clopper-Pearson interval, the ROC's numbers in the details and its curve in the evidence (``extra()``: the
+    attack's own settings, added to the details once the sets are known to exist)."""
+    why = missing_sets(ctx)
+    if why is not None:
+        return not_computed(name, why)
+    members, nonmembers = scores()
+    alpha = verdict_alpha()
+    roc = attack_roc(members, nonmembers, alpha=alpha, delta=delta_of(ctx))
+    _, reference = attack_split(ctx)
+    details = roc_details(roc, attack=attack, score=score, n_reference=ctx.size(reference), alpha=alpha,
+                          sources=sources, extra=extra() if extra is not None else None)
+    eps = declared_epsilon(ctx)
+    if eps is not None:
+        details["declared_epsilon"] = eps
+    head = roc.at(HEADLINE_FPR)
+    evidence = {"curve": {"fpr": list(roc.curve_fpr), "tpr": list(roc.curve_tpr)},
+                "n_members": roc.n_members, "n_nonmembers": roc.n_nonmembers}
+    return MetricResult(name=name, value=head.tpr, interval=head.tpr_interval, details=details,
+                        space=attack_space(ctx).label, evidence=evidence)
+
+
+def scores_memo(ctx: Any, attack: str, make: Callable[[], tuple[NDArray[np.float64], NDArray[np.float64]]]
+                ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """An attack's (member, non-member) scores, computed once per evaluation (``mia_worst_case`` reads them
+    too)."""
+    return ctx.memo(("mia.scores", attack, ctx.S, ctx.H, ctx.random_state, attack_space(ctx)), make)
+
+
+def attack_level(what: str) -> LevelSpec:
+    """The level rule of an attack: high when it finds members beyond chance (``excess_lower_bound > 0``)."""
+    return LevelSpec(
+        medium=None, high=0.0, difference=True, direction="higher_is_riskier",
+        of=lambda r: r.details.get("excess_lower_bound"),
+        scale="the share of training members the attack flags beyond what chance allows, at the best of the "
+              "false-positive rates 0.1%, 1% and 10%",
+        source="package default: an exact test of the attack against chance, both groups' sizes counted; the "
+               "attack and its reporting follow " + SOURCE_CARLINI,
+        description=f"high when {what} flags more training members than chance would at one of the false-positive "
+                    "rates 0.1%, 1% or 10% (an exact test at a level that keeps the verdict's false alarms near "
+                    "5%, shared by the three rates): the graded share of members found beyond chance is above "
+                    "{high}")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the figure
+
+
+def plot_attack_roc(result: Any, *, ax: Any = None, curves: Mapping[str, Mapping[str, Any]] | None = None) -> Any:
+    """The ROC curve of an attack on log-log axes (Carlini et al.), with the chance line and the three target
+    rates marked with their Clopper-Pearson intervals.
+
+    Parameters
+    ----------
+    result : MetricResult
+        An attack's result (its evidence holds the curve; its details the rates).
+    ax : matplotlib Axes, optional
+    curves : mapping, optional
+        Several named curves (``{"label": {"fpr": [...], "tpr": [...]}}``) drawn instead of the result's own.
+
+    Returns
+    -------
+    matplotlib Axes
+        A curve on the chance line means the attack cannot tell members from non-members.
+    """
+    ax = plot.new_ax(ax)
+    if result is None or not result.computed or not result.evidence:
+        return plot.empty(ax, "membership attack not computed")
+    n_n = int(result.evidence.get("n_nonmembers") or result.details.get("n_nonmembers") or 1)
+    n_m = int(result.evidence.get("n_members") or result.details.get("n_members") or 1)
+    lo = 1.0 / max(n_n, 1)
+    floor = min(lo, 1.0 / max(n_m, 1)) / 2.0
+    named = curves if curves else {"attack": result.evidence.get("curve") or {}}
+    palette = ("#D55E00", "#0072B2", "#009E73", "#CC79A7", "#7f7f7f")
+    for i, (label, c) in enumerate(named.items()):
+        xs = np.maximum(np.asarray(c.get("fpr") or [], dtype=float), floor)
+        ys = np.maximum(np.asarray(c.get("tpr") or [], dtype=float), floor)
+        if xs.size:
+            ax.step(xs, ys, where="post", color=palette[i % len(palette)], label=label if curves else None)
+    ax.plot([floor, 1.0], [floor, 1.0], color=plot.COLORS["line"], linestyle=":", linewidth=1,
+            label="chance (TPR = FPR)")
+    for key, point in (result.details.get("tpr_at") or {}).items():
+        if not point.get("reportable"):
+            continue
+        tpr, (t_lo, t_hi) = point["tpr"], point["tpr_interval"]
+        x = max(float(key), floor)
+        ax.errorbar([x], [max(tpr, floor)], yerr=[[max(tpr, floor) - max(t_lo, floor)],
+                                                  [max(t_hi, floor) - max(tpr, floor)]],
+                    fmt="o", color=plot.COLORS["line"], markersize=3, capsize=2)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(floor, 1.0)
+    ax.set_ylim(floor, 1.0)
+    ax.axvline(lo, color=plot.COLORS["T"], linewidth=0.8, linestyle="--")
+    ax.set_xlabel(f"false-positive rate (non-members flagged; below {fmt_share(lo)} not readable from "
+                  f"{fmt_count(n_n)})")
+    ax.set_ylabel("true-positive rate (members found)")
+    ax.set_title(f"{result.title or result.name}: TPR {fmt_share(result.value)} at 1% FPR")
+    ax.legend(fontsize=7, loc="lower right")
+    return ax
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the reader's sentences (from the JSON form of a result)
+
+
+def _rate(details: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    return ((details.get("tpr_at") or {}).get(key)) or {}
+
+
+def attack_finding(how: str) -> Callable[[ResultJSON], str]:
+    """The cover's sentence of an attack whose attacker ``how`` ("compares ... with ...")."""
+
+    def finding(m: ResultJSON) -> str:
+        d = m.get("details") or {}
+        one = _rate(d, "0.01")
+        tenth = _rate(d, "0.001")
+        text = (f"An attacker who {how} finds {fmt_share(one.get('tpr'))} of the training members "
+                f"({fmt_count(one.get('flagged_members'))} of {fmt_count(d.get('n_members'))}) while wrongly "
+                f"accusing {fmt_share(one.get('fpr'))} of real people not in the training data (at most 1% allowed;"
+                f" chance alone finds about as many members as it accuses non-members)")
+        if tenth.get("reportable"):
+            text += f"; at 0.1% false accusations they find {fmt_share(tenth.get('tpr'))}"
+        else:
+            text += (f"; with {fmt_count(d.get('n_nonmembers'))} non-members a 0.1% false-accusation rate cannot be "
+                     f"read, and above every non-member's score they find {fmt_count(tenth.get('flagged_members'))}"
+                     f" members")
+        return text + f". AUC {fmt_number(d.get('auc'))} (0.5: a coin)."
+
+    return finding
+
+
+def attack_residual(how: str) -> Callable[[ResultJSON], str | None]:
+    """The attack's result in a regulator's terms: upper ends of its intervals, and the ε bound."""
+
+    def residual(m: ResultJSON) -> str | None:
+        d = m.get("details") or {}
+        one = _rate(d, "0.01")
+        iv = one.get("tpr_interval") or [None, None]
+        if not finite(iv[1]):
+            return None
+        eps = d.get("epsilon_lower_bound")
+        text = (f"An attacker who {how}, accusing at most 1% of people not in the training data, identifies at most "
+                f"{fmt_share(iv[1])} of the people in it (95% upper bound; estimate {fmt_share(one.get('tpr'))})")
+        if finite(eps) and eps > 0:
+            text += (f"; the release is not differentially private with any ε below {fmt_number(eps)} (a lower "
+                     f"bound from this attack alone, 95% confidence)")
+        return text + "."
+
+    return residual
+
+
+def attack_graded(m: ResultJSON) -> str | None:
+    """Which rate decided the level, and the members found there beyond chance."""
+    d = m.get("details") or {}
+    points = d.get("tpr_at") or {}
+    if not points:
+        return None
+    key, best = max(points.items(), key=lambda kv: (kv[1].get("flagged_members", 0) - kv[1].get("chance_allows", 0)))
+    beyond = best.get("flagged_members", 0) - best.get("chance_allows", 0)
+    target = fmt_share(float(key))
+    if beyond > 0:
+        return (f"Graded on the exact test against chance: at {target} false accusations the attack flags "
+                f"{fmt_count(best.get('flagged_members'))} training members where chance allows at most "
+                f"{fmt_count(best.get('chance_allows'))} (p = {fmt_number(best.get('p_value'))}).")
+    return (f"Graded on the exact test against chance: at no rate does the attack flag more members than chance "
+            f"allows (at {target}: {fmt_count(best.get('flagged_members'))} flagged, chance allows "
+            f"{fmt_count(best.get('chance_allows'))}).")
+
+
+def worst_attack(results: Mapping[str, MetricResult]) -> tuple[str, MetricResult] | None:
+    """The computed attack with the highest TPR at 1% FPR, ties to the first."""
+    best = None
+    for name, r in results.items():
+        if r.computed and (best is None or r.value > best[1].value):
+            best = (name, r)
+    return best
+
+
+__all__ = [
+    "AttackROC", "RatePoint", "attack_roc", "attack_split", "split_positions", "attack_plan", "attack_result",
+    "attack_level", "attack_finding", "attack_residual", "attack_graded", "plot_attack_roc", "FPR_TARGETS",
+    "HEADLINE_FPR", "K_DENSITY", "K_LOCAL_SYN", "K_LOCAL_REF", "MIN_RECORDS", "log_ratio", "scores_memo",
+    "syn_distances", "ref_distances", "missing_sets", "attack_space", "delta_of", "declared_epsilon",
+]
