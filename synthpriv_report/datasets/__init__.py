@@ -13,7 +13,7 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-__all__ = ["DEMO_FILES", "DemoData", "load_demo", "synthetic_with_copies"]
+__all__ = ["DEMO_FILES", "DemoData", "load_demo", "synthetic_with_copies", "nearest_other_distance", "memorised_atypical"]
 
 #: Field name -> shipped file (xz-compressed CSV under ``synthpriv_report/datasets/data/``).
 DEMO_FILES: dict[str, str] = {
@@ -220,4 +220,115 @@ def synthetic_with_copies(demo: DemoData, copy_share: float = 0.0, near_share: f
         values = col.to_numpy().copy()
         values[replaced] = new_rows[column].to_numpy()
         out[column] = pd.Series(values, index=out.index).astype(honest[column].dtype)
+    return out
+
+
+def nearest_other_distance(real: pd.DataFrame, *, rows_per_block: int = 256) -> np.ndarray:
+    """Each record's gower distance to its nearest *other* record of ``real``, by brute force (for the leak
+    injector; the evaluation's own searches are exact and far faster).
+
+    Per column: numbers ``|a - b|`` over the column's range (0 for a constant column), categories 0 when equal and 1
+    otherwise; a missing value is equal to a missing value and at distance 1 from any other. The distance is the
+    mean over the columns.
+
+    Examples
+    --------
+    >>> nearest_other_distance(pd.DataFrame({"x": [0.0, 1.0, 4.0], "c": ["a", "a", "b"]})).tolist()
+    [0.125, 0.125, 0.875]
+    """
+    n = len(real)
+    if n < 2:
+        return np.full(n, np.inf)
+    parts: list[tuple[np.ndarray, bool, float]] = []
+    for c in real.columns:
+        col = real[c]
+        if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+            v = col.to_numpy(dtype=np.float64)
+            finite = v[np.isfinite(v)]
+            span = float(finite.max() - finite.min()) if finite.size else 0.0
+            parts.append((v, True, span))
+        else:
+            codes = pd.factorize(col, use_na_sentinel=True)[0].astype(np.float64)
+            codes[codes < 0] = np.nan
+            parts.append((codes, False, 0.0))
+    out = np.empty(n)
+    for a in range(0, n, rows_per_block):
+        b = min(n, a + rows_per_block)
+        total = np.zeros((b - a, n))
+        for v, numeric, span in parts:
+            x, y = v[a:b, None], v[None, :]
+            both_missing = np.isnan(x) & np.isnan(y)
+            one_missing = np.isnan(x) ^ np.isnan(y)
+            with np.errstate(invalid="ignore"):
+                d = (np.abs(x - y) / span if span > 0 else np.zeros_like(x - y)) if numeric else (x != y) * 1.0
+            d = np.where(both_missing, 0.0, np.where(one_missing, 1.0, d))
+            total += d
+        total /= len(parts)
+        total[np.arange(b - a), np.arange(a, b)] = np.inf
+        out[a:b] = total.min(axis=1)
+    return out
+
+
+def memorised_atypical(train: pd.DataFrame, synthetic: pd.DataFrame, *, share: float = 0.02, noise: float = 0.01,
+                       random_state: int = 0) -> pd.DataFrame:
+    """``synthetic`` with the most atypical training records memorised: the leak that distance checks miss.
+
+    The ``round(share * len(train))`` training records farthest from their nearest other training record
+    (:func:`nearest_other_distance`; ties broken by a hash of the record's values, so the choice does not depend on
+    the row order) replace as many synthetic records (seeded positions), every number moved by ``noise`` times its
+    column's range in the training data, up or down at random: no exact copy, no record equal but on one column,
+    beyond the near-copy cut-off of closely spaced data. This is how Meeus et al. ("Achilles' Heels: Vulnerable
+    Record Identification in Synthetic Data Publishing", ESORICS 2023) describe where the risk concentrates.
+
+    Parameters
+    ----------
+    train, synthetic : DataFrame
+        The real training records and an honest synthetic set with the same columns (at least as many records as
+        are memorised).
+    share : float
+        Share of the training records memorised, in [0, 1].
+    noise : float
+        Size of the move of each number, as a share of its column's range, at least 0.
+    random_state : int
+
+    Returns
+    -------
+    DataFrame
+        As many rows as ``synthetic``, its columns; numeric columns as float64. Neither input is changed.
+
+    Examples
+    --------
+    The record at 10 lies farthest from the others; it replaces one synthetic record, moved by 10% of the range:
+
+    >>> t = pd.DataFrame({"x": [0.0, 1.0, 2.0, 10.0]})
+    >>> s = memorised_atypical(t, pd.DataFrame({"x": [5.0, 5.0]}), share=0.25, noise=0.1, random_state=0)
+    >>> sorted(s["x"].tolist())[0], sorted(s["x"].tolist())[1] in (9.0, 11.0)
+    (5.0, True)
+    """
+    if not 0.0 <= float(share) <= 1.0:
+        raise ValueError(f"share must be in [0, 1], got {share!r}")
+    if not float(noise) >= 0.0:
+        raise ValueError(f"noise must be at least 0, got {noise!r}")
+    if list(train.columns) != list(synthetic.columns):
+        raise ValueError("train and synthetic must have the same columns in the same order")
+    k = int(round(float(share) * len(train)))
+    if k > len(synthetic):
+        raise ValueError(f"{k} records to memorise but the synthetic set holds {len(synthetic)}")
+    rng = np.random.default_rng(random_state)
+    dist = nearest_other_distance(train)
+    tie = pd.util.hash_pandas_object(train, index=False).to_numpy()
+    chosen = np.lexsort((tie, -dist))[:k]
+    src = train.iloc[np.sort(chosen)].reset_index(drop=True).copy()
+    out = synthetic.copy()
+    numeric = [c for c in train.columns
+               if pd.api.types.is_numeric_dtype(train[c]) and not pd.api.types.is_bool_dtype(train[c])]
+    for c in numeric:
+        span = float(train[c].max() - train[c].min())
+        src[c] = src[c].astype(np.float64) + rng.choice([-1.0, 1.0], size=k) * float(noise) * span
+        out[c] = out[c].astype(np.float64)
+    where = np.sort(rng.choice(len(synthetic), size=k, replace=False))
+    for c in out.columns:
+        values = out[c].to_numpy(dtype=object if c not in numeric else np.float64).copy()
+        values[where] = src[c].to_numpy()
+        out[c] = pd.Series(values, index=out.index).astype(np.float64 if c in numeric else synthetic[c].dtype)
     return out

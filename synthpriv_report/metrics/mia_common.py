@@ -526,7 +526,8 @@ def attack_level(what: str) -> LevelSpec:
 # the figure
 
 
-def plot_attack_roc(result: Any, *, ax: Any = None, curves: Mapping[str, Mapping[str, Any]] | None = None) -> Any:
+def plot_attack_roc(result: Any, *, ax: Any = None, curves: Mapping[str, Mapping[str, Any]] | None = None,
+                    label: str = "Membership attack") -> Any:
     """The ROC curve of an attack on log-log axes (Carlini et al.), with the chance line and the three target
     rates marked with their Clopper-Pearson intervals.
 
@@ -537,6 +538,8 @@ def plot_attack_roc(result: Any, *, ax: Any = None, curves: Mapping[str, Mapping
     ax : matplotlib Axes, optional
     curves : mapping, optional
         Several named curves (``{"label": {"fpr": [...], "tpr": [...]}}``) drawn instead of the result's own.
+    label : str
+        The attack's short name, for the title.
 
     Returns
     -------
@@ -552,11 +555,13 @@ def plot_attack_roc(result: Any, *, ax: Any = None, curves: Mapping[str, Mapping
     floor = min(lo, 1.0 / max(n_m, 1)) / 2.0
     named = curves if curves else {"attack": result.evidence.get("curve") or {}}
     palette = ("#D55E00", "#0072B2", "#009E73", "#CC79A7", "#7f7f7f")
-    for i, (label, c) in enumerate(named.items()):
-        xs = np.maximum(np.asarray(c.get("fpr") or [], dtype=float), floor)
-        ys = np.maximum(np.asarray(c.get("tpr") or [], dtype=float), floor)
+    for i, (name, c) in enumerate(named.items()):
+        xs = np.asarray(c.get("fpr") or [], dtype=float)
+        ys = np.asarray(c.get("tpr") or [], dtype=float)
+        keep = ys > 0  # the origin and the thresholds that flag no member lie off the log axes
+        xs, ys = np.maximum(xs[keep], floor), ys[keep]
         if xs.size:
-            ax.step(xs, ys, where="post", color=palette[i % len(palette)], label=label if curves else None)
+            ax.step(xs, ys, where="post", color=palette[i % len(palette)], label=name if curves else None)
     ax.plot([floor, 1.0], [floor, 1.0], color=plot.COLORS["line"], linestyle=":", linewidth=1,
             label="chance (TPR = FPR)")
     for key, point in (result.details.get("tpr_at") or {}).items():
@@ -572,10 +577,11 @@ def plot_attack_roc(result: Any, *, ax: Any = None, curves: Mapping[str, Mapping
     ax.set_xlim(floor, 1.0)
     ax.set_ylim(floor, 1.0)
     ax.axvline(lo, color=plot.COLORS["T"], linewidth=0.8, linestyle="--")
-    ax.set_xlabel(f"false-positive rate (non-members flagged; below {fmt_share(lo)} not readable from "
-                  f"{fmt_count(n_n)})")
+    ax.text(lo * 1.1, 0.5, f"1 / {fmt_count(n_n)} non-members", fontsize=7, color=plot.COLORS["T"], rotation=90,
+            va="top")
+    ax.set_xlabel("false-positive rate (non-members wrongly flagged)")
     ax.set_ylabel("true-positive rate (members found)")
-    ax.set_title(f"{result.title or result.name}: TPR {fmt_share(result.value)} at 1% FPR")
+    ax.set_title(f"{label}: TPR {fmt_share(result.value)} at 1% FPR")
     ax.legend(fontsize=7, loc="lower right")
     return ax
 

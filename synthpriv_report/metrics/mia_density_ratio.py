@@ -122,7 +122,7 @@ register(MetricSpec(
     limitation="its densities are nearest-neighbour estimates from five records; a density model fitted to the "
                "reference data, or the generator itself, can see overfitting that five neighbours do not",
     level=attack_level("the density-ratio attack"),
-    figures=(FigureSpec(lambda r, a: plot_attack_roc(r, ax=a),
+    figures=(FigureSpec(lambda r, a: plot_attack_roc(r, ax=a, label="Density ratio"),
                         "ROC curve of the density-ratio attack on log-log axes: training members found against "
                         "real non-members wrongly accused; the dotted line is chance", size=(4.6, 3.4)),),
     summary="Whether an attacker with some real reference data finds training members: each person scored by the "

@@ -104,7 +104,7 @@ register(MetricSpec(
     limitation="it uses only the nearest synthetic and the nearest reference record; attacks with the trained "
                "generator or shadow models (not run here) can be stronger",
     level=attack_level("the distance-ratio attack"),
-    figures=(FigureSpec(lambda r, a: plot_attack_roc(r, ax=a),
+    figures=(FigureSpec(lambda r, a: plot_attack_roc(r, ax=a, label="Distance ratio"),
                         "ROC curve of the distance-ratio attack on log-log axes: training members found against "
                         "real non-members wrongly accused; the dotted line is chance", size=(4.6, 3.4)),),
     summary="Whether an attacker with some real reference data finds training members: each person scored by how "

@@ -81,12 +81,13 @@ def _compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
     e_alpha = (1.0 - CONFIDENCE) / n_attacks
     rocs = {label: attack_roc(*fn(ctx), alpha=alpha, epsilon_alpha=e_alpha, delta=delta_of(ctx))
             for label, fn in ATTACKS.items()}
-    worst = max(rocs, key=lambda k: rocs[k].at(HEADLINE_FPR).tpr)  # ties: the first in ATTACKS
+    # the attack that shows the most beyond chance (ties: the first in ATTACKS) decides the level and is reported
+    worst = max(rocs, key=lambda k: rocs[k].excess_lower_bound)
     roc = rocs[worst]
     head = roc.at(HEADLINE_FPR)
     _, reference = attack_split(ctx)
-    details = roc_details(roc, attack=worst, score=f"the scores of the strongest attack at 1% false accusations "
-                                                   f"({worst})", n_reference=ctx.size(reference), alpha=alpha,
+    details = roc_details(roc, attack=worst, score=f"the scores of the attack that finds the most members beyond "
+                                                   f"chance ({worst})", n_reference=ctx.size(reference), alpha=alpha,
                           sources=[SOURCE_CARLINI, SOURCE_JAGIELSKI])
     details.update({
         "worst_attack": worst, "n_attacks": n_attacks,
@@ -162,6 +163,7 @@ register(MetricSpec(
     calibratable=False,
     interval_kind="Clopper-Pearson, 95% over the attacks (Bonferroni)",
     value_kind="share",
+    drives_verdict=True,
     finding=worst_case_finding,
     graded_note=attack_graded,
     residual_risk=worst_case_residual,
@@ -169,14 +171,16 @@ register(MetricSpec(
                "attacks with the trained generator, shadow models or knowledge of the training procedure can be "
                "stronger, and its ε is a lower bound from one release, never a guarantee",
     level=attack_level("one of the attacks"),
-    figures=(FigureSpec(lambda r, a: plot_attack_roc(r, ax=a, curves=(r.evidence or {}).get("curves")),
+    figures=(FigureSpec(lambda r, a: plot_attack_roc(r, ax=a, curves=(r.evidence or {}).get("curves"),
+                                                        label="Strongest attack"),
                         "ROC curves of every membership attack on log-log axes: training members found against "
                         "real non-members wrongly accused; the dotted line is chance", size=(5.2, 3.6)),),
     summary="The strongest of the membership attacks (the three reference-calibrated ones and the plain distance "
             "attack), with its test and its ε lower bound adjusted for having tried several.",
     definition="Each attack scores the training records (members) and the holdout's targets (non-members); the "
-               "value is the highest true-positive rate at a 1% false-positive rate among them, its interval and "
-               "tests at a confidence shared by the attacks (Bonferroni).",
+               "strongest is the one that finds the most members beyond chance, and the value is its true-positive "
+               "rate at a 1% false-positive rate, its interval and tests at a confidence shared by the attacks "
+               "(Bonferroni).",
     words=Words(measures="how many training members the best of several membership attacks finds",
                 high_means="a high rate at few false accusations means some people's presence in the training data "
                            "can be told from the release",
