@@ -17,6 +17,7 @@ Run by hand (it prints its tables; nothing is asserted)::
     run time)
     python benchmarks/bench_calibration.py --quick         # a few draws per cell
     python benchmarks/bench_calibration.py --power         # smallest leak share detected with 95% power
+    python benchmarks/bench_calibration.py --part attacks  # the membership attacks: honest and atypical-leak cells
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data"
 
 from synthpriv_report import Evaluation  # noqa: E402
+from synthpriv_report.datasets import memorised_atypical  # noqa: E402
 from synthpriv_report.registry import verdict_metric_names  # noqa: E402
 from synthpriv_report.stats import wilson  # noqa: E402
 
@@ -196,6 +198,8 @@ def draw(shape: str, n: int, holdout: bool, kind: str, frac: float, seed: int) -
             S[num] = S[num].astype(np.float32)
         else:
             S = S.astype(T.dtypes.to_dict())
+    elif kind == "atypical":  # the most atypical training records memorised, every number moved by 1% of its range
+        S = memorised_atypical(T, S, share=frac, noise=0.01, random_state=seed)
     elif kind in VERBATIM:
         S = T.copy()
         cat = [c for c in S.columns if not pd.api.types.is_numeric_dtype(S[c])]
@@ -316,12 +320,21 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few draws per cell (a smoke run)")
     ap.add_argument("--power", action="store_true", help="only the smallest-detected-share table")
-    ap.add_argument("--part", choices=("all", "honest", "leaks"), default="all",
-                    help="only the honest cells, or only the leaky ones")
+    ap.add_argument("--part", choices=("all", "honest", "leaks", "attacks"), default="all",
+                    help="only the honest cells, only the leaky ones, or the membership attacks' cells (honest "
+                         "releases and the most atypical records memorised, with a holdout)")
     ap.add_argument("--draws", type=int, default=None, help="draws per cell (default: 40 up to 1,000 records, "
                                                             "10 above; 10 for leaks)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
+    if args.part == "attacks":
+        shapes = ("adult", "bank", "adult_numeric", "adult_categorical")
+        false_alarm_table([(shape, 1000, True, "ideal") for shape in shapes] + [("adult", 10000, True, "ideal")],
+                          lambda n: args.draws or (5 if args.quick else 40))
+        power_table([(shape, n, True, "atypical", frac) for shape, n in [(s, 1000) for s in shapes] + [("adult", 10000)]
+                     for frac in (0.02, 0.01)], args.draws or (5 if args.quick else 20))
+        print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+        return
     if args.power:
         smallest_fraction_table([1000, 10000], args.draws or (5 if args.quick else 20),
                                 ("exact", "near_number", "near_category", "near_redacted", "near_respelled"))

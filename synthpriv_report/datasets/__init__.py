@@ -13,7 +13,8 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-__all__ = ["DEMO_FILES", "DemoData", "load_demo", "synthetic_with_copies", "nearest_other_distance", "memorised_atypical"]
+__all__ = ["DEMO_FILES", "DemoData", "load_demo", "memorised_atypical", "nearest_other_distance",
+           "synthetic_with_copies"]
 
 #: Field name -> shipped file (xz-compressed CSV under ``synthpriv_report/datasets/data/``).
 DEMO_FILES: dict[str, str] = {

@@ -22,8 +22,9 @@ from typing import Any
 from ..formats import fmt_count, level_text
 from ..registry import MetricSpec, get_spec
 
-__all__ = ["ESTIMATE_STATEMENT", "PUBLIC_SOURCES", "context_rows", "decision_context", "json_file_sha256",
-           "limitations_context", "plain_summary", "reproducibility_context", "residual_risks", "threat_model"]
+__all__ = ["ESTIMATE_STATEMENT", "PUBLIC_SOURCES", "SIMILARITY_LIMITS", "context_rows", "decision_context",
+           "json_file_sha256", "limitations_context", "plain_summary", "reproducibility_context", "residual_risks",
+           "threat_model"]
 
 #: The public documents the file is written against.
 PUBLIC_SOURCES = (
@@ -35,6 +36,21 @@ PUBLIC_SOURCES = (
     "ISO/IEC 27559:2022, Information security, cybersecurity and privacy protection - Privacy enhancing data "
     "de-identification framework",
 )
+
+#: What checks of similarity and membership attacks on one release can and cannot show, with their public sources.
+SIMILARITY_LIMITS = (
+    "Distance checks (copies, closeness, holdout comparisons) can pass releases whose people a membership attack "
+    "finds: G. Ganev and E. De Cristofaro, \"On the Inadequacy of Similarity-based Privacy Metrics\" (IEEE Symposium "
+    "on Security and Privacy 2025); Z. Yao, N. Krčo, G. Ganev and Y.-A. de Montjoye, \"The DCR Delusion\" (ESORICS "
+    "2025). The risk concentrates on atypical people (M. Meeus, F. Guépin, A.-M. Creţu and Y.-A. de Montjoye, "
+    "\"Achilles' Heels\", ESORICS 2023), and outliers stay exposed to attacks with the generator in the loop (T. "
+    "Stadler, B. Oprisanu and C. Troncoso, \"Synthetic Data - Anonymisation Groundhog Day\", USENIX Security 2022). "
+    "This report therefore also runs membership attacks that use real reference records; a low verdict means that "
+    "neither the distance checks nor these attacks showed a leak under this threat model, not that no attack could. "
+    "Two practices leak by themselves and are not seen here: evaluating many candidate releases against the same "
+    "training data and keeping the one that passes (the choice depends on the private data), and removing "
+    "synthetic records that lie close to real ones after generation (what is missing points at the people it was "
+    "near).")
 
 #: What every verdict and residual risk is, and is not.
 ESTIMATE_STATEMENT = (
@@ -253,6 +269,7 @@ def limitations_context(doc: Mapping[str, Any], cautions: Sequence[str]) -> dict
                        "occupation earn above a threshold). The checks here count a leak only where people in the "
                        "training data are exposed more than people outside it; such group-level inference may "
                        "still harm members of small groups, and is for the controller to weigh."),
+        "similarity": SIMILARITY_LIMITS,
         "thresholds": ("Level thresholds are this package's defaults, set after the named vendor documentation or "
                        "papers listed in the annex; they are not values set by a regulator."),
         "user_levels": bool(levels),

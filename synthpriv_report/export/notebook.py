@@ -96,7 +96,10 @@ def _verdict_lead(level: str, n_ran: int, n_checks: int, n_fired: int) -> str:
         found = "none of them found more than a low risk"
     else:
         found = f"{n_fired} of them found a medium or high risk, and the verdict takes the highest level found"
-    return f"{rests}; {found}. Each check compares the synthetic data with the real records the generator learned from."
+    return (f"{rests}; {found}. Each check compares the synthetic data with the real records the generator learned "
+            f"from: distance checks, and membership attacks by someone who holds the release and other real records "
+            f"of the same population. A low verdict means that none of them showed a leak under that threat model, "
+            f"not that no attack could.")
 
 
 def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any]:

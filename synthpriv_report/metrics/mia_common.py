@@ -574,10 +574,17 @@ def plot_attack_roc(result: Any, *, ax: Any = None, curves: Mapping[str, Mapping
                     fmt="o", color=plot.COLORS["line"], markersize=3, capsize=2)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    # rates as plain percentages: the default labels (10 with a superscript exponent) print below 8 points
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(LogLocator(base=10.0))
+        axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v * 100:.4g}%"))
+        axis.set_minor_formatter(NullFormatter())
     ax.set_xlim(floor, 1.0)
     ax.set_ylim(floor, 1.0)
     ax.axvline(lo, color=plot.COLORS["T"], linewidth=0.8, linestyle="--")
-    ax.text(lo * 1.1, 0.5, f"1 / {fmt_count(n_n)} non-members", fontsize=7, color=plot.COLORS["T"], rotation=90,
+    ax.text(lo * 1.1, 0.5, f"1 / {fmt_count(n_n)} non-members", fontsize=8, color=plot.COLORS["T"], rotation=90,
             va="top")
     ax.set_xlabel("false-positive rate (non-members wrongly flagged)")
     ax.set_ylabel("true-positive rate (members found)")

@@ -309,7 +309,7 @@ def test_fail_on_exits_3_when_the_verdict_reaches_the_level(synthetic: str, fail
             "--no-progress"] + (["--fail-on", fail_on] if fail_on else [])
     assert main(argv) == code
     out, err = capsys.readouterr()
-    assert out.splitlines()[0].startswith(f"verdict: {level} risk (based on 1 of the 6 checks")
+    assert out.splitlines()[0].startswith(f"verdict: {level} risk (based on 1 of the 7 checks")
     assert js.is_file()  # the reports are written whatever the verdict
     assert json.loads(js.read_text())["verdict"]["level"] == level
     assert ("reaches --fail-on" in err) == (code == EXIT_FAIL_ON)

@@ -158,7 +158,7 @@ def test_first_page_names_the_inputs_and_states_every_setting_in_words(honest, h
 def test_first_page_says_what_each_check_found_in_one_sentence(honest):
     ctx = cover_context(report_data(honest))
     v = ctx["verdict"]
-    assert v["lead"].startswith("The verdict rests on all 6 checks behind it")
+    assert v["lead"].startswith("The verdict rests on all 7 checks behind it")
     # how often the verdict is wrong, from the calibration harness's figures, on the first page
     assert "graded medium or high in 9 of 1,230 draws" in v["reliability"]
     assert "graded high in all 480 draws" in v["reliability"]

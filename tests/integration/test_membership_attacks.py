@@ -1,4 +1,4 @@
-"""The membership attacks on real data: the leak distance checks miss (the most atypical 2% of the training records
+"""The membership attacks on real data: the leak distance checks miss (the most atypical 3% of the training records
 memorised with a little noise) is found, fresh real records are not accused, and the numbers do not depend on the
 row order or the search engine."""
 
@@ -24,7 +24,7 @@ def draw() -> dict[str, pd.DataFrame]:
     pool["income"] = pool["income"].str.rstrip(".")
     perm = np.random.default_rng(17).permutation(len(pool))
     T, H, S = (pool.iloc[perm[i * N:(i + 1) * N]].reset_index(drop=True) for i in range(3))
-    return {"T": T, "H": H, "S": S, "leaky": memorised_atypical(T, S, share=0.02, noise=0.01, random_state=1)}
+    return {"T": T, "H": H, "S": S, "leaky": memorised_atypical(T, S, share=0.03, noise=0.01, random_state=1)}
 
 
 def _results(T, S, H, **kw):
@@ -38,7 +38,8 @@ def test_memorised_atypical_records_are_found(draw) -> None:
     assert res["mia_worst_case"].level == "high"
     assert res["mia_worst_case"].details["epsilon_lower_bound"] > 0
     assert res["membership_inference"].level == "low"
-    # 20 of the 1,000 members were memorised: at 0.1% false accusations most of them are flagged
+    assert res.verdict.level == "high"  # the distance checks were not requested: the attacks alone decide
+    # 30 of the 1,000 members were memorised: at 0.1% false accusations most of them are flagged
     tenth = res["mia_distance_ratio"].details["tpr_at"]["0.001"]
     assert tenth["flagged_members"] >= 10 and tenth["flagged_nonmembers"] == 0
 

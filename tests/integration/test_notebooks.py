@@ -130,8 +130,9 @@ CLAIMS: dict[str, list[Claim]] = {
               "['holdout_dcr_share'])", ("50%",)),
         Claim("The leaky one's interval lies far above 50%: beyond chance",
               "evs['leaky'].results(metrics=CHECKS)['holdout_dcr_share'].interval[0] > 0.6", ("50%",)),
-        Claim("a false alarm from any of the six about 5% of\nthe time (Bonferroni's correction",
-              "VERDICT_FALSE_ALARM == 0.05 and len(CHECKS) == 6 and abs(check_alpha(6) * 6 - 0.05) < 1e-12",
+        Claim("a false alarm from any of the seven\nabout 5% of the time (Bonferroni's correction",
+              "VERDICT_FALSE_ALARM == 0.05 and len(CHECKS) == 7 and abs(check_alpha(7) * 7 - 0.05) < 1e-12 "
+              "and set(CHECKS) == set(verdict_metric_names())",
               ("5%",)),
         Claim("**key\nfields** (here age, sex, race and marital status) and wants their **sensitive** one (income)",
               "tuple(demo.key_fields) == ('age', 'sex', 'race', 'marital-status') and "
@@ -158,7 +159,7 @@ CLAIMS: dict[str, list[Claim]] = {
 #: Names the claims use that the notebook computes inline in a solution's printed cell; defined here for the
 #: check cell when the notebook does not define them itself.
 _PRELUDE = """
-from synthpriv_report.registry import get_spec
+from synthpriv_report.registry import get_spec, verdict_metric_names
 from pathlib import Path
 """
 _EXTRA = {

@@ -156,7 +156,7 @@ def test_verdict_not_assessed_when_no_driving_check_ran():
     v = ev.results().verdict
     assert v.level == "not_assessed" and v.n_ran == 0
     assert {n for n, _ in v.not_run} == {"exact_copies", "near_copies", "holdout_dcr_share", "privacy_score",
-                                         "dcr_test", "nndr_test"}
+                                         "dcr_test", "nndr_test", "mia_worst_case"}
 
 
 def test_shares_read_their_rule_and_graded_number_in_percent():

@@ -216,7 +216,8 @@ def test_holdout_metrics_not_computed_without_holdout() -> None:
         assert "holdout" in res[m].reason_not_computed
     for m in ("dcr", "exact_copies", "privacy_score", "nndr"):
         assert res[m].computed
-    assert {n for n, _ in res.verdict.not_run} == {"near_copies", "holdout_dcr_share", "dcr_test", "nndr_test"}
+    assert {n for n, _ in res.verdict.not_run} == {"near_copies", "holdout_dcr_share", "dcr_test", "nndr_test",
+                                                 "mia_worst_case"}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -272,15 +273,15 @@ def test_privacy_score_gower_by_hand() -> None:
     assert r.details["q"] == pytest.approx(3.6)
     assert r.details["f_tt"] == pytest.approx(1 / 3) and r.details["f_ts"] == 1.0
     assert r.details["sizes"] == {"half_a": 3, "half_b": 3, "synthetic_sample": 3}
-    # the level rests on the score's upper confidence bound at one-sided 5%/6: f_TS - f_TT = 2/3, with the
+    # the level rests on the score's upper confidence bound at one-sided 5%/7: f_TS - f_TT = 2/3, with the
     # variance of the TTPR indicators [0, 0, 1] clustered by their nearest half-B record (T2 -> T1; T3, T5 -> T4):
     # ((0 - 1/3)^2 + (0 - 1/3 + 1 - 1/3)^2) / 9 = 2/81, and the TSPR indicators all 1 (variance 0); each side's
     # variance is at least the binomial one at the pooled share 2/3: (2/3)(1/3)/3 = 2/27. Lower bound
-    # 2/3 - z sqrt(4/27) = -0.255; the upper score 100 (1/3) / (1/3 - 0.255), capped at 100: low. Three records
-    # cannot show a score below 90 beyond chance (the point value 33 alone was graded high before)
+    # 2/3 - z sqrt(4/27) = -0.276 (z = 2.45); the upper score 100 (1/3) / (1/3 - 0.276), capped at 100: low.
+    # Three records cannot show a score below 90 beyond chance (the point value 33 alone was graded high before)
     from statistics import NormalDist
 
-    z = NormalDist().inv_cdf(1 - 0.05 / 6)
+    z = NormalDist().inv_cdf(1 - 0.05 / 7)
     lower = 2 / 3 - z * math.sqrt(2 / 27 + 2 / 27)
     assert r.details["f_ts_minus_f_tt_lower"] == pytest.approx(lower)
     assert r.details["upper_bound_for_level"] == 100.0 and r.level == "low" and r.space == "gower"
