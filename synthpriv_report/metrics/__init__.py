@@ -27,3 +27,4 @@ from . import mia_distance_ratio  # noqa: F401  reference-calibrated membership 
 from . import mia_density_ratio  # noqa: F401
 from . import mia_local_lr  # noqa: F401
 from . import mia_worst_case  # noqa: F401  the strongest of them, multiplicity-aware
+from . import unique_disclosure  # noqa: F401  DiSCO of training uniques against the holdout
