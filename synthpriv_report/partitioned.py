@@ -27,6 +27,8 @@ A set given as a pandas DataFrame is encoded in the calling process as one parti
 
 from __future__ import annotations
 
+import os
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,7 +40,8 @@ from numpy.typing import NDArray
 from . import data as dm
 from .data import SET_LABELS, Kind, PreparedData
 
-__all__ = ["Partitions", "partitions_of", "prepare_partitioned", "PartitionedInputs"]
+__all__ = ["Partitions", "partitions_of", "prepare_partitioned", "PartitionedInputs", "ParquetLayout", "ParquetPart",
+           "parquet_layout", "read_parquet_part"]
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ class Partitions:
     meta : DataFrame
         No rows: the set's columns and dtypes (all of its data columns).
     parts : list
-        Parquet file paths, Dask delayed partitions, or one pandas DataFrame.
+        Parquet files (:class:`ParquetPart`), Dask delayed partitions, or one pandas DataFrame.
     """
 
     set_name: str
@@ -61,27 +64,150 @@ class Partitions:
     parts: list[Any]
 
 
+@dataclass(frozen=True)
+class ParquetPart:
+    """One file of a Parquet dataset, and the columns whose values must be widened as they are read.
+
+    Attributes
+    ----------
+    path : str
+        The file.
+    widen : tuple of (str, dtype)
+        Columns this file stores in a narrower type than the dataset's (float32 where another file holds
+        float64, say), each with the dataset's type (:func:`parquet_layout`).
+    """
+
+    path: str
+    widen: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class ParquetLayout:
+    """A Parquet file or dataset folder as its files' footers describe it (no row read).
+
+    Attributes
+    ----------
+    parts : list of ParquetPart
+        The files in pyarrow's order (the order ``pandas.read_parquet`` reads them in).
+    meta : DataFrame
+        No rows: the data columns (pandas' stored index columns left out) in the first file's order, each with
+        the type the files read one by one and joined with ``pandas.concat`` give it: the widest of the files'
+        types (float64 where one file holds float32 and another float64).
+    """
+
+    parts: list[ParquetPart]
+    meta: pd.DataFrame
+
+    @property
+    def columns(self) -> list[str]:
+        """The data columns."""
+        return [str(c) for c in self.meta.columns]
+
+    @property
+    def uniform(self) -> bool:
+        """Whether every file stores every column in the dataset's type (nothing is widened)."""
+        return not any(part.widen for part in self.parts)
+
+
+def _index_columns(schema: Any) -> set[str]:
+    """The columns in which pandas stored a frame's index (named in the schema's pandas metadata)."""
+    meta = schema.pandas_metadata
+    return {c for c in (meta or {}).get("index_columns", []) if isinstance(c, str)}
+
+
+def parquet_layout(path: Any, set_name: str) -> ParquetLayout:
+    """The files of a Parquet file or dataset folder, checked to agree on their columns, and each column's type.
+
+    Every file must hold every data column exactly once: with a Dask client each file is read on its own, and
+    reading the folder at once would fill a column a file lacks with missing values. Where the files store a
+    column in different types, the dataset's type is the one ``pandas.concat`` of the files gives (the widest),
+    so that the numbers are the same whether the files are read here or on a cluster's workers.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A Parquet file, or a folder of them.
+    set_name : {"T", "S", "H"}
+        The set, for the error messages.
+
+    Returns
+    -------
+    ParquetLayout
+
+    Raises
+    ------
+    ValueError
+        A file holds a column twice, or lacks a column another file holds (the message names the file and the
+        column).
+    """
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    label = f"of the {SET_LABELS[set_name]} data {str(path)!r}"
+    files = list(ds.dataset(str(path), format="parquet").files)
+    folder = os.path.isdir(path)
+
+    def shown(f: str) -> str:  # a file of a folder by its path inside the folder
+        return repr(os.path.relpath(f, path) if folder else f)
+
+    names: list[list[str]] = []
+    metas: list[pd.DataFrame] = []
+    for f in files:
+        schema = pq.read_schema(f)
+        index = _index_columns(schema)
+        own = [n for n in schema.names if n not in index]
+        repeated = [n for n, count in Counter(own).items() if count > 1]
+        if repeated:
+            raise ValueError(f"the file {shown(f)} {label} holds the column {repeated[0]!r} "
+                             f"{own.count(repeated[0])} times; each column must appear once in every file")
+        names.append(own)
+        metas.append(schema.empty_table().to_pandas().reset_index(drop=True)[own])
+    union = list(dict.fromkeys(n for own in names for n in own))
+    for f, own in zip(files, names):
+        lacking = [n for n in union if n not in own]
+        if lacking:
+            holder = next(g for g, other in zip(files, names) if lacking[0] in other)
+            raise ValueError(f"the file {shown(f)} {label} lacks the column {lacking[0]!r}, which the file "
+                             f"{shown(holder)} holds; every file of a Parquet dataset must hold the same columns")
+    if not metas:
+        return ParquetLayout([], ds.dataset(str(path), format="parquet").schema.empty_table().to_pandas()
+                             .reset_index(drop=True))
+    meta = pd.concat(metas, ignore_index=True) if len(metas) > 1 else metas[0]
+    parts = [ParquetPart(f, tuple((c, meta[c].dtype) for c in m.columns if m[c].dtype != meta[c].dtype))
+             for f, m in zip(files, metas)]
+    return ParquetLayout(parts, meta)
+
+
+def read_parquet_part(part: ParquetPart, columns: Sequence[str]) -> pd.DataFrame:
+    """``columns`` of one file of a Parquet dataset, each in the dataset's type (:func:`parquet_layout`)."""
+    df = pd.read_parquet(part.path, columns=list(columns)).reset_index(drop=True)
+    wanted = set(columns)
+    for c, dtype in part.widen:
+        if c in wanted:
+            df[c] = df[c].astype(dtype)
+    return df
+
+
 def partitions_of(obj: Any, set_name: str, kind: str) -> Partitions:
     """The partitions of a set of ``kind`` (as :mod:`synthpriv_report.sources` classified it).
 
     A Parquet dataset's partitions are its files in pyarrow's order (the order ``pandas.read_parquet`` reads them
-    in); its dtypes are those ``pandas.read_parquet`` gives, read from the schema without reading a row.
+    in); its dtypes are those of :func:`parquet_layout` (the widest type of each column over the files), read
+    from the files' footers without reading a row.
     """
     if kind == "parquet":
         import pyarrow.dataset as ds
-        import pyarrow.parquet as pq
 
         # the columns pandas.read_parquet reads: the files' own and any taken from "name=value" folder names
         dataset = ds.dataset(str(obj), format="parquet", partitioning="hive")
-        files = list(dataset.files)
-        own = set(pq.read_schema(files[0]).names) if files else set(dataset.schema.names)
-        from_folders = [n for n in dataset.schema.names if n not in own]
+        layout = parquet_layout(obj, set_name)
+        own = set(layout.columns) if layout.parts else set(dataset.schema.names)
+        from_folders = [n for n in dataset.schema.names if n not in own and n not in _index_columns(dataset.schema)]
         if from_folders:
             raise ValueError(f"the {SET_LABELS[set_name]} data {str(obj)!r} takes column(s) "
                              f"{', '.join(map(repr, from_folders))} from its folder names; with a Dask client each "
                              f"file is read on its own, so each file must hold every column")
-        meta = dataset.schema.empty_table().to_pandas().reset_index(drop=True)
-        return Partitions(set_name, "parquet", meta, files)
+        return Partitions(set_name, "parquet", layout.meta.iloc[:0], list(layout.parts))
     if kind == "dask":
         return Partitions(set_name, "dask", obj._meta.iloc[:0].reset_index(drop=True), list(obj.to_delayed()))
     return Partitions(set_name, "pandas", obj.iloc[:0].reset_index(drop=True), [obj])
@@ -129,7 +255,7 @@ class EncodedPart:
 
 def _read_part(part: Any, kind: str, columns: list[str]) -> pd.DataFrame:
     if kind == "parquet":
-        return pd.read_parquet(part, columns=columns).reset_index(drop=True)
+        return read_parquet_part(part, columns)
     return part[columns].reset_index(drop=True)
 
 

@@ -7,6 +7,11 @@ Dask DataFrame. Only the columns a set's schema names, less the ``exclude=`` col
 only (``ddf[columns].compute()``: a frame from ``dask.dataframe.read_parquet`` then reads only those columns;
 work a graph does for a column anyway, such as an assigned column Dask's optimiser keeps, is Dask's). The rows
 keep their order (a Dask DataFrame's partitions in order); the index is ignored, as for DataFrames.
+
+The files of a Parquet dataset must each hold every column once (a file that lacks a column or holds one twice
+is refused, naming the file and the column); a column stored in different types by different files takes the
+widest of them, the type ``pandas.concat`` of the files gives (float64 where one file holds float32 and another
+float64), with or without a Dask client (:func:`synthpriv_report.partitioned.parquet_layout`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from .data import SET_LABELS, _near_miss
+from .partitioned import ParquetLayout, parquet_layout, read_parquet_part
 
 __all__ = ["Inputs", "read_inputs", "PARQUET_SUFFIXES"]
 
@@ -72,27 +78,19 @@ def _kind(obj: Any, set_name: str) -> str:
     return "other"
 
 
-def _parquet_columns(path: str | os.PathLike) -> list[str]:
-    """The data columns of a Parquet file or dataset folder (pandas' stored index columns left out)."""
-    import pyarrow.dataset as ds
-
-    schema = ds.dataset(str(path), format="parquet").schema
-    index_cols: set[str] = set()
-    meta = schema.pandas_metadata
-    if meta:
-        index_cols = {c for c in meta.get("index_columns", []) if isinstance(c, str)}
-    return [c for c in schema.names if c not in index_cols]
-
-
-def _columns(obj: Any, kind: str) -> list:
-    if kind == "parquet":
-        return _parquet_columns(obj)
+def _columns(obj: Any, kind: str, layout: ParquetLayout | None) -> list:
+    if kind == "parquet" and layout is not None:
+        return layout.columns
     return list(obj.columns)
 
 
-def _read(obj: Any, kind: str, columns: list) -> pd.DataFrame:
-    if kind == "parquet":
-        return pd.read_parquet(obj, columns=columns).reset_index(drop=True)
+def _read(obj: Any, kind: str, columns: list, layout: ParquetLayout | None) -> pd.DataFrame:
+    if kind == "parquet" and layout is not None:
+        if layout.uniform:  # every file stores every column in one type: pandas reads the folder at once
+            return pd.read_parquet(obj, columns=columns).reset_index(drop=True)
+        # read at once, the files would take the first file's types (a float64 column of a later file cut to
+        # float32): each file is read in the dataset's types and the files are joined, as a cluster's workers do
+        return pd.concat([read_parquet_part(part, columns) for part in layout.parts], ignore_index=True)
     if kind == "dask":
         return obj[columns].compute().reset_index(drop=True)
     return obj[columns]  # a new frame; the caller's is untouched
@@ -139,7 +137,8 @@ def read_inputs(real: Any, synthetic: Any, holdout: Any = None, *,
     FileNotFoundError
         A Parquet path that does not exist.
     ValueError
-        ``exclude`` names a column the real data lacks; a set's columns differ from the real data's.
+        ``exclude`` names a column the real data lacks; a set's columns differ from the real data's; a file of a
+        Parquet dataset lacks a column another file holds, or holds one twice.
 
     Examples
     --------
@@ -156,7 +155,9 @@ def read_inputs(real: Any, synthetic: Any, holdout: Any = None, *,
     if "other" in kinds.values():  # prepare() names the offending set and type
         return Inputs(real, synthetic, holdout, exclude)
     excl = list(exclude or [])
-    cols = {s: _columns(given[s], k) for s, k in kinds.items()}
+    # each Parquet input's files checked to hold the same columns once each, and each column's widest type
+    layouts = {s: parquet_layout(given[s], s) if k == "parquet" else None for s, k in kinds.items()}
+    cols = {s: _columns(given[s], k, layouts[s]) for s, k in kinds.items()}
     bad = [c for c in cols["T"] if not isinstance(c, str)]
     if bad:
         raise TypeError(f"the {SET_LABELS['T']} data has non-string column names: {bad[:5]!r}; rename them")
@@ -176,5 +177,5 @@ def read_inputs(real: Any, synthetic: Any, holdout: Any = None, *,
         if extra:
             raise ValueError(f"column(s) {', '.join(map(repr, extra))} of the {SET_LABELS[s]} data are not in "
                              f"the real data")
-    frames = {s: _read(given[s], kinds[s], [c for c in cols[s] if c not in excl]) for s in kinds}
+    frames = {s: _read(given[s], kinds[s], [c for c in cols[s] if c not in excl], layouts[s]) for s in kinds}
     return Inputs(frames["T"], frames["S"], frames.get("H"), None, tuple(excl))
