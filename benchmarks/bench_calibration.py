@@ -18,6 +18,7 @@ Run by hand (it prints its tables; nothing is asserted)::
     python benchmarks/bench_calibration.py --quick         # a few draws per cell
     python benchmarks/bench_calibration.py --power         # smallest leak share detected with 95% power
     python benchmarks/bench_calibration.py --part attacks  # the membership attacks: honest and atypical-leak cells
+    python benchmarks/bench_calibration.py --part small-holdout  # honest releases with holdouts of 1 to 50 records
 """
 
 from __future__ import annotations
@@ -316,17 +317,57 @@ def smallest_fraction_table(sizes: list[int], draws: int, kinds: tuple[str, ...]
                 print(f"| {kind} | {n:,} | {'yes' if holdout else 'no'} | {cells} |", flush=True)
 
 
+#: The checks that compare the holdout with another group of records, and the holdout sizes of the small-holdout part.
+SMALL_HOLDOUT_CHECKS = ("membership_inference", "holdout_dcr_share", "dcr_test", "nndr_test", "mia_worst_case")
+SMALL_HOLDOUTS = (1, 2, 5, 10, 20, 50)
+
+
+def small_holdout_table(draws: int, *, n: int = 1000, holdouts: tuple[int, ...] = SMALL_HOLDOUTS) -> None:
+    """Honest releases (fresh Adult records as the synthetic set, ``n`` training and ``n`` synthetic records) with
+    holdouts of a few records: per holdout size and check, the draws graded medium or high among those assessed,
+    and the draws not assessed (a group too small to grade). An honest release should raise no alarm beyond the
+    per-check rate, however small its holdout."""
+    print(f"\n## Small holdouts: honest releases ({n:,} training and synthetic records, {draws} draws per cell)\n")
+    print("| holdout records | " + " | ".join(SMALL_HOLDOUT_CHECKS) + " | verdict |")
+    print("|---|" + "---|" * (len(SMALL_HOLDOUT_CHECKS) + 1))
+    for n_h in holdouts:
+        t0 = time.perf_counter()
+        levels: dict[str, list[str]] = {c: [] for c in (*SMALL_HOLDOUT_CHECKS, "verdict")}
+        for i in range(draws):
+            seed = 1000 * i + 17
+            d = draw("adult", (n, n, n_h), True, "ideal", 0.0, seed)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ev = Evaluation(d.T, d.S, holdout=d.H, metrics=sorted(set(CHECKS) | set(SMALL_HOLDOUT_CHECKS)),
+                                random_state=seed, progress=False)
+                res = ev.results()
+            for c in SMALL_HOLDOUT_CHECKS:
+                levels[c].append(res[c].level or "n/a")
+            levels["verdict"].append(res.verdict.level)
+        cells = []
+        for c in (*SMALL_HOLDOUT_CHECKS, "verdict"):
+            k, m, lo, hi = _rate(levels[c], ("medium", "high"))
+            skipped = len(levels[c]) - m
+            cells.append((f"{k}/{m} alarms [{lo:.0%}, {hi:.0%}]" if m else "no draw assessed")
+                         + (f", {skipped} not assessed" if skipped else ""))
+        print(f"| {n_h} | " + " | ".join(cells) + f" |  <!-- {time.perf_counter() - t0:.0f} s -->", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few draws per cell (a smoke run)")
     ap.add_argument("--power", action="store_true", help="only the smallest-detected-share table")
-    ap.add_argument("--part", choices=("all", "honest", "leaks", "attacks"), default="all",
+    ap.add_argument("--part", choices=("all", "honest", "leaks", "attacks", "small-holdout"), default="all",
                     help="only the honest cells, only the leaky ones, or the membership attacks' cells (honest "
                          "releases and the most atypical records memorised, with a holdout)")
     ap.add_argument("--draws", type=int, default=None, help="draws per cell (default: 40 up to 1,000 records, "
                                                             "10 above; 10 for leaks)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
+    if args.part == "small-holdout":
+        small_holdout_table(args.draws or (5 if args.quick else 40))
+        print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+        return
     if args.part == "attacks":
         shapes = ("adult", "bank", "adult_numeric", "adult_categorical")
         false_alarm_table([(shape, 1000, True, "ideal") for shape in shapes] + [("adult", 10000, True, "ideal")],

@@ -34,6 +34,48 @@ class SmallResult:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+#: Fewest records each of two compared groups needs before a check that compares them is graded (the membership
+#: attacks' ``MIN_RECORDS`` too): with fewer, one group's spread cannot be estimated from its records, and chance
+#: alone moves the comparison past any threshold.
+MIN_GROUP_RECORDS = 10
+
+
+def groups_too_small(groups: dict[str, int], *, minimum: int | None = None) -> str | None:
+    """Why a check that compares two groups of records is not assessed on groups of these sizes, or None.
+
+    Parameters
+    ----------
+    groups : dict
+        Each group's name, as the reader should see it before "records" ("training", "holdout") -> its number
+        of records.
+    minimum : int, optional
+        Fewest records the smaller group needs (default :data:`MIN_GROUP_RECORDS`, read when called).
+
+    Returns
+    -------
+    str or None
+        The reason, naming both sizes, when the smaller group has fewer than ``minimum`` records.
+
+    Examples
+    --------
+    >>> print(groups_too_small({"training": 1000, "holdout": 1}))  # doctest: +NORMALIZE_WHITESPACE
+    too few records to assess: it compares 1,000 training records with 1 holdout record, and each group needs at
+    least 10: with fewer, chance alone can move the comparison past any threshold
+    >>> groups_too_small({"training": 10, "holdout": 10}) is None
+    True
+    """
+    minimum = MIN_GROUP_RECORDS if minimum is None else int(minimum)
+    if min(groups.values()) >= minimum:
+        return None
+    (a, n_a), (b, n_b) = list(groups.items())[:2]
+
+    def records(n: int, name: str) -> str:
+        return f"{n:,} {name} record{'' if n == 1 else 's'}"
+
+    return (f"too few records to assess: it compares {records(n_a, a)} with {records(n_b, b)}, and each group "
+            f"needs at least {minimum}: with fewer, chance alone can move the comparison past any threshold")
+
+
 #: The small constant of every distance ratio: ``(a + EPS) / (b + EPS)`` stays finite when ``b`` is 0.
 EPS = 1e-12
 

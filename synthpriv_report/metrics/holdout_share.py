@@ -18,8 +18,8 @@ from ..data import position_dtype
 from ..formats import fmt_share
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, ResultJSON, Words, register, verdict_alpha
-from ..results import MetricResult
-from .arrays import SmallResult, space_for
+from ..results import MetricResult, not_computed
+from .arrays import SmallResult, groups_too_small, space_for
 from .shift import holdout_shift_notes, holdout_shift_requests
 
 
@@ -99,7 +99,17 @@ def _holdout_share_sets(ctx: Any):
     return ctx.memo(("holdout_dcr_share.sets", ctx.random_state), make)
 
 
+def _too_small(ctx: Any) -> str | None:
+    """Why the share is not assessed on these sets: the two equal-sized real sets it compares (the larger drawn
+    down to the smaller's size) need :data:`~synthpriv_report.metrics.arrays.MIN_GROUP_RECORDS` records each (with
+    one record each, every synthetic record is only closer to one of two real records, and the share says nothing
+    of the generator)."""
+    return groups_too_small({"training": ctx.size(ctx.T), "holdout": ctx.size(ctx.H)})
+
+
 def _share_plan(ctx, params):
+    if _too_small(ctx) is not None:
+        return [*holdout_shift_requests(ctx)]
     sp = space_for(ctx, "holdout_dcr_share", "gower")
     t_ref, h_ref = _holdout_share_sets(ctx)
     return [ctx.request(sp, ctx.S, t_ref, 1), ctx.request(sp, ctx.S, h_ref, 1), *holdout_shift_requests(ctx)]
@@ -169,6 +179,9 @@ def share_bound(y: NDArray[np.float64], groups: NDArray[np.integer]) -> ShareLev
 
 def _share_compute(ctx, params) -> MetricResult:
     sp = space_for(ctx, "holdout_dcr_share", "gower")
+    reason = _too_small(ctx)
+    if reason is not None:
+        return not_computed("holdout_dcr_share", reason, space=sp.label)
     t_ref, h_ref = _holdout_share_sets(ctx)
     d_t, d_h = ctx.knn(sp, ctx.S, t_ref, 1).dist[:, 0], ctx.knn(sp, ctx.S, h_ref, 1).dist[:, 0]
     r = holdout_dcr_share(d_t, d_h)

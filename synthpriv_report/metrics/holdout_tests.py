@@ -20,7 +20,7 @@ from ..params import N_BOOTSTRAP, SOURCES
 from ..registry import LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
 from ..results import MetricResult, not_computed
 from ..spaces import SpaceSpec
-from .arrays import SmallResult, eps_ratio, space_for
+from .arrays import SmallResult, eps_ratio, groups_too_small, space_for
 from .shift import holdout_shift_notes, holdout_shift_requests
 
 
@@ -109,8 +109,17 @@ TEST_STATISTIC = Param("test_statistic", "mean", kind="choice", choices=("mean",
                        doc="Whether the holdout tests compare means or medians of the distances.")
 
 
+def _too_small(ctx: Any) -> str | None:
+    """Why a holdout test is not assessed on these sets: its interval resamples the holdout and the synthetic
+    records, and each needs :data:`~synthpriv_report.metrics.arrays.MIN_GROUP_RECORDS` records (a holdout of
+    one record resamples to itself, and the interval would rest on the synthetic records alone)."""
+    return groups_too_small({"holdout": ctx.size(ctx.H), "synthetic": ctx.size(ctx.S)})
+
+
 def _test_plan(metric: str, k: int):
     def plan(ctx, params):
+        if _too_small(ctx) is not None:
+            return []
         sp = space_for(ctx, metric, "euclidean")
         return [ctx.request(sp, ctx.S, ctx.T, k), ctx.request(sp, ctx.H, ctx.T, k), *holdout_shift_requests(ctx)]
 
@@ -144,6 +153,9 @@ def _test_result(metric: str, ctx, params, ref_vals, syn_vals, sp: SpaceSpec, qu
 
 def _dcr_test_compute(ctx, params) -> MetricResult:
     sp = space_for(ctx, "dcr_test", "euclidean")
+    reason = _too_small(ctx)
+    if reason is not None:
+        return not_computed("dcr_test", reason, space=sp.label)
     h = ctx.knn(sp, ctx.H, ctx.T, 1).dist[:, 0]
     s = ctx.knn(sp, ctx.S, ctx.T, 1).dist[:, 0]
     return _test_result("dcr_test", ctx, params, h, s, sp, "DCR")
@@ -153,6 +165,9 @@ def _nndr_test_compute(ctx, params) -> MetricResult:
     sp = space_for(ctx, "nndr_test", "euclidean")
     if ctx.size(ctx.T) < 2:
         return not_computed("nndr_test", "needs at least 2 real records")
+    reason = _too_small(ctx)
+    if reason is not None:
+        return not_computed("nndr_test", reason, space=sp.label)
 
     def ratios(query: Any) -> NDArray[np.float64]:  # one set's two columns held at a time, not both sets'
         d = ctx.knn(sp, query, ctx.T, 2).dist

@@ -22,8 +22,13 @@ Choices, stated so that two runs and two readers agree:
   distance is strictly below the tie group of the ``(floor(0.01 * n_holdout) + 1)``-th smallest holdout distance.
   A member tied with that holdout record is not flagged: flagging it would flag the holdout record too. With fewer
   than 100 holdout records, only members strictly closer than every holdout record are flagged.
-* **Interval.** DeLong's variance of the AUC (normal approximation, 95%), clipped to [0, 1]; the TPR carries a
-  Wilson 95% interval in the details.
+* **Interval.** DeLong's variance of the AUC (normal approximation, 95%), clipped to [0, 1]: one term from the
+  members' spread and one from the non-members', each estimated from its own group's records, so both sizes
+  count; with one record on a side that side's term cannot be estimated and the interval is all of [0, 1]. The
+  TPR carries a Wilson 95% interval in the details.
+* **Sizes.** With fewer than 10 training or 10 holdout records the attack is not assessed (reported not
+  computed, with both sizes): one group's spread cannot be estimated from so few records, and a holdout of one
+  record would otherwise grade fresh real records as a leak.
 * **Reproducibility.** Every training and every holdout record is scored (no sample), so the numbers depend on
   the data alone and not on the row order or a random state.
 """
@@ -41,9 +46,9 @@ from .. import plotting as plot
 from .. import stats
 from ..formats import fmt_number, fmt_share
 from ..registry import FigureSpec, LevelSpec, MetricSpec, ResultJSON, Words, register
-from ..results import MetricResult
+from ..results import MetricResult, not_computed
 from ..stats.comparisons import ABS_TOL, REL_TOL
-from .arrays import SmallResult, space_for
+from .arrays import SmallResult, groups_too_small, space_for
 
 #: The false-positive rate at which the true-positive rate is reported.
 TARGET_FPR = 0.01
@@ -65,7 +70,7 @@ class MembershipScores(SmallResult):
     auc : float
         Probability that a random member lies closer to the synthetic data than a random non-member, ties one half.
     interval : tuple of (float, float)
-        DeLong 95% interval of ``auc``, clipped to [0, 1].
+        DeLong 95% interval of ``auc``, clipped to [0, 1]; [0, 1] when a side has one record.
     tpr : float
         Share of members flagged at the threshold that flags at most ``floor(fpr * n_nonmembers)`` non-members.
     fpr : float
@@ -162,8 +167,11 @@ def membership_auc(d_members: ArrayLike, d_nonmembers: ArrayLike, *, fpr: float 
     if n_n > 1:
         mean01 = float((n_count * v01).sum() / n_n)
         var += float((n_count * (v01 - mean01) ** 2).sum() / (n_n - 1)) / n_n
-    half = _Z95 * math.sqrt(max(var, 0.0))
-    interval = (max(0.0, auc - half), min(1.0, auc + half))
+    if n_m > 1 and n_n > 1:
+        half = _Z95 * math.sqrt(max(var, 0.0))
+        interval = (max(0.0, auc - half), min(1.0, auc + half))
+    else:  # one side's spread cannot be estimated from one record: the AUC could be anything
+        interval = (0.0, 1.0)
     tied = float((m_count * n_count).sum() / (n_m * n_n))
     # the threshold: strictly below the tie group of the (k+1)-th smallest non-member distance
     k = int(math.floor(fpr * n_n + 1e-9))
@@ -180,13 +188,24 @@ def membership_auc(d_members: ArrayLike, d_nonmembers: ArrayLike, *, fpr: float 
                             flagged_members=flagged_m, flagged_nonmembers=flagged_n, tied_pairs_share=tied)
 
 
+def _too_small(ctx: Any) -> str | None:
+    """Why the attack is not assessed on these sets (each side of the AUC needs
+    :data:`~synthpriv_report.metrics.arrays.MIN_GROUP_RECORDS` records)."""
+    return groups_too_small({"training": ctx.size(ctx.T), "holdout": ctx.size(ctx.H)})
+
+
 def _plan(ctx: Any, params: dict[str, Any]) -> list[Any]:
+    if _too_small(ctx) is not None:
+        return []
     sp = space_for(ctx, "membership_inference", "gower")
     return [ctx.request(sp, ctx.T, ctx.S, 1), ctx.request(sp, ctx.H, ctx.S, 1)]
 
 
 def _compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
     sp = space_for(ctx, "membership_inference", "gower")
+    reason = _too_small(ctx)
+    if reason is not None:
+        return not_computed("membership_inference", reason, space=sp.label)
     d_t = ctx.knn(sp, ctx.T, ctx.S, 1).dist[:, 0]
     d_h = ctx.knn(sp, ctx.H, ctx.S, 1).dist[:, 0]
     r = membership_auc(d_t, d_h)

@@ -48,6 +48,16 @@ def _ev(t=T, s=S, h=H, **kw) -> Evaluation:
     return evaluation(t, s, h, **kw)
 
 
+@pytest.fixture
+def small_sets_graded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hand computations below use 3 to 6 records a set, fewer than a holdout comparison needs to be graded
+    (``MIN_GROUP_RECORDS``, 10 a group: below it the comparison is reported not computed, tested in
+    tests/hostile/test_small_groups_not_graded.py); they check the arithmetic with that minimum lowered to 1."""
+    from synthpriv_report.metrics import arrays
+
+    monkeypatch.setattr(arrays, "MIN_GROUP_RECORDS", 1)
+
+
 def _wilson(p: float, n: int) -> tuple[float, float]:
     """The Wilson formula written out (Wilson, 1927), independent of stats.wilson."""
     den = 1 + Z2 / n
@@ -156,6 +166,7 @@ def test_exact_copies_identical_is_space_free_and_missing_equals_missing() -> No
 # 2.2 holdout_dcr_share
 
 
+@pytest.mark.usefixtures("small_sets_graded")
 @pytest.mark.parametrize("space", ["gower", "euclidean"])
 def test_holdout_dcr_share_by_hand(space: str) -> None:
     r = _ev(spaces={"holdout_dcr_share": space}).results(metrics=["holdout_dcr_share"])["holdout_dcr_share"]
@@ -174,6 +185,7 @@ def test_holdout_dcr_share_by_hand(space: str) -> None:
     assert r.level == "low"  # lower bound .219 <= .5
 
 
+@pytest.mark.usefixtures("small_sets_graded")
 def test_holdout_dcr_share_subsamples_the_larger_real_set() -> None:
     # |H| = 3 < |T| = 6: T is subsampled to 3 rows drawn as sort(default_rng(rs).choice(6, 3))
     h3 = H.iloc[[0, 1, 3]].reset_index(drop=True)  # (1,a) (5,b) (10,b)
@@ -200,6 +212,7 @@ def test_holdout_dcr_share_subsamples_the_larger_real_set() -> None:
     assert r.details["real_sizes_used"] == {"training": 5, "holdout": 5} and r.details["subsampled"] == "holdout"
 
 
+@pytest.mark.usefixtures("small_sets_graded")
 def test_holdout_dcr_share_subsample_is_used_by_that_metric_only() -> None:
     ev = _ev(h=H.iloc[[0, 1, 3]])
     res = ev.results(metrics=["dcr", "holdout_dcr_share"])
@@ -415,6 +428,7 @@ def test_nndr_values_pure() -> None:
 # 2.5 dcr_test, nndr_test
 
 
+@pytest.mark.usefixtures("small_sets_graded")
 def test_dcr_test_euclidean_by_hand() -> None:
     r = _ev().results(metrics=["dcr_test"])["dcr_test"]
     # DCR(h, T) euclidean = [.1, .1, .1, 0, .1, .1] -> mean .5/6 = .083333
@@ -431,6 +445,7 @@ def test_dcr_test_euclidean_by_hand() -> None:
     assert r.details["statistic"] == "median"
 
 
+@pytest.mark.usefixtures("small_sets_graded")
 def test_dcr_test_gower_by_hand() -> None:
     r = _ev(spaces={"dcr_test": "gower"}).results(metrics=["dcr_test"])["dcr_test"]
     # gower halves every same-category distance: DCR_HT = .25/6 = .041667, DCR_ST = .15/4 = .0375, D = 10
@@ -440,6 +455,7 @@ def test_dcr_test_gower_by_hand() -> None:
     assert r.details["D"] == pytest.approx(10.0)
 
 
+@pytest.mark.usefixtures("small_sets_graded")
 @pytest.mark.parametrize("space", ["euclidean", "gower"])
 def test_nndr_test_by_hand(space: str) -> None:
     r = _ev(spaces={"nndr_test": space}).results(metrics=["nndr_test"])["nndr_test"]
@@ -460,6 +476,7 @@ def test_nndr_test_by_hand(space: str) -> None:
     assert r.level == "low"
 
 
+@pytest.mark.usefixtures("small_sets_graded")
 def test_nndr_test_ratio_zero_for_copies() -> None:
     # S = T exactly: every d1 = 0 -> ratio 0 -> NNDR_ST = 0 -> D = 100 -> score 0, Low privacy, high
     r = _ev(s=T.copy()).results(metrics=["nndr_test"])["nndr_test"]
@@ -495,6 +512,7 @@ def test_holdout_test_bands_at_the_boundaries() -> None:
         holdout_test([1.0], [1.0], statistic="mode")
 
 
+@pytest.mark.usefixtures("small_sets_graded")
 def test_dcr_test_levels_follow_the_bands_exactly_at_10_and_50() -> None:
     # One numeric column, T x = 0, 16 (range 16, x' = x / 16); H x = 8, 8 -> DCR(h, T) = 8/16 = .5, mean .5.
     # S x = 4, 12 -> DCR .25 each -> D = 100 (.5 - .25) / .5 = 50 exactly (binary fractions) -> medium
