@@ -14,15 +14,23 @@ compare every registered metric's result both ways.
 The compiled path is switched off when numba cannot be imported, or when the environment variable
 ``SYNTHPRIV_NO_NUMBA`` is set to anything but ``""`` or ``"0"`` when the package is first imported (what the
 tests use to run the NumPy path on a machine that has numba).
+
+An interrupt (Ctrl-C, "Interrupt kernel" in a notebook) that arrives while a compiled kernel runs can surface as
+another error: numba's dispatcher raises ``SystemError: CPUDispatcher(...) returned a result with an exception
+set``, the ``KeyboardInterrupt`` as its context. :func:`surfacing_interrupts` wraps each public call so that
+it raises ``KeyboardInterrupt`` instead.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["COMPILED", "njit", "prange"]
+__all__ = ["COMPILED", "njit", "prange", "interrupt_behind", "surfacing_interrupts"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _wanted() -> bool:
@@ -60,3 +68,59 @@ else:
         return keep
 
     prange = range
+
+
+def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
+    """The ``KeyboardInterrupt`` behind an error, if any: the error itself, or one in its chain of causes and
+    contexts (where numba's dispatcher puts the interrupt that arrived while its kernel ran).
+
+    >>> try:
+    ...     try:
+    ...         raise KeyboardInterrupt
+    ...     except KeyboardInterrupt:
+    ...         raise SystemError("returned a result with an exception set")
+    ... except SystemError as e:
+    ...     type(interrupt_behind(e)).__name__
+    'KeyboardInterrupt'
+    >>> interrupt_behind(ValueError("bad value")) is None
+    True
+    """
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return e
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return None
+
+
+def surfacing_interrupts(fn: F) -> F:
+    """``fn`` raising ``KeyboardInterrupt`` where an interrupt surfaced as another error from a compiled kernel
+    (:func:`interrupt_behind`); every other error passes unchanged. The interrupt raised carries the traceback of
+    where it arrived, without the dispatcher's error.
+
+    >>> @surfacing_interrupts
+    ... def kernel():
+    ...     try:
+    ...         raise KeyboardInterrupt
+    ...     except KeyboardInterrupt:
+    ...         raise SystemError("CPUDispatcher(...) returned a result with an exception set")
+    >>> try:
+    ...     kernel()
+    ... except KeyboardInterrupt:
+    ...     print("interrupted")
+    interrupted
+    """
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:  # KeyboardInterrupt itself is no Exception and passes untouched
+            signalled = interrupt_behind(exc)
+            if signalled is None:
+                raise
+            raise KeyboardInterrupt(*signalled.args).with_traceback(signalled.__traceback__) from None
+
+    return call  # type: ignore[return-value]

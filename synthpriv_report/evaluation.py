@@ -4,6 +4,11 @@ Expensive work (encodings, trees, neighbour searches, classifier fits) is cached
 (:mod:`synthpriv_report.engine`); every metric reduces cached arrays. ``results(alpha=...)`` with new reduction
 parameters never searches again, and a level override only re-grades (levels are applied by
 :mod:`synthpriv_report.levels` after the metrics ran). Every setting is validated where it is given.
+
+An interrupt (Ctrl-C, "Interrupt kernel" in a notebook) raises ``KeyboardInterrupt`` from every public call,
+also when it arrives while a compiled kernel runs (:func:`synthpriv_report._compiled.surfacing_interrupts`). A
+step's result enters the caches only once it is whole, so the next call computes what was interrupted, and gives
+what an evaluation never interrupted gives.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import pandas as pd
 
 from . import applicability
 from . import progress as pg
+from ._compiled import surfacing_interrupts
 from .analysis.record import explain_record
 from .analysis.risk import records_at_risk, risk_overview, risk_rule_applies
 from .data import PreparedData, check_include_exclude, coded_texts, identifier_columns, prepare, split_identifiers
@@ -463,6 +469,7 @@ class Evaluation:
     1.0
     """
 
+    @surfacing_interrupts
     def __init__(
         self,
         real: DataSource,
@@ -656,6 +663,7 @@ class Evaluation:
             self._graded[key] = apply_level(spec, raw, levels)
         return self._graded[key]
 
+    @surfacing_interrupts
     def results(self, metrics: Sequence[str] | None = None, **params: Any) -> ResultSet:
         """Compute (or re-reduce) the metrics, grade them and give the verdict.
 
@@ -793,6 +801,7 @@ class Evaluation:
         shift = holdout_shift_note(holdout_shift_of(self._ctx, compute=False))
         return list(self.data.notes) + ([shift] if shift else [])
 
+    @surfacing_interrupts
     def to_dict(self, **params: Any) -> dict[str, Any]:
         """JSON-safe dictionary: results, settings, data fingerprints, package versions."""
         res = self.results(**params)
@@ -815,36 +824,44 @@ class Evaluation:
     # ---------------------------------------------------------------------------------------------------------
     # presentation and export: the result set draws itself; only the live views need the evaluation
 
+    @surfacing_interrupts
     def __getitem__(self, name: str) -> MetricResult:
         """One metric's result with the default parameters (``ev["privacy_score"]``)."""
         get_spec(name)
         return self.results(metrics=[name])[name]
 
+    @surfacing_interrupts
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return self.results()._repr_mimebundle_(include=include, exclude=exclude)
 
+    @surfacing_interrupts
     def explore(self, **params: Any) -> Any:
         """Interactive widgets: sliders move alpha and thresholds; cached arrays are re-reduced live."""
         from .display import explore
 
         return explore(self, **params)
 
+    @surfacing_interrupts
     def explain(self, real_index: int) -> Any:
         """One real record's view: its nearest synthetic and real neighbours and what each metric concluded."""
         return explain_record(self, real_index)
 
+    @surfacing_interrupts
     def records_at_risk(self, **params: Any) -> pd.DataFrame:
         """The per-record risk table (real values masked unless revealed)."""
         return records_at_risk(self, **params)
 
+    @surfacing_interrupts
     def to_html(self, path: Any, *, title: str | None = None, **params: Any) -> Any:
         """Write the self-contained HTML report."""
         return self.results(**params).to_html(path, **({} if title is None else {"title": title}))
 
+    @surfacing_interrupts
     def to_pdf(self, path: Any, engine: str = "weasyprint", *, title: str | None = None, **params: Any) -> Any:
         """Write the paginated A4 PDF report."""
         return self.results(**params).to_pdf(path, engine=engine, **({} if title is None else {"title": title}))
 
+    @surfacing_interrupts
     def to_json(self, path: Any = None, **params: Any) -> Any:
         """Write (or return) the versioned JSON report."""
         return self.results(**params).to_json(path)
