@@ -571,14 +571,12 @@ def _context(args: argparse.Namespace) -> dict[str, Any] | None:
     """The release context of ``--context``, validated (a user error names the file and the field)."""
     from .release import load_context
 
-    if not getattr(args, "context", None):
+    if getattr(args, "context", None) is None:
         return None
     try:
-        return load_context(args.context)
-    except OSError as exc:
-        raise _UserError(f"--context {args.context}: cannot read it ({exc.strerror or exc})") from exc
-    except ValueError as exc:
-        raise _UserError(f"--context {exc}") from exc
+        return load_context(args.context, option="--context")
+    except (OSError, ValueError) as exc:  # each message names --context, the file and what was expected
+        raise _UserError(str(exc)) from exc
 
 
 def _strip_header_spaces(df: pd.DataFrame, path: str) -> pd.DataFrame:
