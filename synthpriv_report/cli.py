@@ -26,7 +26,9 @@ Exit status:
 0    success (the reports were written)
 1    internal error: a bug in synthpriv-report (a short message; ``--debug`` shows the traceback)
 2    usage or input error: a bad option, a missing or unreadable file, mismatched columns, an output path that
-     is also an input or another output, a file that does not decode or reads as one column (one line on stderr)
+     is also an input (any file a command reads, ``--context`` included) or another output, a ``lite`` output
+     folder that holds an input or files the builder did not write, a file that does not decode or reads as one
+     column (one line on stderr, naming both options where two clash)
 3    ``--fail-on`` was given and the verdict reached that level or is "not assessed" (the reports are written)
 130  interrupted (Ctrl-C, SIGINT): no half-written or temporary file is left
 143  terminated (SIGTERM: ``docker stop``, ``timeout``, a cancelled CI job): the same
@@ -93,8 +95,23 @@ class _Terminated(BaseException):
 
 
 class _Parser(argparse.ArgumentParser):
+    """The command line's parser: one-line errors, and the options that name what a command reads declared as
+    such (:meth:`add_input`), so that no command ever writes over one of them."""
+
     def error(self, message: str) -> None:  # one line, exit 2, no usage dump
         raise _UserError(message)
+
+    def add_input(self, *flags: str, **kwargs: Any) -> argparse.Action:
+        """An option whose value names a file or folder the command reads (``add_argument``'s arguments).
+
+        Every such option is listed in the parsed arguments' ``reads`` (``(flag, dest)`` pairs), which
+        :func:`_inputs_read` reads: a command refuses an output that is any of them (exit status 2). An option
+        that reads a file is declared with this method, never with ``add_argument``.
+        """
+        action = self.add_argument(*flags, **kwargs)
+        declared = tuple(self.get_default("reads") or ())
+        self.set_defaults(reads=declared + ((action.option_strings[0], action.dest),))
+        return action
 
 
 def _split(text: str | None, option: str = "--metrics") -> list[str] | None:
@@ -269,7 +286,7 @@ def _parser() -> argparse.ArgumentParser:
                                 help="evaluate: your files; demo: the embedded demo data")
     sub.required = True
 
-    def common(p: argparse.ArgumentParser) -> None:
+    def common(p: _Parser) -> None:
         p.add_argument("--metrics", help="comma-separated metric names (default: all registered); the verdict rests "
                                          "on the checks among them (exact_copies, holdout_dcr_share, privacy_score, "
                                          "dcr_test, nndr_test) and is 'not assessed' when none of these ran")
@@ -284,16 +301,16 @@ def _parser() -> argparse.ArgumentParser:
                        help="exit with status 3 when the verdict is this level or higher, or 'not assessed' "
                             "(for CI pipelines; the reports are still written)")
         p.add_argument("--debug", action="store_true", help="show the full traceback of an error")
-        p.add_argument("--context", metavar="FILE.json",
-                       help="the release context, a JSON file: purpose, recipients, release_mode (public, "
-                            "restricted or internal), operator, organisation, generator (name, version, settings, "
-                            "epsilon, delta, post_filters, model_released), levels_reason and a prefilled "
-                            "decision; printed on the report's cover and kept in the JSON report")
+        p.add_input("--context", metavar="FILE.json",
+                    help="the release context, a JSON file: purpose, recipients, release_mode (public, "
+                         "restricted or internal), operator, organisation, generator (name, version, settings, "
+                         "epsilon, delta, post_filters, model_released), levels_reason and a prefilled "
+                         "decision; printed on the report's cover and kept in the JSON report")
 
     ev = sub.add_parser("evaluate", help="evaluate a synthetic data file against the real data")
-    ev.add_argument("--real", required=True, help="real training data (CSV or Parquet)")
-    ev.add_argument("--synthetic", required=True, help="synthetic data (CSV or Parquet)")
-    ev.add_argument("--holdout", help="real holdout data the generator did not see (CSV or Parquet)")
+    ev.add_input("--real", required=True, help="real training data (CSV or Parquet)")
+    ev.add_input("--synthetic", required=True, help="synthetic data (CSV or Parquet)")
+    ev.add_input("--holdout", help="real holdout data the generator did not see (CSV or Parquet)")
     ev.add_argument("--sep", default=",", help="CSV field separator (default ','; e.g. ';', '|', or tab for a "
                                                "tab); a file that reads as one column is refused with a hint")
     ev.add_argument("--encoding", default="utf-8",
@@ -319,25 +336,57 @@ def _parser() -> argparse.ArgumentParser:
 
     lite = sub.add_parser("lite", help="build a JupyterLite site: the teaching notebooks run in a browser with "
                                        "nothing installed (needs the 'lite' extra)")
-    lite.add_argument("--out", default="site", help="the site's folder (default site/; replaced if it exists)")
-    lite.add_argument("--notebook", action="append", dest="notebooks",
-                      help="a notebook to bundle (repeatable; default: the teaching notebook)")
-    lite.add_argument("--offline-pyodide", metavar="DIR",
-                      help="bundle this local Pyodide distribution (checked against its pyodide-lock.json) "
-                           "instead of loading the official one from its CDN")
+    lite.add_argument("--out", default="site",
+                      help="the site's folder (default site/): new, empty, or a site built before (replaced); a "
+                           "folder holding any other file or an input is refused")
+    lite.add_input("--notebook", action="append", dest="notebooks",
+                   help="a notebook to bundle (repeatable; default: the teaching notebook)")
+    lite.add_input("--offline-pyodide", metavar="DIR",
+                   help="bundle this local Pyodide distribution (checked against its pyodide-lock.json) "
+                        "instead of loading the official one from its CDN")
     lite.add_argument("--pyodide-lock-sha256", help="the expected SHA-256 of DIR's pyodide-lock.json")
-    lite.add_argument("--wheel", action="append", dest="wheels", default=[],
-                      help="a pure-Python wheel to add to the site's package index (repeatable; for sites without "
-                           "internet access)")
+    lite.add_input("--wheel", action="append", dest="wheels", default=[],
+                   help="a pure-Python wheel to add to the site's package index (repeatable; for sites without "
+                        "internet access)")
     lite.add_argument("--debug", action="store_true", help="show the full traceback of an error")
     return parser
+
+
+def _inputs_read(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """``(option, path)`` for every path the command reads, from the options declared with
+    :meth:`_Parser.add_input` (an option given several times gives one pair each)."""
+    pairs = []
+    for flag, dest in getattr(args, "reads", ()):
+        value = getattr(args, dest, None)
+        for path in value if isinstance(value, list) else [value]:
+            if isinstance(path, str):
+                pairs.append((flag, path))
+    return pairs
+
+
+def _refuse_writing_inputs(args: argparse.Namespace, outputs: dict[str, str | None]) -> None:
+    """A user error naming both options when an output is one of the files the command reads (``--json`` over
+    ``--context``, say), another output, or a folder."""
+    from .export import check_distinct
+
+    try:
+        check_distinct({}, outputs)
+        for flag, path in _inputs_read(args):
+            check_distinct({flag: path}, outputs)
+    except ValueError as exc:
+        raise _UserError(str(exc)) from exc
 
 
 def _lite(args: argparse.Namespace) -> int:
     """``synthpriv-report lite``: build the in-browser teaching site (:mod:`synthpriv_report.lite`)."""
     from . import lite
 
+    read: dict[str, list[str]] = {}
+    for flag, path in _inputs_read(args):
+        read.setdefault(flag, []).append(path)
     try:
+        # before anything is built: a folder that holds an input or anything the builder did not write is refused
+        lite.check_site_folder(args.out, read, label="--out")
         report = lite.build_site(args.out, notebooks=args.notebooks, offline_pyodide=args.offline_pyodide,
                                  pyodide_lock_sha256=args.pyodide_lock_sha256, wheels=args.wheels)
     except (ValueError, OSError, RuntimeError) as exc:
@@ -522,14 +571,12 @@ def _context(args: argparse.Namespace) -> dict[str, Any] | None:
     """The release context of ``--context``, validated (a user error names the file and the field)."""
     from .release import load_context
 
-    if not getattr(args, "context", None):
+    if getattr(args, "context", None) is None:
         return None
     try:
-        return load_context(args.context)
-    except OSError as exc:
-        raise _UserError(f"--context {args.context}: cannot read it ({exc.strerror or exc})") from exc
-    except ValueError as exc:
-        raise _UserError(f"--context {exc}") from exc
+        return load_context(args.context, option="--context")
+    except (OSError, ValueError) as exc:  # each message names --context, the file and what was expected
+        raise _UserError(str(exc)) from exc
 
 
 def _strip_header_spaces(df: pd.DataFrame, path: str) -> pd.DataFrame:
@@ -573,18 +620,15 @@ def _read_input(path: str, args: argparse.Namespace) -> pd.DataFrame:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from .export import check_distinct
-
     if not (args.html or args.pdf or args.json):
         raise _UserError("nothing to write: give at least one of --html, --pdf, --json")
     lists = {opt: _split(getattr(args, attr), opt) for opt, attr in (("--key", "key"), ("--sensitive", "sensitive"),
                                                                     ("--exclude", "exclude"),
                                                                     ("--include", "include"))}
     _split(args.metrics, "--metrics")
+    _refuse_writing_inputs(args, {"--html": args.html, "--pdf": args.pdf, "--json": args.json})
     _context(args)  # a bad context is refused before the data are read
     try:
-        check_distinct({"--real": args.real, "--synthetic": args.synthetic, "--holdout": args.holdout},
-                       {"--html": args.html, "--pdf": args.pdf, "--json": args.json})
         real = _read_input(args.real, args)
         synthetic = _read_input(args.synthetic, args)
         holdout = _read_input(args.holdout, args) if args.holdout else None
@@ -609,10 +653,12 @@ def _demo(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _UserError(f"cannot create the output folder --out {out}: {exc}") from exc
+    html, pdf, js = str(out / "demo.html"), None if args.no_pdf else str(out / "demo.pdf"), str(out / "demo.json")
+    for path in (html, pdf, js):  # three distinct files of --out
+        _refuse_writing_inputs(args, {"--out": path})
     synthetic = demo.synthetic_leaky if args.leaky else demo.synthetic
     return _run(demo.real, synthetic, demo.holdout, key=list(demo.key_fields),
-                sensitive=list(demo.sensitive_fields), exclude=None, args=args, html=str(out / "demo.html"),
-                pdf=None if args.no_pdf else str(out / "demo.pdf"), js=str(out / "demo.json"),
+                sensitive=list(demo.sensitive_fields), exclude=None, args=args, html=html, pdf=pdf, js=js,
                 inputs={"real": "demo real training data (embedded)",
                         "synthetic": "demo leaky synthetic data (embedded)" if args.leaky
                         else "demo synthetic data (embedded)",

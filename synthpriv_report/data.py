@@ -664,14 +664,15 @@ _MAX_BOOL_SPELLINGS = 64
 
 
 def _unify_booleans(column: str, texts: dict[str, NDArray[np.object_]],
-                    distinct: dict[str, NDArray[np.object_]] | None = None) -> str | None:
+                    distinct: dict[str, NDArray[np.object_]] | None = None, *, reveal: bool = False) -> str | None:
     """Map a boolean-like column to ``"True"``/``"False"`` in every set when its spellings differ.
 
     The column is boolean-like when each of its non-missing values in every set is a spelling of a boolean
     (:data:`BOOL_TRUE`, :data:`BOOL_FALSE`, any case); its spellings differ when one boolean is written in more
     than one way (``True`` in the real data, ``yes`` in the synthetic data). Such a column is rewritten in place
     (``texts`` holds this module's own arrays) and a note is returned; otherwise nothing changes. ``distinct``:
-    each set's distinct non-missing texts where already known.
+    each set's distinct non-missing texts where already known. The note quotes the synthetic spellings, and
+    those of the real sets only with ``reveal`` (else it counts them).
     """
     uniques: dict[str, NDArray[np.object_]] = {}
     for s, col in texts.items():
@@ -696,7 +697,9 @@ def _unify_booleans(column: str, texts: dict[str, NDArray[np.object_]],
         mapped = np.array([to_bool.get(v, MISSING) for v in u] + [MISSING], dtype=object)
         col[:] = mapped[codes]
     by_set = "; ".join(
-        f"{SET_LABELS[s]}: {', '.join(map(repr, sorted(set(u.tolist()))))}" for s, u in uniques.items() if len(u)
+        f"{SET_LABELS[s]}: {', '.join(map(repr, sorted(set(u.tolist()))))}" if s == "S" or reveal
+        else f"{SET_LABELS[s]}: {len(set(u.tolist()))} spelling(s), withheld"
+        for s, u in uniques.items() if len(u)
     )
     return (f"column {column!r} spells true/false differently across the sets ({by_set}): every spelling is "
             "read as the boolean True or False")
@@ -807,15 +810,19 @@ def prepare(
     num_arrays, cat_arrays, factorized = _encode(frames, num_cols, cat_cols, reveal=bool(reveal_real_values))
     return finish(sizes={s: len(df) for s, df in frames.items()}, synthetic_dtypes=frames["S"].dtypes,
                   columns=columns, kinds=kinds, num_arrays=num_arrays, cat_arrays=cat_arrays,
-                  factorized=factorized, exclude=exclude, kept=kept, row_order=row_order)
+                  factorized=factorized, exclude=exclude, kept=kept, row_order=row_order,
+                  reveal_real_values=bool(reveal_real_values))
 
 
 def finish(*, sizes: dict[str, int], synthetic_dtypes: Any, columns: tuple[str, ...], kinds: dict[str, Kind],
            num_arrays: dict[str, NDArray[np.float64] | NumericSet],
            cat_arrays: dict[str, NDArray[np.object_] | CodedSet], factorized: Factorized, exclude: Sequence[str],
-           kept: Sequence[str], row_order: Literal["canonical", "as_given"], park: Park | None = None) -> PreparedData:
+           kept: Sequence[str], row_order: Literal["canonical", "as_given"], park: Park | None = None,
+           reveal_real_values: bool = False) -> PreparedData:
     """Phases 6 to 9 of :func:`prepare`, on the encoded sets: boolean spellings, fingerprints, notes, precision,
     canonical order. ``synthetic_dtypes``: the synthetic data's dtype per column (a ``DataFrame.dtypes``).
+    ``reveal_real_values``: whether the notes may quote a value of the real or holdout data (by default they
+    count such values and say what they are, never quote one).
 
     ``park``, where given, is handed each set as soon as it is in its canonical order, and what it returns is kept
     in its place (:class:`synthpriv_report.held.Parking`: an evaluation with a Dask client keeps the set on the
@@ -831,7 +838,7 @@ def finish(*, sizes: dict[str, int], synthetic_dtypes: Any, columns: tuple[str, 
                                                               for s in list(num_arrays)}
     num_cols = [c for c in columns if kinds[c] == "numeric"]
     cat_cols = [c for c in columns if kinds[c] == "categorical"]
-    notes = _unify_boolean_columns(list(sizes), cat_cols, cat_arrays, factorized)
+    notes = _unify_boolean_columns(list(sizes), cat_cols, cat_arrays, factorized, reveal=reveal_real_values)
     prints = {s: fingerprint(numbers[s], cat_arrays[s], num_cols + cat_cols, kinds, factorized=factorized[s])
               for s in sizes}
     notes += _column_notes(sizes, num_cols, cat_cols, numbers, factorized, kept=kept)
@@ -839,7 +846,8 @@ def finish(*, sizes: dict[str, int], synthetic_dtypes: Any, columns: tuple[str, 
     notes += [f"column {c!r} of the synthetic data is stored at {p} precision: its numbers are compared with the "
               f"real ones at that precision (a real value rounded to {p} is not a new value)"
               for c, p in precision.items()]
-    notes += _spelling_notes(cat_cols, factorized, [s for s in ("T", "H") if s in sizes])
+    notes += _spelling_notes(cat_cols, factorized, [s for s in ("T", "H") if s in sizes],
+                             reveal=reveal_real_values)
     def narrow(o: NDArray[np.integer]) -> NDArray[np.integer]:  # each set's, before the next set's is made
         return o.astype(position_dtype(o.size), copy=False)
 
@@ -1020,7 +1028,8 @@ def encode_set(df: pd.DataFrame, s: str, real: pd.DataFrame, num_cols: Sequence[
 
 
 def _unify_boolean_columns(sets: Sequence[str], cat_cols: Sequence[str],
-                           cat_arrays: dict[str, NDArray[np.object_] | CodedSet], factorized: Factorized) -> list[str]:
+                           cat_arrays: dict[str, NDArray[np.object_] | CodedSet], factorized: Factorized, *,
+                           reveal: bool = False) -> list[str]:
     """Phase 6, boolean spellings: each categorical column that spells true/false differently across the sets is
     rewritten as ``"True"``/``"False"`` (:func:`_unify_booleans`) and factorized again; one note each. An object
     array is rewritten in place; a :class:`CodedSet` is read from the new codes (``cat_arrays[s]`` is replaced)."""
@@ -1032,7 +1041,7 @@ def _unify_boolean_columns(sets: Sequence[str], cat_cols: Sequence[str],
             continue
         # a column slice of a C-ordered object array is a view (rewritten in place); a coded set's is a new array
         texts = {s: cat_arrays[s][:, j] for s in sets}
-        note = _unify_booleans(c, texts, tables)
+        note = _unify_booleans(c, texts, tables, reveal=reveal)
         if note is not None:
             notes.append(note)
             rewritten = True
@@ -1260,10 +1269,11 @@ def _spelling_key(text: str) -> str:
 
 
 def _spelling_notes(cat_cols: Sequence[str], factorized: dict[str, list[tuple[NDArray[np.int64],
-                    NDArray[np.object_]]]], real_sets: Sequence[str]) -> list[str]:
+                    NDArray[np.object_]]]], real_sets: Sequence[str], *, reveal: bool = False) -> list[str]:
     """Notes on synthetic categorical values that are no real value but differ from one only by case,
     surrounding spaces, Unicode form or a trailing dot, and on synthetic columns that share no value with the
-    real column (only synthetic values are quoted)."""
+    real column. Such a re-spelled value spells out a real one: it is quoted only with ``reveal`` (else counted
+    and described); a synthetic value that re-spells no real value may be quoted."""
     notes = []
     for j, c in enumerate(cat_cols):
         real = set().union(*(factorized[s][j][1].tolist() for s in real_sets))
@@ -1271,18 +1281,24 @@ def _spelling_notes(cat_cols: Sequence[str], factorized: dict[str, list[tuple[ND
         if not syn or not real:
             continue
         unseen = [v for v in syn if v not in real]
-        if len(unseen) == len(syn):
-            notes.append(f"column {c!r}: the synthetic data shares no value with the real data (for example "
-                         f"{unseen[0]!r}), so every synthetic record differs from every real one in it; check "
-                         f"that the column holds the same thing in both")
-            continue
         keys = {_spelling_key(v) for v in real}
+        if len(unseen) == len(syn):
+            shown = unseen if reveal else [v for v in unseen if _spelling_key(v) not in keys]
+            example = (f" (for example {shown[0]!r})" if shown else
+                       f" (its {len(unseen)} value(s) differ from real values only by case, surrounding spaces, "
+                       f"Unicode form or a trailing dot: withheld, as they spell out real values)")
+            notes.append(f"column {c!r}: the synthetic data shares no value with the real data{example}, so every "
+                         f"synthetic record differs from every real one in it; check that the column holds the same "
+                         f"thing in both")
+            continue
         respelled = [v for v in unseen if _spelling_key(v) in keys]
         if respelled:
+            example = (f"for example {respelled[0]!r}" if reveal else
+                       "values withheld: each spells out a real value; pass reveal_real_values=True to quote one")
             notes.append(f"column {c!r}: {len(respelled)} synthetic value(s) differ from a real value only by "
-                         f"case, surrounding spaces, Unicode form or a trailing dot (for example "
-                         f"{respelled[0]!r}); they count as different values, so records that carry them are "
-                         f"counted as near copies, not exact copies")
+                         f"case, surrounding spaces, Unicode form or a trailing dot ({example}); they count as "
+                         f"different values, so records that carry them are counted as near copies, not exact "
+                         f"copies")
     return notes
 
 

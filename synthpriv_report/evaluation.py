@@ -450,8 +450,9 @@ class Evaluation:
         ``release_mode`` ("public", "restricted" or "internal"), ``operator``, ``organisation``, ``generator``
         (``name``, ``version``, ``settings``, ``epsilon``, ``delta``, ``post_filters``, ``model_released``),
         ``levels_reason`` (why user-set thresholds were chosen) and a prefilled ``decision``; a path is read as a
-        JSON file of these fields. Validated field by field before any data is read; printed on the report's
-        cover and kept in the JSON report. It changes no number.
+        UTF-8 JSON file of these fields. Validated field by field before any data is read (numbers finite and at
+        most 2**53 in magnitude, texts at most 4000 or 400 characters: :mod:`synthpriv_report.release`); printed
+        on the report's cover and kept in the JSON report. It changes no number.
     shard_rows : int, optional
         With a Dask client: a reference set of more records than this is cut into shards of at most this many,
         each with its own tree on one worker, every query searched against every shard and the k best merged by

@@ -16,6 +16,11 @@ puts in one such folder
 
 It needs the ``lite`` extra (``jupyterlite-core`` and ``jupyterlite-pyodide-kernel``) on the machine that
 builds, not on the students'.
+
+The builder deletes only what it wrote: the site's folder must be new, empty, or a site it built before, whose
+every file it recorded with its SHA-256 digest in :data:`MANIFEST` at the folder's root; a folder that holds any
+other file, a file changed since, or one of the builder's inputs (a notebook, the Pyodide folder, a wheel) is
+refused before anything is built (:func:`check_site_folder`).
 """
 
 from __future__ import annotations
@@ -33,12 +38,13 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from . import __version__
 
-__all__ = ["LITE_REQUIREMENTS", "KERNEL", "build_wheel", "build_site", "check_pyodide", "prepare_notebook"]
+__all__ = ["LITE_REQUIREMENTS", "KERNEL", "MANIFEST", "build_wheel", "build_site", "check_pyodide", "check_site_folder",
+           "prepare_notebook"]
 
 #: What the in-browser wheel declares: the package's dependencies that Pyodide's distribution carries or that
 #: are pure Python (installed from the index the kernel uses). numba, nbconvert and the PDF and Dask extras are
@@ -54,6 +60,10 @@ KERNEL = {"name": "python", "display_name": "Python (Pyodide)", "language": "pyt
 DEFAULT_NOTEBOOKS: tuple[str, ...] = ("02_teaching_the_metrics.ipynb",)
 
 _FIXED_TIME = (2020, 1, 1, 0, 0, 0)  # zip entries' time: the same files give the same wheel bytes
+
+#: The file at a built site's root that lists what the builder wrote there (each file's SHA-256, each folder):
+#: a later build replaces the folder only when it holds nothing else.
+MANIFEST = ".synthpriv-lite-site.json"
 
 
 def _digest(data: bytes) -> str:
@@ -196,6 +206,144 @@ def check_pyodide(folder: str | os.PathLike[str], *, lock_sha256: str | None = N
     return {"files": n, "bytes": size, "missing": missing}
 
 
+def _manifest_of(folder: Path) -> dict[str, object]:
+    """What a build writes into the site's folder: each file's SHA-256 and each folder, by path from its root."""
+    files: dict[str, str] = {}
+    folders: list[str] = []
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder).as_posix()
+        if path.is_dir():
+            folders.append(rel)
+        else:
+            files[rel] = _sha256_file(path)
+    return {"written_by": "synthpriv_report.lite", "version": __version__, "folders": folders, "files": files}
+
+
+def _read_manifest(folder: Path) -> tuple[dict[str, str], set[str]] | None:
+    """The files (path -> SHA-256) and folders a build recorded in ``folder``; None where it recorded none."""
+    path = folder / MANIFEST
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        files, folders = doc["files"], doc["folders"]
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    if (not isinstance(files, dict) or not isinstance(folders, list)
+            or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items())
+            or not all(isinstance(f, str) for f in folders)):
+        return None
+    return files, set(folders)
+
+
+def _foreign_entry(folder: Path) -> tuple[str, str] | None:
+    """The first entry of ``folder`` that a build did not write, and why; None when every entry is one it wrote
+    (an empty folder included). Links are never followed (a build writes none)."""
+    manifest = _read_manifest(folder)
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames.sort()
+        here = Path(dirpath)
+        for name in [*dirnames, *sorted(filenames)]:
+            path = here / name
+            rel = path.relative_to(folder).as_posix()
+            if rel == MANIFEST and manifest is not None:
+                continue
+            if manifest is None:
+                return rel, "the folder holds no record of a site this builder wrote"
+            files, folders = manifest
+            if path.is_symlink():
+                return rel, "a link, which this builder never writes"
+            if name in dirnames:
+                if rel not in folders:
+                    return rel, "not written by this builder"
+            elif rel not in files or not path.is_file():
+                return rel, "not written by this builder"
+            elif _sha256_file(path) != files[rel]:
+                return rel, "changed since the site was built, or left half-written by an interrupted build"
+    return None
+
+
+def check_site_folder(out: str | os.PathLike[str],
+                      inputs: Mapping[str, Sequence[str | os.PathLike[str]]] | None = None, *,
+                      label: str = "out") -> None:
+    """Refuse ``out`` as the site's folder when building the site there would delete anything but a site this
+    builder wrote: the folder must not exist, be empty, or hold only what an earlier build wrote (the files
+    listed in its :data:`MANIFEST`, unchanged), and hold none of the inputs nor lie inside one.
+
+    Parameters
+    ----------
+    out : path
+        The site's folder.
+    inputs : mapping of label -> paths, optional
+        What the build reads (``{"notebooks": [...], "offline_pyodide": [...], "wheels": [...]}``); labels name
+        the setting or option in the message.
+    label : str
+        What ``out`` is called in the message (``"out"``, ``"--out"``).
+
+    Raises
+    ------
+    ValueError
+        Naming ``out`` and, where one is in the way, the input, or the first file the builder did not write.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     check_site_folder(d)  # an empty folder: nothing to lose
+    ...     _ = (Path(d) / "notes.txt").write_text("mine")
+    ...     try:
+    ...         check_site_folder(d)
+    ...     except ValueError as err:
+    ...         print(str(err).split(": ", 1)[0].replace(d, "DIR"))
+    out DIR holds 'notes.txt' (the folder holds no record of a site this builder wrote)
+    """
+    target = Path(out)
+    places = {Path(os.path.abspath(target)), target.resolve()}
+    for name, paths in (inputs or {}).items():
+        for given in paths:
+            for where in {Path(os.path.abspath(given)), Path(given).resolve()}:
+                if where in places:
+                    raise ValueError(f"{label} {target} is the input {name} {given}: choose another output folder")
+                if any(o in where.parents for o in places):
+                    raise ValueError(f"{label} {target} holds the input {name} {given}: building the site replaces "
+                                     f"that folder, which would delete it; choose an output folder that holds none "
+                                     f"of the inputs")
+                if any(where in o.parents for o in places):
+                    raise ValueError(f"{label} {target} lies inside the input {name} {given}: building the site "
+                                     f"there would change that input; choose an output folder outside it")
+    folder = target.resolve()
+    if not os.path.lexists(folder):
+        return
+    if not folder.is_dir():
+        raise ValueError(f"{label} {target} is a file, not a folder: give a new or empty folder for the site")
+    foreign = _foreign_entry(folder)
+    if foreign is not None:
+        rel, why = foreign
+        raise ValueError(f"{label} {target} holds {rel!r} ({why}): building the site deletes what the folder holds; "
+                         f"give a new or empty folder, or one a build wrote before (e.g. {target / 'site'})")
+
+
+def _replace_site(built: Path, out: Path, inputs: Mapping[str, Sequence[Path]]) -> None:
+    """Put the site built in ``built`` into ``out``: checked again (:func:`check_site_folder`), the earlier
+    build's files removed (its record last), the new record written, then the new files. The folder itself is
+    kept (a shell standing in it stays there)."""
+    check_site_folder(out, inputs)
+    manifest = _manifest_of(built)
+    if out.is_dir():
+        for entry in sorted(out.iterdir()):
+            if entry.name == MANIFEST:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+        (out / MANIFEST).unlink(missing_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    # the record first: a build interrupted while copying leaves only files the record names
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    shutil.copytree(built, out, dirs_exist_ok=True)
+
+
 def _default_notebooks() -> list[Path]:
     folder = Path(__file__).resolve().parent.parent / "notebooks"
     found = [folder / f for f in DEFAULT_NOTEBOOKS if (folder / f).is_file()]
@@ -208,12 +356,14 @@ def _default_notebooks() -> list[Path]:
 def build_site(out: str | os.PathLike[str], *, notebooks: Sequence[str | os.PathLike[str]] | None = None,
                offline_pyodide: str | os.PathLike[str] | None = None, pyodide_lock_sha256: str | None = None,
                wheels: Sequence[str | os.PathLike[str]] = (), quiet: bool = True) -> dict[str, object]:
-    """Build the JupyterLite teaching site into the folder ``out`` (replaced if it exists).
+    """Build the JupyterLite teaching site into the folder ``out``.
 
     Parameters
     ----------
     out : path
-        The site's folder: serve it with any static web server (``index.html`` at its root).
+        The site's folder: serve it with any static web server (``index.html`` at its root). It must be new,
+        empty, or a site this builder wrote before (then replaced); a folder that holds any other file, or any
+        of the inputs, is refused before anything is built (:func:`check_site_folder`).
     notebooks : paths, optional
         Notebooks to bundle (default: the teaching notebook of the source tree).
     offline_pyodide : path, optional
@@ -233,13 +383,24 @@ def build_site(out: str | os.PathLike[str], *, notebooks: Sequence[str | os.Path
     dict
         ``site`` (the folder), ``wheel`` (the package wheel's name), ``notebooks`` (their names), ``bytes`` (the
         site's size) and ``pyodide`` (``"cdn"`` or the check's counts).
+
+    Raises
+    ------
+    ValueError
+        ``out`` holds an input or a file this builder did not write (:func:`check_site_folder`), a wheel is not
+        a pure-Python wheel file, or the Pyodide folder fails its check (:func:`check_pyodide`).
+    RuntimeError
+        The ``lite`` extra is not installed, or the JupyterLite build failed.
     """
+    nb_paths = [Path(p) for p in notebooks] if notebooks else _default_notebooks()
+    inputs = {"notebooks": nb_paths, "wheels": [Path(w) for w in wheels],
+              "offline_pyodide": [Path(offline_pyodide)] if offline_pyodide is not None else []}
+    check_site_folder(out, inputs)  # before anything is built, and again before the folder is replaced
     try:
         import jupyterlite_core  # noqa: F401
         import jupyterlite_pyodide_kernel  # noqa: F401
     except ImportError as err:
         raise RuntimeError("building the site needs the 'lite' extra: pip install 'synthpriv_report[lite]'") from err
-    nb_paths = [Path(p) for p in notebooks] if notebooks else _default_notebooks()
     out = Path(out).resolve()
     report: dict[str, object] = {"site": str(out), "pyodide": "cdn"}
     extra_wheels = []
@@ -287,10 +448,8 @@ def build_site(out: str | os.PathLike[str], *, notebooks: Sequence[str | os.Path
             raise RuntimeError(f"jupyter lite build failed (exit {proc.returncode}) {tail}")
         for source_map in (work / "site").rglob("*.map"):
             source_map.unlink()  # JavaScript source maps: read by a browser's developer tools only (about 40 MB)
-        if out.exists():
-            shutil.rmtree(out)
-        shutil.copytree(work / "site", out)
-    report["bytes"] = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+        _replace_site(work / "site", out, inputs)
+    report["bytes"] = sum(f.stat().st_size for f in out.rglob("*") if f.is_file() and f.name != MANIFEST)
     return report
 
 
