@@ -582,7 +582,8 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
     data = dm.finish(sizes=sizes, synthetic_dtypes=metas["S"].dtypes, columns=tuple(columns), kinds=kinds,
                      num_arrays=num, cat_arrays=cat, factorized=fact,
                      exclude=list(exclude) + [c for c in auto if c not in exclude], kept=list(kept),
-                     row_order=row_order, park=park)  # type: ignore[arg-type]
+                     row_order=row_order, park=park,  # type: ignore[arg-type]
+                     reveal_real_values=bool(reveal_real_values))
     return data, auto, kept, excl
 
 
