@@ -180,7 +180,7 @@ class LevelSpec:
     family: str | None = None
     same_scale: bool = False
     difference: bool = False
-    rederive: Callable[[MetricResult], Mapping[tuple[str | int, ...], float | None]] | None = None
+    rederive: Callable[[MetricResult], Mapping[tuple[str | int, ...], Any]] | None = None
 
 
 #: A metric's level: one rule, or a function choosing the rule from the result (e.g. with or without a holdout).

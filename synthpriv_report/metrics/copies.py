@@ -24,7 +24,7 @@ the sum of its other cells' words, and every match of keys is then checked cell 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -258,20 +258,20 @@ def excess_again(details: Mapping[str, Any], flagged: str, *, where: tuple[Any, 
                                           (*where, "n_baseline"))
         deff = stored_number(details, "baseline_design_effect", low=1.0, high=float(n0), where=where)
         if details.get("baseline") == "holdout" or p0 in (0.0, 1.0):
-            out[(*where, "baseline_design_effect")] = deff = 1.0
-        out[(*where, "baseline_interval", 0)], out[(*where, "baseline_interval", 1)] = stats.wilson(p0, n0)
-        out[(*where, "check_alpha")] = alpha
+            out[where + ("baseline_design_effect",)] = deff = 1.0
+        out[where + ("baseline_interval", 0)], out[where + ("baseline_interval", 1)] = stats.wilson(p0, n0)
+        out[where + ("check_alpha",)] = alpha
     else:
         n0, deff = baseline
-    out[(*where, "baseline_share")] = round(p0 * n0) / n0  # a whole number of flagged baseline records
+    out[where + ("baseline_share",)] = round(p0 * n0) / n0  # a whole number of flagged baseline records
     if deff is not None:
         n_eff = n0 / deff
-        out[(*where, "excess_lower_bound")] = evidence.newcombe_lower(share * n, n, p0 * n_eff, n_eff,
+        out[where + ("excess_lower_bound",)] = evidence.newcombe_lower(share * n, n, p0 * n_eff, n_eff,
                                                                       z=evidence.z_of(alpha))
     return out
 
 
-def copy_check_again(flagged: str) -> Any:
+def copy_check_again(flagged: str) -> Callable[[MetricResult], dict[tuple[Any, ...], float]]:
     """The re-derivation of a copy check (its ``LevelSpec.rederive``) whose flagged synthetic records are counted
     in ``details[flagged]``: :func:`excess_again`, the Wilson interval of the share, the near copies by kind, and
     for ``exact_copies`` its near-copy summary and the bound its level reads (the larger of the two lower ends)."""

@@ -547,7 +547,7 @@ def roc_again(r: MetricResult, *, n_attacks: int = 1) -> dict[tuple[Any, ...], A
                     (*where, "p_value"): stats.exceedance_p_value(fm, n_m, n_n, k)})
         for key, (lo, hi) in (("tpr_interval", stats.clopper_pearson(fm, n_m)),
                               ("fpr_interval", stats.clopper_pearson(fn, n_n))):
-            out[(*where, key, 0)], out[(*where, key, 1)] = lo, hi
+            out[where + (key, 0)], out[where + (key, 1)] = lo, hi
         excess.append((fm - allows) / n_m)
     own = max(excess)
     head = flagged[HEADLINE_FPR]

@@ -222,7 +222,7 @@ def score_again(r: MetricResult) -> dict[tuple[Any, ...], float]:
     bound of f_TS - f_TT. That lower bound rests on cluster-robust variances of per-record indicators a report
     does not store: it is checked not to exceed the difference itself."""
     d = r.details
-    sizes = d.get("sizes") if isinstance(d.get("sizes"), Mapping) else {}
+    sizes: Mapping[str, Any] = d["sizes"] if isinstance(d.get("sizes"), Mapping) else {}
     n = stored_count(sizes, "half_a", where=("details", "sizes"))
     if n == 0:
         raise InconsistentReportError("is 0: a share of no records cannot be graded", ("details", "sizes", "half_a"))
