@@ -399,6 +399,10 @@ def check_levels(document: Mapping[str, Any], *, source: str = "document") -> No
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{source}: field params.levels: {exc}") from None
     results = results_from_document(document, source=source)
+    meta = document.get("meta")
+    listed = meta.get("columns") if isinstance(meta, Mapping) else None
+    columns = (frozenset(str(c["name"]) for c in listed if isinstance(c, Mapping) and "name" in c)
+               if isinstance(listed, list) else None)
     graded: dict[str, MetricResult] = {}
     for name, stored in results.items():
         where = ("metrics", name)
@@ -417,7 +421,7 @@ def check_levels(document: Mapping[str, Any], *, source: str = "document") -> No
                 f"{spec.direction.replace('_', ' ')}: {why}", where + ("direction",))
         if stored.computed:
             try:
-                check_stored_numbers(spec, document["metrics"][name], stored)
+                check_stored_numbers(spec, document["metrics"][name], stored, columns=columns)
             except InconsistentReportError as exc:
                 raise InconsistentReportError(f"{source}: {exc}: {why}", exc.field) from None
         try:
@@ -464,6 +468,14 @@ def check_levels(document: Mapping[str, Any], *, source: str = "document") -> No
     if stored_verdict.level != verdict.level:
         raise InconsistentReportError(f"{source}: field verdict.level is {stored_verdict.level!r} but the checks "
                                       f"give {verdict.level!r}: {why}", ("verdict", "level"))
+    if list(stored_verdict.reasons) != list(verdict.reasons):  # the sentences the cover prints under the verdict
+        stored_reasons, again_reasons = list(stored_verdict.reasons), list(verdict.reasons)
+        i = next((i for i, (a, b) in enumerate(zip(stored_reasons, again_reasons)) if a != b),
+                 min(len(stored_reasons), len(again_reasons)))
+        shown = repr(shorten_text(stored_reasons[i], 120)) if i < len(stored_reasons) else "missing"
+        wanted = repr(shorten_text(again_reasons[i], 120)) if i < len(again_reasons) else "no reason"
+        raise InconsistentReportError(f"{source}: field {_path(('verdict', 'reasons', i))} is {shown} but the checks "
+                                      f"give {wanted}: {why}", ("verdict", "reasons", i))
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -99,7 +99,8 @@ def _lookup(document_metric: Mapping[str, Any], path: tuple[Any, ...]) -> tuple[
     return True, node
 
 
-def check_stored_numbers(spec: MetricSpec, stored: Mapping[str, Any], result: MetricResult) -> None:
+def check_stored_numbers(spec: MetricSpec, stored: Mapping[str, Any], result: MetricResult, *,
+                         columns: frozenset[str] | None = None) -> None:
     """Refuse a computed metric of a report read back whose stored numbers cannot be true together.
 
     Parameters
@@ -110,6 +111,11 @@ def check_stored_numbers(spec: MetricSpec, stored: Mapping[str, Any], result: Me
         The metric's JSON form as stored in the document (``document["metrics"][name]``).
     result : MetricResult
         The same result rebuilt from it (the object a level rule reads).
+    columns : frozenset of str, optional
+        The names of the data's columns (the document's ``meta.columns``). Details keyed by column (a tolerance
+        per column, a risk per sensitive field) may use any name, so below the top level of the details a key
+        that is a column's name is not read as a share or a count; without the names, only the top level is
+        checked by name (the re-derivation still reads what it reads).
 
     Raises
     ------
@@ -122,7 +128,7 @@ def check_stored_numbers(spec: MetricSpec, stored: Mapping[str, Any], result: Me
     top = ("metrics", spec.name)
     try:
         _check_range(spec, result)
-        _check_details(result.details, ("details",))
+        _check_details(result.details, ("details",), columns)
         _check_calibration(result)
         _check_again(spec, stored, result)
     except InconsistentReportError as exc:
@@ -166,12 +172,17 @@ def _at_most(a: float, b: float) -> bool:
     return a <= b or math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL)
 
 
-def _check_details(node: Mapping[str, Any], where: tuple[Any, ...]) -> None:
-    """Shares in [0, 1], counts whole and not negative, intervals ordered and holding their share, recursively."""
+def _check_details(node: Mapping[str, Any], where: tuple[Any, ...], columns: frozenset[str] | None) -> None:
+    """Shares in [0, 1], counts whole and not negative, intervals ordered and holding their share, recursively
+    (below the top level of the details, a key that names a column is not read by its name)."""
+    nested = len(where) > 1
     for key, v in node.items():
         path = (*where, key)
         if isinstance(v, Mapping):
-            _check_details(v, path)
+            if columns is not None:
+                _check_details(v, path, columns)
+            continue
+        if nested and (columns is None or key in columns):
             continue
         if _is_interval_name(key) and isinstance(v, list) and len(v) == 2 and all(_finite(e) for e in v):
             a, b = float(v[0]), float(v[1])

@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import copy
 import json
+import math
+import re
 from collections.abc import Callable
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 import pytest
@@ -93,7 +96,10 @@ def _refused(doc: dict[str, Any], field: FieldPath) -> str:
         from_json(doc)
     assert info.value.field == field, str(info.value)
     msg = str(info.value)
-    shown = ".".join(p if p.replace("_", "").isalnum() else repr(p) for p in field)
+    shown = ""
+    for p in field:  # metrics.x.details.tpr_at.'0.01'.tpr, verdict.reasons[0]
+        shown += f"[{p}]" if isinstance(p, int) else ("." if shown else "") + (p if p.replace("_", "").isalnum()
+                                                                               else repr(p))
     assert f"field {shown} " in msg, msg
     return msg
 
@@ -126,6 +132,15 @@ def test_all_copies_with_lowered_bounds_and_a_low_verdict_are_refused(copied: di
     field = ("metrics", "exact_copies", "details", "excess_lower_bound")
     msg = _refused(copy.deepcopy(forged), field)
     assert "-0.25" in msg and "changed after it was made" in msg
+    # the bound its counts give, by hand: 200 of 200 against 0 of 100 holdout records, Newcombe's lower end at
+    # one-sided level 5% / 7 checks: 1 - sqrt((1 - l1)^2 + u0^2), Wilson's l1 = 200 / (200 + z^2) at a share of 1
+    # and u0 = z^2 / (100 + z^2) at a share of 0
+    details = copied["metrics"]["exact_copies"]["details"]
+    assert details["baseline_share"] == 0.0 and details["n_baseline"] == 100
+    z2 = NormalDist().inv_cdf(1 - 0.05 / 7) ** 2
+    by_hand = 1 - math.sqrt((z2 / (N + z2)) ** 2 + (z2 / (100 + z2)) ** 2)
+    given = float(re.search(r"statistics give ([0-9.e-]+)", msg).group(1))
+    assert given == pytest.approx(by_hand, rel=1e-12) and given > 0.9
     assert isinstance(InconsistentReportError("x"), ValueError)  # every caller refusing bad input refuses it
     path = tmp_path / "forged.json"
     path.write_text(json.dumps(forged), encoding="utf-8")
@@ -241,3 +256,11 @@ def test_forgeries_without_a_holdout_are_refused(what: str, edit: Callable[[dict
     doc = copy.deepcopy(no_holdout)
     edit(doc)
     _refused(regraded(doc), field)
+
+
+def test_the_reasons_printed_under_the_verdict_are_checked(copied: dict[str, Any]) -> None:
+    doc = copy.deepcopy(copied)
+    assert doc["verdict"]["reasons"]  # a high verdict says which checks fired
+    doc["verdict"]["reasons"] = ["High risk from Exact copies: no synthetic record copies a training record."]
+    msg = _refused(with_digest(doc), ("verdict", "reasons", 0))
+    assert "no synthetic record copies" in msg

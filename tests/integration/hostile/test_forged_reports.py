@@ -266,3 +266,19 @@ def test_every_registered_metric_of_a_live_report_checks_out_after_a_json_round_
     loaded = from_json(json.loads(json.dumps(doc)))
     assert loaded.verdict.level == doc["verdict"]["level"]
     assert {n: r.level for n, r in loaded.results.items()} == {n: m["level"] for n, m in doc["metrics"].items()}
+
+
+def test_a_genuine_report_whose_columns_are_named_like_counts_and_shares_loads() -> None:
+    """Details keyed by column (a tolerance per column, a risk per sensitive field) may use any name: a column
+    named ``n`` with a tolerance of 0.13, or ``share`` with values far above 1, is not a count or a share."""
+    from _support.frames import mixed
+
+    real, synthetic, holdout = (f.rename(columns={"x": "n", "y": "share", "c": "tpr"}) for f in mixed(60, 3, copied=6))
+    ev = Evaluation(real, synthetic, holdout, key_fields=["tpr", "n"], sensitive_fields=["share"], random_state=0,
+                    progress=False, metrics=["exact_copies", "near_copies", "hitting_rate", "gcap", "identifiability",
+                                             "inference_risk"], verdict_metrics=["exact_copies", "near_copies"])
+    doc = json.loads(json.dumps(ev.to_json()))
+    tolerances = doc["metrics"]["hitting_rate"]["details"]["tolerances"]
+    assert tolerances["n"] != int(tolerances["n"])  # a column's tolerance that is no whole number of records
+    loaded = from_json(doc)
+    assert {n: r.level for n, r in loaded.results.items()} == {n: m["level"] for n, m in doc["metrics"].items()}
