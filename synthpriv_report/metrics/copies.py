@@ -274,7 +274,11 @@ def excess_again(details: Mapping[str, Any], flagged: str, *, where: tuple[Any, 
 def copy_check_again(flagged: str) -> Callable[[MetricResult], dict[tuple[Any, ...], float]]:
     """The re-derivation of a copy check (its ``LevelSpec.rederive``) whose flagged synthetic records are counted
     in ``details[flagged]``: :func:`excess_again`, the Wilson interval of the share, the near copies by kind, and
-    for ``exact_copies`` its near-copy summary and the bound its level reads (the larger of the two lower ends)."""
+    for ``exact_copies`` its near-copy summary and the bound its level reads (the larger of the two lower ends).
+
+    Without a holdout the near-copy summary inside ``exact_copies`` does not store its baseline's design effect,
+    so its lower bound is not computed again there; the ``near_copies`` check, which drives the verdict too, stores
+    it and its own bound is computed again."""
 
     def again(r: MetricResult) -> dict[tuple[Any, ...], float]:
         d = r.details
@@ -316,7 +320,6 @@ def copy_check_level(share: str, what: str, baseline: str, source: str, *,
     return LevelSpec(
         medium=None, high=0.0, difference=True, direction="higher_is_riskier", rederive=copy_check_again(flagged),
         of=lambda r: r.details.get(key, r.details.get("excess_lower_bound")),
-
         scale=f"the lower confidence bound of the {share} minus its baseline ({baseline})",
         source=f"{source}; the comparison is Newcombe's interval for a difference of two shares",
         description=f"high when the synthetic data hold more {what} of training records than fresh real records "
