@@ -2,8 +2,8 @@
 
 from . import metrics  # noqa: F401  (the package's own metrics register on import)
 from .evaluation import Evaluation
-from .results import MetricResult, ResultSet, Verdict
+from .results import InconsistentReportError, MetricResult, ResultSet, Verdict
 
 __version__ = "0.1.0"
 
-__all__ = ["Evaluation", "MetricResult", "ResultSet", "Verdict", "__version__"]
+__all__ = ["Evaluation", "InconsistentReportError", "MetricResult", "ResultSet", "Verdict", "__version__"]

@@ -157,6 +157,15 @@ class LevelSpec:
         The graded quantity is a difference of two values on the headline's scale (the value minus the holdout's,
         say). For a metric whose value is a share, its thresholds and the graded number then read in percentage
         points; otherwise (a share graded on itself or on a bound of it) in percent.
+    rederive : callable, optional
+        ``rederive(result) -> {field: value}``: the numbers the level rests on (the graded bound, the value, its
+        interval, the per-check level, ...) computed again from the counts the result stores, by the same
+        functions that computed them (:mod:`synthpriv_report.evidence`, :mod:`synthpriv_report.stats`). Each key
+        is a field of the result's JSON form as a tuple (``("details", "excess_lower_bound")``, ``("interval",
+        0)``). A report read back from JSON is refused where a stored number differs from its value here; a
+        stored count that cannot be true raises :class:`~synthpriv_report.results.InconsistentReportError` naming
+        the field. ``None``: the metric's graded quantity rests on per-record arrays a report does not store, and
+        only its declared range and its intervals are checked on reading.
     """
 
     medium: float | None
@@ -171,6 +180,7 @@ class LevelSpec:
     family: str | None = None
     same_scale: bool = False
     difference: bool = False
+    rederive: Callable[[MetricResult], Mapping[tuple[str | int, ...], Any]] | None = None
 
 
 #: A metric's level: one rule, or a function choosing the rule from the result (e.g. with or without a holdout).

@@ -189,6 +189,65 @@ class MetricResult:
         )
 
 
+class InconsistentReportError(ValueError):
+    """A report read back from JSON whose stored numbers cannot be true together: a share outside [0, 1], an
+    interval that is inverted or leaves out its value, a bound or level that its stored counts do not give.
+
+    A ``ValueError``, so that every caller that refuses bad input refuses it (the command line exits with
+    status 2). ``field`` is the path of the offending field inside its metric (``("details", "share")``), or
+    inside the document once the reader has placed it (``("metrics", "exact_copies", "details", "share")``).
+    """
+
+    def __init__(self, message: str, field: tuple[Any, ...] = ()):
+        super().__init__(message)
+        self.field = tuple(field)
+
+
+def stored_number(details: Mapping[str, Any], key: str, *, low: float | None = None, high: float | None = None,
+                  where: tuple[Any, ...] = ("details",)) -> float:
+    """A finite number stored in a result's ``details`` (read back from JSON), within ``[low, high]``.
+
+    Raises
+    ------
+    InconsistentReportError
+        Naming the field when it is missing, not a number, or outside the range.
+
+    >>> stored_number({"share": 0.25}, "share", low=0.0, high=1.0)
+    0.25
+    >>> stored_number({"share": 2.0}, "share", low=0.0, high=1.0)
+    Traceback (most recent call last):
+    ...
+    synthpriv_report.results.InconsistentReportError: is 2.0, outside [0, 1]
+    """
+    v = details.get(key) if isinstance(details, Mapping) else None
+    path = (*where, key)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
+        raise InconsistentReportError(f"is {v!r}, not a finite number", path)
+    v = float(v)
+    if (low is not None and v < low) or (high is not None and v > high):
+        lo = -math.inf if low is None else low
+        hi = math.inf if high is None else high
+        raise InconsistentReportError(f"is {v!r}, outside [{lo:g}, {hi:g}]", path)
+    return v
+
+
+def stored_count(details: Mapping[str, Any], key: str, *, high: float | None = None,
+                 where: tuple[Any, ...] = ("details",)) -> int:
+    """A count of records stored in a result's ``details``: a whole number from 0 to ``high``.
+
+    >>> stored_count({"n": 200}, "n"), stored_count({"k": 3.0}, "k", high=3)
+    (200, 3)
+    >>> stored_count({"n": 2.5}, "n")
+    Traceback (most recent call last):
+    ...
+    synthpriv_report.results.InconsistentReportError: is 2.5, not a whole number of records
+    """
+    v = stored_number(details, key, low=0.0, high=high, where=where)
+    if v != math.floor(v):
+        raise InconsistentReportError(f"is {v!r}, not a whole number of records", (*where, key))
+    return int(v)
+
+
 def not_computed(name: str, reason: str, **kwargs: Any) -> MetricResult:
     """A result for a metric that cannot be computed on the given data (docs/metrics.md, "Shared machinery")."""
     return MetricResult(name=name, value=None, reason_not_computed=reason, **kwargs)
@@ -330,8 +389,9 @@ class ResultSet(Mapping[str, MetricResult]):
 
     @classmethod
     def from_json(cls, path: Any) -> ResultSet:
-        """Load a saved JSON report (validated field by field; a ``ValueError`` names what is wrong); its
-        ``to_html``/``to_pdf`` draw the same document, figures included, without the data."""
+        """Load a saved JSON report (validated field by field; a ``ValueError`` names what is wrong, an
+        :class:`InconsistentReportError` the first stored number its counts do not give); its ``to_html``/``to_pdf``
+        draw the same document, figures included, without the data."""
         out: ResultSet = _presentation().load_results(path)
         return out
 

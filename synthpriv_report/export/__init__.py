@@ -65,6 +65,7 @@ conform, or of another version, is refused with a ``ValueError`` naming the fiel
 from __future__ import annotations
 
 from ..display import bundle
+from ..results import InconsistentReportError
 from .document import (
     ReportData,
     build_document,
@@ -102,6 +103,7 @@ __all__ = [
     "SCHEMA",
     "TEMPLATE_NAME",
     "AtomicFiles",
+    "InconsistentReportError",
     "LoadedReport",
     "ReportData",
     "SynthprivChromiumPDFExporter",

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..release import validate_context
-from ..results import LevelRule, MetricResult, ResultSet, Verdict, to_jsonable
+from ..results import InconsistentReportError, LevelRule, MetricResult, ResultSet, Verdict, to_jsonable
 from ..templating import shorten_text
 from .files import write_atomic
 from .schema import DIGEST_ALGORITHM, JSON_SCHEMA, SCHEMA, SCHEMA_VERSION, parse_schema_id
@@ -365,23 +365,31 @@ def check_levels(document: Mapping[str, Any], *, source: str = "document") -> No
     """Derive every level and the verdict of a validated document again, and refuse it where they disagree.
 
     For each stored metric the :class:`MetricResult` is rebuilt from its stored value, interval, calibration and
-    details, and graded by the package's one level policy (:func:`synthpriv_report.levels.apply_level` with the
-    registry's declaration of that metric and the document's ``params.levels`` overrides); the verdict is
-    computed again (:func:`synthpriv_report.verdict.compute_verdict`) over the driving checks the document's
-    settings name. Nothing here knows any metric's rule: a rule changed in the registry is the rule applied.
+    details. Its stored numbers are first checked against one another
+    (:func:`synthpriv_report.export.rederive.check_stored_numbers`: the value and every interval within the
+    declared range and consistent, and the numbers its level rests on, such as a lower confidence bound, computed
+    again from its stored counts by the metric's own ``LevelSpec.rederive``), then it is graded by the package's
+    one level policy (:func:`synthpriv_report.levels.apply_level` with the registry's declaration of that metric
+    and the document's ``params.levels`` overrides), and the stored level and the graded number and thresholds
+    shown beside it must be the ones the policy gives. The verdict is computed again
+    (:func:`synthpriv_report.verdict.compute_verdict`) over the driving checks the document's settings name.
+    Nothing here knows any metric's rule: a rule changed in the registry is the rule applied.
 
     Raises
     ------
+    InconsistentReportError
+        A ``ValueError`` naming the first disagreement or impossible value (in document order: a metric's numbers,
+        its level and the rule shown with it, then the verdict's checks, then the verdict's level), or a metric
+        this version does not know that carries a level.
     ValueError
-        Naming the first disagreement (in document order: a metric's level, then the verdict's checks, then the
-        verdict's level), a metric this version does not know that carries a level, or overrides that are not
-        valid thresholds.
+        When the document's ``params.levels`` overrides are not valid thresholds.
     """
     from dataclasses import replace
 
     from ..levels import apply_level, validate_levels
     from ..registry import REGISTRY
     from ..verdict import compute_verdict
+    from .rederive import check_stored_numbers, same_number
 
     made_by = str((document.get("generator") or {}).get("version") or "an unknown version")
     why = (f"the report was changed after it was made, or made by a version that grades differently (it was made "
@@ -391,33 +399,55 @@ def check_levels(document: Mapping[str, Any], *, source: str = "document") -> No
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{source}: field params.levels: {exc}") from None
     results = results_from_document(document, source=source)
+    meta = document.get("meta")
+    listed = meta.get("columns") if isinstance(meta, Mapping) else None
+    columns = (frozenset(str(c["name"]) for c in listed if isinstance(c, Mapping) and "name" in c)
+               if isinstance(listed, list) else None)
     graded: dict[str, MetricResult] = {}
     for name, stored in results.items():
+        where = ("metrics", name)
         spec = REGISTRY.get(name)
         if spec is None:
             if stored.level is not None:
-                raise ValueError(f"{source}: field {_path(('metrics', name, 'level'))}: metric "
-                                 f"{shorten_text(name, 60)!r} is not one this version of synthpriv_report knows, "
-                                 f"so its level {_shown_level(stored.level)} cannot be checked; refusing to draw it")
+                raise InconsistentReportError(
+                    f"{source}: field {_path(where + ('level',))}: metric {shorten_text(name, 60)!r} is not one this "
+                    f"version of synthpriv_report knows, so its level {_shown_level(stored.level)} cannot be checked; "
+                    f"refusing to draw it", where + ("level",))
             graded[name] = stored
             continue
         if stored.direction != spec.direction:
-            raise ValueError(f"{source}: field {_path(('metrics', name, 'direction'))} is {stored.direction!r} but "
-                             f"{name!r} is {spec.direction.replace('_', ' ')}: {why}")
+            raise InconsistentReportError(
+                f"{source}: field {_path(where + ('direction',))} is {stored.direction!r} but {name!r} is "
+                f"{spec.direction.replace('_', ' ')}: {why}", where + ("direction",))
+        if stored.computed:
+            try:
+                check_stored_numbers(spec, document["metrics"][name], stored, columns=columns)
+            except InconsistentReportError as exc:
+                raise InconsistentReportError(f"{source}: {exc}: {why}", exc.field) from None
         try:
             again = apply_level(spec, replace(stored, level=None, level_rule=None), levels)
         except Exception as exc:  # noqa: BLE001 - a rule that cannot read the stored numbers
-            raise ValueError(f"{source}: field {_path(('metrics', name))}: its level cannot be derived again from the "
-                             f"stored values ({type(exc).__name__}: {shorten_text(str(exc), 120)}); {why}") from None
+            raise InconsistentReportError(
+                f"{source}: field {_path(where)}: its level cannot be derived again from the stored values "
+                f"({type(exc).__name__}: {shorten_text(str(exc), 120)}); {why}", where) from None
         if again.computed != stored.computed:
-            raise ValueError(f"{source}: field {_path(('metrics', name, 'value'))}: the stored value cannot be "
-                             f"graded ({again.reason_not_computed}); {why}")
+            raise InconsistentReportError(
+                f"{source}: field {_path(where + ('value',))}: the stored value cannot be graded "
+                f"({again.reason_not_computed}); {why}", where + ("value",))
+        rule = again.level_rule
         if again.level != stored.level:
-            rule = again.level_rule
             basis = (f" (its rule, {shorten_text(rule.description, 160)}, on {rule.scale}"
                      + (f" = {rule.graded:.6g}" if rule.graded is not None else "") + ")") if rule else ""
-            raise ValueError(f"{source}: field {_path(('metrics', name, 'level'))} is {_shown_level(stored.level)} "
-                             f"but the stored values give {_shown_level(again.level)}{basis}: {why}")
+            raise InconsistentReportError(
+                f"{source}: field {_path(where + ('level',))} is {_shown_level(stored.level)} but the stored values "
+                f"give {_shown_level(again.level)}{basis}: {why}", where + ("level",))
+        shown = document["metrics"][name].get("level_rule")
+        for key in ("graded", "medium", "high") if rule is not None and isinstance(shown, Mapping) else ():
+            # the number and thresholds printed beside the level are the ones it was graded with
+            if not same_number(shown.get(key), getattr(rule, key)):
+                raise InconsistentReportError(
+                    f"{source}: field {_path(where + ('level_rule', key))} is {shown.get(key)!r} but the stored "
+                    f"values give {getattr(rule, key)!r}: {why}", where + ("level_rule", key))
         graded[name] = again
     stored_verdict = results.verdict
     settings = document.get("settings") or {}
@@ -426,16 +456,26 @@ def check_levels(document: Mapping[str, Any], *, source: str = "document") -> No
     if driving is None:
         driving = stored_names
     if list(driving) != stored_names:
-        raise ValueError(f"{source}: field verdict.checks names {', '.join(map(repr, stored_names)) or 'no check'} "
-                         f"but the settings' verdict_metrics are {', '.join(map(repr, driving)) or 'none'}: {why}")
+        raise InconsistentReportError(
+            f"{source}: field verdict.checks names {', '.join(map(repr, stored_names)) or 'no check'} but the "
+            f"settings' verdict_metrics are {', '.join(map(repr, driving)) or 'none'}: {why}", ("verdict", "checks"))
     verdict = compute_verdict(graded, list(driving))
     for (name, lv_stored), (_, lv_again) in zip(stored_verdict.checks, verdict.checks):
         if lv_stored != lv_again:
-            raise ValueError(f"{source}: field verdict.checks: {name!r} is listed at {_shown_level(lv_stored)} but "
-                             f"its result gives {_shown_level(lv_again)}: {why}")
+            raise InconsistentReportError(
+                f"{source}: field verdict.checks: {name!r} is listed at {_shown_level(lv_stored)} but its result "
+                f"gives {_shown_level(lv_again)}: {why}", ("verdict", "checks"))
     if stored_verdict.level != verdict.level:
-        raise ValueError(f"{source}: field verdict.level is {stored_verdict.level!r} but the checks give "
-                         f"{verdict.level!r}: {why}")
+        raise InconsistentReportError(f"{source}: field verdict.level is {stored_verdict.level!r} but the checks "
+                                      f"give {verdict.level!r}: {why}", ("verdict", "level"))
+    if list(stored_verdict.reasons) != list(verdict.reasons):  # the sentences the cover prints under the verdict
+        stored_reasons, again_reasons = list(stored_verdict.reasons), list(verdict.reasons)
+        i = next((i for i, (a, b) in enumerate(zip(stored_reasons, again_reasons)) if a != b),
+                 min(len(stored_reasons), len(again_reasons)))
+        shown = repr(shorten_text(stored_reasons[i], 120)) if i < len(stored_reasons) else "missing"
+        wanted = repr(shorten_text(again_reasons[i], 120)) if i < len(again_reasons) else "no reason"
+        raise InconsistentReportError(f"{source}: field {_path(('verdict', 'reasons', i))} is {shown} but the checks "
+                                      f"give {wanted}: {why}", ("verdict", "reasons", i))
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -70,11 +70,20 @@ class LoadedReport:
 def from_json(source: str | os.PathLike[str] | Mapping[str, Any]) -> LoadedReport:
     """Read a JSON report written by :func:`to_json` (a path, or an already parsed document).
 
+    The report is checked, not trusted: every metric's stored numbers are checked against one another (values and
+    intervals within their declared ranges and consistent; the bounds a level rests on computed again from the
+    stored counts), and every level and the verdict derived again
+    (:func:`~synthpriv_report.export.document.check_levels`).
+
     Raises
     ------
     ValueError
         When the file is not JSON, not a synthpriv_report document, of another schema version, or a field is
         missing or of the wrong type (the message names the file and the field).
+    InconsistentReportError
+        A ``ValueError`` too: when its numbers cannot be true together or do not give its levels and verdict (a
+        share outside [0, 1], an inverted interval, a bound its counts do not give); the message names the field,
+        e.g. ``metrics.exact_copies.details.excess_lower_bound``.
     """
     if isinstance(source, Mapping):
         return LoadedReport(source)

@@ -24,7 +24,7 @@ the sum of its other cells' words, and every match of keys is then checked cell 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,7 @@ from ..formats import fmt_count, fmt_share
 from ..formats import is_finite_number as finite
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
-from ..results import MetricResult, not_computed
+from ..results import InconsistentReportError, MetricResult, not_computed, stored_count, stored_number
 from .arrays import space_for
 
 NEAR_COPY_QUANTILE = Param(
@@ -212,13 +212,113 @@ def excess_evidence(flags: NDArray[np.bool_], base: NDArray[np.bool_], groups: N
             "excess_lower_bound": e["excess_lower"], "check_alpha": verdict_alpha()}
 
 
+def excess_again(details: Mapping[str, Any], flagged: str, *, where: tuple[Any, ...] = ("details",),
+                 baseline: tuple[int, float | None] | None = None) -> dict[tuple[Any, ...], float]:
+    """A copy check's comparison with its baseline computed again from its stored counts (what
+    :func:`excess_evidence` stored, on a report read back from JSON): the synthetic share ``flagged / n``, the
+    baseline's Wilson interval, the excess and the lower end of Newcombe's interval at the verdict's per-check
+    level, by the functions that made them (:func:`synthpriv_report.evidence.newcombe_lower`).
+
+    The baseline's design effect (duplicates among the training records flag one another) rests on per-record
+    groups a report does not store: it must be 1 for a holdout (independent records) or for a baseline share of 0
+    or 1, and otherwise lie between 1 and the number of baseline records (Kish's design effect is at most the
+    largest group), and the bound is computed again at the stored one.
+
+    Parameters
+    ----------
+    details : mapping
+        The stored details (``n``, ``flagged``, ``baseline_share``, and unless ``baseline`` is given
+        ``n_baseline``, ``baseline_design_effect``).
+    flagged : str
+        The key counting the flagged synthetic records.
+    where : tuple
+        The path of ``details`` in the result's JSON form.
+    baseline : (int, float or None), optional
+        The number of baseline records and their design effect, for a summary nested in another check's details
+        (compared with that check's baseline records); a design effect of ``None`` (not stored) leaves the
+        summary's lower bound unchecked.
+
+    Returns
+    -------
+    dict
+        Field path to the number the counts give; ``("value",)`` is the synthetic share.
+    """
+    n = stored_count(details, "n", where=where)
+    if n == 0:
+        raise InconsistentReportError("is 0: a share of no records cannot be graded", (*where, "n"))
+    share = stored_count(details, flagged, high=n, where=where) / n
+    p0 = stored_number(details, "baseline_share", low=0.0, high=1.0, where=where)
+    alpha = verdict_alpha()
+    out: dict[tuple[Any, ...], float] = {("value",): share, (*where, "excess"): share - p0}
+    deff: float | None
+    if baseline is None:
+        n0 = stored_count(details, "n_baseline", where=where)
+        if n0 == 0:
+            raise InconsistentReportError("is 0: a baseline of no records gives no comparison",
+                                          (*where, "n_baseline"))
+        deff = stored_number(details, "baseline_design_effect", low=1.0, high=float(n0), where=where)
+        if details.get("baseline") == "holdout" or p0 in (0.0, 1.0):
+            out[where + ("baseline_design_effect",)] = deff = 1.0
+        out[where + ("baseline_interval", 0)], out[where + ("baseline_interval", 1)] = stats.wilson(p0, n0)
+        out[where + ("check_alpha",)] = alpha
+    else:
+        n0, deff = baseline
+    out[where + ("baseline_share",)] = round(p0 * n0) / n0  # a whole number of flagged baseline records
+    if deff is not None:
+        n_eff = n0 / deff
+        out[where + ("excess_lower_bound",)] = evidence.newcombe_lower(share * n, n, p0 * n_eff, n_eff,
+                                                                      z=evidence.z_of(alpha))
+    return out
+
+
+def copy_check_again(flagged: str) -> Callable[[MetricResult], dict[tuple[Any, ...], float]]:
+    """The re-derivation of a copy check (its ``LevelSpec.rederive``) whose flagged synthetic records are counted
+    in ``details[flagged]``: :func:`excess_again`, the Wilson interval of the share, the near copies by kind, and
+    for ``exact_copies`` its near-copy summary and the bound its level reads (the larger of the two lower ends).
+
+    Without a holdout the near-copy summary inside ``exact_copies`` does not store its baseline's design effect,
+    so its lower bound is not computed again there; the ``near_copies`` check, which drives the verdict too, stores
+    it and its own bound is computed again."""
+
+    def again(r: MetricResult) -> dict[tuple[Any, ...], float]:
+        d = r.details
+        out = excess_again(d, flagged)
+        out[("interval", 0)], out[("interval", 1)] = stats.wilson(out[("value",)], stored_count(d, "n"))
+        if "holdout_copy_share" in d:
+            out[("details", "holdout_copy_share")] = out[("details", "baseline_share")]
+            out[("details", "holdout_copy_interval", 0)] = out[("details", "baseline_interval", 0)]
+            out[("details", "holdout_copy_interval", 1)] = out[("details", "baseline_interval", 1)]
+        kinds = [key for key in ("n_exact", "n_one_column", "n_closer_than_real") if key in d]
+        total = sum(stored_count(d, key) for key in kinds)
+        if kinds and total != stored_count(d, flagged):
+            raise InconsistentReportError(f"is {d[flagged]!r} but its kinds ({', '.join(kinds)}) add up to {total}",
+                                          ("details", flagged))
+        lower = out[("details", "excess_lower_bound")]
+        near = d.get("near_copies")
+        if isinstance(near, Mapping):
+            where = ("details", "near_copies")
+            # compared with the same baseline records: independent ones for a holdout
+            base = (stored_count(d, "n_baseline"), 1.0 if d.get("baseline") == "holdout" else None)
+            inner = excess_again(near, "n_near_copies", where=where, baseline=base)
+            inner.pop(("value",))
+            out.update(inner)
+            lower = max(lower, inner.get((*where, "excess_lower_bound"),
+                                         stored_number(near, "excess_lower_bound", where=where)))
+        if "copy_check_lower_bound" in d:
+            out[("details", "copy_check_lower_bound")] = lower
+        return out
+
+    return again
+
+
 def copy_check_level(share: str, what: str, baseline: str, source: str, *,
-                     key: str = "excess_lower_bound") -> LevelSpec:
+                     key: str = "excess_lower_bound", flagged: str = "n_copies") -> LevelSpec:
     """The level rule of a copy check (exact or near copies): high when the lower end of Newcombe's interval of the
     synthetic share minus its baseline, at the verdict's per-check level, is above 0 (``key``: the details entry
-    holding that lower end)."""
+    holding that lower end; ``flagged``: the one counting the flagged synthetic records, from which a report read
+    back is checked by :func:`copy_check_again`)."""
     return LevelSpec(
-        medium=None, high=0.0, difference=True, direction="higher_is_riskier",
+        medium=None, high=0.0, difference=True, direction="higher_is_riskier", rederive=copy_check_again(flagged),
         of=lambda r: r.details.get(key, r.details.get("excess_lower_bound")),
         scale=f"the lower confidence bound of the {share} minus its baseline ({baseline})",
         source=f"{source}; the comparison is Newcombe's interval for a difference of two shares",
@@ -512,7 +612,7 @@ register(MetricSpec(
         "near-copy share", "near copies", "holdout records that are near copies of a training record; without a "
         "holdout, training records near another one",
         "package default: near copies count as copies (Article 29 Working Party, Opinion 05/2014 on anonymisation "
-        "techniques: a record that singles out a person)"),
+        "techniques: a record that singles out a person)", flagged="n_near_copies"),
     figures=(FigureSpec(lambda r, a: plot_near_copies(r, ax=a),
                         "Share of synthetic records that are near copies of a training record, by kind, against "
                         "the same share for fresh real records", size=(6.0, 2.2), needs_evidence=False),),

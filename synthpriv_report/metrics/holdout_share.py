@@ -18,7 +18,7 @@ from ..data import position_dtype
 from ..formats import fmt_share
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, ResultJSON, Words, register, verdict_alpha
-from ..results import MetricResult, not_computed
+from ..results import InconsistentReportError, MetricResult, not_computed, stored_count, stored_number
 from .arrays import SmallResult, groups_too_small, space_for
 from .shift import holdout_shift_notes, holdout_shift_requests
 
@@ -177,6 +177,27 @@ def share_bound(y: NDArray[np.float64], groups: NDArray[np.integer]) -> ShareLev
     return ShareLevelBound(lower_bound_for_level=b["lower"], design_effect=b["deff"], check_alpha=verdict_alpha())
 
 
+def share_again(r: MetricResult) -> dict[tuple[Any, ...], float]:
+    """``holdout_dcr_share`` computed again from its stored counts (its ``LevelSpec.rederive``, for a report read
+    back from JSON): the share ``(wins + ties / 2) / n`` with its Wilson interval, the binomial test, and the lower
+    bound its level reads, Wilson's at the effective number of records (``n`` over the stored design effect, which
+    rests on per-record groups a report does not store: it must lie between 1 and ``n``)."""
+    d = r.details
+    n = stored_count(d, "n")
+    if n == 0:
+        raise InconsistentReportError("is 0: a share of no records cannot be graded", ("details", "n"))
+    wins = stored_count(d, "wins", high=n)
+    ties = stored_count(d, "ties", high=n - wins)
+    share = (wins + 0.5 * ties) / n
+    k = stats.round_half_up(wins + 0.5 * ties)
+    deff = stored_number(d, "design_effect", low=1.0, high=float(n))
+    alpha = verdict_alpha()
+    lo, hi = stats.wilson(share, n)
+    return {("value",): share, ("interval", 0): lo, ("interval", 1): hi, ("details", "k"): k,
+            ("details", "p_value"): stats.binomial_p_greater(k, n, 0.5), ("details", "check_alpha"): alpha,
+            ("details", "lower_bound_for_level"): evidence.wilson_bounds(share, n / deff, evidence.z_of(alpha))[0]}
+
+
 def _share_compute(ctx, params) -> MetricResult:
     sp = space_for(ctx, "holdout_dcr_share", "gower")
     reason = _too_small(ctx)
@@ -275,7 +296,7 @@ register(MetricSpec(
     needs=("holdout",), default_space="gower", space_choosable=True, copy_sensitive=True,
     interval_kind="Wilson 95%", value_kind="share", drives_verdict=True, finding=holdout_share_finding,
     level=LevelSpec(
-        medium=0.5, high=0.55, same_scale=True,
+        medium=0.5, high=0.55, same_scale=True, rederive=share_again,
         of=lambda r: r.details.get("lower_bound_for_level", r.interval[0] if r.interval is not None else r.value),
         scale="the lower confidence bound of the share",
         source="package default, after " + SOURCES["clearbox"],

@@ -18,7 +18,7 @@ from ..formats import fmt_number
 from ..formats import is_finite_number as finite
 from ..params import N_BOOTSTRAP, SOURCES
 from ..registry import LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
-from ..results import MetricResult, not_computed
+from ..results import InconsistentReportError, MetricResult, not_computed, stored_number
 from ..spaces import SpaceSpec
 from .arrays import SmallResult, eps_ratio, groups_too_small, space_for
 from .shift import holdout_shift_notes, holdout_shift_requests
@@ -227,8 +227,31 @@ def d_graded(m: ResultJSON) -> str | None:
             f"{fmt_number(graded)}%{sign}.")
 
 
+def d_again(r: MetricResult) -> dict[tuple[Any, ...], float | None]:
+    """A holdout test computed again from its stored statistics (its ``LevelSpec.rederive``, for a report read
+    back from JSON): D from the two stored distance statistics, the score and the band from D, and the per-check
+    level. The lower bound of D its level reads is a quantile of bootstrap replicates a report does not store; it
+    is checked to lie at or below the lower end of D's 95% interval (a quantile at a smaller level of the same
+    replicates)."""
+    d = r.details
+    q = str(d.get("quantity") or "")
+    ht = stored_number(d, f"{q}_HT", low=0.0)
+    st = stored_number(d, f"{q}_ST", low=0.0)
+    if ht == 0:
+        raise InconsistentReportError("is 0, so D is undefined and the test has no score", ("details", f"{q}_HT"))
+    t = holdout_test([ht], [st])  # the test of the two stored statistics: the same D, score and band
+    if d.get("band") != t.band:
+        raise InconsistentReportError(f"is {d.get('band')!r} but D = {t.D:.6g} gives {t.band!r}", ("details", "band"))
+    ci = d.get("D_ci")
+    lower = d.get("D_lower_bound_for_level")
+    if (finite(lower) and isinstance(ci, (list, tuple)) and len(ci) == 2 and finite(ci[0])
+            and lower > ci[0] + 1e-9 * max(1.0, abs(ci[0]))):
+        raise InconsistentReportError(f"is {lower!r}, above the lower end of D's 95% interval ({ci[0]!r}): a bound "
+                                      f"at a stricter level cannot be higher", ("details", "D_lower_bound_for_level"))
+    return {("details", "D"): t.D, ("value",): t.score, ("details", "check_alpha"): verdict_alpha()}
+
 _D_LEVEL = LevelSpec(
-    medium=10.0, high=50.0, direction="higher_is_riskier", inclusive=(True, False),
+    medium=10.0, high=50.0, direction="higher_is_riskier", inclusive=(True, False), rederive=d_again,
     of=lambda r: r.details.get("D_lower_bound_for_level", r.details.get("D")),
     scale="the lower confidence bound of D, the drop in percent from the holdout's distance statistic to the "
           "synthetic data's",

@@ -58,7 +58,7 @@ from .._compiled import njit
 from ..formats import fmt_count, fmt_number, fmt_share
 from ..formats import is_finite_number as finite
 from ..registry import LevelSpec, ResultJSON, verdict_alpha
-from ..results import MetricResult, not_computed
+from ..results import InconsistentReportError, MetricResult, not_computed, stored_count, stored_number
 from ..stats.comparisons import ABS_TOL, REL_TOL
 from .arrays import SmallResult, eps_ratio
 
@@ -507,10 +507,89 @@ def scores_memo(ctx: Any, attack: str, make: Callable[[], tuple[NDArray[np.float
     return ctx.memo(("mia.scores", attack, ctx.S, ctx.H, ctx.random_state, attack_space(ctx)), make)
 
 
-def attack_level(what: str) -> LevelSpec:
-    """The level rule of an attack: high when it finds members beyond chance (``excess_lower_bound > 0``)."""
+def roc_again(r: MetricResult, *, n_attacks: int = 1) -> dict[tuple[Any, ...], Any]:
+    """An attack's result computed again from its stored counts (its ``LevelSpec.rederive``, for a report read back
+    from JSON), by the functions that computed them (:func:`attack_roc`'s): at each target rate the members and
+    non-members flagged give the rates, their Clopper-Pearson intervals, what chance allows (the exact
+    beta-binomial test at the per-check level shared by the rates), the p-value and the share of members found
+    beyond chance the level grades; the headline is the rate at 1% with its interval.
+
+    For the worst case of ``n_attacks`` attacks (tested at the per-check level over ``n_attacks``) the reported
+    attack's rows give its own bound; each other attack's stored bound must not exceed it (the reported attack is
+    the one that finds the most), and the graded bound is the largest. The AUC, the advantage and the ε bounds rest
+    on the per-record scores (and ε on the release context's δ), which a report does not store: only their ranges
+    and intervals are checked.
+    """
+    d = r.details
+    n_m = stored_count(d, "n_members")
+    n_n = stored_count(d, "n_nonmembers")
+    if n_m == 0 or n_n == 0:
+        raise InconsistentReportError("is 0: an attack needs members and non-members",
+                                      ("details", "n_members" if n_m == 0 else "n_nonmembers"))
+    alpha = verdict_alpha() / n_attacks
+    out: dict[tuple[Any, ...], Any] = {("details", "check_alpha"): alpha}
+    rows = d.get("tpr_at")
+    flagged: dict[float, int] = {}
+    excess = []
+    for f in FPR_TARGETS:
+        where = ("details", "tpr_at", f"{f:g}")
+        row = rows.get(f"{f:g}") if isinstance(rows, Mapping) else None
+        if not isinstance(row, Mapping):
+            raise InconsistentReportError(f"is missing: every attack reports its rate at a false-positive rate of "
+                                          f"{f:g}", where)
+        k = int(math.floor(f * n_n + 1e-9))  # attack_roc's allowance
+        fm = flagged[f] = stored_count(row, "flagged_members", high=n_m, where=where)
+        fn = stored_count(row, "flagged_nonmembers", high=k, where=where)
+        stored_count(row, "tied_members", high=n_m - fm, where=where)
+        allows = stats.exceedance_quantile(n_m, n_n, k, alpha / len(FPR_TARGETS))
+        out.update({(*where, "allowed_nonmembers"): k, (*where, "tpr"): fm / n_m, (*where, "fpr"): fn / n_n,
+                    (*where, "reportable"): f * n_n >= 1.0 - 1e-9, (*where, "chance_allows"): allows,
+                    (*where, "p_value"): stats.exceedance_p_value(fm, n_m, n_n, k)})
+        for key, (lo, hi) in (("tpr_interval", stats.clopper_pearson(fm, n_m)),
+                              ("fpr_interval", stats.clopper_pearson(fn, n_n))):
+            out[where + (key, 0)], out[where + (key, 1)] = lo, hi
+        excess.append((fm - allows) / n_m)
+    own = max(excess)
+    head = flagged[HEADLINE_FPR]
+    out[("value",)] = head / n_m
+    confidence = CONFIDENCE if n_attacks == 1 else 1.0 - (1.0 - CONFIDENCE) / n_attacks  # as the attacks make it
+    out[("interval", 0)], out[("interval", 1)] = stats.clopper_pearson(head, n_m, confidence=confidence)
+    graded = own
+    if n_attacks > 1:
+        out[("details", "n_attacks")] = n_attacks
+        attacks = d.get("attacks")
+        worst = d.get("worst_attack")
+        if not isinstance(attacks, Mapping) or worst not in attacks or not isinstance(attacks[worst], Mapping):
+            raise InconsistentReportError(f"is {_shorten(worst)}, not one of the attacks listed in details.attacks",
+                                          ("details", "worst_attack"))
+        here = ("details", "attacks", worst)
+        out.update({(*here, "excess_lower_bound"): own, (*here, "tpr_at_1pct_fpr"): head / n_m,
+                    (*here, "flagged_members_at_0.1pct"): flagged[0.001]})
+        for label, a in attacks.items():
+            other = stored_number(a if isinstance(a, Mapping) else {}, "excess_lower_bound",
+                                  where=("details", "attacks", label))
+            if label != worst and other > own + 1e-12:
+                raise InconsistentReportError(f"is {other!r}, above the reported attack's {own!r}, whose rows the "
+                                              f"report draws: the worst case reports the attack that finds the most",
+                                              ("details", "attacks", label, "excess_lower_bound"))
+            graded = max(graded, other)
+    out[("details", "excess_lower_bound")] = graded
+    return out
+
+
+def _shorten(value: Any) -> str:
+    """``repr(value)``, at most 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def attack_level(what: str, *, n_attacks: int = 1) -> LevelSpec:
+    """The level rule of an attack: high when it finds members beyond chance (``excess_lower_bound > 0``); a report
+    read back is checked by :func:`roc_again` (``n_attacks``: how many attacks the worst case took the strongest
+    of)."""
     return LevelSpec(
         medium=None, high=0.0, difference=True, direction="higher_is_riskier",
+        rederive=lambda r: roc_again(r, n_attacks=n_attacks),
         of=lambda r: r.details.get("excess_lower_bound"),
         scale="the share of training members the attack flags beyond what chance allows, at the best of the "
               "false-positive rates 0.1%, 1% and 10%",

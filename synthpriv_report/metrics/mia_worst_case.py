@@ -170,7 +170,7 @@ register(MetricSpec(
     limitation="it is the best of four attacks that see only the released data and some real reference records; "
                "attacks with the trained generator, shadow models or knowledge of the training procedure can be "
                "stronger, and its ε is a lower bound from one release, never a guarantee",
-    level=attack_level("one of the attacks"),
+    level=attack_level("one of the attacks", n_attacks=len(ATTACKS)),
     figures=(FigureSpec(lambda r, a: plot_attack_roc(r, ax=a, curves=(r.evidence or {}).get("curves"),
                                                         label="Strongest attack"),
                         "ROC curves of every membership attack on log-log axes: training members found against "

@@ -6,6 +6,7 @@ Definition, source and choices: ``docs/metrics.md``, section "privacy_score".
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,7 @@ from ..formats import fmt_number, fmt_share
 from ..formats import is_finite_number as finite
 from ..params import SOURCES
 from ..registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
-from ..results import MetricResult, not_computed
+from ..results import InconsistentReportError, MetricResult, not_computed, stored_count, stored_number
 from .arrays import SmallResult, eps_ratio, figure_evidence, space_for
 
 
@@ -87,13 +88,19 @@ def proximity_ratio_score(ttpr: ArrayLike, tspr: ArrayLike, *, alpha: float = 0.
     q = float(np.quantile(tt, alpha))
     f_tt = float(stats.leq(tt, q).mean())
     f_ts = float(stats.leq(ts, q).mean())
-    score = 100.0 if f_ts == 0 else 100.0 * min(1.0, f_tt / f_ts)
     lo_ts, hi_ts = stats.wilson(f_ts, int(ts.size))
     # interval of the score from the Wilson interval of f_TS (f_TT is alpha by construction)
-    s_lo = 100.0 if hi_ts == 0 else 100.0 * min(1.0, f_tt / hi_ts)
-    s_hi = 100.0 if lo_ts == 0 else 100.0 * min(1.0, f_tt / lo_ts)
-    return ProximityRatioScore(score=score, q=q, f_tt=f_tt, f_ts=f_ts, f_ts_interval=(lo_ts, hi_ts),
-                               interval=(s_lo, s_hi), n=int(ts.size))
+    return ProximityRatioScore(score=score_of(f_tt, f_ts), q=q, f_tt=f_tt, f_ts=f_ts, f_ts_interval=(lo_ts, hi_ts),
+                               interval=(score_of(f_tt, hi_ts), score_of(f_tt, lo_ts)), n=int(ts.size))
+
+
+def score_of(f_tt: float, f_ts: float) -> float:
+    """The score of the shares f_TT and f_TS: 100 min(1, f_TT / f_TS), and 100 when f_TS = 0.
+
+    >>> score_of(0.1, 0.2), score_of(0.1, 0.0)
+    (50.0, 100.0)
+    """
+    return 100.0 if f_ts == 0 else 100.0 * min(1.0, f_tt / f_ts)
 
 
 def _ps_sets(ctx: Any):
@@ -193,10 +200,44 @@ def score_level_bound(arrays: dict[str, Any], q: float, f_tt: float) -> ScoreLev
     a = stats.leq(arrays["ttpr"], q).astype(np.float64)
     b = stats.leq(arrays["tspr"], q).astype(np.float64)
     d = evidence.difference_bounds(a, arrays["nearest_b"], b, arrays["nearest_s"], alpha=verdict_alpha())
-    den = f_tt + d["lower"]
-    upper = 100.0 if den <= 0 or f_tt <= 0 else 100.0 * min(1.0, f_tt / den)
-    return ScoreLevelBound(upper_bound_for_level=upper, f_ts_minus_f_tt_lower=d["lower"],
+    return ScoreLevelBound(upper_bound_for_level=upper_of(f_tt, d["lower"]), f_ts_minus_f_tt_lower=d["lower"],
                            check_alpha=verdict_alpha())
+
+
+def upper_of(f_tt: float, lower: float) -> float:
+    """The score's upper bound from f_TT and the lower bound of f_TS - f_TT: 100 min(1, f_TT / (f_TT + lower)),
+    and 100 when f_TT or f_TT + lower is not positive.
+
+    >>> upper_of(0.1, 0.1), upper_of(0.1, -0.2)
+    (50.0, 100.0)
+    """
+    den = f_tt + lower
+    return 100.0 if den <= 0 or f_tt <= 0 else 100.0 * min(1.0, f_tt / den)
+
+
+def score_again(r: MetricResult) -> dict[tuple[Any, ...], float]:
+    """``privacy_score`` computed again from its stored shares (its ``LevelSpec.rederive``, for a report read back
+    from JSON): f_TT and f_TS are whole numbers of the first half's records, the score and its interval follow
+    from them and the Wilson interval of f_TS, and the upper bound the level reads from f_TT and the stored lower
+    bound of f_TS - f_TT. That lower bound rests on cluster-robust variances of per-record indicators a report
+    does not store: it is checked not to exceed the difference itself."""
+    d = r.details
+    sizes: Mapping[str, Any] = d["sizes"] if isinstance(d.get("sizes"), Mapping) else {}
+    n = stored_count(sizes, "half_a", where=("details", "sizes"))
+    if n == 0:
+        raise InconsistentReportError("is 0: a share of no records cannot be graded", ("details", "sizes", "half_a"))
+    f_tt = stored_number(d, "f_tt", low=0.0, high=1.0)
+    f_ts = stored_number(d, "f_ts", low=0.0, high=1.0)
+    lower = stored_number(d, "f_ts_minus_f_tt_lower", low=-1.0, high=1.0)
+    if lower > f_ts - f_tt + 1e-9:
+        raise InconsistentReportError(f"is {lower!r}, above the difference f_ts - f_tt = {f_ts - f_tt!r} it bounds "
+                                      f"from below", ("details", "f_ts_minus_f_tt_lower"))
+    lo_ts, hi_ts = stats.wilson(f_ts, n)
+    return {("details", "f_tt"): round(f_tt * n) / n, ("details", "f_ts"): round(f_ts * n) / n,
+            ("details", "f_ts_interval", 0): lo_ts, ("details", "f_ts_interval", 1): hi_ts,
+            ("value",): score_of(f_tt, f_ts), ("interval", 0): score_of(f_tt, hi_ts),
+            ("interval", 1): score_of(f_tt, lo_ts), ("details", "upper_bound_for_level"): upper_of(f_tt, lower),
+            ("details", "check_alpha"): verdict_alpha()}
 
 
 def privacy_score_evidence(arrays: dict[str, Any], *, alpha: float) -> dict[str, Any]:
@@ -292,6 +333,7 @@ register(MetricSpec(
     interval_kind="Wilson 95% (the score at the two ends of the Wilson interval of the share of real records with a "
                   "synthetic record unusually close)",
     level=LevelSpec(medium=90.0, high=50.0, source="package default, after " + SOURCES["aindo"], same_scale=True,
+                    rederive=score_again,
                     of=lambda r: r.details.get("upper_bound_for_level", r.value),
                     scale="the upper confidence bound of the score",
                     description="high when the score is below {high} beyond chance, medium when below {medium} "
