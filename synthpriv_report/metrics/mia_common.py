@@ -735,9 +735,17 @@ def attack_graded(m: ResultJSON) -> str | None:
         return (f"Graded on the exact test against chance: at {target} false accusations the attack flags "
                 f"{fmt_count(best.get('flagged_members'))} training members where chance allows at most "
                 f"{fmt_count(best.get('chance_allows'))} (p = {fmt_number(best.get('p_value'))}).")
-    return (f"Graded on the exact test against chance: at no rate does the attack flag more members than chance "
+    text = (f"Graded on the exact test against chance: at no rate does the attack flag more members than chance "
             f"allows (at {target}: {fmt_count(best.get('flagged_members'))} flagged, chance allows "
             f"{fmt_count(best.get('chance_allows'))}).")
+    # what a low level cannot rule out: the fewest members that must stand out before the test can show a leak
+    floor = min(int(p.get("chance_allows", 0)) for p in points.values())
+    n_m = d.get("n_members")
+    if isinstance(n_m, (int, float)) and n_m > 0:
+        text += (f" At these sizes a leak shows only when more than {fmt_count(floor)} of the {fmt_count(n_m)} "
+                 f"training members ({fmt_share(floor / n_m)}) score above the threshold; a leak of fewer people can "
+                 f"go unseen.")
+    return text
 
 
 def worst_attack(results: Mapping[str, MetricResult]) -> tuple[str, MetricResult] | None:

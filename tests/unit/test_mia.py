@@ -248,3 +248,23 @@ def test_worst_case_is_the_strongest_attack_with_a_wider_interval() -> None:
     best = res["mia_distance_ratio"] if w.details["worst_attack"] == "distance ratio" else None
     if best is not None:
         assert w.interval[0] <= best.interval[0] and w.interval[1] >= best.interval[1]
+
+
+def test_a_low_attack_says_how_large_a_leak_it_could_have_shown() -> None:
+    from synthpriv_report.metrics.mia_common import attack_graded
+
+    # no flagged-member excess at either rate; the fewest members that must stand out is the smaller of what
+    # chance allows (18 at 0.1%, 39 at 1%): 18 of 1,000 = 1.8%
+    note = attack_graded({"details": {"n_members": 1000, "tpr_at": {
+        "0.001": {"flagged_members": 3, "chance_allows": 18}, "0.01": {"flagged_members": 20, "chance_allows": 39}}}})
+    assert "more than 18 of the 1,000 training members (1.8%)" in note and "can go unseen" in note
+    # with 1,000 members and 500 non-members, none of whom may be flagged (0.1% of 500 is 0), chance can put M
+    # members above every non-member with P(M >= q) = C(1000, q) / C(1500, q); the worst case tests at
+    # 5% / 7 checks / 4 attacks / 3 rates, so chance allows the smallest q with P(M > q) <= that level
+    a = 0.05 / 7 / 4 / 3
+    q = next(q for q in range(100) if math.comb(1000, q + 1) / math.comb(1500, q + 1) <= a)
+    assert stats.exceedance_quantile(1000, 500, 0, a) == q == 18
+    # an attack that shows a leak does not add the sentence
+    shown = attack_graded({"details": {"n_members": 1000, "tpr_at": {"0.001": {"flagged_members": 30,
+                                                                                 "chance_allows": 18}}}})
+    assert "can go unseen" not in shown and "flags 30 training members where chance allows at most 18" in shown
