@@ -18,6 +18,7 @@ Run by hand (it prints its tables; nothing is asserted)::
     python benchmarks/bench_calibration.py --quick         # a few draws per cell
     python benchmarks/bench_calibration.py --power         # smallest leak share detected with 95% power
     python benchmarks/bench_calibration.py --part attacks  # the membership attacks: honest and atypical-leak cells
+    python benchmarks/bench_calibration.py --part few      # four categorical columns and one number (Adult, Bank)
     python benchmarks/bench_calibration.py --part small-holdout  # honest releases with holdouts of 1 to 50 records
 """
 
@@ -45,6 +46,10 @@ from synthpriv_report.stats import wilson  # noqa: E402
 CHECKS = tuple(verdict_metric_names())
 ADULT_NUMERIC = ["age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week"]
 ADULT_CATEGORICAL = ["workclass", "marital-status", "race", "sex"]
+#: Few-column shapes: four categorical columns and one weight-like or income-like number, so that most records are
+#: unique and many are one value away from another (where the copy checks' baseline of fresh records is high).
+FEW_COLUMNS = {"adult_few": ["workclass", "marital-status", "race", "sex", "fnlwgt"],
+               "bank_few": ["job", "marital", "education", "housing", "balance"]}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -73,7 +78,7 @@ def pool(shape: str) -> pd.DataFrame:
         if shape.startswith("adult") or shape == "small":
             tr, te = _adult_frames()
             df = pd.concat([tr, te], ignore_index=True)
-        elif shape == "bank":
+        elif shape.startswith("bank"):
             df = pd.concat([pd.read_csv(DATA / "bank" / "bank_train.csv"),
                             pd.read_csv(DATA / "bank" / "bank_holdout.csv")], ignore_index=True)
         else:
@@ -90,6 +95,8 @@ def shape_columns(df: pd.DataFrame, shape: str) -> pd.DataFrame:
         return (out - out.mean()) / out.std()
     if shape == "adult_categorical":
         return df[ADULT_CATEGORICAL].copy()
+    if shape in FEW_COLUMNS:
+        return df[FEW_COLUMNS[shape]].copy()
     return df.copy()
 
 
@@ -155,7 +162,7 @@ def applicable(kind: str, shape: str) -> bool:
         return kind in ("ideal", "marginals", "copula", "exact", "near_number", "float32")
     if shape == "adult_categorical":
         return kind not in ("near_number", "float32", "copula")
-    return not (shape == "bank" and kind == "copula")
+    return not (shape.startswith("bank") and kind == "copula")
 
 
 @dataclass
@@ -179,7 +186,7 @@ def draw(shape: str, n: int, holdout: bool, kind: str, frac: float, seed: int) -
     H = p.iloc[perm[n_t:n_t + n_h]].reset_index(drop=True) if holdout else None
     S = p.iloc[perm[n_t + n_h:n_t + n_h + n_s]].reset_index(drop=True)
     if kind == "marginals":
-        S = _marginals(T, n_s, rng) if shape == "bank" else _sample(_file_generator("independent_marginals", shape),
+        S = _marginals(T, n_s, rng) if shape.startswith("bank") else _sample(_file_generator("independent_marginals", shape),
                                                                       n_s, rng)
     elif kind == "copula":
         S = _sample(_file_generator("gaussian_copula", shape), n_s, rng)
@@ -357,7 +364,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few draws per cell (a smoke run)")
     ap.add_argument("--power", action="store_true", help="only the smallest-detected-share table")
-    ap.add_argument("--part", choices=("all", "honest", "leaks", "attacks", "small-holdout"), default="all",
+    ap.add_argument("--part", choices=("all", "honest", "leaks", "attacks", "few", "small-holdout"), default="all",
                     help="only the honest cells, only the leaky ones, or the membership attacks' cells (honest "
                          "releases and the most atypical records memorised, with a holdout)")
     ap.add_argument("--draws", type=int, default=None, help="draws per cell (default: 40 up to 1,000 records, "
@@ -366,6 +373,16 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     if args.part == "small-holdout":
         small_holdout_table(args.draws or (5 if args.quick else 40))
+        print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+        return
+    if args.part == "few":  # tables with few columns: most records unique, many one value away from another
+        few = tuple(FEW_COLUMNS)
+        false_alarm_table([(shape, 1000, holdout, kind) for shape in few for holdout in (True, False)
+                           for kind in ("ideal", "marginals")], lambda n: args.draws or (5 if args.quick else 20))
+        power_table([(shape, 1000, holdout, kind, frac) for shape in few for holdout in (True, False)
+                     for kind, frac in (("exact", 0.03), ("near_number", 0.1), ("near_category", 0.1),
+                                        ("atypical", 0.02))
+                     if holdout or kind != "atypical"], args.draws or (5 if args.quick else 10))
         print(f"\n(total {time.perf_counter() - t0:.0f} s)")
         return
     if args.part == "attacks":
