@@ -186,8 +186,8 @@ def draw(shape: str, n: int, holdout: bool, kind: str, frac: float, seed: int) -
     H = p.iloc[perm[n_t:n_t + n_h]].reset_index(drop=True) if holdout else None
     S = p.iloc[perm[n_t + n_h:n_t + n_h + n_s]].reset_index(drop=True)
     if kind == "marginals":
-        S = _marginals(T, n_s, rng) if shape.startswith("bank") else _sample(_file_generator("independent_marginals", shape),
-                                                                      n_s, rng)
+        S = (_marginals(T, n_s, rng) if shape.startswith("bank")
+             else _sample(_file_generator("independent_marginals", shape), n_s, rng))
     elif kind == "copula":
         S = _sample(_file_generator("gaussian_copula", shape), n_s, rng)
     elif kind in LEAKS:

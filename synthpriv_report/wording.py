@@ -164,16 +164,21 @@ SEE_VERDICT_NOTE = "the note on the data under the verdict bears on this measure
 #: How often the verdict is wrong, from the calibration harness's published figures (benchmarks/bench_calibration.py;
 #: the tables and their sizes are in the README, "How often is the verdict wrong?").
 VERDICT_RELIABILITY = (
-    "How often this verdict errs was measured by simulation on the UCI Adult and Bank Marketing data (20 to "
+    "How often its distance checks err was measured by simulation on the UCI Adult and Bank Marketing data (20 to "
     "30,000 records per set, with and without a holdout): releases of fresh real records of the same population "
     "were graded medium or high in 9 of 1,230 draws (at most 2.5% in any measured case), and releases copying 3% "
     "of the training records exactly, 10% with one value changed, or the whole training data with one column "
-    "redacted or re-spelled were graded high in all 480 draws at 1,000 and 10,000 records per set (these figures "
-    "are of the six distance checks). The membership attacks raised no alarm in 100 honest draws with a holdout, "
+    "redacted or re-spelled were graded high in all 480 draws at 1,000 and 10,000 records per set. Where most "
+    "records are shared by several people, copies cannot be told from "
+    "chance.")
+
+#: How often the membership attacks behind the verdict are wrong, from the same harness (its part "attacks").
+VERDICT_RELIABILITY_ATTACKS = (
+    "The membership attacks raised no alarm in 100 honest draws with a holdout, "
     "and releases that memorise the 2% most atypical training records, every number moved by 1% of its range, "
     "were graded high in all 60 draws (Adult at 1,000 and 10,000 records per set, Bank at 1,000); a leak of 10 "
     "such people among 1,000 was found in 5 of 40 draws, and the same 2% leak on a table of six numbers alone in "
-    "2 of 20. Where most records are shared by several people, copies cannot be told from chance.")
+    "2 of 20.")
 
 
 def verdict_cautions(data_notes: Sequence[Any], notes_of: Mapping[str, Sequence[Any]],

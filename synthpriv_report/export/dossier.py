@@ -37,20 +37,21 @@ PUBLIC_SOURCES = (
     "de-identification framework",
 )
 
-#: What checks of similarity and membership attacks on one release can and cannot show, with their public sources.
-SIMILARITY_LIMITS = (
+#: What checks of similarity and membership attacks on one release can and cannot show, with their public sources
+#: (paragraphs).
+SIMILARITY_LIMITS = ((
     "Distance checks (copies, closeness, holdout comparisons) can pass releases whose people a membership attack "
     "finds: G. Ganev and E. De Cristofaro, \"On the Inadequacy of Similarity-based Privacy Metrics\" (IEEE Symposium "
     "on Security and Privacy 2025); Z. Yao, N. Krčo, G. Ganev and Y.-A. de Montjoye, \"The DCR Delusion\" (ESORICS "
-    "2025). The risk concentrates on atypical people (M. Meeus, F. Guépin, A.-M. Creţu and Y.-A. de Montjoye, "
+    "2025)."), ("The risk concentrates on atypical people (M. Meeus, F. Guépin, A.-M. Creţu and Y.-A. de Montjoye, "
     "\"Achilles' Heels\", ESORICS 2023), and outliers stay exposed to attacks with the generator in the loop (T. "
-    "Stadler, B. Oprisanu and C. Troncoso, \"Synthetic Data - Anonymisation Groundhog Day\", USENIX Security 2022). "
-    "This report therefore also runs membership attacks that use real reference records; a low verdict means that "
+    "Stadler, B. Oprisanu and C. Troncoso, \"Synthetic Data - Anonymisation Groundhog Day\", USENIX Security 2022)."),
+    ("This report therefore also runs membership attacks that use real reference records; a low verdict means that "
     "neither the distance checks nor these attacks showed a leak under this threat model, not that no attack could. "
     "Two practices leak by themselves and are not seen here: evaluating many candidate releases against the same "
     "training data and keeping the one that passes (the choice depends on the private data), and removing "
     "synthetic records that lie close to real ones after generation (what is missing points at the people it was "
-    "near).")
+    "near)."))
 
 #: What every verdict and residual risk is, and is not.
 ESTIMATE_STATEMENT = (

@@ -146,6 +146,7 @@ def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any
             "level": level, "word": level_text(level).upper(),
             "lead": _verdict_lead(level, len(checks), n_checks, n_fired),
             "reliability": wording.VERDICT_RELIABILITY if level != "not_assessed" else "",
+            "reliability_attacks": wording.VERDICT_RELIABILITY_ATTACKS if level != "not_assessed" else "",
             "checks": checks, "not_run": not_run, "cautions": cautions,
             "not_run_lead": ("Checks behind the verdict that did not run, so the verdict does not rest on them:"
                              if level != "not_assessed" else "Why the checks did not run:"),
@@ -192,7 +193,7 @@ def _cover(data: ReportData, title: str) -> tuple[str, str]:
     html = render("cover.html.j2", **ctx)
     v = ctx["verdict"]
     text = "\n".join([shorten_text(title, 200), f"Verdict: {v['word']}", v["lead"]]
-                     + ([v["reliability"]] if v["reliability"] else [])
+                     + [x for x in (v["reliability"], v["reliability_attacks"]) if x]
                      + [f"- {c['title']}: {c['sentence']} ({c['level_text']})" for c in v["checks"]]
                      + [f"- did not run: {n['title']}: {shorten_text(n['reason'], 600)}" for n in v["not_run"]])
     return html, text

@@ -371,7 +371,7 @@ def attack_roc(member_scores: ArrayLike, nonmember_scores: ArrayLike, *, fprs: S
     is_member = np.zeros(n_m + n_n, dtype=bool)
     is_member[:n_m] = True
     order = np.argsort(pooled, kind="stable")
-    groups_sorted = _tie_groups(np.ascontiguousarray(pooled[order]))
+    groups_sorted = _tie_groups(np.ascontiguousarray(pooled[order])).astype(np.intp, copy=False)  # 32-bit: intp
     member_sorted = is_member[order]
     n_groups = int(groups_sorted[-1]) + 1
     m_count = np.bincount(groups_sorted[member_sorted], minlength=n_groups).astype(np.float64)

@@ -86,7 +86,7 @@ def unique_within(ids: ArrayLike) -> NDArray[np.bool_]:
     v = np.asarray(ids, dtype=np.int64)
     if v.size == 0:
         return np.zeros(0, dtype=bool)
-    return np.asarray(np.bincount(v)[v] == 1)
+    return np.asarray(np.bincount(v.astype(np.intp))[v] == 1)
 
 
 def absent_from(ids_query: ArrayLike, ids_ref: ArrayLike) -> NDArray[np.bool_]:
@@ -115,7 +115,7 @@ def synthetic_matches(keys_target: ArrayLike, keys_syn: ArrayLike) -> NDArray[np
     kt = np.asarray(keys_target, dtype=np.int64)
     ks = np.asarray(keys_syn, dtype=np.int64)
     n_groups = int(max(kt.max(initial=-1), ks.max(initial=-1))) + 1
-    return np.asarray(np.bincount(ks, minlength=n_groups)[kt], dtype=np.int64)
+    return np.asarray(np.bincount(ks.astype(np.intp), minlength=n_groups)[kt], dtype=np.int64)
 
 
 def disclosed(keys_target: ArrayLike, sens_target: ArrayLike, keys_syn: ArrayLike,
@@ -151,7 +151,7 @@ def disclosed(keys_target: ArrayLike, sens_target: ArrayLike, keys_syn: ArrayLik
     n_values = int(max(ct.max(initial=-1), cs.max(initial=-1))) + 1
     pairs = np.unique(ks * n_values + cs)  # the distinct (key, value) pairs of the synthetic data
     keys_of_pairs, values_of_pairs = pairs // max(n_values, 1), pairs % max(n_values, 1)
-    n_distinct = np.bincount(keys_of_pairs, minlength=n_groups)
+    n_distinct = np.bincount(np.asarray(keys_of_pairs, dtype=np.intp), minlength=n_groups)
     # the one value of a key whose synthetic records all agree; -1 for a key with none or several
     the_value = np.full(n_groups, -1, dtype=np.int64)
     single = n_distinct[keys_of_pairs] == 1
