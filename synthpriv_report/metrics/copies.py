@@ -469,13 +469,38 @@ def near_copy_evidence(ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
     return ctx.memo(("near_copies.evidence", ctx.S, ctx.H, q), make)
 
 
+#: From this share of fresh real records that are near copies (the baseline), the near-copy check is said to have
+#: little power.
+NEAR_BASELINE_NOTE = 0.25
+
+
+def near_baseline_note(baseline_share: float, with_holdout: bool) -> str | None:
+    """The reader's sentence when many fresh real records are near copies by the rule, so that a leak of near
+    copies must rise well above them to show (None below :data:`NEAR_BASELINE_NOTE`).
+
+    >>> near_baseline_note(0.9, True)[:62]
+    '90% of fresh real records (the holdout) are near copies of a t'
+    >>> near_baseline_note(0.1, True) is None
+    True
+    """
+    if not (baseline_share >= NEAR_BASELINE_NOTE):
+        return None
+    whose = ("fresh real records (the holdout)" if with_holdout
+             else "the training records (each against the others, for want of a holdout)")
+    return (f"{baseline_share:.0%} of {whose} are near copies of a training record by this rule, so a leak of "
+            f"near copies shows only once it rises well above that share: on tables of four categories and one "
+            f"number, where about 95% of fresh records equal a training record on the four categories, releasing "
+            f"10% of training records with one category changed was found in 1 of 20 simulated releases.")
+
+
 def _near_compute(ctx, params) -> MetricResult:
     if ctx.size(ctx.T) < 2:
         return not_computed("near_copies", "needs at least 2 real training records")
     e = near_copy_evidence(ctx, params)
     share = float(e["flags"].mean())
+    note = near_baseline_note(float(e["details"]["baseline_share"]), ctx.H is not None)
     return MetricResult(name="near_copies", value=share, interval=stats.wilson(share, int(e["flags"].size)),
-                        details=dict(e["details"]), space=e["space"])
+                        details=dict(e["details"]), space=e["space"], notes=(note,) if note else ())
 
 
 def plot_exact_copies(result: Any, *, ax: Any = None) -> Any:

@@ -849,3 +849,19 @@ def test_one_column_matches_finds_the_first_column_and_the_lowest_partner(seed):
     words = cell_words(d, np.zeros((len(d), 0), dtype=np.int64))
     column, partner = one_column_matches(words, words, same=True)
     assert (column.tolist(), partner.tolist()) == _one_column_by_brute_force(d, d, same=True)
+
+
+def test_near_copies_says_when_fresh_records_are_near_copies_too() -> None:
+    # T: four records; H: each a training record with one category changed, so every holdout record is a near copy
+    # (one-column rule): the baseline is 4 of 4 = 100%, at or above the 25% from which the check says it has little
+    # power. S: fresh records far from every training record.
+    T = pd.DataFrame({"a": ["x", "y", "z", "w"], "b": ["p", "q", "r", "s"], "n": [1.0, 20.0, 40.0, 60.0]})
+    H = pd.DataFrame({"a": ["x", "y", "z", "w"], "b": ["q", "r", "s", "p"], "n": [1.0, 20.0, 40.0, 60.0]})
+    S = pd.DataFrame({"a": ["v", "u", "t", "o"], "b": ["k", "l", "m", "j"], "n": [90.0, 95.0, 99.0, 80.0]})
+    r = Evaluation(T, S, H, metrics=["near_copies"], progress=False, random_state=0).results()["near_copies"]
+    assert r.details["baseline_share"] == 1.0
+    assert any(n.startswith("100% of fresh real records (the holdout) are near copies") for n in r.notes)
+    # a holdout far from the training records: no such note
+    r = Evaluation(T, S, S.assign(n=S["n"] + 0.5), metrics=["near_copies"], progress=False,
+                   random_state=0).results()["near_copies"]
+    assert r.details["baseline_share"] == 0.0 and not any("near copies of a training record" in n for n in r.notes)
