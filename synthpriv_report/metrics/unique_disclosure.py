@@ -212,14 +212,14 @@ def exact_bounds(k: float, n: float, tail: float) -> tuple[float, float]:
     >>> exact_bounds(0, 10, 0.025)[0], round(exact_bounds(0, 10, 0.025)[1], 6), round(1 - 0.025 ** 0.1, 6)
     (0.0, 0.308497, 0.308497)
     """
-    from scipy.stats import beta
+    from ..stats.intervals import beta_quantile
 
     k, n = float(k), float(n)
     if not n > 0:
         return (0.0, 1.0)
     p = k / n
-    lo = 0.0 if k <= 0 else float(beta.ppf(tail, k, n - k + 1.0))
-    hi = 1.0 if k >= n else float(beta.ppf(1.0 - tail, k + 1.0, n - k))
+    lo = 0.0 if k <= 0 else beta_quantile(tail, k, n - k + 1.0)
+    hi = 1.0 if k >= n else beta_quantile(1.0 - tail, k + 1.0, n - k)
     return (min(lo, p), max(hi, p))
 
 

@@ -105,8 +105,6 @@ def clopper_pearson(k: int, n: int, *, confidence: float = 0.95, sided: str = "t
     >>> [round(v, 4) for v in clopper_pearson(5, 10)]
     [0.1871, 0.8129]
     """
-    from scipy.stats import beta
-
     k, n = int(k), int(n)
     if n <= 0:
         return (float("nan"), float("nan"))
@@ -114,9 +112,48 @@ def clopper_pearson(k: int, n: int, *, confidence: float = 0.95, sided: str = "t
         raise ValueError(f"k must be in [0, n], got k={k}, n={n}")
     a = 1.0 - float(confidence)
     tail = a / 2.0 if sided == "two" else a
-    lo = 0.0 if k == 0 else float(beta.ppf(tail, k, n - k + 1))
-    hi = 1.0 if k == n else float(beta.ppf(1.0 - tail, k + 1, n - k))
+    lo = 0.0 if k == 0 else beta_quantile(tail, k, n - k + 1)
+    hi = 1.0 if k == n else beta_quantile(1.0 - tail, k + 1, n - k)
     return (min(lo, k / n), max(hi, k / n))
+
+
+def beta_quantile(q: float, a: float, b: float) -> float:
+    """The ``q`` quantile of the Beta(``a``, ``b``) law.
+
+    SciPy's ``beta.ppf``, checked: where its root finder gives up (some builds, WebAssembly's among them, warn "...
+    iterations, giving up now" for large ``a`` and ``b``) or its answer does not give back ``q``, the quantile is
+    found by bisection on the regularised incomplete beta function, which is monotone, to the last bit.
+
+    >>> round(beta_quantile(0.025, 5, 6), 4), round(beta_quantile(0.975, 6, 5), 4)  # clopper_pearson(5, 10)
+    (0.1871, 0.8129)
+    """
+    import warnings
+
+    from scipy.special import betainc
+    from scipy.stats import beta
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = float(beta.ppf(q, a, b))
+    if not caught and math.isfinite(x) and abs(float(betainc(a, b, x)) - q) <= 1e-9 * max(q, 1.0 - q, 1e-300):
+        return x
+    return _beta_bisection(q, a, b)
+
+
+def _beta_bisection(q: float, a: float, b: float) -> float:
+    """The smallest ``x`` with ``I_x(a, b) >= q``, by bisection to adjacent floating-point numbers."""
+    from scipy.special import betainc
+
+    lo, hi = 0.0, 1.0
+    for _ in range(2000):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if float(betainc(a, b, mid)) < q:
+            lo = mid
+        else:
+            hi = mid
+    return hi
 
 
 def exceedance_quantile(n_members: int, n_nonmembers: int, allowed: int, alpha: float) -> int:

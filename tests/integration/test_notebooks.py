@@ -95,6 +95,9 @@ CLAIMS: dict[str, list[Claim]] = {
         Claim("Near copies need a larger share from the distance checks",
               "min(s for c, s in first['near copies'].items() if s is not None and c != 'mia_worst_case') > "
               "min(s for s in first['exact copies'].values() if s is not None)"),
+        Claim("wrongly accusing 1% of real people who\n  were not in the training data: chance alone gives about 1%",
+              "(lambda r: r.details['tpr_at']['0.01']['fpr'] <= 0.01 and abs(r.value - 0.01) < 0.01)"
+              "(evs['honest'].results(metrics=['mia_distance_ratio'])['mia_distance_ratio'])", ("1%",)),
         Claim("The membership attack finds them at the smallest share too",
               "first['near copies']['mia_worst_case'] == min(SHARES)"),
         Claim("explain why the holdout share (`holdout_dcr_share`) reacts so late",

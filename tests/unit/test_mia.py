@@ -268,3 +268,16 @@ def test_a_low_attack_says_how_large_a_leak_it_could_have_shown() -> None:
     shown = attack_graded({"details": {"n_members": 1000, "tpr_at": {"0.001": {"flagged_members": 30,
                                                                                  "chance_allows": 18}}}})
     assert "can go unseen" not in shown and "flags 30 training members where chance allows at most 18" in shown
+
+
+@pytest.mark.parametrize("q, a, b", [(0.025, 5, 6), (0.0005, 3, 998), (0.9995, 998, 3), (0.001, 400, 600)])
+def test_beta_quantile_by_bisection_agrees_with_scipy(q: float, a: float, b: float) -> None:
+    # the fallback used where SciPy's root finder gives up: the smallest x with I_x(a, b) >= q
+    from scipy.special import betainc
+    from scipy.stats import beta
+
+    from synthpriv_report.stats.intervals import _beta_bisection, beta_quantile
+
+    x = _beta_bisection(q, a, b)
+    assert betainc(a, b, x) >= q and betainc(a, b, np.nextafter(x, 0.0)) <= q
+    assert x == pytest.approx(beta.ppf(q, a, b), rel=1e-9) and beta_quantile(q, a, b) == beta.ppf(q, a, b)
