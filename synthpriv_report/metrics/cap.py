@@ -43,6 +43,18 @@ from .attack_common import (
 )
 
 
+def key_matches(keys_t: ArrayLike, keys_s: ArrayLike) -> NDArray[np.int64]:
+    """For each real record: how many synthetic records have its key combination (ids in one id space).
+
+    >>> key_matches([0, 1, 2], [1, 1, 2]).tolist()
+    [0, 2, 1]
+    """
+    kt = np.asarray(keys_t, dtype=np.int64)
+    ks = np.asarray(keys_s, dtype=np.int64)
+    n_groups = int(max(kt.max(initial=-1), ks.max(initial=-1))) + 1
+    return np.asarray(np.bincount(ks.astype(np.intp), minlength=n_groups)[kt], dtype=np.int64)  # 32-bit: intp
+
+
 def zcap_scores(keys_t: ArrayLike, keys_s: ArrayLike, sens_t: ArrayLike, sens_s: ArrayLike) -> NDArray[np.float64]:
     """Per-real-record ZCAP of one categorical sensitive attribute (Trudslev et al., Eq. 3).
 
@@ -69,8 +81,7 @@ def zcap_scores(keys_t: ArrayLike, keys_s: ArrayLike, sens_t: ArrayLike, sens_s:
     ks = np.asarray(keys_s, dtype=np.int64)
     ct = np.asarray(sens_t, dtype=np.int64)
     cs = np.asarray(sens_s, dtype=np.int64)
-    n_groups = int(max(kt.max(initial=-1), ks.max(initial=-1))) + 1
-    matches = np.bincount(np.asarray(ks, dtype=np.intp), minlength=n_groups)[kt]
+    matches = key_matches(kt, ks)
     n_levels = int(max(ct.max(initial=-1), cs.max(initial=-1))) + 1
     pair_s = ks * n_levels + cs
     uniq, counts = np.unique(pair_s, return_counts=True)

@@ -51,6 +51,7 @@ from ..formats import is_finite_number as finite
 from ..registry import LevelSpec, MetricSpec, ResultJSON, Words, register, verdict_alpha
 from ..results import MetricResult, not_computed
 from .attack_common import _key_groups, _keys
+from .cap import key_matches, zcap_scores
 
 NAME = "unique_disclosure"
 
@@ -112,10 +113,7 @@ def synthetic_matches(keys_target: ArrayLike, keys_syn: ArrayLike) -> NDArray[np
     >>> synthetic_matches([0, 1, 2], [1, 1, 2]).tolist()
     [0, 2, 1]
     """
-    kt = np.asarray(keys_target, dtype=np.int64)
-    ks = np.asarray(keys_syn, dtype=np.int64)
-    n_groups = int(max(kt.max(initial=-1), ks.max(initial=-1))) + 1
-    return np.asarray(np.bincount(ks.astype(np.intp), minlength=n_groups)[kt], dtype=np.int64)
+    return key_matches(keys_target, keys_syn)
 
 
 def disclosed(keys_target: ArrayLike, sens_target: ArrayLike, keys_syn: ArrayLike,
@@ -143,20 +141,8 @@ def disclosed(keys_target: ArrayLike, sens_target: ArrayLike, keys_syn: ArrayLik
     >>> disclosed([0, 0, 1, 2], [7, 8, 7, 7], [0, 0, 1, 1], [7, 7, 7, 8]).tolist()
     [True, False, False, False]
     """
-    kt = np.asarray(keys_target, dtype=np.int64)
-    ct = np.asarray(sens_target, dtype=np.int64)
-    ks = np.asarray(keys_syn, dtype=np.int64)
-    cs = np.asarray(sens_syn, dtype=np.int64)
-    n_groups = int(max(kt.max(initial=-1), ks.max(initial=-1))) + 1
-    n_values = int(max(ct.max(initial=-1), cs.max(initial=-1))) + 1
-    pairs = np.unique(ks * n_values + cs)  # the distinct (key, value) pairs of the synthetic data
-    keys_of_pairs, values_of_pairs = pairs // max(n_values, 1), pairs % max(n_values, 1)
-    n_distinct = np.bincount(np.asarray(keys_of_pairs, dtype=np.intp), minlength=n_groups)
-    # the one value of a key whose synthetic records all agree; -1 for a key with none or several
-    the_value = np.full(n_groups, -1, dtype=np.int64)
-    single = n_distinct[keys_of_pairs] == 1
-    the_value[keys_of_pairs[single]] = values_of_pairs[single]
-    return np.asarray(the_value[kt] == ct) if kt.size else np.zeros(0, dtype=bool)
+    # every synthetic record with the key holds the target's value, and there is one: ZCAP exactly 1 (k / k)
+    return np.asarray(zcap_scores(keys_target, keys_syn, sens_target, sens_syn) == 1.0)
 
 
 # ---------------------------------------------------------------------------------------------------------------
