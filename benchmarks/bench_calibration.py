@@ -20,6 +20,7 @@ Run by hand (it prints its tables; nothing is asserted)::
     python benchmarks/bench_calibration.py --part attacks  # the membership attacks: honest and atypical-leak cells
     python benchmarks/bench_calibration.py --part few      # four categorical columns and one number (Adult, Bank)
     python benchmarks/bench_calibration.py --part small-holdout  # honest releases with holdouts of 1 to 50 records
+    python benchmarks/bench_calibration.py --part outcomes  # ideal releases: how often each check rules its risk out
 """
 
 from __future__ import annotations
@@ -262,9 +263,9 @@ def _size_label(n) -> str:
 
 def false_alarm_table(cells: list[tuple], draws: int) -> None:
     print("\n## False alarms: honest releases graded medium or high\n")
-    print("| shape | records per set (T/S/H) | holdout | generator | verdict low / medium / high | alarm rate "
-          "[Wilson 95%] | alarms by check |")
-    print("|---|---|---|---|---|---|---|")
+    print("| shape | records per set (T/S/H) | holdout | generator | verdict low / inconclusive / medium / high | "
+          "alarm rate [Wilson 95%] | alarms by check | inconclusive share | inconclusive by check |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for shape, n, holdout, kind in cells:
         t0 = time.perf_counter()
         r = run_cell(shape, n, holdout, kind, 0.0, draws(n))
@@ -272,9 +273,13 @@ def false_alarm_table(cells: list[tuple], draws: int) -> None:
         k, m, lo, hi = _rate(v, ("medium", "high"))
         by = ", ".join(f"{c} {_rate(r[c], ('medium', 'high'))[0]}" for c in CHECKS
                        if _rate(r[c], ("medium", "high"))[0])
-        counts = " / ".join(str(sum(x == lv for x in v)) for lv in ("low", "medium", "high"))
+        counts = " / ".join(str(sum(x == lv for x in v)) for lv in ("low", "inconclusive", "medium", "high"))
+        ki, mi, _, _ = _rate(v, ("inconclusive",))
+        unsure = ", ".join(f"{c} {_rate(r[c], ('inconclusive',))[0]}" for c in CHECKS
+                           if _rate(r[c], ("inconclusive",))[0])
         print(f"| {shape} | {_size_label(n)} | {'yes' if holdout else 'no'} | {kind} | {counts} | "
-              f"{k}/{m} = {k / max(m, 1):.1%} [{lo:.1%}, {hi:.1%}] | {by or 'none'} |"
+              f"{k}/{m} = {k / max(m, 1):.1%} [{lo:.1%}, {hi:.1%}] | {by or 'none'} | "
+              f"{ki}/{mi} = {ki / max(mi, 1):.0%} | {unsure or 'none'} |"
               f"  <!-- {time.perf_counter() - t0:.0f} s -->", flush=True)
 
 
@@ -364,7 +369,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few draws per cell (a smoke run)")
     ap.add_argument("--power", action="store_true", help="only the smallest-detected-share table")
-    ap.add_argument("--part", choices=("all", "honest", "leaks", "attacks", "few", "small-holdout"), default="all",
+    ap.add_argument("--part", choices=("all", "honest", "leaks", "attacks", "few", "small-holdout", "outcomes"),
+                    default="all",
                     help="only the honest cells, only the leaky ones, or the membership attacks' cells (honest "
                          "releases and the most atypical records memorised, with a holdout)")
     ap.add_argument("--draws", type=int, default=None, help="draws per cell (default: 40 up to 1,000 records, "
@@ -383,6 +389,12 @@ def main(argv: list[str] | None = None) -> None:
                      for kind, frac in (("exact", 0.03), ("near_number", 0.1), ("near_category", 0.1),
                                         ("atypical", 0.02))
                      if holdout or kind != "atypical"], args.draws or (5 if args.quick else 10))
+        print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+        return
+    if args.part == "outcomes":  # the three outcomes: how often an ideal generator is graded low (ruled out)
+        false_alarm_table([(shape, n, holdout, "ideal") for shape in ("adult", "bank") for n in (1000, 10000)
+                           for holdout in (True, False)],
+                          lambda n: args.draws or (5 if args.quick else (40 if n <= 1000 else 10)))
         print(f"\n(total {time.perf_counter() - t0:.0f} s)")
         return
     if args.part == "attacks":

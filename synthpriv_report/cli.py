@@ -70,8 +70,10 @@ EXIT_FAIL_ON = 3
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 
-#: Verdict levels in order; ``--fail-on LEVEL`` fails on LEVEL and above, and on "not_assessed".
-_ORDER = {"low": 0, "medium": 1, "high": 2}
+#: Verdict levels in order; ``--fail-on LEVEL`` fails on LEVEL and above, and on "not_assessed". An inconclusive
+#: verdict (no check showed a risk, at least one could not rule its risk out) lies between low and medium: it fails
+#: ``--fail-on inconclusive`` and passes ``--fail-on medium``.
+_ORDER = {"low": 0, "inconclusive": 1, "medium": 2, "high": 3}
 
 #: Separators looked for in the header of a file that reads as one column, and how to write them on a command line.
 _SEPARATORS = {";": "';'", ",": "','", "\t": "tab", "|": "'|'"}
@@ -297,9 +299,12 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--reveal-real-values", action="store_true",
                        help="allow raw real record values in the reports (default: withheld)")
         p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-        p.add_argument("--fail-on", choices=("medium", "high"),
+        p.add_argument("--fail-on", choices=("inconclusive", "medium", "high"),
                        help="exit with status 3 when the verdict is this level or higher, or 'not assessed' "
-                            "(for CI pipelines; the reports are still written)")
+                            "(for CI pipelines; the reports are still written). Levels in order: low (every "
+                            "check ruled its risk out), inconclusive (no risk shown, not every risk ruled out), "
+                            "medium, high: --fail-on inconclusive passes only a verdict of low, --fail-on medium "
+                            "also passes an inconclusive one")
         p.add_argument("--debug", action="store_true", help="show the full traceback of an error")
         p.add_input("--context", metavar="FILE.json",
                     help="the release context, a JSON file: purpose, recipients, release_mode (public, "
@@ -486,9 +491,13 @@ def verdict_line(verdict: Any) -> str:
         return f"verdict: not assessed: none of the checks behind the verdict ran ({not_run})"
     ran = sum(1 for _, lv in checks if lv is not None)
     found = sum(1 for _, lv in checks if lv in ("medium", "high"))
-    text = f"verdict: {verdict.level} risk (based on {ran} of the {len(checks)} checks behind the verdict"
+    unsure = sum(1 for _, lv in checks if lv == "inconclusive")
+    level = "inconclusive" if verdict.level == "inconclusive" else f"{verdict.level} risk"
+    text = f"verdict: {level} (based on {ran} of the {len(checks)} checks behind the verdict"
     if found:
         text += f"; {found} found a risk"
+    if unsure:
+        text += f"; {unsure} could not rule a risk out"
     if not_run:
         text += f"; not run: {not_run}"
     return text + ")"
@@ -499,6 +508,8 @@ def _fails(level: str, fail_on: str | None) -> bool:
 
     >>> _fails("medium", "medium"), _fails("medium", "high"), _fails("not_assessed", "high"), _fails("high", None)
     (True, False, True, False)
+    >>> _fails("inconclusive", "inconclusive"), _fails("inconclusive", "medium"), _fails("low", "inconclusive")
+    (True, False, False)
     """
     if fail_on is None:
         return False

@@ -189,6 +189,24 @@ def newcombe_lower(k1: float, n1: float, k0: float, n0: float, *, z: float) -> f
     return p1 - p0 - math.sqrt((p1 - l1) ** 2 + (u0 - p0) ** 2)
 
 
+def newcombe_upper(k1: float, n1: float, k0: float, n0: float, *, z: float) -> float:
+    """Upper end of Newcombe's hybrid score interval for p1 - p0 (the partner of :func:`newcombe_lower`): the risky
+    end a copy check must bring inside its low band to rule a risk out.
+
+    U = p1 - p0 + sqrt((u1 - p1)^2 + (p0 - l0)^2), with u1 the upper Wilson bound of p1 and l0 the lower one of p0.
+
+    >>> round(newcombe_upper(0, 1000, 0, 1000, z=2.45), 4)  # no copies on either side: at most 0.6 points more
+    0.0060
+    >>> round(newcombe_upper(30, 1000, 1, 1000, z=2.394), 4)
+    0.0449
+    """
+    p1 = k1 / n1 if n1 > 0 else 0.0
+    p0 = k0 / n0 if n0 > 0 else 0.0
+    _, u1 = wilson_bounds(p1, n1, z)
+    l0, _ = wilson_bounds(p0, n0, z)
+    return p1 - p0 + math.sqrt((u1 - p1) ** 2 + (p0 - l0) ** 2)
+
+
 def excess_share(flags: ArrayLike, baseline: ArrayLike, *, alpha: float,
                  flag_groups: ArrayLike | None = None, baseline_groups: ArrayLike | None = None) -> dict[str, float]:
     """Compare a synthetic share with its baseline share, both sides' uncertainty counted.

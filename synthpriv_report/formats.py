@@ -172,7 +172,8 @@ def fmt_cell(v: Any, text: Callable[[Any], str] = str) -> str:
 # levels
 
 #: A level (or a verdict) in words; ``None``: a measure without a level.
-LEVEL_WORDS: dict[str | None, str] = {"low": "low risk", "medium": "medium risk", "high": "high risk",
+LEVEL_WORDS: dict[str | None, str] = {"low": "low risk", "inconclusive": "inconclusive", "medium": "medium risk",
+                                      "high": "high risk",
                                       "not_assessed": "not assessed", None: "no level"}
 
 

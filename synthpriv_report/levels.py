@@ -84,8 +84,15 @@ def _fmt(v: float | None, unit: RuleUnit) -> str:
     return fmt_on_unit(v, unit)
 
 
-def _rule_text(ls: LevelSpec, medium: float | None, high: float | None, unit: RuleUnit) -> str:
-    return ls.description.format(medium=_fmt(medium, unit), high=_fmt(high, unit))
+def _rule_text(ls: LevelSpec, medium: float | None, high: float | None, unit: RuleUnit,
+               margin: float | None = None, direction: Direction = "higher_is_riskier") -> str:
+    text = ls.description.format(medium=_fmt(medium, unit), high=_fmt(high, unit))
+    if ls.risky_end is None:
+        return text
+    margin = ls.low_band if margin is None else margin
+    side = "at or below" if (ls.direction or direction) == "higher_is_riskier" else "at or above"
+    return (f"{text}. Low only when the risk is ruled out: {ls.risky_scale} (at the same level) is {side} "
+            f"{_fmt(margin, unit)}; otherwise inconclusive")
 
 
 def rule_text(spec: MetricSpec, ls: LevelSpec) -> str:
@@ -96,7 +103,41 @@ def rule_text(spec: MetricSpec, ls: LevelSpec) -> str:
     >>> rule_text(spec, spec.level)[:84]
     'high when the share is above 55% beyond chance, medium when above 50% beyond chance:'
     """
-    return _rule_text(ls, ls.medium, ls.high, _unit(spec, ls))
+    return _rule_text(ls, ls.medium, ls.high, _unit(spec, ls), ls.low_band, spec.direction)
+
+
+def ruled_out(spec: MetricSpec, ls: LevelSpec, result: MetricResult, level: Level | None, margin: float | None,
+              unit: RuleUnit) -> tuple[Level | None, float | None, str | None]:
+    """A level of "low" kept only when the check rules the risk out: ``(level, risky_end, why_inconclusive)``.
+
+    A rule that declares ``risky_end`` (:class:`~synthpriv_report.registry.LevelSpec`) grades three outcomes: a
+    risk shown (medium, high: left as they are), ruled out (low: the risky end of the check's interval at its test
+    level lies inside the low band, at ``margin`` or on its safe side) or neither (inconclusive, naming the bound
+    it could not rule out). A check the rule calls weak on these data (``LevelSpec.weak``: an attack no better
+    than its baseline) is inconclusive whatever its bound. A rule without ``risky_end`` keeps its level.
+
+    >>> from synthpriv_report.registry import get_spec
+    >>> spec = get_spec("holdout_dcr_share")
+    >>> r = MetricResult("holdout_dcr_share", 0.5, details={"wins": 50, "ties": 0, "n": 100, "design_effect": 1.0})
+    >>> ruled_out(spec, spec.level, r, "low", 0.6, "percent")[0]  # 100 records: the share may be up to 62%
+    'inconclusive'
+    """
+    if level != "low" or ls.risky_end is None:
+        return level, None, None
+    direction = ls.direction or spec.direction
+    bound = ls.risky_end(result)
+    finite = bound is not None and math.isfinite(float(bound))
+    weak = ls.weak(result) if ls.weak is not None else None
+    if weak:
+        return "inconclusive", float(bound) if finite else None, weak
+    if not finite:
+        return "inconclusive", None, f"{ls.risky_scale} could not be computed on these data, so no risk is ruled out"
+    b = float(bound)
+    if margin is None or not beyond(b, margin, direction):
+        return "low", b, None
+    side = "at or below" if direction == "higher_is_riskier" else "at or above"
+    return "inconclusive", b, (f"cannot rule out a risk up to {_fmt(b, unit)} ({ls.risky_scale}); the risk is "
+                               f"ruled out only {side} {_fmt(margin, unit)}")
 
 
 def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Mapping[str, float]] | None
@@ -134,11 +175,19 @@ def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Map
         if m is not None:
             parts.append(f"medium when {side} {_fmt(m, unit)}")
         scale = ls.scale if headline else "the value"
+        margin = None
+        if headline:
+            margin = ls.negligible if ls.negligible is not None else (m if m is not None else h)
+        out_level, risky, why = ruled_out(spec, ls, result, user_level, margin, unit) if headline else \
+            (user_level, None, None)
+        if headline and ls.risky_end is not None and margin is not None:
+            parts.append(f"low only when the risk is ruled out at {_fmt(margin, unit)}")
         rule = LevelRule(medium=m, high=h, source="user",
                          description=f"set by the user for this report, on {scale}: "
                                      + ("; ".join(parts) or "no threshold"), scale=scale, graded=float(basis),
-                         unit=unit)
-        return replace(result, level=user_level, level_rule=rule)
+                         unit=unit, negligible=margin if ls.risky_end is not None else None, risky_end=risky,
+                         inconclusive_because=why)
+        return replace(result, level=out_level, level_rule=rule)
     if ls is None:
         return replace(result, level=None, level_rule=None)
     medium, high, source = ls.medium, ls.high, ls.source
@@ -159,6 +208,10 @@ def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Map
                           inclusive=ls.inclusive)
     graded = None if basis is None or math.isnan(float(basis)) else float(basis)
     unit = _unit(spec, ls)
-    rule = LevelRule(medium=medium, high=high, source=source, description=_rule_text(ls, medium, high, unit),
-                     scale=ls.scale, graded=graded, unit=unit)
+    margin = ls.negligible if ls.negligible is not None else (medium if medium is not None else high)
+    level, risky, why = ruled_out(spec, ls, result, level, margin, unit)
+    text = _rule_text(ls, medium, high, unit, margin, spec.direction)
+    rule = LevelRule(medium=medium, high=high, source=source, description=text, scale=ls.scale, graded=graded,
+                     unit=unit, negligible=margin if ls.risky_end is not None else None, risky_end=risky,
+                     inconclusive_because=why)
     return replace(result, level=level, level_rule=rule)

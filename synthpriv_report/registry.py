@@ -166,6 +166,21 @@ class LevelSpec:
         stored count that cannot be true raises :class:`~synthpriv_report.results.InconsistentReportError` naming
         the field. ``None``: the metric's graded quantity rests on per-record arrays a report does not store, and
         only its declared range and its intervals are checked on reading.
+    risky_end : callable, optional
+        ``risky_end(result) -> float or None``: the risky end of the check's interval at its test level, on the
+        graded scale (the scale and direction of ``of``: the upper bound of a risk, the lower bound of a score
+        where higher is safer). With it, "low" is a claim: a result that shows no risk is *low* (the risk ruled
+        out) only when this end lies inside the low band (at ``negligible`` or on its safe side), and
+        *inconclusive* otherwise (an equivalence test in the sense of Schuirmann's two one-sided tests, 1987).
+        ``None``: the rule grades a point value and says nothing of what it could not rule out.
+    negligible : float, optional
+        The edge of the low band on the graded scale; default the ``medium`` threshold (``high`` without one).
+    weak : callable, optional
+        ``weak(result) -> str or None``: a reason the check can rule nothing out on these data whatever its bound
+        (an attack no better than its random-guess baseline, a decision made mostly by ties); the level is then
+        inconclusive with that reason.
+    risky_scale : str
+        What ``risky_end`` is, in words for the reader ("the upper confidence bound of the share").
     """
 
     medium: float | None
@@ -181,6 +196,17 @@ class LevelSpec:
     same_scale: bool = False
     difference: bool = False
     rederive: Callable[[MetricResult], Mapping[tuple[str | int, ...], Any]] | None = None
+    risky_end: Callable[[MetricResult], float | None] | None = None
+    negligible: float | None = None
+    weak: Callable[[MetricResult], str | None] | None = None
+    risky_scale: str = "the risky end of the interval"
+
+    @property
+    def low_band(self) -> float | None:
+        """The edge of the low band a risk must be ruled out within (``negligible``, else the first threshold)."""
+        if self.negligible is not None:
+            return self.negligible
+        return self.medium if self.medium is not None else self.high
 
 
 #: A metric's level: one rule, or a function choosing the rule from the result (e.g. with or without a holdout).

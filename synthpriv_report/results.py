@@ -15,9 +15,11 @@ import numpy as np
 from .formats import fmt_number
 
 Direction = Literal["higher_is_riskier", "higher_is_safer"]
-Level = Literal["low", "medium", "high"]
+#: A check's outcome: a risk *ruled out* ("low": the risky end of the check's interval at its test level lies in
+#: the low band), *not ruled out* ("inconclusive": no risk shown, none ruled out), or *shown* ("medium", "high").
+Level = Literal["low", "inconclusive", "medium", "high"]
 
-_LEVEL_ORDER = {"low": 0, "medium": 1, "high": 2}
+_LEVEL_ORDER = {"low": 0, "inconclusive": 1, "medium": 2, "high": 3}
 
 #: How a level rule's thresholds read: plain numbers, a share in percent, or a difference of shares in points.
 RuleUnit = Literal["number", "percent", "points"]
@@ -83,6 +85,16 @@ class LevelRule:
         How the thresholds and ``graded`` read: plain numbers, a share in percent (0.55 reads 55%), or a
         difference of shares in percentage points (0.05 reads 5 percentage points). The stored numbers are
         fractions in every case.
+    negligible : float or None
+        The edge of the low band on the graded scale: a risk is *ruled out* (level low) only when ``risky_end``
+        lies inside it; ``None`` for a rule with no such test (a level graded on a point value).
+    risky_end : float or None
+        The risky end of the check's interval at its test level, on the graded scale (the upper bound of a
+        risk, the lower bound of a score where higher is safer); ``None`` when the rule has none or it could not
+        be computed.
+    inconclusive_because : str or None
+        Why a check with no risk shown is inconclusive rather than low, in words for the reader ("cannot rule
+        out a share of up to 14.7%"); ``None`` unless the level is ``"inconclusive"``.
     """
 
     medium: float | None
@@ -92,11 +104,15 @@ class LevelRule:
     scale: str = "the value"
     graded: float | None = None
     unit: RuleUnit = "number"
+    negligible: float | None = None
+    risky_end: float | None = None
+    inconclusive_because: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return to_jsonable(
             {"medium": self.medium, "high": self.high, "source": self.source, "description": self.description,
-             "scale": self.scale, "graded": self.graded, "unit": self.unit}
+             "scale": self.scale, "graded": self.graded, "unit": self.unit, "negligible": self.negligible,
+             "risky_end": self.risky_end, "inconclusive_because": self.inconclusive_because}
         )
 
 
@@ -114,8 +130,9 @@ class MetricResult:
         95% interval of the headline value (Wilson for proportions, bootstrap for distance statistics).
     direction : {"higher_is_riskier", "higher_is_safer"}
         Which way risk grows.
-    level : {"low", "medium", "high"} or None
-        Risk level from ``level_rule``; ``None`` when not computed.
+    level : {"low", "inconclusive", "medium", "high"} or None
+        Risk level from ``level_rule``: a risk shown (medium, high), ruled out (low) or neither (inconclusive);
+        ``None`` when not computed.
     details : dict
         Secondary statistics and sizes, JSON-safe after :func:`to_jsonable`.
     reason_not_computed : str or None
@@ -253,7 +270,7 @@ def not_computed(name: str, reason: str, **kwargs: Any) -> MetricResult:
     return MetricResult(name=name, value=None, reason_not_computed=reason, **kwargs)
 
 
-VerdictLevel = Literal["low", "medium", "high", "not_assessed"]
+VerdictLevel = Literal["low", "inconclusive", "medium", "high", "not_assessed"]
 
 
 @dataclass(frozen=True)
@@ -262,10 +279,12 @@ class Verdict:
 
     Parameters
     ----------
-    level : {"low", "medium", "high", "not_assessed"}
-        Highest level among the driving checks that ran; ``"not_assessed"`` when none of them ran.
+    level : {"low", "inconclusive", "medium", "high", "not_assessed"}
+        Highest level among the driving checks that ran (low < inconclusive < medium < high): low only when every
+        check that ran ruled its risk out; ``"not_assessed"`` when none of them ran.
     reasons : tuple of str
-        One sentence per check that fired (level medium or high).
+        One sentence per check that fired (level medium or high), then one per inconclusive check saying what it
+        could not rule out.
     checks : tuple of (name, level or None)
         Every driving check with its level (``None``: could not run).
     not_run : tuple of (name, reason)

@@ -123,6 +123,21 @@ def range_text(m: Mapping[str, Any]) -> str:
 
 
 def graded_text(m: Mapping[str, Any]) -> str:
+    """When a level is graded on another quantity than the value shown, that quantity and its number; for an
+    inconclusive level, also the risk it could not rule out.
+
+    >>> print(graded_text({"value": 0.5, "level": "inconclusive", "level_rule": {"scale": "the value",
+    ...       "inconclusive_because": "cannot rule out a risk up to 62%"}}))
+    Inconclusive: cannot rule out a risk up to 62%.
+    """
+    text = _graded_text(m)
+    why = (m.get("level_rule") or {}).get("inconclusive_because")
+    if m.get("level") == "inconclusive" and why:
+        text = (text + " " if text else "") + f"Inconclusive: {why}."
+    return text
+
+
+def _graded_text(m: Mapping[str, Any]) -> str:
     """When a level is graded on another quantity than the value shown, that quantity and its number.
 
     Empty when the level is graded on the value itself (then level and value agree by construction). The
@@ -130,7 +145,7 @@ def graded_text(m: Mapping[str, Any]) -> str:
 
     >>> m = {"name": "mir", "value": 0.99, "level": "low", "level_rule": {"scale": "the membership advantage",
     ...      "graded": 0.003}, "details": {"holdout_predicted_real": 0.987}}
-    >>> print(graded_text(m))  # doctest: +NORMALIZE_WHITESPACE
+    >>> print(_graded_text(m))  # doctest: +NORMALIZE_WHITESPACE
     Graded on the membership advantage: 0.003, not on the value shown (99% of real test records were labelled
     real, and 98.7% of the holdout records too).
     """

@@ -200,10 +200,17 @@ def verdict_view(v: Verdict, rs: ResultSet | None = None, cautions: Sequence[str
         if lv is None:
             return ""
         if rs is not None and n in rs:
-            return wording.check_sentence(rs[n].to_dict())
-        # a verdict shown alone: a check that fired has its sentence among the reasons ("... from <title>: ...")
+            text = wording.check_sentence(rs[n].to_dict())
+            rule = rs[n].level_rule
+            if lv == "inconclusive" and rule is not None and rule.inconclusive_because:
+                text += f" Inconclusive: {rule.inconclusive_because}."
+            return text
+        # a verdict shown alone: a check that fired has its sentence among the reasons ("... from <title>: ..."),
+        # an inconclusive one its own ("Inconclusive: <title> showed no risk ...")
         marker = f" from {titles_of[n]}: "
-        return next((r.split(marker, 1)[1] for r in v.reasons if marker in r), "")
+        unsure = f"Inconclusive: {titles_of[n]} "
+        return next((r.split(marker, 1)[1] if marker in r else r for r in v.reasons
+                     if marker in r or r.startswith(unsure)), "")
 
     return {
         "level": v.level,

@@ -442,7 +442,8 @@ def check_levels(document: Mapping[str, Any], *, source: str = "document") -> No
                 f"{source}: field {_path(where + ('level',))} is {_shown_level(stored.level)} but the stored values "
                 f"give {_shown_level(again.level)}{basis}: {why}", where + ("level",))
         shown = document["metrics"][name].get("level_rule")
-        for key in ("graded", "medium", "high") if rule is not None and isinstance(shown, Mapping) else ():
+        keys = ("graded", "medium", "high", "negligible", "risky_end")
+        for key in keys if rule is not None and isinstance(shown, Mapping) else ():
             # the number and thresholds printed beside the level are the ones it was graded with
             if not same_number(shown.get(key), getattr(rule, key)):
                 raise InconsistentReportError(
@@ -492,12 +493,16 @@ def _result_from_dict(d: Mapping[str, Any]) -> MetricResult:
     if rule is None:
         level_rule = None
     else:
-        graded = rule.get("graded")
+        def number(key: str) -> float | None:
+            v = rule.get(key)
+            return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+        why = rule.get("inconclusive_because")
         level_rule = LevelRule(rule["medium"], rule["high"], rule["source"], rule["description"],
                                rule["scale"] if isinstance(rule.get("scale"), str) else "the value",
-                               float(graded) if isinstance(graded, (int, float)) and not isinstance(graded, bool)
-                               else None,
-                               rule["unit"] if rule.get("unit") in ("number", "percent", "points") else "number")
+                               number("graded"),
+                               rule["unit"] if rule.get("unit") in ("number", "percent", "points") else "number",
+                               number("negligible"), number("risky_end"), why if isinstance(why, str) else None)
     return MetricResult(
         name=d["name"],
         value=float(d["value"]) if d["computed"] else None,

@@ -193,6 +193,13 @@ def recommended_action(doc: Mapping[str, Any]) -> dict[str, str]:
         action, why = "do_not_release", "the checks behind the verdict did not run, so the data were not assessed"
     elif level == "high":
         action, why = "do_not_release", "a check behind the verdict found a high risk"
+    elif level == "inconclusive":
+        if public:
+            action, why = "do_not_release", ("no check behind the verdict found a risk, but not every risk was ruled "
+                                             "out, and a public release is held to the stricter rule below")
+        else:
+            action, why = "release_with_conditions", ("no check behind the verdict found a risk, but not every "
+                                                      "risk was ruled out on these data")
     elif level == "medium":
         if public:
             action, why = "do_not_release", ("a check behind the verdict found a medium risk, and a public release "
@@ -206,8 +213,9 @@ def recommended_action(doc: Mapping[str, Any]) -> dict[str, str]:
     else:
         action, why = "release", "the checks behind the verdict found a low risk"
     rule = ("How the recommendation is made (a package rule, not a legal standard): a high verdict, or one not "
-            "assessed, leads to \"do not release\"; a medium verdict to \"release with conditions\"; a low one to "
-            "\"release\". For a public release the rule is stricter: a medium verdict leads to \"do not release\", "
+            "assessed, leads to \"do not release\"; a medium or inconclusive verdict to \"release with "
+            "conditions\"; a low one (every risk ruled out) to \"release\". For a public release the rule is "
+            "stricter: a medium or inconclusive verdict leads to \"do not release\", "
             "and a medium or high level of any attack simulation (anonymisation criteria, membership inference), "
             "which otherwise do not drive the verdict, to \"release with conditions\".")
     return {"action": action, "action_text": _OUTCOMES[action], "why": why, "rule": rule,
@@ -228,10 +236,13 @@ def plain_summary(doc: Mapping[str, Any], verdict_word: str) -> dict[str, Any]:
                 "training data).")
     checks = [c for c in doc["verdict"].get("checks") or []]
     fired = [c for c in checks if c.get("level") in ("medium", "high")]
+    unsure = [c for c in checks if c.get("level") == "inconclusive"]
     found = (f"Verdict: {verdict_word}. " + (f"{len(fired)} of the {len(checks)} checks behind the verdict found a "
                                              "medium or high risk." if fired else
-                                             f"No check of the {len(checks)} behind the verdict found more than a "
-                                             "low risk." if checks else "No check behind the verdict ran."))
+                                             f"No check of the {len(checks)} behind the verdict found a risk, but "
+                                             f"{len(unsure)} could not rule one out on these data." if unsure else
+                                             f"Every check of the {len(checks)} behind the verdict ruled its risk "
+                                             "out." if checks else "No check behind the verdict ran."))
     not_covered = ("Attacks using the generator itself, repeated releases from the same data, linkage with outside "
                    "registers beyond the key fields, and what the data reveal about groups of people rather than "
                    "individuals (see \"Limitations and assumptions\").")

@@ -83,7 +83,7 @@ def _title(doc: Mapping[str, Any], name: str) -> str:
     return spec.title if spec is not None else name
 
 
-def _verdict_lead(level: str, n_ran: int, n_checks: int, n_fired: int) -> str:
+def _verdict_lead(level: str, n_ran: int, n_checks: int, n_fired: int, n_unsure: int = 0) -> str:
     if level == "not_assessed":
         if n_checks == 0:
             return ("No check behind the verdict was chosen, so the data were not assessed: this is not a "
@@ -92,14 +92,19 @@ def _verdict_lead(level: str, n_ran: int, n_checks: int, n_fired: int) -> str:
                 "this is not a finding of low risk.")
     rests = (f"The verdict rests on all {n_checks} checks behind it" if n_ran == n_checks
              else f"The verdict rests on {n_ran} of the {n_checks} checks behind it (the others did not run)")
-    if n_fired == 0:
-        found = "none of them found more than a low risk"
-    else:
+    if n_fired:
         found = f"{n_fired} of them found a medium or high risk, and the verdict takes the highest level found"
+    elif n_unsure:
+        found = (f"none of them showed a risk, but {n_unsure} could not rule one out on these data, so the verdict "
+                 f"is inconclusive: not a finding of low risk")
+    else:
+        found = "every one of them ruled its risk out"
     return (f"{rests}; {found}. Each check compares the synthetic data with the real records the generator learned "
             f"from: distance checks, and membership attacks by someone who holds the release and other real records "
-            f"of the same population. A low verdict means that none of them showed a leak under that threat model, "
-            f"not that no attack could.")
+            f"of the same population. A check is low only when the risky end of its confidence interval lies inside "
+            f"its low band (the risk ruled out), and inconclusive when it neither shows nor rules out a risk. A low "
+            f"verdict means that no leak was shown by distance checks or membership attacks under this threat "
+            f"model, and each of their risks was ruled out at its margin; not that no attack could succeed.")
 
 
 def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any]:
@@ -144,7 +149,8 @@ def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any
         "title": title,
         "verdict": {
             "level": level, "word": level_text(level).upper(),
-            "lead": _verdict_lead(level, len(checks), n_checks, n_fired),
+            "lead": _verdict_lead(level, len(checks), n_checks, n_fired,
+                                  sum(1 for c in checks if c["level"] == "inconclusive")),
             "reliability": wording.VERDICT_RELIABILITY if level != "not_assessed" else "",
             "reliability_attacks": wording.VERDICT_RELIABILITY_ATTACKS if level != "not_assessed" else "",
             "checks": checks, "not_run": not_run, "cautions": cautions,

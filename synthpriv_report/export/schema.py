@@ -20,7 +20,7 @@ SCHEMA_VERSION = 1
 #: The schema identifier written into every document (``document["schema"]``).
 SCHEMA = f"{SCHEMA_NAME}/{SCHEMA_VERSION}"
 
-LEVELS = ("low", "medium", "high")
+LEVELS = ("low", "inconclusive", "medium", "high")
 #: Verdict levels: a level, or "not_assessed" when none of the driving checks ran.
 VERDICT_LEVELS = (*LEVELS, "not_assessed")
 DIRECTIONS = ("higher_is_riskier", "higher_is_safer")
@@ -52,7 +52,8 @@ _LEVEL_RULE = {
     "type": ["object", "null"],
     "required": ["medium", "high", "source", "description"],
     "properties": {"medium": _NUM_OR_NULL, "high": _NUM_OR_NULL, "source": _STR, "description": _STR,
-                   "scale": _STR, "graded": _NUM_OR_NULL, "unit": {"enum": ["number", "percent", "points"]}},
+                   "scale": _STR, "graded": _NUM_OR_NULL, "unit": {"enum": ["number", "percent", "points"]},
+                   "negligible": _NUM_OR_NULL, "risky_end": _NUM_OR_NULL, "inconclusive_because": _STR_OR_NULL},
 }
 
 _METRIC = {

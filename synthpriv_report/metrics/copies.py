@@ -24,6 +24,7 @@ the sum of its other cells' words, and every match of keys is then checked cell 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -311,6 +312,42 @@ def copy_check_again(flagged: str) -> Callable[[MetricResult], dict[tuple[Any, .
     return again
 
 
+#: The low band of the copy checks: a copy risk is ruled out when the synthetic share exceeds its baseline by at most
+#: this much (3 percentage points) at the upper end of Newcombe's interval at the check's level.
+COPY_NEGLIGIBLE = 0.03
+
+
+def copy_excess_upper(details: Mapping[str, Any], flagged: str) -> float | None:
+    """The upper end of Newcombe's interval of the synthetic share minus its baseline, at the verdict's per-check
+    level, from the counts a copy check stores (the risky end its "ruled out" reads); for ``exact_copies`` the
+    larger of the exact-copy and the near-copy comparison (near copies count as copies there). ``None`` when a
+    count is missing.
+
+    >>> round(copy_excess_upper({"n": 1000, "n_copies": 0, "baseline_share": 0.0, "n_baseline": 1000,
+    ...                          "baseline_design_effect": 1.0}, "n_copies"), 4)
+    0.006
+    """
+    z = evidence.z_of(verdict_alpha())
+
+    def upper(d: Mapping[str, Any], key: str, n0: float, deff: float) -> float | None:
+        n, k, p0 = d.get("n"), d.get(key), d.get("baseline_share")
+        if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in (n, k, p0)) or not n or not n0:
+            return None
+        m0 = float(n0) / max(float(deff), 1.0)
+        return evidence.newcombe_upper(float(k), float(n), float(p0) * m0, m0, z=z)
+
+    n0 = details.get("n_baseline")
+    deff = details.get("baseline_design_effect") or 1.0
+    if not isinstance(n0, (int, float)) or not isinstance(deff, (int, float)):
+        return None
+    bound = upper(details, flagged, n0, deff)
+    near = details.get("near_copies")
+    if bound is not None and isinstance(near, Mapping):
+        inner = upper(near, "n_near_copies", n0, 1.0 if details.get("baseline") == "holdout" else deff)
+        bound = None if inner is None else max(bound, inner)
+    return bound
+
+
 def copy_check_level(share: str, what: str, baseline: str, source: str, *,
                      key: str = "excess_lower_bound", flagged: str = "n_copies") -> LevelSpec:
     """The level rule of a copy check (exact or near copies): high when the lower end of Newcombe's interval of the
@@ -320,6 +357,8 @@ def copy_check_level(share: str, what: str, baseline: str, source: str, *,
     return LevelSpec(
         medium=None, high=0.0, difference=True, direction="higher_is_riskier", rederive=copy_check_again(flagged),
         of=lambda r: r.details.get(key, r.details.get("excess_lower_bound")),
+        risky_end=lambda r: copy_excess_upper(r.details, flagged), negligible=COPY_NEGLIGIBLE,
+        risky_scale=f"the upper confidence bound of the {share} minus its baseline",
         scale=f"the lower confidence bound of the {share} minus its baseline ({baseline})",
         source=f"{source}; the comparison is Newcombe's interval for a difference of two shares",
         description=f"high when the synthetic data hold more {what} of training records than fresh real records "

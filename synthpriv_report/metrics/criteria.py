@@ -238,9 +238,21 @@ def criterion_result(name: str, *, k_attack: float, n_attack: int, k_control: fl
 
 #: The level rule shared by the three criteria (they do not drive the verdict; see the module docstring of
 #: each criterion and the report's appendix).
+def _weak(r: MetricResult) -> str | None:
+    """Why a criterion rules nothing out: its attack did no better than a random guess."""
+    rates = r.details.get("rates") or {}
+    att, base = (rates.get("attack") or {}).get("value"), (rates.get("baseline") or {}).get("value")
+    if isinstance(att, (int, float)) and isinstance(base, (int, float)) and base >= att:
+        return ("the attack did no better than a random guess, so its risk is no evidence either way; an attack "
+                "too weak to succeed does not show that a stronger one would fail")
+    return None
+
+
 LEVEL = LevelSpec(
     medium=0.05, high=0.2, same_scale=True,
     of=lambda r: r.interval[0] if r.interval is not None else r.value,
+    risky_end=lambda r: r.interval[1] if r.interval is not None else None, weak=_weak,
+    risky_scale="the upper end of the risk's confidence interval",
     scale="the lower end of the risk's confidence interval",
     source="package default; the risk is that of " + PAPER + ", which gives no risk bands",
     description="high when the lower end of the risk's confidence interval is above {high}, medium when above "

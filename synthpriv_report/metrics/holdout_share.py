@@ -6,6 +6,7 @@ Definition, source and choices: ``docs/metrics.md``, section "holdout_dcr_share"
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -198,6 +199,28 @@ def share_again(r: MetricResult) -> dict[tuple[Any, ...], float]:
             ("details", "lower_bound_for_level"): evidence.wilson_bounds(share, n / deff, evidence.z_of(alpha))[0]}
 
 
+#: The low band of ``holdout_dcr_share``: a risk is ruled out when at most 60% of the synthetic records are closer to
+#: the training data than to the holdout, at the upper end of the share's interval at the check's level (an
+#: honest generator gives 50%; 60% means a fifth of the synthetic records drawn towards the training records).
+SHARE_NEGLIGIBLE = 0.6
+
+
+def share_upper(r: MetricResult) -> float | None:
+    """The upper end of the share's Wilson interval at the effective number of records (``n`` over the stored
+    design effect) and the verdict's per-check level: the risky end "ruled out" reads.
+
+    >>> share_upper(MetricResult("holdout_dcr_share", 0.5, details={"wins": 500, "ties": 0, "n": 1000,
+    ...                                                              "design_effect": 1.0})) < 0.6
+    True
+    """
+    d = r.details
+    n, wins, ties, deff = d.get("n"), d.get("wins"), d.get("ties", 0), d.get("design_effect", 1.0)
+    if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in (n, wins, ties, deff)) or not n:
+        return None
+    share = (wins + 0.5 * ties) / n
+    return evidence.wilson_bounds(share, n / max(float(deff), 1.0), evidence.z_of(verdict_alpha()))[1]
+
+
 def _share_compute(ctx, params) -> MetricResult:
     sp = space_for(ctx, "holdout_dcr_share", "gower")
     reason = _too_small(ctx)
@@ -298,6 +321,8 @@ register(MetricSpec(
     level=LevelSpec(
         medium=0.5, high=0.55, same_scale=True, rederive=share_again,
         of=lambda r: r.details.get("lower_bound_for_level", r.interval[0] if r.interval is not None else r.value),
+        risky_end=share_upper, negligible=SHARE_NEGLIGIBLE,
+        risky_scale="the upper confidence bound of the share",
         scale="the lower confidence bound of the share",
         source="package default, after " + SOURCES["clearbox"],
         description="high when the share is above {high} beyond chance, medium when above {medium} beyond chance: "

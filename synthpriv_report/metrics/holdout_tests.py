@@ -140,12 +140,14 @@ def _test_result(metric: str, ctx, params, ref_vals, syn_vals, sp: SpaceSpec, qu
     rep_score = np.maximum(0.0, 100.0 - np.maximum(rep_d, 0.0))
     finite_d = rep_d[np.isfinite(rep_d)]
     d_lower = float(np.quantile(finite_d, verdict_alpha())) if finite_d.size else float("nan")
+    d_upper = float(np.quantile(finite_d, 1.0 - verdict_alpha())) if finite_d.size else float("nan")
     details = {"statistic": stat, "quantity": quantity, f"{quantity}_HT": r.stat_ht,
                f"{quantity}_ST": r.stat_st, "D": r.D, "band": r.band,
                f"{quantity}_HT_ci": stats.percentile_interval(rep_h),
                f"{quantity}_ST_ci": stats.percentile_interval(rep_s), "D_ci": stats.percentile_interval(rep_d),
                "n_holdout": int(np.size(ref_vals)), "n_synthetic": int(np.size(syn_vals)),
-               "D_lower_bound_for_level": d_lower, "check_alpha": verdict_alpha(),
+               "D_lower_bound_for_level": d_lower, "D_upper_bound_for_level": d_upper,
+               "check_alpha": verdict_alpha(),
                "interval_method": "percentile bootstrap 95%, holdout and synthetic resampled independently"}
     return MetricResult(name=metric, value=r.score, interval=stats.percentile_interval(rep_score),
                         details=details, space=sp.label, notes=holdout_shift_notes(ctx))
@@ -248,11 +250,23 @@ def d_again(r: MetricResult) -> dict[tuple[Any, ...], float | None]:
             and lower > ci[0] + 1e-9 * max(1.0, abs(ci[0]))):
         raise InconsistentReportError(f"is {lower!r}, above the lower end of D's 95% interval ({ci[0]!r}): a bound "
                                       f"at a stricter level cannot be higher", ("details", "D_lower_bound_for_level"))
+    upper = d.get("D_upper_bound_for_level")
+    if (finite(upper) and isinstance(ci, (list, tuple)) and len(ci) == 2 and finite(ci[1])
+            and upper < ci[1] - 1e-9 * max(1.0, abs(ci[1]))):
+        raise InconsistentReportError(f"is {upper!r}, below the upper end of D's 95% interval ({ci[1]!r}): a bound "
+                                      f"at a stricter level cannot be lower", ("details", "D_upper_bound_for_level"))
     return {("details", "D"): t.D, ("value",): t.score, ("details", "check_alpha"): verdict_alpha()}
+
+#: The low band of the holdout tests: a risk is ruled out when D's upper confidence bound at the check's level is at
+#: most 20 (synthetic records at most 20% closer to the training data than unseen real records are); the vendor's
+#: "high privacy" band (D below 10) is out of reach of this bound at a thousand records.
+D_NEGLIGIBLE = 20.0
 
 _D_LEVEL = LevelSpec(
     medium=10.0, high=50.0, direction="higher_is_riskier", inclusive=(True, False), rederive=d_again,
     of=lambda r: r.details.get("D_lower_bound_for_level", r.details.get("D")),
+    risky_end=lambda r: r.details.get("D_upper_bound_for_level"), negligible=D_NEGLIGIBLE,
+    risky_scale="the upper confidence bound of D",
     scale="the lower confidence bound of D, the drop in percent from the holdout's distance statistic to the "
           "synthetic data's",
     source="the bands of " + SOURCES["betterdata"] + " (a vendor's thresholds, not a regulator's); graded on "

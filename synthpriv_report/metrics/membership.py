@@ -325,6 +325,8 @@ register(MetricSpec(
     level=LevelSpec(
         medium=0.55, high=0.65, same_scale=True,
         of=lambda r: r.interval[0] if r.interval is not None else r.value,
+        risky_end=lambda r: r.interval[1] if r.interval is not None else None,
+        risky_scale="the upper end of the AUC's DeLong interval",
         scale="the lower end of the AUC's DeLong interval",
         source="package default (no regulator publishes membership-inference thresholds); the attack and its "
                "reporting follow " + SOURCE_STADLER + " and " + SOURCE_CARLINI,

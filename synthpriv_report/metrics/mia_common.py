@@ -583,6 +583,70 @@ def _shorten(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+#: The false-positive rates at which an attack must be ruled out (the low rates Carlini et al. ask to report).
+RULE_OUT_FPRS = (0.001, 0.01)
+
+#: The low band of an attack: its risk is ruled out when, at each rate of :data:`RULE_OUT_FPRS`, the upper
+#: confidence bound of its true-positive rate exceeds the lower bound of its false-positive rate by at most 5
+#: percentage points (at most 5% of the training members found beyond its false accusations).
+ATTACK_NEGLIGIBLE = 0.05
+
+#: An attack whose member and non-member scores tie in at least this share of pairs decides mostly by ties, and
+#: rules nothing out.
+TIED_PAIRS_WEAK = 0.5
+
+
+def advantage_upper(tpr_counts: Mapping[str, Any], n_m: int, n_n: int, alpha: float) -> float | None:
+    """The largest ``upper(TPR) - lower(FPR)`` over :data:`RULE_OUT_FPRS` from the members and non-members an
+    attack flags there (``tpr_counts``: rate key to ``(flagged_members, flagged_nonmembers)``), each end a
+    one-sided Clopper-Pearson bound at ``alpha`` shared by the rates and the two ends. ``None`` when a count is
+    missing.
+
+    >>> round(advantage_upper({"0.001": (0, 0), "0.01": (10, 5)}, 1000, 500, 0.05), 4)
+    0.0169
+    """
+    if n_m <= 0 or n_n <= 0:
+        return None
+    a_end = float(alpha) / (2 * len(RULE_OUT_FPRS))
+    best = -1.0
+    for f in RULE_OUT_FPRS:
+        row = tpr_counts.get(f"{f:g}")
+        if row is None or len(row) != 2 or not all(isinstance(v, (int, float)) for v in row):
+            return None
+        fm, fn = int(row[0]), int(row[1])
+        hi = stats.clopper_pearson(fm, n_m, confidence=1.0 - a_end, sided="one")[1]
+        lo = stats.clopper_pearson(fn, n_n, confidence=1.0 - a_end, sided="one")[0]
+        best = max(best, hi - lo)
+    return best
+
+
+def attack_risky_end(r: MetricResult) -> float | None:
+    """An attack's risky end (:func:`advantage_upper` at the attack's per-check level); for the worst case, the
+    largest over its attacks (each attack's flagged counts are stored with it)."""
+    d = r.details
+    n_m, n_n, alpha = d.get("n_members"), d.get("n_nonmembers"), d.get("check_alpha")
+    if not all(isinstance(v, (int, float)) for v in (n_m, n_n, alpha)):
+        return None
+    attacks = d.get("attacks")
+    if isinstance(attacks, Mapping) and attacks:
+        bounds = [advantage_upper(a.get("flagged_at") or {}, int(n_m), int(n_n), float(alpha))
+                  if isinstance(a, Mapping) else None for a in attacks.values()]
+        return None if any(b is None for b in bounds) else max(bounds)  # type: ignore[type-var]
+    rows = d.get("tpr_at") or {}
+    counts = {k: (v.get("flagged_members"), v.get("flagged_nonmembers")) for k, v in rows.items()
+              if isinstance(v, Mapping)}
+    return advantage_upper(counts, int(n_m), int(n_n), float(alpha))
+
+
+def attack_weak(r: MetricResult) -> str | None:
+    """Why an attack rules nothing out on these data: its scores tie for most member/non-member pairs."""
+    tied = r.details.get("tied_pairs_share")
+    if isinstance(tied, (int, float)) and tied >= TIED_PAIRS_WEAK:
+        return (f"the attack's scores tie for {tied:.0%} of member/non-member pairs, so it decides mostly by ties and "
+                f"rules nothing out")
+    return None
+
+
 def attack_level(what: str, *, n_attacks: int = 1) -> LevelSpec:
     """The level rule of an attack: high when it finds members beyond chance (``excess_lower_bound > 0``); a report
     read back is checked by :func:`roc_again` (``n_attacks``: how many attacks the worst case took the strongest
@@ -591,6 +655,9 @@ def attack_level(what: str, *, n_attacks: int = 1) -> LevelSpec:
         medium=None, high=0.0, difference=True, direction="higher_is_riskier",
         rederive=lambda r: roc_again(r, n_attacks=n_attacks),
         of=lambda r: r.details.get("excess_lower_bound"),
+        risky_end=attack_risky_end, negligible=ATTACK_NEGLIGIBLE, weak=attack_weak,
+        risky_scale="the upper confidence bound of the share of training members found beyond the attack's false "
+                    "accusations, at false-positive rates of 0.1% and 1%",
         scale="the share of training members the attack flags beyond what chance allows, at the best of the "
               "false-positive rates 0.1%, 1% and 10%",
         source="package default: an exact test of the attack against chance, both groups' sizes counted; the "

@@ -28,6 +28,7 @@ from . import mia_density_ratio, mia_distance_ratio, mia_local_lr
 from .mia_common import (
     CONFIDENCE,
     HEADLINE_FPR,
+    RULE_OUT_FPRS,
     SOURCE_CARLINI,
     SOURCE_JAGIELSKI,
     attack_graded,
@@ -96,7 +97,9 @@ def _compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
         "epsilon_attack": max(rocs, key=lambda k: rocs[k].epsilon_lower_bound),
         "attacks": {label: {"tpr_at_1pct_fpr": r.at(HEADLINE_FPR).tpr, "auc": r.auc,
                             "excess_lower_bound": r.excess_lower_bound, "epsilon_lower_bound": r.epsilon_lower_bound,
-                            "flagged_members_at_0.1pct": r.at(0.001).flagged_members}
+                            "flagged_members_at_0.1pct": r.at(0.001).flagged_members,
+                            "flagged_at": {f"{f:g}": [r.at(f).flagged_members, r.at(f).flagged_nonmembers]
+                                           for f in RULE_OUT_FPRS}}
                     for label, r in rocs.items()},
         "interval_kind": f"Clopper-Pearson at {1 - (1 - CONFIDENCE) / n_attacks:.4g} (95% over {n_attacks} attacks)",
     })

@@ -94,6 +94,12 @@ def proximity_ratio_score(ttpr: ArrayLike, tspr: ArrayLike, *, alpha: float = 0.
                                interval=(score_of(f_tt, hi_ts), score_of(f_tt, lo_ts)), n=int(ts.size))
 
 
+#: The low band of ``privacy_score``: a risk is ruled out when the score's lower confidence bound at the check's level
+#: is at least 50 (synthetic records fall unusually close to real people at most twice as often as real people fall
+#: close to each other); the medium band's 90 is out of reach of this bound below tens of thousands of records.
+SCORE_NEGLIGIBLE = 50.0
+
+
 def score_of(f_tt: float, f_ts: float) -> float:
     """The score of the shares f_TT and f_TS: 100 min(1, f_TT / f_TS), and 100 when f_TS = 0.
 
@@ -179,12 +185,19 @@ class ScoreLevelBound(SmallResult):
         Upper confidence bound of the score at the verdict's per-check level.
     f_ts_minus_f_tt_lower : float
         Lower confidence bound of f_TS - f_TT at that level.
+    lower_bound_for_level : float
+        Lower confidence bound of the score at that level (from the upper bound of f_TS - f_TT): the risky end
+        that must reach the low band for the risk to be ruled out.
+    f_ts_minus_f_tt_upper : float
+        Upper confidence bound of f_TS - f_TT at that level.
     check_alpha : float
         The verdict's per-check level.
     """
 
     upper_bound_for_level: float
     f_ts_minus_f_tt_lower: float
+    lower_bound_for_level: float
+    f_ts_minus_f_tt_upper: float
     check_alpha: float
 
 
@@ -201,12 +214,14 @@ def score_level_bound(arrays: dict[str, Any], q: float, f_tt: float) -> ScoreLev
     b = stats.leq(arrays["tspr"], q).astype(np.float64)
     d = evidence.difference_bounds(a, arrays["nearest_b"], b, arrays["nearest_s"], alpha=verdict_alpha())
     return ScoreLevelBound(upper_bound_for_level=upper_of(f_tt, d["lower"]), f_ts_minus_f_tt_lower=d["lower"],
+                           lower_bound_for_level=upper_of(f_tt, d["upper"]), f_ts_minus_f_tt_upper=d["upper"],
                            check_alpha=verdict_alpha())
 
 
 def upper_of(f_tt: float, lower: float) -> float:
     """The score's upper bound from f_TT and the lower bound of f_TS - f_TT: 100 min(1, f_TT / (f_TT + lower)),
-    and 100 when f_TT or f_TT + lower is not positive.
+    and 100 when f_TT or f_TT + lower is not positive (the same function of the upper bound of f_TS - f_TT gives
+    the score's lower bound).
 
     >>> upper_of(0.1, 0.1), upper_of(0.1, -0.2)
     (50.0, 100.0)
@@ -233,11 +248,18 @@ def score_again(r: MetricResult) -> dict[tuple[Any, ...], float]:
         raise InconsistentReportError(f"is {lower!r}, above the difference f_ts - f_tt = {f_ts - f_tt!r} it bounds "
                                       f"from below", ("details", "f_ts_minus_f_tt_lower"))
     lo_ts, hi_ts = stats.wilson(f_ts, n)
+    extra: dict[tuple[Any, ...], float] = {}
+    if "f_ts_minus_f_tt_upper" in d:
+        upper = stored_number(d, "f_ts_minus_f_tt_upper", low=-1.0, high=1.0)
+        if upper < f_ts - f_tt - 1e-9:
+            raise InconsistentReportError(f"is {upper!r}, below the difference f_ts - f_tt = {f_ts - f_tt!r} it "
+                                          f"bounds from above", ("details", "f_ts_minus_f_tt_upper"))
+        extra[("details", "lower_bound_for_level")] = upper_of(f_tt, upper)
     return {("details", "f_tt"): round(f_tt * n) / n, ("details", "f_ts"): round(f_ts * n) / n,
             ("details", "f_ts_interval", 0): lo_ts, ("details", "f_ts_interval", 1): hi_ts,
             ("value",): score_of(f_tt, f_ts), ("interval", 0): score_of(f_tt, hi_ts),
             ("interval", 1): score_of(f_tt, lo_ts), ("details", "upper_bound_for_level"): upper_of(f_tt, lower),
-            ("details", "check_alpha"): verdict_alpha()}
+            ("details", "check_alpha"): verdict_alpha(), **extra}
 
 
 def privacy_score_evidence(arrays: dict[str, Any], *, alpha: float) -> dict[str, Any]:
@@ -335,6 +357,8 @@ register(MetricSpec(
     level=LevelSpec(medium=90.0, high=50.0, source="package default, after " + SOURCES["aindo"], same_scale=True,
                     rederive=score_again,
                     of=lambda r: r.details.get("upper_bound_for_level", r.value),
+                    risky_end=lambda r: r.details.get("lower_bound_for_level"), negligible=SCORE_NEGLIGIBLE,
+                    risky_scale="the lower confidence bound of the score",
                     scale="the upper confidence bound of the score",
                     description="high when the score is below {high} beyond chance, medium when below {medium} "
                                 "beyond chance: the upper end of its confidence interval (both halves' "

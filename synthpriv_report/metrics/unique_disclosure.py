@@ -39,6 +39,7 @@ only, never a value of a real record.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -310,6 +311,7 @@ def field_counts(*, keys_t: ArrayLike, keys_s_t: ArrayLike, sens_t: ArrayLike, s
         "excess": k1 / n1 - k0 / n0,
         "excess_interval": list(excess_bounds(k1, n1, k0_eff, n0_eff, tail=half)),
         "excess_lower_bound": excess_bounds(k1, n1, k0_eff, n0_eff, tail=tail)[0],
+        "excess_upper_bound": excess_bounds(k1, n1, k0_eff, n0_eff, tail=tail)[1],
     })
     return out
 
@@ -363,7 +365,8 @@ def _compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
     }
     if len(per) > 1:
         details["per_field"] = {f: {k: c[k] for k in ("n_disclosed", "share", "n_holdout_disclosed", "holdout_share",
-                                                      "excess", "excess_lower_bound", "excess_interval")}
+                                                      "excess", "excess_lower_bound", "excess_upper_bound",
+                                                      "excess_interval")}
                                 for f, c in per.items()}
     notes: tuple[str, ...] = ()
     if len(per) > 1:
@@ -384,9 +387,19 @@ def continuous_sensitive(ctx: Any, spec: MetricSpec, result: MetricResult) -> st
             "with a small change is not counted; consider binning such a field")
 
 
+def _upper(r: MetricResult) -> float | None:
+    """The risky end: the largest upper confidence bound of the excess over the sensitive fields."""
+    per = r.details.get("per_field")
+    rows = list(per.values()) if isinstance(per, Mapping) and per else [r.details]
+    bounds = [row.get("excess_upper_bound") if isinstance(row, Mapping) else None for row in rows]
+    return None if any(not finite(b) for b in bounds) else max(bounds)
+
+
 LEVEL = LevelSpec(
     medium=0.0, high=0.05, difference=True, direction="higher_is_riskier",
     of=lambda r: r.details.get("excess_lower_bound"),
+    risky_end=_upper, negligible=0.05,
+    risky_scale="the upper confidence bound of the share of training uniques disclosed minus the holdout's rate",
     scale="the lower confidence bound of the share of training uniques disclosed minus the holdout's rate (holdout "
           "records whose key values no training record has)",
     source="package default; the measures are those of " + SOURCE + ", the comparison Newcombe's interval for a "

@@ -115,7 +115,7 @@ def test_to_dict_is_json_and_reproducible() -> None:
     for pkg in ("synthpriv_report", "numpy", "pandas", "numba", "python"):
         assert pkg in d["versions"]
     assert set(d["results"]["metrics"]) == set(SECTION2)
-    assert d["results"]["verdict"]["level"] in ("low", "medium", "high")
+    assert d["results"]["verdict"]["level"] in ("low", "inconclusive", "medium", "high")
     assert d["results"]["params"]["alpha"] == 0.2
     m = d["results"]["metrics"]["holdout_dcr_share"]
     assert m["computed"] and m["section"] == "2.2" and m["level_rule"]["high"] == 0.55

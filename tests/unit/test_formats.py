@@ -119,12 +119,12 @@ def test_finite_numbers():
 
 
 def test_level_words():
-    assert [level_text(lv) for lv in ("low", "medium", "high", "not_assessed", None)] == [
-        "low risk", "medium risk", "high risk", "not assessed", "no level"]
+    assert [level_text(lv) for lv in ("low", "inconclusive", "medium", "high", "not_assessed", None)] == [
+        "low risk", "inconclusive", "medium risk", "high risk", "not assessed", "no level"]
     assert level_text("unheard_of") == "unheard_of"
     # headlines (the export's cover and running title) are the same words in capitals
     assert level_text("not_assessed").upper() == "NOT ASSESSED" and level_text("high").upper() == "HIGH RISK"
-    assert set(LEVEL_WORDS) == {"low", "medium", "high", "not_assessed", None}
+    assert set(LEVEL_WORDS) == {"low", "inconclusive", "medium", "high", "not_assessed", None}
 
 
 def test_set_names_come_from_one_table():

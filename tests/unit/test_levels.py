@@ -41,7 +41,8 @@ def test_overrides_move_the_level_both_ways(name):
     riskier = spec.direction == "higher_is_riskier"
     # thresholds on the risky side of the value: never fires
     far = {"medium": v + 1e6, "high": v + 2e6} if riskier else {"medium": v - 1e6, "high": v - 2e6}
-    assert apply_level(spec, _result(name, v), validate_levels({name: far})).level == "low"
+    # (low only where the rule's risky end is ruled out; a bare value without the counts behind it is inconclusive)
+    assert apply_level(spec, _result(name, v), validate_levels({name: far})).level in ("low", "inconclusive")
     # thresholds on the safe side: high
     near = {"medium": v - 2e6, "high": v - 1e6} if riskier else {"medium": v + 2e6, "high": v + 1e6}
     r = apply_level(spec, _result(name, v), validate_levels({name: near}))
@@ -113,16 +114,37 @@ def test_exact_copies_of_independent_samples_are_never_high_at_any_size():
     now compares the two shares (Newcombe's interval of their difference); equal shares are never high."""
     spec = get_spec("exact_copies")
     for n in range(1, 3001, 7):
-        assert apply_level(spec, _copy_result(0, n, 0, n), None).level == "low", n
+        assert apply_level(spec, _copy_result(0, n, 0, n), None).level in ("low", "inconclusive"), n
         k = n // 10
-        assert apply_level(spec, _copy_result(k, n, k, n), None).level == "low", n
+        assert apply_level(spec, _copy_result(k, n, k, n), None).level in ("low", "inconclusive"), n
+
+
+def test_no_copies_rule_the_copy_risk_out_only_with_enough_records():
+    """Three outcomes: no copies on either side rule a copy risk out (the upper end of Newcombe's interval at the
+    per-check level within 3 points) only once the sets are large enough; below that the check is inconclusive
+    and names the bound. By hand: with k = 0 on both sides the upper end is the Wilson upper bound of 0 of n,
+    z^2 / (n + z^2), and z = 2.45 at 5%/7 one-sided: below 3 points from n = 189 on."""
+    from synthpriv_report.evidence import z_of
+    from synthpriv_report.registry import verdict_alpha
+
+    spec = get_spec("exact_copies")
+    z2 = z_of(verdict_alpha()) ** 2
+    first = next(n for n in range(1, 1000) if z2 / (n + z2) <= 0.03)
+    assert 180 <= first <= 200
+    small = apply_level(spec, _copy_result(0, first - 1, 0, first - 1), None)
+    assert small.level == "inconclusive" and small.level_rule.inconclusive_because.startswith("cannot rule out")
+    assert apply_level(spec, _copy_result(0, first, 0, first), None).level == "low"
+    # a tenth of both sets copied: the shares agree, but at 1,000 records the interval of their difference still
+    # reaches beyond 3 points, and at 10,000 it does not
+    assert apply_level(spec, _copy_result(100, 1000, 100, 1000), None).level == "inconclusive"
+    assert apply_level(spec, _copy_result(1000, 10000, 1000, 10000), None).level == "low"
 
 
 def test_full_copy_is_high_at_every_size_with_evidence():
     """A full copy against a baseline without copies is high from 3 records on; with 2 against 2 the data cannot
     tell it from chance at the verdict's per-check level (Newcombe's lower bound is below 0)."""
     spec = get_spec("exact_copies")
-    assert apply_level(spec, _copy_result(2, 2, 0, 2), None).level == "low"
+    assert apply_level(spec, _copy_result(2, 2, 0, 2), None).level == "inconclusive"
     for n in range(3, 3001, 7):
         assert apply_level(spec, _copy_result(n, n, 0, n), None).level == "high", n
 

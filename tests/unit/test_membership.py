@@ -85,4 +85,7 @@ def test_an_exact_copy_is_found_and_an_independent_set_is_not() -> None:
     assert r.value > 0.95 and r.level == "high" and r.details["tpr_at_1pct_fpr"] == 1.0
     ind = Evaluation(T, fresh, H, progress=False, calibrate=False, metrics=["membership_inference"])
     r = ind.results()["membership_inference"]
-    assert r.interval[0] <= 0.55 and r.level == "low"
+    # no risk shown; with 300 records on each side the AUC's upper end (0.59) is beyond the 0.55 that would rule
+    # the risk out, so the attack is inconclusive, and says which AUC it could not rule out
+    assert r.interval[0] <= 0.55 < r.interval[1] and r.level == "inconclusive"
+    assert r.level_rule.risky_end == pytest.approx(r.interval[1])

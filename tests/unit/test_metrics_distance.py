@@ -144,14 +144,18 @@ def test_exact_copies_by_hand_and_level() -> None:
     # from chance (the old rule graded it medium, the share being above the holdout's point value)
     assert r.details["holdout_copy_share"] == pytest.approx(1 / 6)
     assert r.details["excess"] == pytest.approx(0.5 - 1 / 6) and r.details["excess_lower_bound"] < 0
-    assert r.level == "low"
+    # nor can it rule a copy risk out: the upper end of the same interval is far beyond 3 points, so the check is
+    # inconclusive and names the bound it could not rule out
+    assert r.level == "inconclusive" and r.level_rule.risky_end > 0.03
+    assert "cannot rule out" in r.level_rule.inconclusive_because
     # without a holdout the baseline is the training records against the other training records: none of the
     # six equals another, 0 of 6; 2 of 4 against 0 of 6 is still within chance (the old rule: high on any copy)
     r = _ev(h=None).results(metrics=["exact_copies"])["exact_copies"]
     assert r.details["baseline"] == "training" and r.details["baseline_share"] == 0.0
-    assert r.level == "low" and "holdout_copy_share" not in r.details
+    assert r.level == "inconclusive" and "holdout_copy_share" not in r.details
+    # no copy among 2 synthetic records rules nothing out either: 2 records leave room for many copies
     r = _ev(s=S.iloc[[1, 2]], h=None).results(metrics=["exact_copies"])["exact_copies"]
-    assert r.value == 0.0 and r.level == "low"
+    assert r.value == 0.0 and r.level == "inconclusive"
 
 
 def test_exact_copies_identical_is_space_free_and_missing_equals_missing() -> None:
@@ -182,7 +186,8 @@ def test_holdout_dcr_share_by_hand(space: str) -> None:
     assert r.interval == pytest.approx((0.2194265, 0.9081008), abs=1e-6)
     assert r.interval == pytest.approx(_wilson(0.625, 4))
     assert r.details["real_sizes_used"] == {"training": 6, "holdout": 6} and r.details["subsampled"] is None
-    assert r.level == "low"  # lower bound .219 <= .5
+    # lower bound .219 <= .5: no risk shown; upper bound far above 60%: none ruled out either
+    assert r.level == "inconclusive" and r.level_rule.risky_end > 0.6
 
 
 @pytest.mark.usefixtures("small_sets_graded")
@@ -297,7 +302,13 @@ def test_privacy_score_gower_by_hand() -> None:
     z = NormalDist().inv_cdf(1 - 0.05 / 7)
     lower = 2 / 3 - z * math.sqrt(2 / 27 + 2 / 27)
     assert r.details["f_ts_minus_f_tt_lower"] == pytest.approx(lower)
-    assert r.details["upper_bound_for_level"] == 100.0 and r.level == "low" and r.space == "gower"
+    assert r.details["upper_bound_for_level"] == 100.0 and r.space == "gower"
+    # the score's lower bound, from the upper bound 2/3 + z sqrt(4/27) of f_TS - f_TT: 100 (1/3) / (1/3 + that),
+    # far below 50, so three records rule nothing out: inconclusive
+    upper = 2 / 3 + z * math.sqrt(2 / 27 + 2 / 27)
+    assert r.details["f_ts_minus_f_tt_upper"] == pytest.approx(upper)
+    assert r.details["lower_bound_for_level"] == pytest.approx(100 * (1 / 3) / (1 / 3 + upper))
+    assert r.level == "inconclusive"
     arrays = privacy_score_arrays(_ev(random_state=0).context)
     np.testing.assert_allclose(arrays["ttpr"], [6.0, 6.0, 3.0])
     np.testing.assert_allclose(arrays["tspr"], [0.5, 0.5, 0.0], atol=1e-10)
@@ -473,7 +484,8 @@ def test_nndr_test_by_hand(space: str) -> None:
     # the level rests on D's lower confidence bound (holdout and synthetic resampled): with 6 and 4 records it is
     # far below 10, so the band's point value is not evidence (the old rule graded the point value: medium)
     assert r.details["band"] == "Medium privacy" and r.details["D_lower_bound_for_level"] < 10
-    assert r.level == "low"
+    # ... nor is it evidence of safety: D's upper bound is above the 20 that rules a risk out
+    assert r.details["D_upper_bound_for_level"] >= r.details["D_ci"][1] and r.level == "inconclusive"
 
 
 @pytest.mark.usefixtures("small_sets_graded")
