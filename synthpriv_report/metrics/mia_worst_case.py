@@ -34,11 +34,12 @@ from .mia_common import (
     attack_level,
     attack_roc,
     attack_space,
-    attack_split,
     declared_epsilon,
     delta_of,
     missing_sets,
     plot_attack_roc,
+    reference_details,
+    reference_sentence,
     roc_details,
     scores_memo,
     syn_distances,
@@ -85,11 +86,12 @@ def _compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
     worst = max(rocs, key=lambda k: rocs[k].excess_lower_bound)
     roc = rocs[worst]
     head = roc.at(HEADLINE_FPR)
-    _, reference = attack_split(ctx)
+    where = reference_details(ctx)
     details = roc_details(roc, attack=worst, score=f"the scores of the attack that finds the most members beyond "
-                                                   f"chance ({worst})", n_reference=ctx.size(reference), alpha=alpha,
-                          sources=[SOURCE_CARLINI, SOURCE_JAGIELSKI])
+                                                   f"chance ({worst})", n_reference=where["n_reference"],
+                          alpha=alpha, sources=[SOURCE_CARLINI, SOURCE_JAGIELSKI])
     details.update({
+        "reference_set": where["reference_set"],
         "worst_attack": worst, "n_attacks": n_attacks,
         "excess_lower_bound": max(r.excess_lower_bound for r in rocs.values()),
         "epsilon_lower_bound": max(r.epsilon_lower_bound for r in rocs.values()),
@@ -134,7 +136,9 @@ def worst_case_finding(m: Any) -> str:
                  f"from these attacks alone, 95% confidence)")
     else:
         text += "; the attacks prove no ε above 0 (which is no evidence that the release is private)"
-    return text + "."
+    text += "."
+    ref = reference_sentence(d)
+    return f"{text} {ref}" if ref else text
 
 
 def worst_case_residual(m: Any) -> str | None:
