@@ -543,6 +543,8 @@ class Evaluation:
         self.verdict_metrics = (tuple(verdict_metric_names()) if s["verdict_metrics"] is None
                                 else tuple(s["verdict_metrics"]))
         self.names = {**DEFAULT_NAMES, **(s["names"] or {})}
+        if reference is None:  # the reports name the reference set only where one was given
+            self.names.pop("reference", None)
         sources = {"real": real, "synthetic": synthetic, "holdout": holdout, "reference": reference}
         self.provenance: dict[str, Any] = {
             "python_call": _python_call({**given, **params}, {k: st.default for k, st in SETTINGS.items()},

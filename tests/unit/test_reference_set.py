@@ -305,3 +305,19 @@ def test_partitioned_inputs_refuse_a_reference_set_naming_the_option(tmp_path) -
     with pytest.raises(ValueError, match=r"reference= cannot be used with partitioned inputs"):
         partitioned_inputs(str(path), S, H, reference=R)
     assert partitioned_inputs(T, S, H, reference=R) is None  # DataFrames only: read here, as without a client
+
+
+def test_the_reproducibility_section_lists_the_reference_set_with_its_fingerprint() -> None:
+    from synthpriv_report.export import dossier, report_data
+
+    T, S, H, R = _mixed()
+    ev = Evaluation(T, S, H, reference=R, progress=False, calibrate=False, metrics=["mia_worst_case"])
+    doc = report_data(ev).document
+    rows = dossier.reproducibility_context(doc, "0" * 64)["inputs"]
+    ref = next(r for r in rows if r["role"] == "reference")
+    assert ref["fingerprint"] == ev.fingerprints["R"] and doc["fingerprints"]["R"] == ev.fingerprints["R"]
+    assert doc["inputs"]["reference"] == "reference data"
+    # without a reference set the documents name none
+    plain = report_data(Evaluation(T, S, H, progress=False, calibrate=False, metrics=["mia_worst_case"])).document
+    assert "reference" not in plain["inputs"] and "R" not in plain["fingerprints"]
+    assert all(r["role"] != "reference" for r in plain["provenance"]["inputs"])
