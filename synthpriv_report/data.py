@@ -794,13 +794,14 @@ def prepare(
 
     Notes
     -----
-    Handled without an error, and documented here: the caller's DataFrames are never modified and no row is
-    ever dropped; the index is ignored (rows are matched by position); the other sets' column order may differ;
-    a missing categorical value is its own category and a missing number is NaN; text ``""`` or ``"nan"`` in a
-    numeric column is a missing value; categories absent from the real data are ordinary categories; a column
-    constant in the real data, a column entirely missing in S, H or R, and an identifier-like categorical column
-    (all real values distinct) are kept, with a note in :attr:`PreparedData.notes`; column names and values
-    may hold any Unicode, control characters included (messages quote names with ``repr``).
+    Handled without an error, and documented here: the caller's DataFrames are never modified and no row is ever
+    dropped; the index is ignored (rows are matched by position); the other sets' column order may differ; a missing
+    categorical value is its own category and a missing number is NaN; text ``""`` or ``"nan"`` in a numeric column
+    is a missing value; categories absent from the real data are ordinary categories (those of a reference set that
+    no training record holds are counted in a note naming the column); a column constant in the real data, a column
+    entirely missing in S, H or R, and an identifier-like categorical column (all real values distinct) are kept,
+    with a note in :attr:`PreparedData.notes`; column names and values may hold any Unicode, control characters
+    included (messages quote names with ``repr``).
 
     Boolean spellings: a categorical column whose non-missing values in every set are spellings of booleans
     (true/false, t/f, yes/no, y/n, 1/0, any case) and that writes one boolean in more than one way (real
@@ -1147,7 +1148,8 @@ def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequ
                   num_arrays: Mapping[str, NDArray[np.float64] | NumericSet], factorized: Factorized, *,
                   kept: Sequence[str]) -> list[str]:
     """Phase 7, notes on columns kept as they are: constant in the real data, a different value in every real
-    record (unless ``kept``), entirely missing in the synthetic, holdout or reference data."""
+    record (unless ``kept``), entirely missing in the synthetic, holdout or reference data, categories of the
+    reference set that no training record holds."""
     notes = []
     real_sets = [s for s in REAL_SETS if s in sizes]
     q = len(num_cols)
@@ -1195,6 +1197,14 @@ def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequ
         for j, c in enumerate(cat_cols):
             if sizes[s] and all_missing[s][j]:
                 notes.append(f"column {c!r} is entirely missing in the {SET_LABELS[s]} data")
+    if "R" in sizes:  # the reference set's categories that no training record holds (counted, never quoted)
+        for j, c in enumerate(cat_cols):
+            seen = set(factorized["T"][j][1].tolist())
+            unseen = sum(v not in seen for v in factorized["R"][j][1].tolist())
+            if unseen:
+                notes.append(f"column {c!r}: {unseen} value(s) of the {SET_LABELS['R']} data appear in no training "
+                             f"record; each is a category of its own (a reference record that holds one differs "
+                             f"from every training record in this column)")
     return notes
 
 

@@ -329,8 +329,8 @@ def _prepared(real: DataSource, synthetic: DataSource, holdout: DataSource | Non
             exclude, auto_excluded, kept = _identifiers(inputs.real, exclude=inputs.exclude, include=s["include"],
                                                         named=(s["key_fields"], s["sensitive_fields"]))
             data = prepare(inputs.real, inputs.synthetic, inputs.holdout, reference=inputs.reference,
-                           numeric=s["numeric"],
-                           categorical=s["categorical"], exclude=list(exclude or []) + list(auto_excluded),
+                           numeric=s["numeric"], categorical=s["categorical"],
+                           exclude=list(exclude or []) + list(auto_excluded),
                            reveal_real_values=s["reveal_real_values"], kept=list(kept), row_order=s["row_order"])
             if inputs.excluded:  # left out while reading: recorded as if prepare() had left them out
                 data = replace(data, excluded=tuple(dict.fromkeys(list(inputs.excluded) + list(data.excluded))))

@@ -183,28 +183,28 @@ def reference_details(ctx: Any) -> dict[str, Any]:
             "n_reference": int(ctx.size(reference))}
 
 
-def reference_sentence(details: Mapping[str, Any]) -> str:
-    """Which reference data the attacker held, in a reader's words (empty for a report that does not say).
+def reference_clause(details: Mapping[str, Any]) -> str:
+    """Which reference data the attacker held, in a reader's words: a clause that the attacks' sentences end with
+    (empty for a report that does not say).
 
-    >>> print(reference_sentence({"reference_set": "given by the user", "n_reference": 40, "n_nonmembers": 50}))
+    >>> print(reference_clause({"reference_set": "given by the user", "n_reference": 40, "n_nonmembers": 50}))
     ... # doctest: +NORMALIZE_WHITESPACE
-    The attacker's reference data: a reference set of 40 records given by the user (real people of the same
-    population, neither in the training data nor among the 50 people of the holdout, who are all attacked as
-    non-members).
-    >>> print(reference_sentence({"reference_set": "half of the holdout", "n_reference": 25, "n_nonmembers": 25}))
+    the attacker's reference data were a reference set of 40 records given by the user (real people of the same
+    population in neither the training data nor the holdout, whose 50 people are all attacked as non-members)
+    >>> print(reference_clause({"reference_set": "half of the holdout", "n_reference": 25, "n_nonmembers": 25}))
     ... # doctest: +NORMALIZE_WHITESPACE
-    The attacker's reference data: half of the holdout (25 records), real people the generator never saw; the
-    other half (25 people) are attacked as non-members.
+    the attacker's reference data were half of the holdout (25 records, real people the generator never saw; the
+    other 25 are attacked as non-members)
     """
     n_ref, n_n = fmt_count(details.get("n_reference")), fmt_count(details.get("n_nonmembers"))
     which = details.get("reference_set")
     if which == REFERENCE_GIVEN:
-        return (f"The attacker's reference data: a reference set of {n_ref} records given by the user (real people "
-                f"of the same population, neither in the training data nor among the {n_n} people of the holdout, "
-                f"who are all attacked as non-members).")
+        return (f"the attacker's reference data were a reference set of {n_ref} records given by the user (real "
+                f"people of the same population in neither the training data nor the holdout, whose {n_n} people "
+                f"are all attacked as non-members)")
     if which == REFERENCE_HALF:
-        return (f"The attacker's reference data: half of the holdout ({n_ref} records), real people the generator "
-                f"never saw; the other half ({n_n} people) are attacked as non-members.")
+        return (f"the attacker's reference data were half of the holdout ({n_ref} records, real people the "
+                f"generator never saw; the other {n_n} are attacked as non-members)")
     return ""
 
 
@@ -764,9 +764,10 @@ def attack_finding(how: str) -> Callable[[ResultJSON], str]:
             text += (f"; with {fmt_count(d.get('n_nonmembers'))} non-members a 0.1% false-accusation rate cannot be "
                      f"read, and above every non-member's score they find {fmt_count(tenth.get('flagged_members'))}"
                      f" members")
-        text += f". AUC {fmt_number(d.get('auc'))} (0.5: a coin)."
-        ref = reference_sentence(d)
-        return f"{text} {ref}" if ref else text
+        ref = reference_clause(d)
+        if ref:
+            text += f"; {ref}"
+        return text + f". AUC {fmt_number(d.get('auc'))} (0.5: a coin)."
 
     return finding
 
@@ -831,5 +832,5 @@ __all__ = [
     "attack_level", "attack_finding", "attack_residual", "attack_graded", "plot_attack_roc", "FPR_TARGETS",
     "HEADLINE_FPR", "K_DENSITY", "K_LOCAL_SYN", "K_LOCAL_REF", "MIN_RECORDS", "log_ratio", "scores_memo",
     "syn_distances", "ref_distances", "missing_sets", "attack_space", "delta_of", "declared_epsilon",
-    "target_rows", "reference_details", "reference_sentence", "REFERENCE_GIVEN", "REFERENCE_HALF",
+    "target_rows", "reference_details", "reference_clause", "REFERENCE_GIVEN", "REFERENCE_HALF",
 ]

@@ -38,8 +38,8 @@ from .mia_common import (
     delta_of,
     missing_sets,
     plot_attack_roc,
+    reference_clause,
     reference_details,
-    reference_sentence,
     roc_details,
     scores_memo,
     syn_distances,
@@ -136,9 +136,8 @@ def worst_case_finding(m: Any) -> str:
                  f"from these attacks alone, 95% confidence)")
     else:
         text += "; the attacks prove no ε above 0 (which is no evidence that the release is private)"
-    text += "."
-    ref = reference_sentence(d)
-    return f"{text} {ref}" if ref else text
+    ref = reference_clause(d)
+    return text + (f"; {ref}." if ref else ".")
 
 
 def worst_case_residual(m: Any) -> str | None:

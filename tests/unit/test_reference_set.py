@@ -238,6 +238,10 @@ def test_categories_unseen_in_the_real_data_are_ordinary_categories() -> None:
     ev = Evaluation(T, S, H, reference=R2, progress=False, calibrate=False)
     res = ev.results(metrics=["mia_distance_ratio"])
     assert res["mia_distance_ratio"].computed
+    note = "column 'c': 1 value(s) of the reference (reference=) data appear in no training record"
+    assert sum(note in n for n in ev.data_notes()) == 1
+    assert not any("'z'" in n for n in ev.data_notes())  # a real value, never quoted
+    assert not any("reference" in n for n in Evaluation(T, S, H, reference=R, progress=False).data_notes())
 
 
 def test_the_callers_reference_frame_is_never_modified_and_no_row_is_dropped() -> None:
@@ -276,6 +280,7 @@ def test_fingerprint_provenance_and_words_are_recorded() -> None:
 
     text = get_spec("mia_worst_case").finding(doc["metrics"]["mia_worst_case"])
     assert f"a reference set of {len(R)} records given by the user" in text
+    assert text.count(". ") == 0 and text.endswith(".")  # still the cover's one sentence
     default = Evaluation(T, S, H, progress=False, calibrate=False).results(metrics=["mia_distance_ratio"])
     text = get_spec("mia_distance_ratio").finding(default.to_dict()["metrics"]["mia_distance_ratio"])
     assert "half of the holdout" in text
@@ -321,3 +326,21 @@ def test_the_reproducibility_section_lists_the_reference_set_with_its_fingerprin
     plain = report_data(Evaluation(T, S, H, progress=False, calibrate=False, metrics=["mia_worst_case"])).document
     assert "reference" not in plain["inputs"] and "R" not in plain["fingerprints"]
     assert all(r["role"] != "reference" for r in plain["provenance"]["inputs"])
+
+
+def test_with_a_dask_client_and_dataframes_the_numbers_are_the_same() -> None:
+    """The sets prepared here, the searches on the workers: a reference set is supported, the same numbers."""
+    distributed = pytest.importorskip("distributed")
+    T, S, H, R = _mixed(seed=3)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cl, \
+            distributed.Client(cl, set_as_default=False) as client:
+        on_cluster = _attacks(Evaluation(T, S, H, reference=R, progress=False, calibrate=False, client=client))
+    assert on_cluster == _attacks(Evaluation(T, S, H, reference=R, progress=False, calibrate=False))
+
+
+def test_a_report_with_a_reference_set_is_read_back_from_json(tmp_path) -> None:
+    T, S, H, R = _mixed()
+    ev = Evaluation(T, S, H, reference=R, progress=False, calibrate=False, metrics=["mia_worst_case"])
+    ev.to_json(tmp_path / "r.json")
+    back = Evaluation.from_json(tmp_path / "r.json")["mia_worst_case"]
+    assert back.details["reference_set"] == REFERENCE_GIVEN and back.details["n_reference"] == len(R)
