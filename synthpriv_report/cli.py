@@ -8,6 +8,10 @@ Examples
         --key age,sex --sensitive income --html report.html --pdf report.pdf --json report.json
     synthpriv-report demo --out reports/      # embedded demo data -> reports/demo.html, demo.pdf, demo.json
 
+``--reference FILE`` gives the membership attacks a reference set of its own (real records of the same population,
+neither training nor holdout records; it needs ``--holdout``, whose records are then all attacked); like every
+input it is never written over.
+
 Inputs are CSV (any compression pandas infers from the extension, e.g. ``.csv.gz``; text in ``--encoding``,
 UTF-8 by default) or Parquet (``.parquet``/``.pq``). A CSV file that reads as one column while its header holds
 another separator (``;``, ``,``, tab or ``|``) is refused with the ``--sep`` to use.
@@ -316,6 +320,10 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_input("--real", required=True, help="real training data (CSV or Parquet)")
     ev.add_input("--synthetic", required=True, help="synthetic data (CSV or Parquet)")
     ev.add_input("--holdout", help="real holdout data the generator did not see (CSV or Parquet)")
+    ev.add_input("--reference", metavar="FILE",
+                 help="the membership attacks' reference data (CSV or Parquet): real records of the same population, "
+                      "neither training nor holdout records; needs --holdout, whose records are then all attacked "
+                      "(default: the attacks split the holdout in two)")
     ev.add_argument("--sep", default=",", help="CSV field separator (default ','; e.g. ';', '|', or tab for a "
                                                "tab); a file that reads as one column is refused with a hint")
     ev.add_argument("--encoding", default="utf-8",
@@ -531,7 +539,7 @@ def _is_stdout(path: str | None) -> bool:
 
 def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | None, *, key: Any, sensitive: Any,
          exclude: Any, args: argparse.Namespace, html: str | None, pdf: str | None, js: str | None,
-         inputs: dict[str, str], include: Any = None) -> int:
+         inputs: dict[str, str], include: Any = None, reference: pd.DataFrame | None = None) -> int:
     from .export import report_data, write_reports
 
     stages = ["evaluate"] + [n for n, p in (("html", html), ("pdf", pdf), ("json", js)) if p]
@@ -545,11 +553,11 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
     context = _context(args)
     try:
         bar.note("evaluate")
-        ev = _build(real, synthetic, holdout, key_fields=key, sensitive_fields=sensitive, exclude=exclude,
-                    include=include, metrics=_split(args.metrics, "--metrics"), random_state=args.random_state,
-                    progress=not args.no_progress, reveal_real_values=args.reveal_real_values, names=inputs,
-                    context=context)
-        files = {role: getattr(args, role) for role in ("real", "synthetic", "holdout")
+        ev = _build(real, synthetic, holdout, reference=reference, key_fields=key, sensitive_fields=sensitive,
+                    exclude=exclude, include=include, metrics=_split(args.metrics, "--metrics"),
+                    random_state=args.random_state, progress=not args.no_progress,
+                    reveal_real_values=args.reveal_real_values, names=inputs, context=context)
+        files = {role: getattr(args, role) for role in ("real", "synthetic", "holdout", "reference")
                  if isinstance(getattr(args, role, None), str)}
         ev.record_provenance(command=shlex.join(["synthpriv-report", *getattr(args, "argv", [])]), files=files)
         _key_fields_notice(ev, key is not None)
@@ -639,18 +647,24 @@ def _evaluate(args: argparse.Namespace) -> int:
     _split(args.metrics, "--metrics")
     _refuse_writing_inputs(args, {"--html": args.html, "--pdf": args.pdf, "--json": args.json})
     _context(args)  # a bad context is refused before the data are read
+    if args.reference and not args.holdout:
+        raise _UserError("--reference needs --holdout: the membership attacks take their non-member targets from "
+                         "the holdout and only their reference data from --reference")
     try:
         real = _read_input(args.real, args)
         synthetic = _read_input(args.synthetic, args)
         holdout = _read_input(args.holdout, args) if args.holdout else None
+        reference = _read_input(args.reference, args) if args.reference else None
     except (ValueError, OSError) as exc:  # a missing, unreadable or malformed input file
         raise _UserError(str(exc)) from exc
     inputs = {"real": Path(args.real).name, "synthetic": Path(args.synthetic).name}
     if args.holdout:
         inputs["holdout"] = Path(args.holdout).name
+    if args.reference:
+        inputs["reference"] = Path(args.reference).name
     return _run(real, synthetic, holdout, key=lists["--key"], sensitive=lists["--sensitive"],
                 exclude=lists["--exclude"], include=lists["--include"], args=args, html=args.html, pdf=args.pdf,
-                js=args.json, inputs=inputs)
+                js=args.json, inputs=inputs, reference=reference)
 
 
 def _demo(args: argparse.Namespace) -> int:

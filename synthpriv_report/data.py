@@ -1,5 +1,8 @@
-"""Validate and align the real training (T), holdout (H) and synthetic (S) sets once (docs/metrics.md, "Shared
-machinery").
+"""Validate and align the real training (T), holdout (H), synthetic (S) and reference (R) sets once
+(docs/metrics.md, "Shared machinery"). The reference set, optional and only beside a holdout, is real records of
+the same population that are neither training nor holdout records (the membership attacks' reference data,
+``Evaluation(reference=...)``); it goes through every check the holdout goes through, and counts as real data
+wherever the holdout does (numeric ranges, notes on constant and identifier-like columns, spellings).
 
 The caller's DataFrames are never modified: every conversion works on copies, and no row is ever dropped. Every
 bad input is a ``TypeError`` or ``ValueError`` naming the column, the set and, for a bad value, its 0-based row
@@ -26,7 +29,11 @@ from .formats import SET_LABELS
 from .validation import Options, Setting
 
 Kind = Literal["numeric", "categorical"]
-SetName = Literal["T", "H", "S"]
+SetName = Literal["T", "H", "S", "R"]
+
+#: The sets of real records: what fixes the numeric ranges and is meant by "the real data" in notes (the training
+#: records, the holdout and the reference set, where given).
+REAL_SETS: tuple[str, ...] = ("T", "H", "R")
 
 
 #: Marker used for a missing categorical value once values are strings. Chosen so that it cannot collide
@@ -108,12 +115,18 @@ class PreparedData:
 
     @property
     def sets(self) -> tuple[str, ...]:
-        """Names of the sets present, in the order T, H, S."""
-        return tuple(s for s in ("T", "H", "S") if s in self.sizes)
+        """Names of the sets present, in the order T, H, S, R (the reference set last, so that every number
+        found over the other sets, record ids included, is the same with or without it)."""
+        return tuple(s for s in ("T", "H", "S", "R") if s in self.sizes)
 
     @property
     def has_holdout(self) -> bool:
         return "H" in self.sizes
+
+    @property
+    def has_reference(self) -> bool:
+        """Whether a reference set was given (``Evaluation(reference=...)``)."""
+        return "R" in self.sizes
 
     def column_values(self, set_name: str, column: str) -> NDArray:
         """Values of one column of one set (float64 for numeric, strings for categorical)."""
@@ -725,6 +738,7 @@ def prepare(
     synthetic: pd.DataFrame,
     holdout: pd.DataFrame | None = None,
     *,
+    reference: pd.DataFrame | None = None,
     numeric: Sequence[str] | None = None,
     categorical: Sequence[str] | None = None,
     exclude: Sequence[str] | None = None,
@@ -740,6 +754,11 @@ def prepare(
         The real training records T and the synthetic records S.
     holdout : DataFrame, optional
         Real records the generator did not see (H).
+    reference : DataFrame, optional
+        Real records of the same population that are neither training nor holdout records (R): the membership
+        attacks' reference set. Needs a holdout. Checked as the holdout is (the same columns as the real data,
+        values of the real data's kinds, no infinity), never modified, no row dropped; it counts as real data
+        where the holdout does (numeric ranges, notes).
     numeric, categorical : sequence of str, optional
         Columns whose kind overrides the one inferred from T's dtype.
     exclude : sequence of str, optional
@@ -767,20 +786,22 @@ def prepare(
     TypeError
         A set is not a DataFrame, or has non-string column names.
     ValueError
-        An empty set, fewer than 2 real records, duplicate column names, a column missing from a set, a numeric
-        column holding text, complex numbers, numbers beyond the 64-bit float range or infinities, a categorical
-        value equal to the internal missing marker, a column entirely missing in the real data. Each message
-        names the column, the set and (for a bad value) its 0-based row position.
+        An empty set, fewer than 2 real records, a reference set without a holdout, duplicate column names, a
+        column missing from a set, a numeric column holding text, complex numbers, numbers beyond the 64-bit float
+        range or infinities, a categorical value equal to the internal missing marker, a column entirely missing
+        in the real data. Each message names the column, the set (the reference set as ``reference=``) and (for a
+        bad value) its 0-based row position.
 
     Notes
     -----
-    Handled without an error, and documented here: the caller's DataFrames are never modified and no row is
-    ever dropped; the index is ignored (rows are matched by position); the other sets' column order may differ;
-    a missing categorical value is its own category and a missing number is NaN; text ``""`` or ``"nan"`` in a
-    numeric column is a missing value; categories absent from the real data are ordinary categories; a column
-    constant in the real data, a column entirely missing in S or H, and an identifier-like categorical column
-    (all real values distinct) are kept, with a note in :attr:`PreparedData.notes`; column names and values
-    may hold any Unicode, control characters included (messages quote names with ``repr``).
+    Handled without an error, and documented here: the caller's DataFrames are never modified and no row is ever
+    dropped; the index is ignored (rows are matched by position); the other sets' column order may differ; a missing
+    categorical value is its own category and a missing number is NaN; text ``""`` or ``"nan"`` in a numeric column
+    is a missing value; categories absent from the real data are ordinary categories (those of a reference set that
+    no training record holds are counted in a note naming the column); a column constant in the real data, a column
+    entirely missing in S, H or R, and an identifier-like categorical column (all real values distinct) are kept,
+    with a note in :attr:`PreparedData.notes`; column names and values may hold any Unicode, control characters
+    included (messages quote names with ``repr``).
 
     Boolean spellings: a categorical column whose non-missing values in every set are spellings of booleans
     (true/false, t/f, yes/no, y/n, 1/0, any case) and that writes one boolean in more than one way (real
@@ -797,7 +818,7 @@ def prepare(
     ['True', 'False']
     """
     ROW_ORDER.validate(row_order)
-    frames = _checked_frames(real, synthetic, holdout)
+    frames = _checked_frames(real, synthetic, holdout, reference)
     _check_same_columns(frames)
     exclude, numeric, categorical = _checked_column_lists(list(frames["T"].columns), exclude=exclude,
                                                           numeric=numeric, categorical=categorical)
@@ -846,7 +867,7 @@ def finish(*, sizes: dict[str, int], synthetic_dtypes: Any, columns: tuple[str, 
     notes += [f"column {c!r} of the synthetic data is stored at {p} precision: its numbers are compared with the "
               f"real ones at that precision (a real value rounded to {p} is not a new value)"
               for c, p in precision.items()]
-    notes += _spelling_notes(cat_cols, factorized, [s for s in ("T", "H") if s in sizes],
+    notes += _spelling_notes(cat_cols, factorized, [s for s in REAL_SETS if s in sizes],
                              reveal=reveal_real_values)
     def narrow(o: NDArray[np.integer]) -> NDArray[np.integer]:  # each set's, before the next set's is made
         return o.astype(position_dtype(o.size), copy=False)
@@ -895,19 +916,33 @@ Factorized = dict[str, list[tuple[NDArray[np.int64], NDArray[np.object_]]]]
 Park = Callable[[NumericSet, list[Any], Any], tuple[NumericSet, list[Any], Any]]
 
 
-def _checked_frames(real: object, synthetic: object, holdout: object | None) -> dict[str, pd.DataFrame]:
-    """Phase 1, the inputs: each set a DataFrame with rows, columns and distinct string column names, and at
-    least 2 real records. Returns ``{"T": ..., "S": ...[, "H": ...]}``.
+def _checked_frames(real: object, synthetic: object, holdout: object | None,
+                    reference: object | None = None) -> dict[str, pd.DataFrame]:
+    """Phase 1, the inputs: each set a DataFrame with rows, columns and distinct string column names, at least 2
+    real records, and a reference set only beside a holdout. Returns ``{"T": ..., "S": ...[, "H": ...][, "R":
+    ...]}``.
 
     >>> sorted(_checked_frames(pd.DataFrame({"a": [1, 2]}), pd.DataFrame({"a": [3]}), None))
     ['S', 'T']
     """
+    if reference is not None and holdout is None:
+        raise ValueError(reference_without_holdout())
     frames: dict[str, pd.DataFrame] = {"T": _check_frame(real, "T"), "S": _check_frame(synthetic, "S")}
     if holdout is not None:
         frames["H"] = _check_frame(holdout, "H")
+    if reference is not None:
+        frames["R"] = _check_frame(reference, "R")
     if len(frames["T"]) < 2:
         raise ValueError(f"the real data needs at least 2 records, got {len(frames['T'])}")
     return frames
+
+
+def reference_without_holdout() -> str:
+    """The message refusing a reference set given without a holdout: the attacks' targets come from the
+    holdout."""
+    return ("reference= was given without a holdout: the membership attacks take their non-member targets from the "
+            "holdout and only their reference data from reference=; pass holdout= too (on the command line "
+            "--holdout with --reference)")
 
 
 def _check_same_columns(frames: dict[str, pd.DataFrame]) -> None:
@@ -972,13 +1007,13 @@ def _column_kinds(frames: dict[str, pd.DataFrame], columns: Sequence[str], *, nu
         else:
             kinds[c] = _kind_of(frames["T"][c])
     for c in columns:
-        if frames["T"][c].isna().all() and ("H" not in frames or frames["H"][c].isna().all()):
+        if all(frames[s][c].isna().all() for s in REAL_SETS if s in frames):
             raise all_missing_error(c)
     return kinds
 
 
 def all_missing_error(column: str) -> ValueError:
-    """The error for a column entirely missing in the real data (T and H together): it has no kind and no
+    """The error for a column entirely missing in the real data (T, H and R together): it has no kind and no
     distance."""
     return ValueError(f"column {column!r} is entirely missing in the real data; exclude it with "
                       f"exclude=[{column!r}]")
@@ -1113,9 +1148,10 @@ def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequ
                   num_arrays: Mapping[str, NDArray[np.float64] | NumericSet], factorized: Factorized, *,
                   kept: Sequence[str]) -> list[str]:
     """Phase 7, notes on columns kept as they are: constant in the real data, a different value in every real
-    record (unless ``kept``), entirely missing in the synthetic or holdout data."""
+    record (unless ``kept``), entirely missing in the synthetic, holdout or reference data, categories of the
+    reference set that no training record holds."""
     notes = []
-    real_sets = [s for s in ("T", "H") if s in sizes]
+    real_sets = [s for s in REAL_SETS if s in sizes]
     q = len(num_cols)
     lo, hi = [np.inf] * q, [-np.inf] * q
     seen = [False] * q  # a real value (not missing) in the column
@@ -1161,6 +1197,14 @@ def _column_notes(sizes: dict[str, int], num_cols: Sequence[str], cat_cols: Sequ
         for j, c in enumerate(cat_cols):
             if sizes[s] and all_missing[s][j]:
                 notes.append(f"column {c!r} is entirely missing in the {SET_LABELS[s]} data")
+    if "R" in sizes:  # the reference set's categories that no training record holds (counted, never quoted)
+        for j, c in enumerate(cat_cols):
+            seen = set(factorized["T"][j][1].tolist())
+            unseen = sum(v not in seen for v in factorized["R"][j][1].tolist())
+            if unseen:
+                notes.append(f"column {c!r}: {unseen} value(s) of the {SET_LABELS['R']} data appear in no training "
+                             f"record; each is a category of its own (a reference record that holds one differs "
+                             f"from every training record in this column)")
     return notes
 
 
@@ -1236,7 +1280,7 @@ def _synthetic_precision(synthetic_dtypes: Any, sets: Sequence[str], num_cols: S
     float16, or written with float64 values that are all float32 numbers while the real values are not (as a
     generator that computes in float32 writes them). Numbers are then judged equal at that precision."""
     out: dict[str, str] = {}
-    real_sets = [s for s in ("T", "H") if s in sets]
+    real_sets = [s for s in REAL_SETS if s in sets]
     stored = {c: np.dtype(synthetic_dtypes[c]).name for c in num_cols
               if pd.api.types.is_float_dtype(synthetic_dtypes[c]) and np.dtype(synthetic_dtypes[c]).itemsize < 8}
     judged = [j for j, c in enumerate(num_cols) if c not in stored]

@@ -56,8 +56,9 @@ class SetRef:
 
     Parameters
     ----------
-    base : {"T", "S", "H"}
-        The set the records come from: training (real), synthetic, holdout (real, not seen by the generator).
+    base : {"T", "S", "H", "R"}
+        The set the records come from: training (real), synthetic, holdout (real, not seen by the generator),
+        reference (real, neither training nor holdout: the membership attacks' reference data, when given).
     rows : ndarray of int, shape (n_rows,), optional
         Positions in ``base`` (the evaluation's row order, see :class:`Context`), in the order the subset lists
         them (int32 from :meth:`Context.subset` where the set has fewer than 2**31 records, else int64);
@@ -740,6 +741,10 @@ class Context:
     H : str or None
         The holdout: ``"H"`` when the evaluation has one, else None; always None in the calibration context,
         whose holdout is playing ``S``.
+    R : str or None
+        The reference set the user gave (``Evaluation(reference=...)``): ``"R"`` when there is one and :attr:`H`
+        is not None, else None (the membership attacks then split the holdout,
+        :func:`synthpriv_report.metrics.mia_common.attack_split`).
     settings : dict of str to object
         The evaluation's settings.
     is_calibration : bool
@@ -814,6 +819,7 @@ class Context:
         self.T = "T"
         self.S = syn
         self.H = holdout if holdout in engine.data.sizes else None
+        self.R = "R" if self.H is not None and "R" in engine.data.sizes else None
         self.is_calibration = calibration
 
     # data ---------------------------------------------------------------------------------------------------

@@ -31,7 +31,15 @@ from . import progress as pg
 from ._compiled import surfacing_interrupts
 from .analysis.record import explain_record
 from .analysis.risk import records_at_risk, risk_overview, risk_rule_applies
-from .data import PreparedData, check_include_exclude, coded_texts, identifier_columns, prepare, split_identifiers
+from .data import (
+    PreparedData,
+    check_include_exclude,
+    coded_texts,
+    identifier_columns,
+    prepare,
+    reference_without_holdout,
+    split_identifiers,
+)
 from .distributed import resolve_client, stop_message_log
 from .engine import Context, SearchRecord, SearchRequest, TreeRequest, _Engine
 from .formats import DEFAULT_SET_NAMES, SET_ROLES
@@ -132,11 +140,12 @@ def _python_call(args: Mapping[str, Any], defaults: Mapping[str, Any], names: Ma
                  sources: Mapping[str, Any]) -> str:
     """The ``Evaluation(...)`` call with the settings that differ from their defaults (data sets by name)."""
     parts = []
-    for role in ("real", "synthetic", "holdout"):
+    for role in ("real", "synthetic", "holdout", "reference"):
         src = sources.get(role)
         if src is None:
             continue
-        parts.append(repr(os.fspath(src)) if isinstance(src, (str, os.PathLike)) else role)
+        shown = repr(os.fspath(src)) if isinstance(src, (str, os.PathLike)) else role
+        parts.append(f"reference={shown}" if role == "reference" else shown)  # the only set passed by keyword
     for k, v in args.items():
         if k in ("client", "progress", "context") or v is None or (k in defaults and _same(v, defaults[k])):
             continue
@@ -268,7 +277,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("progress", True, Boolean(), doc="Progress bars for long searches."),
     Setting("reveal_real_values", False, Boolean(), doc="Whether views, messages and exports may show real values."),
     Setting("names", None, AnyOf((NONE, MappingOf(Options(tuple(DEFAULT_NAMES)), Text(),
-                                                  "a dict {'real' | 'synthetic' | 'holdout': name}"))),
+                                                  "a dict {'real' | 'synthetic' | 'holdout' | 'reference': name}"))),
             doc="What the sets are called in reports."),
     Setting("engine", "auto", Options(("auto", "tree", "tiled")), doc="Exact neighbour search engine."),
     Setting("device", "cpu", Options(("cpu", "cuda", "auto")), doc="Where the tiled kernel runs."),
@@ -300,12 +309,13 @@ def _check_combinations(s: Mapping[str, Any], client: Any) -> None:
 
 
 def _prepared(real: DataSource, synthetic: DataSource, holdout: DataSource | None, s: Mapping[str, Any],
-              client: Any = None) -> tuple[PreparedData, dict[str, str]]:
+              client: Any = None, reference: DataSource | None = None) -> tuple[PreparedData, dict[str, str]]:
     """The sets read (:mod:`synthpriv_report.sources`), identifier-like columns set aside, and prepared
     (:func:`synthpriv_report.data.prepare`); with the reason each left-out column was left out. With a Dask
     client, Parquet and Dask inputs stay partitioned: each partition is read, checked and encoded on a worker
-    (:mod:`synthpriv_report.partitioned`)."""
-    partitioned = partitioned_inputs(real, synthetic, holdout, exclude=s["exclude"]) if client is not None else None
+    (:mod:`synthpriv_report.partitioned`; a reference set is refused there, naming ``reference=``)."""
+    partitioned = (partitioned_inputs(real, synthetic, holdout, exclude=s["exclude"], reference=reference)
+                   if client is not None else None)
     if client is not None:
         stop_message_log(client)  # the preparation's tasks too: its log would keep their arguments
     with pg.stage("preparing the data", enabled=s["progress"]):
@@ -315,11 +325,12 @@ def _prepared(real: DataSource, synthetic: DataSource, holdout: DataSource | Non
                 named=(s["key_fields"], s["sensitive_fields"]), reveal_real_values=s["reveal_real_values"],
                 row_order=s["row_order"], park=Parking(ClusterBlocks(client)))
         else:
-            inputs = read_inputs(real, synthetic, holdout, exclude=s["exclude"])
+            inputs = read_inputs(real, synthetic, holdout, exclude=s["exclude"], reference=reference)
             exclude, auto_excluded, kept = _identifiers(inputs.real, exclude=inputs.exclude, include=s["include"],
                                                         named=(s["key_fields"], s["sensitive_fields"]))
-            data = prepare(inputs.real, inputs.synthetic, inputs.holdout, numeric=s["numeric"],
-                           categorical=s["categorical"], exclude=list(exclude or []) + list(auto_excluded),
+            data = prepare(inputs.real, inputs.synthetic, inputs.holdout, reference=inputs.reference,
+                           numeric=s["numeric"], categorical=s["categorical"],
+                           exclude=list(exclude or []) + list(auto_excluded),
                            reveal_real_values=s["reveal_real_values"], kept=list(kept), row_order=s["row_order"])
             if inputs.excluded:  # left out while reading: recorded as if prepare() had left them out
                 data = replace(data, excluded=tuple(dict.fromkeys(list(inputs.excluded) + list(data.excluded))))
@@ -376,6 +387,19 @@ class Evaluation:
         Synthetic records S.
     holdout : DataFrame, Parquet path or Dask DataFrame, optional
         Real records the generator did not see (H); enables holdout comparisons and calibration.
+    reference : DataFrame, Parquet path or Dask DataFrame, optional
+        The membership attacks' reference set (R): real records of the same population that are neither training
+        records nor holdout records (the attacker's own real data). Needs ``holdout``. When given, every holdout
+        record is a non-member target of the attacks and ``reference`` is their reference data; without it the
+        holdout is split by a seeded rule into targets (half, rounded up) and reference data (the rest), and
+        every number is as it was before this option existed. Sizes: the attacks need at least 10 holdout and 10
+        reference records (without ``reference``, a holdout of at least 20). It is checked as the holdout is (the
+        real data's columns and kinds; an error names the column and ``reference=``), held in a canonical order
+        (no number depends on the order of its rows), fingerprinted, and counts as real data wherever the
+        holdout does: it joins the training and holdout records that fix the numeric ranges of the distance
+        spaces, so a reference set that widens a range moves the other distance metrics slightly too. Only the
+        membership attacks (``mia_*``) read its records. Not supported with partitioned inputs on a Dask
+        cluster (a Parquet path or a Dask DataFrame with ``client=``): an error names ``reference=``.
     key_fields, sensitive_fields : sequence of str, optional
         Key attributes (what an attacker knows) and sensitive attributes (what they want to learn) of the attack
         metrics (the CAP family and their kin), which run only when sensitive fields are given. A column cannot
@@ -429,8 +453,8 @@ class Evaluation:
     reveal_real_values : bool, default False
         Whether per-record views, error messages and exports may show raw real values.
     names : dict, optional
-        What the sets are called in reports: ``{"real": ..., "synthetic": ..., "holdout": ...}`` (file or frame
-        names).
+        What the sets are called in reports: ``{"real": ..., "synthetic": ..., "holdout": ..., "reference": ...}``
+        (file or frame names).
     engine : {"auto", "tree", "tiled"}, default "auto"
         Exact neighbour search engine: the pruning tree, the tiled brute-force kernel, or a per-search choice
         from a sample of queries (the search log, :attr:`searches`, says which ran and why). Same numbers.
@@ -477,6 +501,7 @@ class Evaluation:
         synthetic: DataSource,
         holdout: DataSource | None = None,
         *,
+        reference: DataSource | None = None,
         key_fields: Sequence[str] | None = None,
         sensitive_fields: Sequence[str] | None = None,
         pairing: Any = None,
@@ -509,14 +534,18 @@ class Evaluation:
         s = validate_all(SETTINGS, given, {"metric": metric_names()})
         self.release_context: dict[str, Any] | None = s["context"]
         self.default_params = merge_params(params)
+        if reference is not None and holdout is None:
+            raise ValueError(reference_without_holdout())
         client = resolve_client(s["client"], s["backend"])
         _check_combinations(s, client)
-        self.data, self.excluded_reasons = _prepared(real, synthetic, holdout, s, client)
+        self.data, self.excluded_reasons = _prepared(real, synthetic, holdout, s, client, reference=reference)
         self.metric_names = s["metrics"] or metric_names()
         self.verdict_metrics = (tuple(verdict_metric_names()) if s["verdict_metrics"] is None
                                 else tuple(s["verdict_metrics"]))
         self.names = {**DEFAULT_NAMES, **(s["names"] or {})}
-        sources = {"real": real, "synthetic": synthetic, "holdout": holdout}
+        if reference is None:  # the reports name the reference set only where one was given
+            self.names.pop("reference", None)
+        sources = {"real": real, "synthetic": synthetic, "holdout": holdout, "reference": reference}
         self.provenance: dict[str, Any] = {
             "python_call": _python_call({**given, **params}, {k: st.default for k, st in SETTINGS.items()},
                                         self.names, sources),
@@ -745,16 +774,16 @@ class Evaluation:
         command : str, optional
             The command line that ran it (the command-line tool records its own).
         files : dict, optional
-            ``{"real" | "synthetic" | "holdout": path}``: the files the sets were read from, hashed here (raw
-            SHA-256 of their bytes) when the sets were given as DataFrames read from them.
+            ``{"real" | "synthetic" | "holdout" | "reference": path}``: the files the sets were read from, hashed
+            here (raw SHA-256 of their bytes) when the sets were given as DataFrames read from them.
         """
         if command is not None:
             self.provenance["command"] = str(command)
         for role, path in (files or {}).items():
             rec = input_record(role, self.names.get(role, role), path)
             self.provenance["inputs"] = [r for r in self.provenance["inputs"] if r["role"] != role] + [rec]
-        order = {"real": 0, "synthetic": 1, "holdout": 2}
-        self.provenance["inputs"].sort(key=lambda r: order.get(r["role"], 3))
+        order = {"real": 0, "synthetic": 1, "holdout": 2, "reference": 3}
+        self.provenance["inputs"].sort(key=lambda r: order.get(r["role"], 4))
 
     def settings_dict(self) -> dict[str, Any]:
         """JSON-safe settings needed to reproduce the evaluation."""
@@ -772,7 +801,7 @@ class Evaluation:
         """The evaluation's context for reports: set names and sizes, columns, settings, fingerprints, versions."""
         d = self.data
         sets = [{"role": _ROLE[s], "name": self.names[_ROLE[s]], "rows": int(d.sizes[s]),
-                 "columns": len(d.columns), "fingerprint": d.fingerprints.get(s)} for s in ("T", "S", "H")
+                 "columns": len(d.columns), "fingerprint": d.fingerprints.get(s)} for s in ("T", "S", "H", "R")
                 if s in d.sizes]
         return to_jsonable({
             "sets": sets,

@@ -197,7 +197,7 @@ class SetNames:
     Attributes
     ----------
     role : str
-        Its key in results and reports (``"real"``, ``"synthetic"``, ``"holdout"``).
+        Its key in results and reports (``"real"``, ``"synthetic"``, ``"holdout"``, ``"reference"``).
     label : str
         Its name in sentences and error messages ("the real (training) data").
     default_name : str
@@ -212,14 +212,17 @@ class SetNames:
     search: str
 
 
-#: The three data sets by letter, in the order an evaluation takes them: T the real records the generator learned
-#: from, S the synthetic records, H real records of the same population the generator never saw.
+#: The data sets by letter, in the order an evaluation takes them: T the real records the generator learned from,
+#: S the synthetic records, H real records of the same population the generator never saw, and R (optional, with a
+#: holdout only) real records of that population that are neither training records nor holdout records, given as
+#: the membership attacks' reference set (``Evaluation(reference=...)``, on the command line ``--reference``).
 SETS: dict[str, SetNames] = {
     "T": SetNames("real", "real (training)", "real training data", "train → train (within real)"),
     "S": SetNames("synthetic", "synthetic", "synthetic data", "synthetic → train"),
     "H": SetNames("holdout", "holdout", "holdout data", "holdout → train"),
+    "R": SetNames("reference", "reference (reference=)", "reference data", "reference → train"),
 }
-#: Letter -> role key (``{"T": "real", "S": "synthetic", "H": "holdout"}``).
+#: Letter -> role key (``{"T": "real", "S": "synthetic", "H": "holdout", "R": "reference"}``).
 SET_ROLES: dict[str, str] = {k: s.role for k, s in SETS.items()}
 #: Letter -> name in sentences and error messages.
 SET_LABELS: dict[str, str] = {k: s.label for k, s in SETS.items()}

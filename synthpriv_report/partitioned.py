@@ -23,6 +23,11 @@ Where this differs from reading the whole frame, and why:
   ``"1"`` in one column of mixed types are one value), as the prepared data will.
 
 A set given as a pandas DataFrame is encoded in the calling process as one partition.
+
+A reference set (``Evaluation(reference=...)``, the membership attacks' reference data) is not supported here:
+:func:`synthpriv_report.sources.partitioned_inputs` refuses it with a ``ValueError`` naming ``reference=``, before
+any partition is read. With a Dask client a reference set can be used when every set is a pandas DataFrame (the
+sets are then prepared in the calling process and only the searches run on the workers).
 """
 
 from __future__ import annotations

@@ -1,17 +1,22 @@
 """Inputs other than pandas DataFrames: Parquet files and Dask DataFrames, read for the columns analysed only.
 
-An evaluation's ``real``, ``synthetic`` and ``holdout`` may each be a pandas DataFrame (used as it is), a path
-to a Parquet file or dataset folder (``str`` or :class:`os.PathLike` ending in ``.parquet`` or ``.pq``), or a
-Dask DataFrame. Only the columns a set's schema names, less the ``exclude=`` columns, are read: Parquet through
-``columns=`` (an excluded column is never read from disk), a Dask DataFrame by computing the selected columns
-only (``ddf[columns].compute()``: a frame from ``dask.dataframe.read_parquet`` then reads only those columns;
-work a graph does for a column anyway, such as an assigned column Dask's optimiser keeps, is Dask's). The rows
-keep their order (a Dask DataFrame's partitions in order); the index is ignored, as for DataFrames.
+An evaluation's ``real``, ``synthetic``, ``holdout`` and ``reference`` may each be a pandas DataFrame (used as it
+is), a path to a Parquet file or dataset folder (``str`` or :class:`os.PathLike` ending in ``.parquet`` or ``.pq``),
+or a Dask DataFrame. Only the columns a set's schema names, less the ``exclude=`` columns, are read: Parquet through
+``columns=`` (an excluded column is never read from disk), a Dask DataFrame by computing the selected columns only
+(``ddf[columns].compute()``: a frame from ``dask.dataframe.read_parquet`` then reads only those columns; work a
+graph does for a column anyway, such as an assigned column Dask's optimiser keeps, is Dask's). The rows keep their
+order (a Dask DataFrame's partitions in order); the index is ignored, as for DataFrames.
 
 The files of a Parquet dataset must each hold every column once (a file that lacks a column or holds one twice
 is refused, naming the file and the column); a column stored in different types by different files takes the
 widest of them, the type ``pandas.concat`` of the files gives (float64 where one file holds float32 and another
 float64), with or without a Dask client (:func:`synthpriv_report.partitioned.parquet_layout`).
+
+A reference set (``reference=``, the membership attacks' reference data) is read here like the other sets, but
+never partitioned on a cluster: :func:`partitioned_inputs` refuses it, naming ``reference=`` (with a Dask client
+and a Parquet or Dask input, give every set as a pandas DataFrame, or leave ``reference=`` out and the attacks
+split the holdout).
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ class Inputs:
         (the excluded columns were not read).
     excluded : tuple of str
         The columns left out, for the evaluation's record (empty when ``prepare`` handles them).
+    reference : DataFrame or None
+        The reference set, where given (``reference=``).
     """
 
     real: pd.DataFrame
@@ -51,6 +58,7 @@ class Inputs:
     holdout: pd.DataFrame | None
     exclude: Sequence[str] | None
     excluded: tuple[str, ...] = ()
+    reference: pd.DataFrame | None = None
 
 
 def _is_dask_frame(obj: Any) -> bool:
@@ -97,31 +105,44 @@ def _read(obj: Any, kind: str, columns: list, layout: ParquetLayout | None) -> p
 
 
 def partitioned_inputs(real: Any, synthetic: Any, holdout: Any = None, *,
-                       exclude: Sequence[str] | None = None) -> Any:
+                       exclude: Sequence[str] | None = None, reference: Any = None) -> Any:
     """The sets as partitions to read on a Dask cluster's workers
     (:class:`~synthpriv_report.partitioned.PartitionedInputs`), or None when no set is a Parquet path or a Dask
     DataFrame (then :func:`read_inputs` reads them here). A pandas DataFrame among them is one partition. Bad
     paths and a string ``exclude`` raise as in :func:`read_inputs`.
+
+    A reference set is not supported on this path: where the sets would be partitioned and ``reference`` is
+    given, a ``ValueError`` names ``reference=`` (give every set as a pandas DataFrame to use one with a Dask
+    client).
     """
     from .partitioned import PartitionedInputs, partitions_of
 
     given = {"T": real, "S": synthetic, "H": holdout}
     kinds = {s: _kind(obj, s) for s, obj in given.items() if obj is not None}
+    if reference is not None:
+        kinds["R"] = _kind(reference, "R")
     if not any(k in ("parquet", "dask") for k in kinds.values()) or "other" in kinds.values():
         return None
+    if reference is not None:
+        raise ValueError("reference= cannot be used with partitioned inputs (a Parquet path or a Dask DataFrame "
+                         "read on a Dask client's workers): give every set, the reference set included, as a "
+                         "pandas DataFrame, or leave reference= out (the membership attacks then split the "
+                         "holdout into targets and reference data)")
     if isinstance(exclude, str):
         raise TypeError(f"exclude= must be a list of column names, not the string {exclude!r}")
     return PartitionedInputs({s: partitions_of(given[s], s, k) for s, k in kinds.items()}, tuple(exclude or ()))
 
 
 def read_inputs(real: Any, synthetic: Any, holdout: Any = None, *,
-                exclude: Sequence[str] | None = None) -> Inputs:
-    """The three sets as pandas DataFrames, reading only the analysed columns of Parquet and Dask inputs.
+                exclude: Sequence[str] | None = None, reference: Any = None) -> Inputs:
+    """The sets as pandas DataFrames, reading only the analysed columns of Parquet and Dask inputs.
 
     Parameters
     ----------
     real, synthetic : DataFrame, Parquet path or Dask DataFrame
     holdout : DataFrame, Parquet path or Dask DataFrame, optional
+    reference : DataFrame, Parquet path or Dask DataFrame, optional
+        The membership attacks' reference set (``reference=``), read as the holdout is.
     exclude : sequence of str, optional
         Columns left out: never read from a Parquet file, not selected for computing from a Dask DataFrame.
 
@@ -146,14 +167,14 @@ def read_inputs(real: Any, synthetic: Any, holdout: Any = None, *,
     >>> read_inputs(T, T).real is T
     True
     """
-    given = {"T": real, "S": synthetic, "H": holdout}
+    given = {"T": real, "S": synthetic, "H": holdout, "R": reference}
     kinds = {s: _kind(obj, s) for s, obj in given.items() if obj is not None}
     if all(k in ("pandas", "other") for k in kinds.values()):
-        return Inputs(real, synthetic, holdout, exclude)
+        return Inputs(real, synthetic, holdout, exclude, reference=reference)
     if isinstance(exclude, str):
         raise TypeError(f"exclude= must be a list of column names, not the string {exclude!r}")
     if "other" in kinds.values():  # prepare() names the offending set and type
-        return Inputs(real, synthetic, holdout, exclude)
+        return Inputs(real, synthetic, holdout, exclude, reference=reference)
     excl = list(exclude or [])
     # each Parquet input's files checked to hold the same columns once each, and each column's widest type
     layouts = {s: parquet_layout(given[s], s) if k == "parquet" else None for s, k in kinds.items()}
@@ -178,4 +199,4 @@ def read_inputs(real: Any, synthetic: Any, holdout: Any = None, *,
             raise ValueError(f"column(s) {', '.join(map(repr, extra))} of the {SET_LABELS[s]} data are not in "
                              f"the real data")
     frames = {s: _read(given[s], kinds[s], [c for c in cols[s] if c not in excl], layouts[s]) for s in kinds}
-    return Inputs(frames["T"], frames["S"], frames.get("H"), None, tuple(excl))
+    return Inputs(frames["T"], frames["S"], frames.get("H"), None, tuple(excl), reference=frames.get("R"))

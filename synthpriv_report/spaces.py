@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .data import MISSING, PreparedData, code_blocks, code_dtype, number_blocks
+from .data import MISSING, REAL_SETS, PreparedData, code_blocks, code_dtype, number_blocks
 from .data import SET_LABELS as SET_NAMES
 
 SpaceKind = Literal["gower", "euclidean", "projected", "hamming"]
@@ -250,8 +250,9 @@ EachSet = Callable[[str, NDArray[np.signedinteger[Any]], tuple[NDArray[np.object
 
 def fit(data: PreparedData, *, each_set: EachSet | None = None,
         numbers_read: Callable[[], None] | None = None) -> Fitted:
-    """Numeric ranges from the real data, category levels from the union of all sets (docs/metrics.md, "Shared
-    machinery").
+    """Numeric ranges from the real data (the training, holdout and reference records,
+    :data:`~synthpriv_report.data.REAL_SETS`), category levels from the union of all sets (docs/metrics.md,
+    "Shared machinery").
 
     Ranges never overflow: see :meth:`Fitted.rescale`. Levels are found by hashing (``pandas.factorize``), so a
     column with one distinct value per record (an identifier) costs about as much as a binary one. The codes are
@@ -265,7 +266,7 @@ def fit(data: PreparedData, *, each_set: EachSet | None = None,
     missing values found), before any codes are made (an evaluation with a Dask client hands every set's numbers to
     the workers there: :meth:`~synthpriv_report.engine._Engine.hold_numbers`).
     """
-    real_sets = [s for s in ("T", "H") if data.sizes.get(s)]  # the real data has records (at least 2)
+    real_sets = [s for s in REAL_SETS if data.sizes.get(s)]  # the real data has records (at least 2)
     q = data.numeric["T"].shape[1]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slice: a column with no real value
@@ -576,7 +577,7 @@ def project(data: PreparedData, euclid: Encoding, spec: SpaceSpec) -> tuple[Enco
     factorisation of the centred real embedding, accumulated block by block (``R = qr([R; block])``), which has
     the same singular values and right singular vectors as the embedding itself.
     """
-    real_sets = [s for s in ("T", "H") if s in data.sizes]
+    real_sets = [s for s in REAL_SETS if s in data.sizes]
     width = embedding_width(euclid)
     block = PROJECT_BLOCK
     widest_block = max(min(block, data.sizes[s]) for s in data.sets)

@@ -29,11 +29,13 @@ __all__ = ["CHECKS_INTRO", "CHECKS_TITLE", "OTHERS_INTRO", "OTHERS_TITLE", "RISK
            "TELL_APART_WORDS", "is_distinguishability", "metric_row", "split_metrics",
            "range_text", "risk_summary", "risk_text", "setting_rows", "set_rows", "value_kind"]
 
-#: The three data sets, as a reader knows them.
+#: The data sets, as a reader knows them.
 ROLE_WORDS = {
     "real": "Real training data (the records the generator learned from)",
     "synthetic": "Synthetic data (the data set evaluated)",
     "holdout": "Holdout (real records of the same population the generator never saw)",
+    "reference": ("Reference set (real records of the same population, neither training nor holdout records, given "
+                  "as the membership attacks' reference data; every holdout record is then attacked)"),
 }
 _ROLE_OF_SET = SET_ROLES
 

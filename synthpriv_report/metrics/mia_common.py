@@ -9,12 +9,15 @@ explain the target than the reference does; a high score says "member". Each att
 and of the uncalibrated distance attack (``membership_inference``'s score) with a bound that pays for having
 looked at several.
 
-**Sets.** Members: every training record. The holdout is split once per evaluation by a seeded rule over the
-evaluation's canonical order of its records (:func:`attack_split`): half of it, rounded up, are the *non-member
-targets*, the other half the *reference*. Neither depends on the synthetic data, so two releases evaluated with
-the same real data and ``random_state`` meet the same split. Every search is an exact neighbour search of the
-evaluation (:class:`synthpriv_report.engine.Context`), shared with the other metrics: the targets' neighbours
-among the synthetic records are rows of the holdout's own table, so only searches against the reference are new.
+**Sets.** Members: every training record. Without a reference set of the user's, the holdout is split once per
+evaluation by a seeded rule over the evaluation's canonical order of its records (:func:`attack_split`): half of
+it, rounded up, are the *non-member targets*, the other half the *reference*. Neither depends on the synthetic
+data, so two releases evaluated with the same real data and ``random_state`` meet the same split. With a
+reference set given (``Evaluation(reference=...)``, the set ``R``: real records of the same population, neither
+training nor holdout records) nothing is split: the whole holdout are the non-member targets and ``R`` is the
+reference. Every search is an exact neighbour search of the evaluation (:class:`synthpriv_report.engine.Context`),
+shared with the other metrics: the targets' neighbours among the synthetic records are rows of the holdout's own
+table, so only searches against the reference are new.
 
 **Reporting** (N. Carlini et al., "Membership Inference Attacks From First Principles", IEEE S&P 2022): the ROC
 curve on log-log axes, the AUC with DeLong's interval, the true-positive rate (TPR) at false-positive rates (FPR) of
@@ -72,7 +75,9 @@ K_DENSITY = 5
 K_LOCAL_SYN = 5
 #: Reference neighbours of each synthetic record in the local likelihood-ratio attack's kernel sums.
 K_LOCAL_REF = 10
-#: Fewest records each side of an attack (members, non-member targets, reference) needs to be computed.
+#: Fewest records each side of an attack (members, non-member targets, reference) needs to be computed: a holdout
+#: of at least ``2 * MIN_RECORDS`` records when it is split, at least ``MIN_RECORDS`` each of the holdout and of a
+#: reference set given by the user.
 MIN_RECORDS = 10
 #: Overall confidence of the ε lower bound and of the reported intervals.
 CONFIDENCE = 0.95
@@ -119,8 +124,14 @@ def split_positions(n: int, random_state: Any) -> tuple[NDArray[np.int64], NDArr
 
 
 def attack_split(ctx: Any) -> tuple[Any, Any]:
-    """The non-member targets and the reference (:class:`~synthpriv_report.engine.SetRef` subsets of the
-    holdout), drawn once per evaluation (:func:`split_positions` over its canonical order)."""
+    """The non-member targets and the reference (:class:`~synthpriv_report.engine.SetRef`).
+
+    Without a reference set of the user's (``ctx.R`` None): subsets of the holdout, drawn once per evaluation
+    (:func:`split_positions` over its canonical order). With one: the whole holdout and the whole reference set,
+    no split (nothing random).
+    """
+    if ctx.R is not None:
+        return ctx.full(ctx.H), ctx.full(ctx.R)
 
     def make() -> tuple[Any, Any]:
         targets, reference = split_positions(ctx.size(ctx.H), ctx.random_state)
@@ -129,17 +140,72 @@ def attack_split(ctx: Any) -> tuple[Any, Any]:
     return ctx.memo(("mia.split", ctx.H, ctx.random_state), make)
 
 
+def target_rows(targets: Any) -> Any:
+    """The rows of the holdout's tables that are the non-member targets: their positions, or every row
+    (``slice(None)``) where the whole holdout is the targets (a reference set given by the user)."""
+    return slice(None) if targets.rows is None else targets.rows
+
+
 def missing_sets(ctx: Any) -> str | None:
-    """Why the attacks cannot run on these data (``None`` when they can)."""
+    """Why the attacks cannot run on these data (``None`` when they can).
+
+    Sizes: at least :data:`MIN_RECORDS` training records and one synthetic record; without a reference set of the
+    user's, a holdout of at least ``2 * MIN_RECORDS`` records (half targets, half reference); with one, at least
+    :data:`MIN_RECORDS` records in each of the holdout (every one a target) and the reference set.
+    """
     if ctx.H is None:
         return "needs a holdout: part of it plays the non-members, the rest the attacker's reference data"
     n_h, n_t = ctx.size(ctx.H), ctx.size(ctx.T)
-    if n_t < MIN_RECORDS or n_h // 2 < MIN_RECORDS:
+    if ctx.R is not None:
+        n_r = ctx.size(ctx.R)
+        if n_t < MIN_RECORDS or n_h < MIN_RECORDS or n_r < MIN_RECORDS:
+            return (f"needs at least {MIN_RECORDS} training records, a holdout of at least {MIN_RECORDS} records "
+                    f"(the non-members to attack) and a reference set (reference=) of at least {MIN_RECORDS} "
+                    f"records; got {n_t}, {n_h} and {n_r}")
+    elif n_t < MIN_RECORDS or n_h // 2 < MIN_RECORDS:
         return (f"needs at least {MIN_RECORDS} training records and a holdout of at least {2 * MIN_RECORDS} records "
                 f"(half non-members to attack, half reference data); got {n_t} and {n_h}")
     if ctx.size(ctx.S) < 1:
         return "needs at least one synthetic record"
     return None
+
+
+#: ``details["reference_set"]`` of an attack: where its reference data came from.
+REFERENCE_GIVEN = "given by the user"
+REFERENCE_HALF = "half of the holdout"
+
+
+def reference_details(ctx: Any) -> dict[str, Any]:
+    """What an attack's details say of its reference data: ``reference_set`` (:data:`REFERENCE_GIVEN` or
+    :data:`REFERENCE_HALF`) and ``n_reference``, its number of records."""
+    _, reference = attack_split(ctx)
+    return {"reference_set": REFERENCE_GIVEN if ctx.R is not None else REFERENCE_HALF,
+            "n_reference": int(ctx.size(reference))}
+
+
+def reference_clause(details: Mapping[str, Any]) -> str:
+    """Which reference data the attacker held, in a reader's words: a clause that the attacks' sentences end with
+    (empty for a report that does not say).
+
+    >>> print(reference_clause({"reference_set": "given by the user", "n_reference": 40, "n_nonmembers": 50}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    the attacker's reference data were a reference set of 40 records given by the user (real people of the same
+    population in neither the training data nor the holdout, whose 50 people are all attacked as non-members)
+    >>> print(reference_clause({"reference_set": "half of the holdout", "n_reference": 25, "n_nonmembers": 25}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    the attacker's reference data were half of the holdout (25 records, real people the generator never saw; the
+    other 25 are attacked as non-members)
+    """
+    n_ref, n_n = fmt_count(details.get("n_reference")), fmt_count(details.get("n_nonmembers"))
+    which = details.get("reference_set")
+    if which == REFERENCE_GIVEN:
+        return (f"the attacker's reference data were a reference set of {n_ref} records given by the user (real "
+                f"people of the same population in neither the training data nor the holdout, whose {n_n} people "
+                f"are all attacked as non-members)")
+    if which == REFERENCE_HALF:
+        return (f"the attacker's reference data were half of the holdout ({n_ref} records, real people the "
+                f"generator never saw; the other {n_n} are attacked as non-members)")
+    return ""
 
 
 def attack_plan(ctx: Any, *, syn_k: int, ref_k: int, syn_ref_k: int = 0, space: str = "mia") -> list[Any]:
@@ -169,7 +235,7 @@ def syn_distances(ctx: Any, k: int) -> tuple[NDArray[np.float64], NDArray[np.flo
     holdout's table: no search of their own)."""
     sp = attack_space(ctx)
     targets, _ = attack_split(ctx)
-    return ctx.knn(sp, ctx.T, ctx.S, k).dist[:, :k], ctx.knn(sp, ctx.H, ctx.S, k).dist[targets.rows, :k]
+    return ctx.knn(sp, ctx.T, ctx.S, k).dist[:, :k], ctx.knn(sp, ctx.H, ctx.S, k).dist[target_rows(targets), :k]
 
 
 def ref_distances(ctx: Any, k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -487,9 +553,10 @@ def attack_result(ctx: Any, name: str, scores: Callable[[], tuple[NDArray[np.flo
     members, nonmembers = scores()
     alpha = verdict_alpha()
     roc = attack_roc(members, nonmembers, alpha=alpha, delta=delta_of(ctx))
-    _, reference = attack_split(ctx)
-    details = roc_details(roc, attack=attack, score=score, n_reference=ctx.size(reference), alpha=alpha,
+    where = reference_details(ctx)
+    details = roc_details(roc, attack=attack, score=score, n_reference=where["n_reference"], alpha=alpha,
                           sources=sources, extra=extra() if extra is not None else None)
+    details["reference_set"] = where["reference_set"]
     eps = declared_epsilon(ctx)
     if eps is not None:
         details["declared_epsilon"] = eps
@@ -504,7 +571,7 @@ def scores_memo(ctx: Any, attack: str, make: Callable[[], tuple[NDArray[np.float
                 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """An attack's (member, non-member) scores, computed once per evaluation (``mia_worst_case`` reads them
     too)."""
-    return ctx.memo(("mia.scores", attack, ctx.S, ctx.H, ctx.random_state, attack_space(ctx)), make)
+    return ctx.memo(("mia.scores", attack, ctx.S, ctx.H, ctx.R, ctx.random_state, attack_space(ctx)), make)
 
 
 def roc_again(r: MetricResult, *, n_attacks: int = 1) -> dict[tuple[Any, ...], Any]:
@@ -764,6 +831,9 @@ def attack_finding(how: str) -> Callable[[ResultJSON], str]:
             text += (f"; with {fmt_count(d.get('n_nonmembers'))} non-members a 0.1% false-accusation rate cannot be "
                      f"read, and above every non-member's score they find {fmt_count(tenth.get('flagged_members'))}"
                      f" members")
+        ref = reference_clause(d)
+        if ref:
+            text += f"; {ref}"
         return text + f". AUC {fmt_number(d.get('auc'))} (0.5: a coin)."
 
     return finding
@@ -829,4 +899,5 @@ __all__ = [
     "attack_level", "attack_finding", "attack_residual", "attack_graded", "plot_attack_roc", "FPR_TARGETS",
     "HEADLINE_FPR", "K_DENSITY", "K_LOCAL_SYN", "K_LOCAL_REF", "MIN_RECORDS", "log_ratio", "scores_memo",
     "syn_distances", "ref_distances", "missing_sets", "attack_space", "delta_of", "declared_epsilon",
+    "target_rows", "reference_details", "reference_clause", "REFERENCE_GIVEN", "REFERENCE_HALF",
 ]

@@ -41,6 +41,7 @@ from .mia_common import (
     attack_split,
     plot_attack_roc,
     scores_memo,
+    target_rows,
 )
 
 NAME = "mia_local_lr"
@@ -115,7 +116,7 @@ def scores(ctx: Any) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         members = local_lr_scores(ts.dist[:, :K_LOCAL_SYN], ts.idx[:, :K_LOCAL_SYN], sums, h)
         del ts
         hs = ctx.knn(sp, ctx.H, ctx.S, K_LOCAL_SYN)
-        rows = targets.rows
+        rows = target_rows(targets)
         nonmembers = local_lr_scores(hs.dist[rows, :K_LOCAL_SYN], hs.idx[rows, :K_LOCAL_SYN], sums, h)
         return members, nonmembers
 

@@ -35,11 +35,12 @@ from .mia_common import (
     attack_level,
     attack_roc,
     attack_space,
-    attack_split,
     declared_epsilon,
     delta_of,
     missing_sets,
     plot_attack_roc,
+    reference_clause,
+    reference_details,
     roc_details,
     scores_memo,
     syn_distances,
@@ -86,11 +87,12 @@ def _compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
     worst = max(rocs, key=lambda k: rocs[k].excess_lower_bound)
     roc = rocs[worst]
     head = roc.at(HEADLINE_FPR)
-    _, reference = attack_split(ctx)
+    where = reference_details(ctx)
     details = roc_details(roc, attack=worst, score=f"the scores of the attack that finds the most members beyond "
-                                                   f"chance ({worst})", n_reference=ctx.size(reference), alpha=alpha,
-                          sources=[SOURCE_CARLINI, SOURCE_JAGIELSKI])
+                                                   f"chance ({worst})", n_reference=where["n_reference"],
+                          alpha=alpha, sources=[SOURCE_CARLINI, SOURCE_JAGIELSKI])
     details.update({
+        "reference_set": where["reference_set"],
         "worst_attack": worst, "n_attacks": n_attacks,
         "excess_lower_bound": max(r.excess_lower_bound for r in rocs.values()),
         "epsilon_lower_bound": max(r.epsilon_lower_bound for r in rocs.values()),
@@ -137,7 +139,8 @@ def worst_case_finding(m: Any) -> str:
                  f"from these attacks alone, 95% confidence)")
     else:
         text += "; the attacks prove no ε above 0 (which is no evidence that the release is private)"
-    return text + "."
+    ref = reference_clause(d)
+    return text + (f"; {ref}." if ref else ".")
 
 
 def worst_case_residual(m: Any) -> str | None:

@@ -13,15 +13,15 @@ from _support.frames import mixed
 from synthpriv_report.cli import EXIT_USER_ERROR, _parser, main
 
 #: What each command reads, by option, as its help text says.
-READS = {"evaluate": {"--real", "--synthetic", "--holdout", "--context"}, "demo": {"--context"},
+READS = {"evaluate": {"--real", "--synthetic", "--holdout", "--reference", "--context"}, "demo": {"--context"},
          "lite": {"--notebook", "--offline-pyodide", "--wheel"}}
 
 
 def _files(tmp_path: Path) -> dict[str, Path]:
-    """Real, synthetic and holdout CSV files and a valid release context, in ``tmp_path``."""
-    sets = mixed(40, seed=5)
+    """Real, synthetic, holdout and reference CSV files and a valid release context, in ``tmp_path``."""
+    sets = (*mixed(40, seed=5), mixed(40, seed=6)[2])
     out = {}
-    for flag, df in zip(("--real", "--synthetic", "--holdout"), sets):
+    for flag, df in zip(("--real", "--synthetic", "--holdout", "--reference"), sets):
         out[flag] = tmp_path / f"{flag[2:]}.csv"
         df.to_csv(out[flag], index=False)
     out["--context"] = tmp_path / "ctx.json"

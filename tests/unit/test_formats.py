@@ -128,12 +128,14 @@ def test_level_words():
 
 
 def test_set_names_come_from_one_table():
-    assert list(SETS) == ["T", "S", "H"]    # the order an evaluation takes them
-    assert SET_ROLES == {"T": "real", "S": "synthetic", "H": "holdout"}
-    assert SET_LABELS == {"T": "real (training)", "S": "synthetic", "H": "holdout"}
+    assert list(SETS) == ["T", "S", "H", "R"]    # the order an evaluation takes them
+    assert SET_ROLES == {"T": "real", "S": "synthetic", "H": "holdout", "R": "reference"}
+    # the reference set's label names the option that gives it, so that every message about it does
+    assert SET_LABELS == {"T": "real (training)", "S": "synthetic", "H": "holdout", "R": "reference (reference=)"}
     assert list(DEFAULT_SET_NAMES.items()) == [("real", "real training data"), ("synthetic", "synthetic data"),
-                                               ("holdout", "holdout data")]
-    assert SEARCH_NAMES == {"S": "synthetic → train", "H": "holdout → train", "T": "train → train (within real)"}
+                                               ("holdout", "holdout data"), ("reference", "reference data")]
+    assert SEARCH_NAMES == {"S": "synthetic → train", "H": "holdout → train", "T": "train → train (within real)",
+                            "R": "reference → train"}
     for letter, names in SETS.items():
         assert (SET_ROLES[letter], SET_LABELS[letter], SEARCH_NAMES[letter]) == (names.role, names.label,
                                                                                  names.search)
