@@ -201,3 +201,21 @@ def test_shares_read_their_rule_and_graded_number_in_percent():
     assert apply_level(get_spec("zcap"), zcap, None).level_rule.unit == "number"
     user = apply_level(get_spec("cvp"), cvp, {"cvp": {"medium": 0.1, "high": 0.3}}).level_rule
     assert user.unit == "percent" and "above 30%" in user.description and "above 10%" in user.description
+
+
+def test_a_weak_attack_is_inconclusive_whatever_its_bound():
+    """A criterion whose attack did no better than a random guess rules nothing out, even with a narrow interval;
+    the same interval with an attack better than its baseline rules the risk out (upper end 2% <= 5%)."""
+    spec = get_spec("singling_out_risk")
+
+    def result(attack: float, baseline: float) -> MetricResult:
+        rates = {"attack": {"value": attack}, "control": {"value": attack}, "baseline": {"value": baseline}}
+        return MetricResult("singling_out_risk", 0.0, interval=(0.0, 0.02), details={"rates": rates})
+
+    weak = apply_level(spec, result(0.1, 0.2), None)
+    assert weak.level == "inconclusive" and "no better than a random guess" in weak.level_rule.inconclusive_because
+    assert apply_level(spec, result(0.3, 0.2), None).level == "low"
+    wide = apply_level(spec, MetricResult("singling_out_risk", 0.0, interval=(0.0, 0.147),
+                                          details={"rates": {"attack": {"value": 0.3}, "baseline": {"value": 0.2}}}),
+                       None)
+    assert wide.level == "inconclusive" and wide.level_rule.risky_end == 0.147

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from synthpriv_report.results import MetricResult, not_computed
+from synthpriv_report.results import LevelRule, MetricResult, not_computed
 from synthpriv_report.verdict import compute_verdict
 
 DRIVING = ["exact_copies", "holdout_dcr_share", "privacy_score"]
@@ -35,3 +35,21 @@ def test_reason_is_one_plain_sentence_with_the_formatted_number():
     assert v.reasons == ("High risk from Exact copies: 9.5% of the synthetic records (57 of 600) are exact copies of "
                          "a real training record; among real records the generator never saw, 0% equal a training "
                          "record.",)
+
+
+def test_three_outcomes_order_the_verdict():
+    """Low only when every check that ran ruled its risk out; inconclusive when none showed a risk and one could
+    not rule it out (its reason names the bound); a risk shown outranks both."""
+    why = "cannot rule out a risk up to 74.2% (the upper confidence bound of the share)"
+    unsure = MetricResult("holdout_dcr_share", 0.62, level="inconclusive", title="Closer to the training data",
+                          level_rule=LevelRule(0.5, 0.55, "s", "d", risky_end=0.742, negligible=0.6,
+                                               inconclusive_because=why))
+    low = MetricResult("exact_copies", 0.0, level="low")
+    v = compute_verdict({"exact_copies": low, "holdout_dcr_share": unsure}, ["exact_copies", "holdout_dcr_share"])
+    assert v.level == "inconclusive"
+    assert v.reasons == ("Inconclusive: Closer to the training data showed no risk but could not rule one out: it "
+                         + why + ".",)
+    assert compute_verdict({"exact_copies": low}, ["exact_copies"]).level == "low"
+    high = MetricResult("exact_copies", 0.5, level="high")
+    v = compute_verdict({"exact_copies": high, "holdout_dcr_share": unsure}, ["exact_copies", "holdout_dcr_share"])
+    assert v.level == "high" and v.reasons[0].startswith("High risk from") and v.reasons[1].startswith("Inconclusive")
