@@ -23,7 +23,7 @@ from .formats import SEARCH_NAMES
 COLORS = {"S": "#D55E00", "H": "#0072B2", "T": "#7f7f7f", "line": "#222222"}
 #: Level colours, the same as the badges of the notebook views and the reports (Okabe-Ito bluish green and orange,
 #: a dark red); the badges always carry the level's word and a symbol as well.
-LEVEL_COLORS = {"low": "#009E73", "inconclusive": "#56B4E9", "medium": "#E69F00", "high": "#B3261E",
+LEVEL_COLORS = {"low": "#009E73", "inconclusive": "#F0E442", "medium": "#E69F00", "high": "#B3261E",
                 None: "#B0B0B0"}
 #: The Okabe-Ito palette (colour-blind-safe), the colour cycle of every figure.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
