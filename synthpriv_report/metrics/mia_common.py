@@ -845,7 +845,7 @@ def _concentration_again(d: Mapping[str, Any], n_m: int, n_n: int, flagged_membe
         if not isinstance(at, Mapping):
             raise InconsistentReportError("is not a table of counts", where)
         fpr = flagged_nonmembers / n_n
-        out[(*where, "fpr")] = fpr
+        out[where + ("fpr",)] = fpr
         sizes = [min(s, n_m) for s in atypical_sizes(n_m)]
         groups = [(f"{share:g}", size) for share, size in zip(ATYPICAL_SHARES, sizes)] + [("rest", n_m - sizes[-1])]
         counts = []
@@ -853,9 +853,9 @@ def _concentration_again(d: Mapping[str, Any], n_m: int, n_n: int, flagged_membe
             row = at.get(key)
             if not isinstance(row, Mapping):
                 raise InconsistentReportError("is missing from the atypicality breakdown", (*where, key))
-            out[(*where, key, "n")] = size
+            out[where + (key, "n")] = size
             counts.append(stored_count(row, "n_flagged", high=size, where=(*where, key)))
-            out[(*where, key, "chance")] = fpr * size
+            out[where + (key, "chance")] = fpr * size
         for (key, size), (_, wider), inner, outer in zip(groups, groups[1:-1], counts, counts[1:-1]):
             if not inner <= outer <= inner + wider - size:
                 raise InconsistentReportError(f"is {outer}, but the {wider} records it counts hold the {size} "
@@ -863,7 +863,7 @@ def _concentration_again(d: Mapping[str, Any], n_m: int, n_n: int, flagged_membe
                                               (*where, f"{ATYPICAL_SHARES[-1]:g}", "n_flagged"))
         # the rest: the members flagged at that rate less those among the most atypical (checked after the rates,
         # so that a forged rate is named before the breakdown that no longer adds up to it)
-        out[(*where, "rest", "n_flagged")] = flagged_members - counts[-2]
+        out[where + ("rest", "n_flagged")] = flagged_members - counts[-2]
     tops = d.get("top_scores")
     if tops is not None:
         where = ("details", "top_scores")
@@ -882,7 +882,7 @@ def _concentration_again(d: Mapping[str, Any], n_m: int, n_n: int, flagged_membe
             if n_top - members > n_n:
                 raise InconsistentReportError(f"is {members}, leaving more non-members than the {n_n} attacked",
                                               (*where, f"{k}", "n_members"))
-            out[(*where, f"{k}", "chance")] = n_top * n_m / pool
+            out[where + (f"{k}", "chance")] = n_top * n_m / pool
     return out
 
 

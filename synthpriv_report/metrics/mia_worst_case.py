@@ -194,10 +194,11 @@ def worst_case_records(m: Any) -> str | None:
     at = d.get("atypical")
     if not isinstance(at, dict):
         return None
-    rows = [at.get(f"{s:g}") for s in ATYPICAL_SHARES] + [at.get("rest")]
-    if not all(isinstance(r, dict) for r in rows):
+    found = [at.get(f"{s:g}") for s in ATYPICAL_SHARES] + [at.get("rest")]
+    rows: list[dict[str, Any]] = [r for r in found if isinstance(r, dict)]
+    if len(rows) != len(found):
         return None
-    (first, second), rest = rows[:2], rows[2]
+    first, second, rest = rows
     text = (f"Where the risk concentrates: of the {fmt_count(first.get('n'))} most atypical training records "
             f"({_share_words(ATYPICAL_SHARES[0])}, those farthest from any other training record), the strongest "
             f"attack flags {fmt_count(first.get('n_flagged'))} at a {_share_words(ATYPICAL_FPR)} false-positive "
