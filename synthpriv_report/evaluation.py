@@ -31,6 +31,7 @@ from . import progress as pg
 from ._compiled import surfacing_interrupts
 from .analysis.record import explain_record
 from .analysis.risk import records_at_risk, risk_overview, risk_rule_applies
+from .analysis.vulnerable import vulnerable_records
 from .data import (
     PreparedData,
     check_include_exclude,
@@ -880,6 +881,13 @@ class Evaluation:
     def records_at_risk(self, **params: Any) -> pd.DataFrame:
         """The per-record risk table (real values masked unless revealed)."""
         return records_at_risk(self, **params)
+
+    @surfacing_interrupts
+    def vulnerable_records(self, k: int = 20, **params: Any) -> pd.DataFrame:
+        """The ``k`` training records the strongest membership attack scores highest, with their atypicality and
+        whether it flags them (real values masked unless revealed;
+        :func:`~synthpriv_report.analysis.vulnerable.vulnerable_records`)."""
+        return vulnerable_records(self, k=k, **params)
 
     @surfacing_interrupts
     def to_html(self, path: Any, *, title: str | None = None, **params: Any) -> Any:

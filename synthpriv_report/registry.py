@@ -340,6 +340,9 @@ class MetricSpec:
     sample_note : callable, optional
         ``sample_note(m) -> str or None``: the sample the result rests on when it is not every record (attacks
         drawn, records subsampled), with its size, for the limitations page.
+    records_note : callable, optional
+        ``records_note(m) -> str or None``: which records the risk falls on, in counts (never a record), one
+        short plain sentence that the measure's section prints under its result.
     """
 
     name: str
@@ -371,6 +374,7 @@ class MetricSpec:
     residual_risk: Callable[[ResultJSON], str | None] | None = None
     limitation: str = ""
     sample_note: Callable[[ResultJSON], str | None] | None = None
+    records_note: Callable[[ResultJSON], str | None] | None = None
 
     @property
     def param_names(self) -> tuple[str, ...]:

@@ -442,9 +442,11 @@ def metric_row(m: Mapping[str, Any], driving: Sequence[str] = ()) -> dict[str, A
     try:
         from .registry import get_spec
 
-        words = get_spec(str(m.get("name"))).words
+        spec = get_spec(str(m.get("name")))
     except (ValueError, TypeError):
-        words = None
+        spec = None
+    words = spec.words if spec is not None else None
+    records = spec.records_note(m) if computed and spec is not None and spec.records_note is not None else None
     cal = m.get("calibration")
     dist = is_distinguishability(m) and m.get("name") not in driving
     level = m.get("level")
@@ -465,6 +467,7 @@ def metric_row(m: Mapping[str, Any], driving: Sequence[str] = ()) -> dict[str, A
         "drives": drives_text(m, driving),
         "driving": m.get("name") in driving,
         "sentence": check_sentence(m) if computed else "",
+        "records": records or "",
         "measures": words.measures if words is not None else "",
         "ideal": words.ideal if words is not None else "",
         "direction": {"higher_is_riskier": "higher is riskier",

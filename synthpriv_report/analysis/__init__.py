@@ -1,3 +1,4 @@
-"""Per-record analysis, a layer above the metrics: which synthetic records are at risk (:mod:`.risk`) and one
-real record explained (:mod:`.record`). Both read the arrays the metrics cached; neither starts a search over a
-whole set."""
+"""Per-record analysis, a layer above the metrics: which synthetic records are at risk (:mod:`.risk`), one real
+record explained (:mod:`.record`) and the training records most exposed to the membership attacks
+(:mod:`.vulnerable`). Each reads the arrays the metrics cached; none starts a search over a whole set that its
+metrics have not planned."""

@@ -110,6 +110,7 @@ def metric_view(r: MetricResult, *, figures: bool = False, params: Mapping[str, 
         "rule": rule.description if rule else "",
         "rule_source": rule.source if rule else "",
         "graded": row["graded"],
+        "records": row["records"],
         "drives": row["drives"],
         "is_driving": r.name in driving,
         "calibration": None if r.calibration is None else row["calibration"],
@@ -316,6 +317,8 @@ def text_summary(view: dict, *, header: str = "") -> str:
                          f"({m['direction']}{cal})")
             if m["graded"]:
                 lines.append(f"      {m['graded']}")
+            if m["records"]:
+                lines.append(f"      {m['records']}")
             for note in m["notes"]:
                 lines.append(f"      note: {note}")
         for m in g["not_computed"]:
@@ -336,6 +339,8 @@ def text_metric(m: dict) -> str:
     lines.append(f"level: {m['level_text']} — {m['rule']} [{m['rule_source']}]")
     if m["graded"]:
         lines.append(m["graded"])
+    if m["records"]:
+        lines.append(m["records"])
     lines.append(m["drives"])
     if m["calibration"] is not None:
         lines.append("with the holdout in place of the synthetic data (a reference, itself an estimate): "

@@ -306,6 +306,8 @@ def _metric(results: ResultSet, m: Mapping[str, Any], group_title: str | None, d
         body = f"value {row['value']}  level {row['level_text']}"
         if row["graded"]:
             body += f"  ({row['graded']})"
+        if row["records"]:
+            body += f"\n{row['records']}"
     else:
         body = f"not computed: {shorten_text(m['reason_not_computed'], 600)}"
     return html, f"{head}\n{body}"

@@ -245,6 +245,22 @@ def ref_distances(ctx: Any, k: int) -> tuple[NDArray[np.float64], NDArray[np.flo
     return ctx.knn(sp, ctx.T, reference, k).dist[:, :k], ctx.knn(sp, targets, reference, k).dist[:, :k]
 
 
+def atypicality(ctx: Any) -> NDArray[np.float64]:
+    """How atypical each training record is: its distance to the nearest *other* training record, in the attacks'
+    space (:func:`attack_space`), shape (n_members,). It reads the training records' search against themselves,
+    the one the distance metrics read when they share the space (gower by default); plan it with
+    :func:`atypicality_plan`."""
+    return np.asarray(ctx.knn(attack_space(ctx), ctx.T, ctx.T, 1).dist[:, 0], dtype=np.float64)
+
+
+def atypicality_plan(ctx: Any) -> list[Any]:
+    """The search :func:`atypicality` reads: the training records against themselves, one neighbour, in the attacks'
+    space (none when the attacks cannot run)."""
+    if missing_sets(ctx) is not None:
+        return []
+    return [ctx.request(attack_space(ctx), ctx.T, ctx.T, 1)]
+
+
 def log_ratio(num: ArrayLike, den: ArrayLike, floor: float = 0.0) -> NDArray[np.float64]:
     """``log((num + floor + EPS) / (den + floor + EPS))``: the score of a distance-ratio attack (the ratio
     convention of every distance ratio of the package, so that 0 / 0 is 1 and a score is always finite).
@@ -501,6 +517,173 @@ def _curve(fpr: NDArray[np.float64], tpr: NDArray[np.float64], smallest: float
     return tuple(float(v) for v in xs), tuple(float(v) for v in ys)
 
 
+def _pooled_groups(sm: NDArray[np.float64], sn: NDArray[np.float64]
+                   ) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.bool_]]:
+    """The tie groups of an attack's pooled scores as :func:`attack_roc` forms them: each record's group (members
+    first, then non-members; group 0 the most member-like), the groups in that sorted order, and which of the
+    sorted records are members."""
+    n_m = sm.size
+    pooled = -np.concatenate([sm, sn])
+    is_member = np.zeros(pooled.size, dtype=bool)
+    is_member[:n_m] = True
+    order = np.argsort(pooled, kind="stable")
+    groups_sorted = _tie_groups(np.ascontiguousarray(pooled[order])).astype(np.intp, copy=False)
+    groups = np.empty(pooled.size, dtype=np.intp)
+    groups[order] = groups_sorted
+    return groups, groups_sorted, is_member[order]
+
+
+def member_flags(member_scores: ArrayLike, nonmember_scores: ArrayLike, *, fprs: Sequence[float] = FPR_TARGETS
+                 ) -> dict[float, NDArray[np.bool_]]:
+    """Which members an attack flags at each target false-positive rate, by :func:`attack_roc`'s threshold (a
+    member is flagged when its score is strictly above the tie group of the ``(k + 1)``-th highest non-member
+    score, ``k = floor(f n_nonmembers)``): the per-record form of its ``flagged_members``.
+
+    Parameters
+    ----------
+    member_scores : array of shape (n_members,)
+    nonmember_scores : array of shape (n_nonmembers,)
+    fprs : sequence of float, default (0.001, 0.01, 0.1)
+
+    Returns
+    -------
+    dict of float to bool array of shape (n_members,)
+
+    Examples
+    --------
+    With 4 non-members no non-member may be flagged at 1%: only the member above the highest non-member (4) is.
+
+    >>> member_flags([5.0, 4.0, 4.0, 1.0], [4.0, 3.0, 2.0, 0.0], fprs=(0.01, 0.5))[0.01].tolist()
+    [True, False, False, False]
+    """
+    sm = np.asarray(member_scores, dtype=np.float64).ravel()
+    sn = np.asarray(nonmember_scores, dtype=np.float64).ravel()
+    groups, groups_sorted, member_sorted = _pooled_groups(sm, sn)
+    nonmember_groups = groups_sorted[~member_sorted]
+    n_groups = int(groups_sorted[-1]) + 1
+    out = {}
+    for f in fprs:
+        k = int(math.floor(float(f) * sn.size + 1e-9))
+        cut = n_groups if k >= sn.size else int(nonmember_groups[k])
+        out[float(f)] = groups[:sm.size] < cut
+    return out
+
+
+def member_ranks(member_scores: ArrayLike, nonmember_scores: ArrayLike = ()) -> NDArray[np.int64]:
+    """Each member's rank by the attack's score among the members, 1 for the highest; tied scores (the package's
+    tie rule, as :func:`attack_roc` groups them) share the best rank of their group.
+
+    >>> member_ranks([0.2, 0.9, 0.2, 0.5]).tolist()
+    [3, 1, 3, 2]
+    """
+    sm = np.asarray(member_scores, dtype=np.float64).ravel()
+    sn = np.asarray(nonmember_scores, dtype=np.float64).ravel()
+    groups, _, _ = _pooled_groups(sm, sn)
+    mg = groups[:sm.size]
+    count = np.bincount(mg, minlength=int(groups.max(initial=0)) + 1)
+    before = count.cumsum() - count
+    return (before[mg] + 1).astype(np.int64)
+
+
+#: The most atypical shares of the training records that the worst case counts the flagged members of: the 1%
+#: and the 5% most atypical (each rounded up to a whole record), and the rest beyond the 5%.
+ATYPICAL_SHARES: tuple[float, ...] = (0.01, 0.05)
+#: The rate at which the atypical records' flags are counted.
+ATYPICAL_FPR = HEADLINE_FPR
+#: Numbers of the highest attack scores (members and non-member targets together) whose members are counted.
+TOP_SCORES: tuple[int, ...] = (10, 100)
+
+
+def atypical_sizes(n_members: int) -> tuple[int, ...]:
+    """How many records each share of :data:`ATYPICAL_SHARES` holds: ``ceil(share * n)``, at least 1.
+
+    >>> atypical_sizes(1000), atypical_sizes(30)
+    ((10, 50), (1, 2))
+    """
+    return tuple(max(1, int(math.ceil(s * int(n_members) - 1e-9))) for s in ATYPICAL_SHARES)
+
+
+def atypical_order(atypicality: ArrayLike) -> NDArray[np.int64]:
+    """Positions of the members from the most atypical (largest distance to the nearest other training record)
+    down; equal distances keep the evaluation's order of the records (its canonical order by default, which
+    depends on the records' values alone).
+
+    >>> atypical_order([0.1, 0.4, 0.0, 0.4]).tolist()
+    [1, 3, 0, 2]
+    """
+    d = np.asarray(atypicality, dtype=np.float64).ravel()
+    return np.argsort(-d, kind="stable").astype(np.int64)
+
+
+def atypical_breakdown(atypicality: ArrayLike, flagged: ArrayLike, fpr: float) -> dict[str, dict[str, Any]]:
+    """Where an attack's flagged members sit: for the most atypical 1% and 5% of the training records
+    (:data:`ATYPICAL_SHARES`) and for the rest beyond the 5%, how many there are (``n``), how many the attack
+    flags (``n_flagged``) and how many chance would flag (``chance``: ``fpr`` times ``n``, the attack's
+    false-positive rate applied to them). Counts only, no record.
+
+    Parameters
+    ----------
+    atypicality : array of shape (n_members,)
+        Each training record's distance to its nearest other training record.
+    flagged : bool array of shape (n_members,)
+        Whether the attack flags each one.
+    fpr : float
+        The attack's false-positive rate at that threshold.
+
+    Returns
+    -------
+    dict
+        ``{"0.01": {...}, "0.05": {...}, "rest": {...}}``, the first two nested (the 1% lie in the 5%).
+
+    Examples
+    --------
+    Twenty records, the two most atypical (distances 20 and 19) flagged and one typical one: the 1% is 1 record,
+    the 5% 1 record, the rest 19 records.
+
+    >>> d = np.arange(1.0, 21.0); f = np.zeros(20, dtype=bool); f[[19, 18, 0]] = True
+    >>> b = atypical_breakdown(d, f, 0.1)
+    >>> b["0.01"]["n_flagged"], b["rest"]["n"], b["rest"]["n_flagged"], round(b["rest"]["chance"], 2)
+    (1, 19, 2, 1.9)
+    """
+    order = atypical_order(atypicality)
+    fl = np.asarray(flagged, dtype=bool).ravel()[order]
+    n = int(fl.size)
+    out: dict[str, dict[str, Any]] = {}
+    for share, size in zip(ATYPICAL_SHARES, atypical_sizes(n)):
+        size = min(size, n)
+        out[f"{share:g}"] = {"n": size, "n_flagged": int(fl[:size].sum()), "chance": float(fpr) * size}
+    widest = min(atypical_sizes(n)[-1], n)
+    out["rest"] = {"n": n - widest, "n_flagged": int(fl[widest:].sum()), "chance": float(fpr) * (n - widest)}
+    return out
+
+
+def top_scores(member_scores: ArrayLike, nonmember_scores: ArrayLike, *, ks: Sequence[int] = TOP_SCORES
+               ) -> dict[str, dict[str, Any]]:
+    """How many of the records with the ``k`` highest attack scores (members and non-member targets together) are
+    training members: ``n`` records (the ``k`` highest and every record tied with the ``k``-th, so ``n >= k``;
+    all of them when there are fewer), ``n_members`` of them members, against ``chance``, the members a score that
+    knows nothing would put there (``n`` times the members' share of all the records scored).
+
+    >>> t = top_scores([5.0, 4.0, 4.0, 1.0], [4.0, 3.0, 2.0, 0.0], ks=(1, 2))
+    >>> t["1"], t["2"]["n"], t["2"]["n_members"]
+    ({'n': 1, 'n_members': 1, 'chance': 0.5}, 4, 3)
+    """
+    sm = np.asarray(member_scores, dtype=np.float64).ravel()
+    sn = np.asarray(nonmember_scores, dtype=np.float64).ravel()
+    _, groups_sorted, member_sorted = _pooled_groups(sm, sn)
+    pool = int(groups_sorted.size)
+    rate = sm.size / pool
+    out = {}
+    for k in ks:
+        if k >= pool:
+            n_top, members = pool, int(sm.size)
+        else:
+            inside = groups_sorted <= groups_sorted[int(k) - 1]
+            n_top, members = int(inside.sum()), int(member_sorted[inside].sum())
+        out[f"{int(k)}"] = {"n": n_top, "n_members": members, "chance": n_top * rate}
+    return out
+
+
 def delta_of(ctx: Any) -> float:
     """The δ the ε bound assumes: the release context's ``generator.delta``, else 0."""
     gen = (ctx.settings.get("context") or {}).get("generator") or {}
@@ -597,6 +780,7 @@ def roc_again(r: MetricResult, *, n_attacks: int = 1) -> dict[tuple[Any, ...], A
     out: dict[tuple[Any, ...], Any] = {("details", "check_alpha"): alpha}
     rows = d.get("tpr_at")
     flagged: dict[float, int] = {}
+    flagged_non: dict[float, int] = {}
     excess = []
     for f in FPR_TARGETS:
         where = ("details", "tpr_at", f"{f:g}")
@@ -606,7 +790,7 @@ def roc_again(r: MetricResult, *, n_attacks: int = 1) -> dict[tuple[Any, ...], A
                                           f"{f:g}", where)
         k = int(math.floor(f * n_n + 1e-9))  # attack_roc's allowance
         fm = flagged[f] = stored_count(row, "flagged_members", high=n_m, where=where)
-        fn = stored_count(row, "flagged_nonmembers", high=k, where=where)
+        fn = flagged_non[f] = stored_count(row, "flagged_nonmembers", high=k, where=where)
         stored_count(row, "tied_members", high=n_m - fm, where=where)
         allows = stats.exceedance_quantile(n_m, n_n, k, alpha / len(FPR_TARGETS))
         out.update({(*where, "allowed_nonmembers"): k, (*where, "tpr"): fm / n_m, (*where, "fpr"): fn / n_n,
@@ -641,6 +825,64 @@ def roc_again(r: MetricResult, *, n_attacks: int = 1) -> dict[tuple[Any, ...], A
                                               ("details", "attacks", label, "excess_lower_bound"))
             graded = max(graded, other)
     out[("details", "excess_lower_bound")] = graded
+    out.update(_concentration_again(d, n_m, n_n, flagged[ATYPICAL_FPR], flagged_non[ATYPICAL_FPR]))
+    return out
+
+
+def _concentration_again(d: Mapping[str, Any], n_m: int, n_n: int, flagged_members: int, flagged_nonmembers: int
+                         ) -> dict[tuple[Any, ...], Any]:
+    """The worst case's atypicality breakdown and top scores (``details["atypical"]``, ``details["top_scores"]``,
+    when a report stores them) checked against the counts they rest on: each group's size is its share of the
+    members rounded up, its flagged members whole and at most its size, the 1% within the 5%, the 5% and the rest
+    together the members flagged at 1% (the rest's count is computed again as the difference), and chance the
+    attack's false-positive rate there times the size; each top-``k`` count at least ``k`` records (all of them
+    when fewer), its members at most the members, and its chance the members' share of all the records scored
+    times its size."""
+    out: dict[tuple[Any, ...], Any] = {}
+    at = d.get("atypical")
+    if at is not None:
+        where = ("details", "atypical")
+        if not isinstance(at, Mapping):
+            raise InconsistentReportError("is not a table of counts", where)
+        fpr = flagged_nonmembers / n_n
+        out[where + ("fpr",)] = fpr
+        sizes = [min(s, n_m) for s in atypical_sizes(n_m)]
+        groups = [(f"{share:g}", size) for share, size in zip(ATYPICAL_SHARES, sizes)] + [("rest", n_m - sizes[-1])]
+        counts = []
+        for key, size in groups:
+            row = at.get(key)
+            if not isinstance(row, Mapping):
+                raise InconsistentReportError("is missing from the atypicality breakdown", (*where, key))
+            out[where + (key, "n")] = size
+            counts.append(stored_count(row, "n_flagged", high=size, where=(*where, key)))
+            out[where + (key, "chance")] = fpr * size
+        for (key, size), (_, wider), inner, outer in zip(groups, groups[1:-1], counts, counts[1:-1]):
+            if not inner <= outer <= inner + wider - size:
+                raise InconsistentReportError(f"is {outer}, but the {wider} records it counts hold the {size} "
+                                              f"records of the {key} share, {inner} of them flagged",
+                                              (*where, f"{ATYPICAL_SHARES[-1]:g}", "n_flagged"))
+        # the rest: the members flagged at that rate less those among the most atypical (checked after the rates,
+        # so that a forged rate is named before the breakdown that no longer adds up to it)
+        out[where + ("rest", "n_flagged")] = flagged_members - counts[-2]
+    tops = d.get("top_scores")
+    if tops is not None:
+        where = ("details", "top_scores")
+        if not isinstance(tops, Mapping):
+            raise InconsistentReportError("is not a table of counts", where)
+        pool = n_m + n_n
+        for k in TOP_SCORES:
+            row = tops.get(f"{k}")
+            if not isinstance(row, Mapping):
+                raise InconsistentReportError("is missing from the top scores", (*where, f"{k}"))
+            n_top = stored_count(row, "n", high=pool, where=(*where, f"{k}"))
+            if n_top < min(k, pool):
+                raise InconsistentReportError(f"is {n_top}, fewer than the {min(k, pool)} highest scores it counts",
+                                              (*where, f"{k}", "n"))
+            members = stored_count(row, "n_members", high=min(n_top, n_m), where=(*where, f"{k}"))
+            if n_top - members > n_n:
+                raise InconsistentReportError(f"is {members}, leaving more non-members than the {n_n} attacked",
+                                              (*where, f"{k}", "n_members"))
+            out[where + (f"{k}", "chance")] = n_top * n_m / pool
     return out
 
 
@@ -900,4 +1142,6 @@ __all__ = [
     "HEADLINE_FPR", "K_DENSITY", "K_LOCAL_SYN", "K_LOCAL_REF", "MIN_RECORDS", "log_ratio", "scores_memo",
     "syn_distances", "ref_distances", "missing_sets", "attack_space", "delta_of", "declared_epsilon",
     "target_rows", "reference_details", "reference_clause", "REFERENCE_GIVEN", "REFERENCE_HALF",
+    "member_flags", "member_ranks", "atypicality", "atypicality_plan", "atypical_breakdown", "atypical_order",
+    "atypical_sizes", "top_scores", "ATYPICAL_SHARES", "ATYPICAL_FPR", "TOP_SCORES",
 ]

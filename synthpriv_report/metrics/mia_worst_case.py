@@ -26,6 +26,8 @@ from ..registry import FigureSpec, MetricSpec, Words, register, verdict_alpha
 from ..results import MetricResult, not_computed
 from . import mia_density_ratio, mia_distance_ratio, mia_local_lr
 from .mia_common import (
+    ATYPICAL_FPR,
+    ATYPICAL_SHARES,
     CONFIDENCE,
     HEADLINE_FPR,
     RULE_OUT_FPRS,
@@ -35,8 +37,12 @@ from .mia_common import (
     attack_level,
     attack_roc,
     attack_space,
+    atypical_breakdown,
+    atypicality,
+    atypicality_plan,
     declared_epsilon,
     delta_of,
+    member_flags,
     missing_sets,
     plot_attack_roc,
     reference_clause,
@@ -44,6 +50,7 @@ from .mia_common import (
     roc_details,
     scores_memo,
     syn_distances,
+    top_scores,
 )
 
 NAME = "mia_worst_case"
@@ -70,8 +77,20 @@ ATTACKS: dict[str, Callable[[Any], tuple[NDArray[np.float64], NDArray[np.float64
 
 
 def _plan(ctx: Any, params: dict[str, Any]) -> list[Any]:
+    # the training records against themselves (the atypicality breakdown): the distance metrics' own search when
+    # they share the attacks' space (gower by default), else the one search the worst case adds
     return [*mia_distance_ratio.plan(ctx, params), *mia_density_ratio.plan(ctx, params),
-            *mia_local_lr.plan(ctx, params)]
+            *mia_local_lr.plan(ctx, params), *atypicality_plan(ctx)]
+
+
+def concentration(ctx: Any, worst: str, fpr: float) -> dict[str, Any]:
+    """Where the strongest attack's flags fall: :func:`~synthpriv_report.metrics.mia_common.atypical_breakdown` of
+    the members it flags at :data:`~synthpriv_report.metrics.mia_common.ATYPICAL_FPR` (``fpr``: its false-positive
+    rate there), and :func:`~synthpriv_report.metrics.mia_common.top_scores` of its scores. Counts only."""
+    members, nonmembers = ATTACKS[worst](ctx)
+    flagged = member_flags(members, nonmembers, fprs=(ATYPICAL_FPR,))[ATYPICAL_FPR]
+    return {"atypical": {"fpr": fpr, **atypical_breakdown(atypicality(ctx), flagged, fpr)},
+            "top_scores": top_scores(members, nonmembers)}
 
 
 def _compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
@@ -105,6 +124,7 @@ def _compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
                     for label, r in rocs.items()},
         "interval_kind": f"Clopper-Pearson at {1 - (1 - CONFIDENCE) / n_attacks:.4g} (95% over {n_attacks} attacks)",
     })
+    details.update(concentration(ctx, worst, roc.at(ATYPICAL_FPR).fpr))
     eps = declared_epsilon(ctx)
     if eps is not None:
         details["declared_epsilon"] = eps
@@ -154,6 +174,42 @@ def worst_case_residual(m: Any) -> str | None:
             f"attacks tried; estimate {fmt_share(m.get('value'))}).")
 
 
+def _share_words(share: float) -> str:
+    return f"{share * 100:g}%"
+
+
+def worst_case_records(m: Any) -> str | None:
+    """Where the risk concentrates, in plain words: how many of the most atypical training records the strongest
+    attack flags at a 1% false-positive rate, against what chance would flag (counts only; ``None`` for a report
+    without them).
+
+    >>> print(worst_case_records({"details": {"atypical": {"fpr": 0.01,
+    ...     "0.01": {"n": 10, "n_flagged": 9, "chance": 0.1}, "0.05": {"n": 50, "n_flagged": 12, "chance": 0.5},
+    ...     "rest": {"n": 950, "n_flagged": 3, "chance": 9.5}}}}))  # doctest: +NORMALIZE_WHITESPACE
+    Where the risk concentrates: of the 10 most atypical training records (1%, those farthest from any other
+    training record), the strongest attack flags 9 at a 1% false-positive rate, where chance would flag 0.1; of
+    the 50 most atypical (5%), 12 (chance 0.5); of the other 950, 3 (chance 9.5).
+    """
+    d = m.get("details") or {}
+    at = d.get("atypical")
+    if not isinstance(at, dict):
+        return None
+    found = [at.get(f"{s:g}") for s in ATYPICAL_SHARES] + [at.get("rest")]
+    rows: list[dict[str, Any]] = [r for r in found if isinstance(r, dict)]
+    if len(rows) != len(found):
+        return None
+    first, second, rest = rows
+    text = (f"Where the risk concentrates: of the {fmt_count(first.get('n'))} most atypical training records "
+            f"({_share_words(ATYPICAL_SHARES[0])}, those farthest from any other training record), the strongest "
+            f"attack flags {fmt_count(first.get('n_flagged'))} at a {_share_words(ATYPICAL_FPR)} false-positive "
+            f"rate, where chance would flag {fmt_number(first.get('chance'))}")
+    if second.get("n") != first.get("n"):
+        text += (f"; of the {fmt_count(second.get('n'))} most atypical ({_share_words(ATYPICAL_SHARES[1])}), "
+                 f"{fmt_count(second.get('n_flagged'))} (chance {fmt_number(second.get('chance'))})")
+    return text + (f"; of the other {fmt_count(rest.get('n'))}, {fmt_count(rest.get('n_flagged'))} (chance "
+                   f"{fmt_number(rest.get('chance'))}).")
+
+
 register(MetricSpec(
     name=NAME,
     title="Membership attacks: the worst case",
@@ -173,6 +229,7 @@ register(MetricSpec(
     finding=worst_case_finding,
     graded_note=attack_graded,
     residual_risk=worst_case_residual,
+    records_note=worst_case_records,
     limitation="it is the best of four attacks that see only the released data and some real reference records; "
                "attacks with the trained generator, shadow models or knowledge of the training procedure can be "
                "stronger, and its ε is a lower bound from one release, never a guarantee",
@@ -193,4 +250,4 @@ register(MetricSpec(
                 ideal="about 1% of members found at a 1% false-positive rate (chance), for every attack"),
 ))
 
-__all__ = ["ATTACKS", "distance_scores", "worst_case_finding"]
+__all__ = ["ATTACKS", "concentration", "distance_scores", "worst_case_finding", "worst_case_records"]

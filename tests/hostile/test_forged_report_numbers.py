@@ -215,6 +215,21 @@ FORGERIES = [
      WC + ("details", "check_alpha")),
     ("members flagged that do not give the rate", _with((WC + ("details", "tpr_at", "0.01", "flagged_members"), 0)),
      WC + ("details", "tpr_at", "0.01", "tpr")),
+    ("atypical records flagged beyond their number", _with((WC + ("details", "atypical", "0.01", "n_flagged"), 3)),
+     WC + ("details", "atypical", "0.01", "n_flagged")),
+    ("a most atypical group of another size", _with((WC + ("details", "atypical", "0.05", "n"), 20)),
+     WC + ("details", "atypical", "0.05", "n")),
+    ("atypical flags that do not add up to the members flagged",
+     _with((WC + ("details", "atypical", "rest", "n_flagged"), 0)), WC + ("details", "atypical", "rest", "n_flagged")),
+    ("the 5% flagging fewer than the 1% within it", _with((WC + ("details", "atypical", "0.05", "n_flagged"), 1)),
+     WC + ("details", "atypical", "0.05", "n_flagged")),
+    ("a chance that is not the rate times the count", _with((WC + ("details", "atypical", "0.05", "chance"), 5.0)),
+     WC + ("details", "atypical", "0.05", "chance")),
+    ("fewer top scores than counted", _with((WC + ("details", "top_scores", "10", "n"), 5)),
+     WC + ("details", "top_scores", "10", "n")),
+    ("more members among the top scores than records", _with((WC + ("details", "top_scores", "10", "n_members"),
+                                                               10 ** 4)),
+     WC + ("details", "top_scores", "10", "n_members")),
     ("an inverted rate interval", _with((DR + ("details", "tpr_at", "0.1", "tpr_interval"), [0.9, 0.1])),
      DR + ("details", "tpr_at", "0.1", "tpr_interval")),
     ("a true-positive rate of 200%", _with((DR + ("details", "tpr_at", "0.1", "tpr"), 2.0)),
@@ -237,6 +252,13 @@ def test_each_forged_number_is_refused_naming_its_field(what: str, edit: Callabl
     doc = copy.deepcopy(copied)
     edit(doc)
     _refused(regraded(doc), field)
+
+
+def test_the_copies_most_atypical_records_are_all_flagged(copied: dict[str, Any]) -> None:
+    # the release is the training data: the strongest attack flags every member, the most atypical among them
+    at = copied["metrics"]["mia_worst_case"]["details"]["atypical"]
+    assert (at["0.01"]["n"], at["0.05"]["n"], at["rest"]["n"]) == (2, 10, 190)
+    assert all(at[g]["n_flagged"] == at[g]["n"] for g in ("0.01", "0.05", "rest"))
 
 
 def test_the_graded_number_shown_beside_a_level_is_checked(copied: dict[str, Any]) -> None:

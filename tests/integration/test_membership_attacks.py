@@ -42,6 +42,12 @@ def test_memorised_atypical_records_are_found(draw) -> None:
     # 30 of the 1,000 members were memorised: at 0.1% false accusations most of them are flagged
     tenth = res["mia_distance_ratio"].details["tpr_at"]["0.001"]
     assert tenth["flagged_members"] >= 10 and tenth["flagged_nonmembers"] == 0
+    # the leak sits on the most atypical records: the worst case's breakdown finds it there, far above chance
+    at = res["mia_worst_case"].details["atypical"]
+    # (30 memorised among 1,000: 10 of the 10 most atypical and 30 of the 50 are flagged where chance flags 0.1
+    # and 0.5, and 15 of the other 950 where chance flags 9.5)
+    assert at["0.01"]["n"] == 10 and at["0.01"]["n_flagged"] >= 8 and at["0.01"]["chance"] <= 0.1
+    assert at["0.05"]["n_flagged"] >= 20 and at["0.05"]["n_flagged"] > at["rest"]["n_flagged"]
 
 
 def test_fresh_real_records_are_not_accused(draw) -> None:

@@ -229,12 +229,20 @@ def test_the_battery_shares_the_searches() -> None:
     ev.results(metrics=["membership_inference", *ATTACKS])
     refs = sorted((s.query, s.ref) for s in ev.searches)
     # members and the holdout against the synthetic data (shared with membership_inference), three searches
-    # against the reference
+    # against the reference, and the training records against themselves (the worst case's atypicality)
     assert refs == sorted([("T", "S"), ("H", "S"), ("T", "H[mia.reference]"),
-                           ("H[mia.targets]", "H[mia.reference]"), ("S", "H[mia.reference]")])
+                           ("H[mia.targets]", "H[mia.reference]"), ("S", "H[mia.reference]"), ("T", "T")])
     before = ev.search_count
     ev.results(metrics=ATTACKS, alpha=0.2)
     assert ev.search_count == before
+    # the distance metrics, in the same space, read the same training-to-training search: nothing more is searched
+    # for the atypicality than they search anyway
+    both = Evaluation(T, S, holdout=H, progress=False, calibrate=False)
+    both.results(metrics=["dcr", *ATTACKS])
+    assert sorted((s.query, s.ref) for s in both.searches).count(("T", "T")) == 1
+    alone = Evaluation(T, S, holdout=H, progress=False, calibrate=False)
+    alone.results(metrics=["dcr"])
+    assert both.search_count == len(refs) + len({(s.query, s.ref) for s in alone.searches} - set(refs))
 
 
 def test_worst_case_is_the_strongest_attack_with_a_wider_interval() -> None:
