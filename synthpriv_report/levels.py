@@ -90,9 +90,8 @@ def _rule_text(ls: LevelSpec, medium: float | None, high: float | None, unit: Ru
     if ls.risky_end is None:
         return text
     margin = ls.low_band if margin is None else margin
-    side = "at or below" if (ls.direction or direction) == "higher_is_riskier" else "at or above"
-    return (f"{text}. Low only when the risk is ruled out: {ls.risky_scale} (at the same level) is {side} "
-            f"{_fmt(margin, unit)}; otherwise inconclusive")
+    side = "at most" if (ls.direction or direction) == "higher_is_riskier" else "at least"
+    return f"{text}. Low only when {ls.risky_scale} is {side} {_fmt(margin, unit)}"
 
 
 def rule_text(spec: MetricSpec, ls: LevelSpec) -> str:
@@ -125,14 +124,14 @@ def ruled_out(spec: MetricSpec, ls: LevelSpec, result: MetricResult, level: Leve
     if level != "low" or ls.risky_end is None:
         return level, None, None
     direction = ls.direction or spec.direction
-    bound = ls.risky_end(result)
-    finite = bound is not None and math.isfinite(float(bound))
+    raw = ls.risky_end(result)
+    bound = float(raw) if raw is not None and math.isfinite(float(raw)) else None
     weak = ls.weak(result) if ls.weak is not None else None
     if weak:
-        return "inconclusive", float(bound) if finite else None, weak
-    if not finite:
+        return "inconclusive", bound, weak
+    if bound is None:
         return "inconclusive", None, f"{ls.risky_scale} could not be computed on these data, so no risk is ruled out"
-    b = float(bound)
+    b = bound
     if margin is None or not beyond(b, margin, direction):
         return "low", b, None
     side = "at or below" if direction == "higher_is_riskier" else "at or above"

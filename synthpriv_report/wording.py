@@ -187,8 +187,13 @@ VERDICT_RELIABILITY = (
     "of the training records exactly, 10% with one value changed, or the whole training data with one column "
     "redacted or re-spelled were graded high in all 480 draws at 1,000 and 10,000 records per set. Where most "
     "records are shared by several people, copies cannot be told from "
-    "chance. A low verdict is a claim too: every check must rule its risk out, and fresh real records were "
-    "graded low in 155 of 160 draws at 1,000 records per set (the other 5 inconclusive, none medium or high).")
+    "chance.")
+
+#: How often an honest release is ruled out (graded low, not inconclusive), from the harness's part "outcomes".
+VERDICT_RELIABILITY_OUTCOMES = (
+    "A low verdict is a claim too: every check must rule its risk out. Releases of fresh real records were graded "
+    "low in 155 of 160 draws at 1,000 records per set and in all 40 at 10,000 (Adult and Bank, with and without a "
+    "holdout); the other 5 were inconclusive, none medium or high.")
 
 #: How often the membership attacks behind the verdict are wrong, from the same harness (its part "attacks").
 VERDICT_RELIABILITY_ATTACKS = (

@@ -101,10 +101,15 @@ def _verdict_lead(level: str, n_ran: int, n_checks: int, n_fired: int, n_unsure:
         found = "every one of them ruled its risk out"
     return (f"{rests}; {found}. Each check compares the synthetic data with the real records the generator learned "
             f"from: distance checks, and membership attacks by someone who holds the release and other real records "
-            f"of the same population. A check is low only when the risky end of its confidence interval lies inside "
-            f"its low band (the risk ruled out), and inconclusive when it neither shows nor rules out a risk. A low "
-            f"verdict means that no leak was shown by distance checks or membership attacks under this threat "
-            f"model, and each of their risks was ruled out at its margin; not that no attack could succeed.")
+            f"of the same population.")
+
+
+#: What the three outcomes of a check mean, under the verdict's lead (a paragraph of its own).
+OUTCOMES_TEXT = (
+    "A check is low only when it rules its risk out (the risky end of its confidence interval lies inside its low "
+    "band), inconclusive when it neither shows nor rules out a risk, medium or high when it shows one. A low "
+    "verdict means that no leak was shown by distance checks or membership attacks under this threat model and "
+    "each of their risks was ruled out at its band; not that no attack could succeed.")
 
 
 def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any]:
@@ -151,8 +156,10 @@ def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any
             "level": level, "word": level_text(level).upper(),
             "lead": _verdict_lead(level, len(checks), n_checks, n_fired,
                                   sum(1 for c in checks if c["level"] == "inconclusive")),
+            "outcomes": OUTCOMES_TEXT if level != "not_assessed" else "",
             "reliability": wording.VERDICT_RELIABILITY if level != "not_assessed" else "",
             "reliability_attacks": wording.VERDICT_RELIABILITY_ATTACKS if level != "not_assessed" else "",
+            "reliability_outcomes": wording.VERDICT_RELIABILITY_OUTCOMES if level != "not_assessed" else "",
             "checks": checks, "not_run": not_run, "cautions": cautions,
             "not_run_lead": ("Checks behind the verdict that did not run, so the verdict does not rest on them:"
                              if level != "not_assessed" else "Why the checks did not run:"),

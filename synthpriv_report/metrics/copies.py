@@ -358,13 +358,12 @@ def copy_check_level(share: str, what: str, baseline: str, source: str, *,
         medium=None, high=0.0, difference=True, direction="higher_is_riskier", rederive=copy_check_again(flagged),
         of=lambda r: r.details.get(key, r.details.get("excess_lower_bound")),
         risky_end=lambda r: copy_excess_upper(r.details, flagged), negligible=COPY_NEGLIGIBLE,
-        risky_scale=f"the upper confidence bound of the {share} minus its baseline",
+        risky_scale="the upper end of that interval",
         scale=f"the lower confidence bound of the {share} minus its baseline ({baseline})",
         source=f"{source}; the comparison is Newcombe's interval for a difference of two shares",
         description=f"high when the synthetic data hold more {what} of training records than fresh real records "
-                    f"do, beyond chance: the lower end of the confidence interval of the difference of the two "
-                    f"shares (both sides' uncertainty counted, at a level that keeps the verdict's false alarms near "
-                    f"5%) is above {{high}}")
+                    f"do, beyond chance: the lower end of the interval of the difference of the two "
+                    f"shares (both sides' uncertainty counted, at the verdict's per-check level) is above {{high}}")
 
 
 def _copies_compute(ctx, params) -> MetricResult:

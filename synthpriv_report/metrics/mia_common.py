@@ -965,8 +965,8 @@ def attack_level(what: str, *, n_attacks: int = 1) -> LevelSpec:
         rederive=lambda r: roc_again(r, n_attacks=n_attacks),
         of=lambda r: r.details.get("excess_lower_bound"),
         risky_end=attack_risky_end, negligible=ATTACK_NEGLIGIBLE, weak=attack_weak,
-        risky_scale="the upper confidence bound of the share of training members found beyond the attack's false "
-                    "accusations, at false-positive rates of 0.1% and 1%",
+        risky_scale="the upper bound of the share of members found beyond false accusations, at 0.1% and 1% false "
+                    "positives",
         scale="the share of training members the attack flags beyond what chance allows, at the best of the "
               "false-positive rates 0.1%, 1% and 10%",
         source="package default: an exact test of the attack against chance, both groups' sizes counted; the "

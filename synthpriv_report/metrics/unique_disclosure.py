@@ -399,7 +399,7 @@ LEVEL = LevelSpec(
     medium=0.0, high=0.05, difference=True, direction="higher_is_riskier",
     of=lambda r: r.details.get("excess_lower_bound"),
     risky_end=_upper, negligible=0.05,
-    risky_scale="the upper confidence bound of the share of training uniques disclosed minus the holdout's rate",
+    risky_scale="the upper confidence bound of the excess over the holdout's rate",
     scale="the lower confidence bound of the share of training uniques disclosed minus the holdout's rate (holdout "
           "records whose key values no training record has)",
     source="package default; the measures are those of " + SOURCE + ", the comparison Newcombe's interval for a "

@@ -35,12 +35,23 @@ def _levels(d, seed: int):
 
 @pytest.mark.parametrize("shape", ["adult", "bank", "adult_categorical", "adult_numeric"])
 @pytest.mark.parametrize("holdout", [True, False])
-def test_an_ideal_generator_is_graded_low(shape, holdout):
+def test_an_ideal_generator_raises_no_alarm(shape, holdout):
     """Fresh real records of the same population are the best any generator can do: three seeded draws of 300
-    records each, with and without a holdout, are all graded low (the old rules graded about half of such draws
-    medium or high)."""
+    records each, with and without a holdout, raise no alarm (the old rules graded about half of such draws
+    medium or high); at this size a check may still be unable to rule its risk out (inconclusive)."""
     for seed in (1, 2, 3):
         res = _levels(bench.draw(shape, 300, holdout, "ideal", 0.0, seed), seed)
+        assert res.verdict.level in ("low", "inconclusive"), (shape, holdout, seed,
+                                                              [(c, res[c].level) for c in CHECKS if c in res])
+
+
+@pytest.mark.parametrize("shape", ["adult", "bank"])
+@pytest.mark.parametrize("holdout", [True, False])
+def test_an_ideal_generator_is_ruled_out_at_a_thousand_records(shape, holdout):
+    """At 1,000 records per set every check rules its risk out on fresh real records (the harness's part
+    "outcomes" measures 95-100% of draws low on Adult and Bank): two seeded draws, each graded low."""
+    for seed in (1, 2):
+        res = _levels(bench.draw(shape, 1000, holdout, "ideal", 0.0, seed), seed)
         assert res.verdict.level == "low", (shape, holdout, seed, [(c, res[c].level) for c in CHECKS if c in res])
 
 

@@ -81,4 +81,8 @@ def test_an_ideal_generator_scores_near_zero(frames) -> None:
         # 1 - control rate, about 0.25 on income, so its point value wanders more than the others')
         assert r["interval"][0] == 0.0, (name, r["interval"])
         assert r["value"] < 0.1, (name, r["value"])
-        assert r["level"] == "low", name
+        # no risk shown; low only where the upper end of the interval is within 5% (the inference risk's
+        # wanders more, so it may be inconclusive): never medium or high
+        assert r["level"] in ("low", "inconclusive"), name
+        assert (r["level"] == "low") == (r["interval"][1] <= 0.05 and r["details"]["rates"]["attack"]["value"]
+                                         > r["details"]["rates"]["baseline"]["value"]), name

@@ -30,6 +30,8 @@ from synthpriv_report.verdict import compute_verdict
 
 METRICS = ["exact_copies", "dcr", "holdout_dcr_share"]
 DRIVING = ["exact_copies", "holdout_dcr_share"]
+#: The verdict of the honest report below: no risk shown, not every risk ruled out at these sizes.
+HONEST = "inconclusive"
 
 
 def _evaluation(synthetic_rows: Any) -> Evaluation:
@@ -42,7 +44,8 @@ def _evaluation(synthetic_rows: Any) -> Evaluation:
 def honest() -> dict[str, Any]:
     demo = load_demo()
     doc = _evaluation(demo.synthetic.iloc[:200]).to_json()
-    assert doc["verdict"]["level"] == "low"
+    # 200 fresh records against 100 holdout records show no risk, but are too few to rule every risk out
+    assert doc["verdict"]["level"] == HONEST
     return doc
 
 
@@ -70,7 +73,7 @@ def _refused(doc: dict[str, Any], *fragments: str) -> str:
 
 
 def test_live_reports_load_again(honest: dict[str, Any], copied: dict[str, Any]) -> None:
-    assert from_json(honest).verdict.level == "low"
+    assert from_json(honest).verdict.level == HONEST
     assert from_json(copied).verdict.level == "high"
 
 
@@ -125,7 +128,7 @@ def test_an_accidental_edit_is_caught_by_the_digest(honest: dict[str, Any], tmp_
     path = tmp_path / "r.json"
     text = json.dumps(honest, indent=2)
     path.write_text(text, encoding="utf-8")
-    assert from_json(path).verdict.level == "low"
+    assert from_json(path).verdict.level == HONEST
     title = honest["metrics"]["dcr"]["title"]
     path.write_text(text.replace(title, title + " (edited)", 1), encoding="utf-8")
     msg = _refused_path(path)
@@ -144,7 +147,7 @@ def test_digest_is_of_the_canonical_content(honest: dict[str, Any]) -> None:
     assert honest["digest"]["value"] == content_digest(honest)
     shuffled = dict(reversed(list(honest.items())))
     assert content_digest(shuffled) == content_digest(honest)
-    assert from_json(json.loads(json.dumps(shuffled, indent=7))).verdict.level == "low"
+    assert from_json(json.loads(json.dumps(shuffled, indent=7))).verdict.level == HONEST
 
 
 def test_the_cover_shows_the_digest(honest: dict[str, Any]) -> None:
