@@ -363,7 +363,7 @@ def copy_check_level(share: str, what: str, baseline: str, source: str, *,
         source=f"{source}; the comparison is Newcombe's interval for a difference of two shares",
         description=f"high when the synthetic data hold more {what} of training records than fresh real records "
                     f"do, beyond chance: the lower end of the interval of the difference of the two "
-                    f"shares (both sides' uncertainty counted, at the verdict's per-check level) is above {{high}}")
+                    f"shares (both sides' uncertainty, at the verdict's per-check level) is above {{high}}")
 
 
 def _copies_compute(ctx, params) -> MetricResult:
