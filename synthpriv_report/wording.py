@@ -189,11 +189,6 @@ VERDICT_RELIABILITY = (
     "records are shared by several people, copies cannot be told from "
     "chance.")
 
-#: How often an honest release is ruled out (graded low, not inconclusive), from the harness's part "outcomes".
-VERDICT_RELIABILITY_OUTCOMES = (
-    "A low verdict is a claim too: every check must rule its risk out. Releases of fresh real records were graded "
-    "low in 155 of 160 draws at 1,000 records per set and in all 40 at 10,000 (Adult and Bank, with and without a "
-    "holdout); the other 5 were inconclusive, none medium or high.")
 
 #: How often the membership attacks behind the verdict are wrong, from the same harness (its part "attacks").
 VERDICT_RELIABILITY_ATTACKS = (

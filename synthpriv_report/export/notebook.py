@@ -104,13 +104,6 @@ def _verdict_lead(level: str, n_ran: int, n_checks: int, n_fired: int, n_unsure:
             f"of the same population.")
 
 
-#: What the three outcomes of a check mean, under the verdict's lead (a paragraph of its own).
-OUTCOMES_TEXT = (
-    "A check is low only when it rules its risk out (the risky end of its confidence interval lies inside its low "
-    "band), inconclusive when it neither shows nor rules out a risk, medium or high when it shows one. A low "
-    "verdict means that no leak was shown by distance checks or membership attacks under this threat model and "
-    "each of their risks was ruled out at its band; not that no attack could succeed.")
-
 
 def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any]:
     """Everything the first page shows, in plain words and formatted numbers (also read by the tests)."""
@@ -156,19 +149,17 @@ def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any
             "level": level, "word": level_text(level).upper(),
             "lead": _verdict_lead(level, len(checks), n_checks, n_fired,
                                   sum(1 for c in checks if c["level"] == "inconclusive")),
-            "outcomes": OUTCOMES_TEXT if level != "not_assessed" else "",
             "reliability": wording.VERDICT_RELIABILITY if level != "not_assessed" else "",
             "reliability_attacks": wording.VERDICT_RELIABILITY_ATTACKS if level != "not_assessed" else "",
-            "reliability_outcomes": wording.VERDICT_RELIABILITY_OUTCOMES if level != "not_assessed" else "",
             "checks": checks, "not_run": not_run, "cautions": cautions,
             "not_run_lead": ("Checks behind the verdict that did not run, so the verdict does not rest on them:"
                              if level != "not_assessed" else "Why the checks did not run:"),
         },
-        "levels_note": ("Levels: low, medium or high risk, each given by one rule per check; the thresholds are this "
-                        "package's defaults, set after the source named for each in the annex (a published "
-                        "article or a vendor's documentation), not values set by a regulator. The holdout is a "
-                        "set of real records the generator never saw: what it reaches is a reference, itself an "
-                        "estimate, for an honest generator."),
+        "levels_note": ("Levels: a risk shown (medium or high), ruled out (low: the risky end of the check's interval "
+                        "inside its low band) or inconclusive (neither), by one rule per check; the thresholds are "
+                        "this package's defaults, set after the source named for each in the annex, not values set "
+                        "by a regulator. The holdout is a set of real records the generator never saw: what it "
+                        "reaches is a reference, itself an estimate, for an honest generator."),
         "estimate": dossier.ESTIMATE_STATEMENT,
         "release": dossier.context_rows(doc),
         "threat": dossier.threat_model(doc),
