@@ -108,9 +108,10 @@ def test_each_search_runs_once_and_none_splits_the_holdout() -> None:
     ev = Evaluation(T, S, H, reference=R, progress=False, calibrate=False)
     ev.results(metrics=["membership_inference", *ATTACKS])
     pairs = sorted((s.query, s.ref) for s in ev.searches)
-    # members and the holdout against the synthetic data (shared with membership_inference), and the members,
-    # the targets (the whole holdout) and the synthetic records against the reference set
-    assert pairs == sorted([("T", "S"), ("H", "S"), ("T", "R"), ("H", "R"), ("S", "R")])
+    # members and the holdout against the synthetic data (shared with membership_inference), the members, the
+    # targets (the whole holdout) and the synthetic records against the reference set, and the members against
+    # the other members (how atypical each is, for the worst case's per-record counts)
+    assert pairs == sorted([("T", "S"), ("H", "S"), ("T", "R"), ("H", "R"), ("S", "R"), ("T", "T")])
     before = ev.search_count
     for alpha in (0.01, 0.1, 0.2):
         ev.results(metrics=ATTACKS, alpha=alpha)
