@@ -148,3 +148,20 @@ def test_copy_checks_do_not_depend_on_the_row_order() -> None:
         first = both(t, s, hh)
         again = both(shuffled(t), shuffled(s), None if hh is None else shuffled(hh))
         assert again == first
+
+
+def test_the_exact_copy_check_says_when_its_measured_power_is_low() -> None:
+    # T: ten records, eight unique and one identical pair: 80% unique, and without a holdout 2 of 10 training
+    # records equal another one (20%, above the 5% from which the check's power is low): the note quotes the
+    # power measured on such tables without a holdout
+    t = pd.DataFrame({"x": [float(v) for v in range(9)] + [0.0], "c": list("abcdefghia")})
+    s = pd.DataFrame({"x": [50.0, 60.0], "c": list("yz")})
+    r = _copies(t, s)
+    assert r.details["unique_training_share"] == pytest.approx(0.8) and r.details["baseline_share"] == 0.2
+    assert any("little power here" in n and "7 of 20" in n and "without a holdout" in n for n in r.notes)
+    # with a holdout that equals no training record: no such note
+    r = _copies(t, s, pd.DataFrame({"x": [70.0, 80.0], "c": list("uv")}))
+    assert r.details["baseline_share"] == 0.0 and not any("little power" in n for n in r.notes)
+    # under half unique: the uniqueness note alone says so, with the figure measured on such tables
+    r = _copies(TU, s)
+    assert [n for n in r.notes if "little power" in n] == [r.notes[0]] and "none of 5" in r.notes[0]
