@@ -642,30 +642,86 @@ _nearest_differing: Any = njit(cache=True)(_nearest_differing_loop)
 
 def _gap_arrays(ctx: Any, query: str, ref: str) -> dict[str, NDArray[Any]]:
     """:func:`one_column_gaps` of ``query`` against ``ref`` (the numbers at the synthetic columns' precision,
-    range-scaled on the real data as in the Gower space), found once per evaluation (memoised)."""
+    range-scaled on the real data as in the Gower space), found once per evaluation (memoised). With a Dask client
+    the records equal on every column but one are grouped by a join on the workers
+    (:meth:`~synthpriv_report.engine.Context.other_column_ids`), and this process holds a column at a time: the
+    same arrays."""
 
     def make() -> dict[str, NDArray[Any]]:
-        from ..engine import compared_numbers
-        from ..identity import cell_words
+        g = _gaps_on_cluster(ctx, query, ref) if ctx.on_cluster else None
+        if g is None:
+            from ..engine import compared_numbers
+            from ..identity import cell_words
 
-        d, codes = ctx.data, ctx.fitted.codes
-        nq = compared_numbers(d, query)
-        wq = cell_words(nq, codes[query])
-        sq = ctx.fitted.rescale(nq)
-        if query == ref:
-            nr, wr, sr = nq, wq, sq
-        else:
-            nr = compared_numbers(d, ref)
-            wr, sr = cell_words(nr, codes[ref]), ctx.fitted.rescale(nr)
-        g = one_column_gaps(wq, wr, nq, nr, sq, sr, len(d.numeric_columns))
+            d, codes = ctx.data, ctx.fitted.codes
+            nq = compared_numbers(d, query)
+            wq = cell_words(nq, codes[query])
+            sq = ctx.fitted.rescale(nq)
+            if query == ref:
+                nr, wr, sr = nq, wq, sq
+            else:
+                nr = compared_numbers(d, ref)
+                wr, sr = cell_words(nr, codes[ref]), ctx.fitted.rescale(nr)
+            g = one_column_gaps(wq, wr, nq, nr, sq, sr, len(d.numeric_columns))
         held = position_dtype(ctx.size(ref))
-        cols = code_dtype(len(d.columns))
+        cols = code_dtype(len(ctx.data.columns))
         return {"gap": g["gap"], "gap_column": g["gap_column"].astype(cols),
                 "gap_partner": g["gap_partner"].astype(held), "category_column": g["category_column"].astype(cols),
                 "category_partner": g["category_partner"].astype(held)}
 
-    out: dict[str, NDArray[Any]] = ctx.memo(("near_copies.gaps", query, ref), make)
+    out: dict[str, NDArray[Any]] = ctx.memo(("near_copies.columns", query, ref), make)
     return out
+
+
+def _gaps_on_cluster(ctx: Any, query: str, ref: str) -> dict[str, NDArray[Any]] | None:
+    """:func:`one_column_gaps` from the workers' groupings of the records by every column but one, a column at a
+    time: the groups are exact (no key to check), a categorical value differs where the whole record's id does,
+    and a number is read one column at a time. ``None`` where a join met a collision (the caller then works in
+    this process)."""
+    from ..engine import compared_numbers
+
+    d = ctx.data
+    p, n_num = len(d.columns), len(d.numeric_columns)
+    n_q = ctx.size(query)
+    out = {"gap": np.full(n_q, np.inf), "gap_column": np.full(n_q, -1, dtype=np.int64),
+           "gap_partner": np.full(n_q, -1, dtype=np.int64), "category_column": np.full(n_q, -1, dtype=np.int64),
+           "category_partner": np.full(n_q, -1, dtype=np.int64)}
+    if p < 2 or n_q == 0 or ctx.size(ref) == 0:
+        return out
+    rid_q = ctx.record_ids(query).astype(np.float64)
+    rid_r = rid_q if query == ref else ctx.record_ids(ref).astype(np.float64)
+    for j in range(p):
+        ids = ctx.other_column_ids(query, ref, j)
+        if ids is None:
+            return None
+        kq, kr = (np.asarray(k, dtype=np.int64) for k in ids)
+        if j < n_num:
+            def column(s: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+                blocks = [compared_numbers(d, s, rows=slice(a, min(a + _COLUMN_BLOCK, ctx.size(s))))[:, j]
+                          for a in range(0, ctx.size(s), _COLUMN_BLOCK)]
+                v = np.concatenate(blocks) if blocks else np.zeros(0)
+                return v, ctx.fitted.rescale(v[:, None], [j])[:, 0]
+
+            vq, sq = column(query)
+            vr, sr = (vq, sq) if query == ref else column(ref)
+        else:
+            vq, sq, vr, sr = rid_q, rid_q, rid_r, rid_r
+        order = np.lexsort((vr, kr))
+        g = np.full(n_q, np.inf)
+        part = np.full(n_q, -1, dtype=np.int64)
+        _nearest_differing(kr[order], vr[order], sr[order], order.astype(np.int64), kq, vq, sq, j >= n_num, g, part)
+        found = np.flatnonzero(part >= 0)
+        if j < n_num:
+            better = found[g[found] < out["gap"][found]]
+            out["gap"][better], out["gap_column"][better], out["gap_partner"][better] = g[better], j, part[better]
+        else:
+            new = found[out["category_column"][found] < 0]
+            out["category_column"][new], out["category_partner"][new] = j, part[new]
+    return out
+
+
+#: Rows a block when a number column is read on a cluster (one column of a block at a time).
+_COLUMN_BLOCK = 65536
 
 
 def number_tolerance(ctx: Any, quantile: float) -> tuple[float, NDArray[np.float64]]:
