@@ -31,7 +31,8 @@ Equality on "every column but one" is found by hashing: each cell is mapped to a
 its value (numbers by their float64 bits, categories by their code), a record's key with column j left out is
 the sum of its other cells' words; per column the training records are sorted by that key and then by the
 column's value, so the nearest differing value is found by binary search, and every match is then checked cell by
-cell, so a match is exact (:func:`one_column_gaps`, in the calling process also with a Dask client).
+cell, so a match is exact (:func:`one_column_gaps`; with a Dask client the records are grouped by every column
+but one in a join on the workers, a column at a time, :func:`_gaps_on_cluster`, with the same result).
 """
 
 from __future__ import annotations
