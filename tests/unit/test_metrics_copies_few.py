@@ -95,20 +95,37 @@ TU = pd.DataFrame({"x": [1.0, 1.0, 1.0, 2.0, 2.0, 3.0, 4.0], "c": list("aaabbcd"
 
 
 def test_copy_of_a_training_unique_against_a_copy_of_a_shared_record() -> None:
-    # S: a copy of (a,1) (shared by three training records), a copy of (c,3) (unique), two fresh records
-    s = pd.DataFrame({"x": [1.0, 3.0, 9.0, 8.0], "c": list("acef")})
-    # H: (d,4) matches a training unique, (b,2) a shared record, (g,5) and (h,6) nothing
+    # S: a copy of (a,1) (shared by three training records), a copy of (c,3) (unique), (g,5) (a holdout record no
+    # training record equals), and a fresh record
+    s = pd.DataFrame({"x": [1.0, 3.0, 5.0, 8.0], "c": list("acgf")})
+    # H: (d,4) and (b,2) equal training records; (g,5) and (h,6) equal none: unseen in training
     h = pd.DataFrame({"x": [4.0, 2.0, 5.0, 6.0], "c": list("dbgh")})
     r = _copies(TU, s, h)
     d = r.details
     assert d["n_copies"] == 2 and d["baseline_share"] == 0.5  # all copies: 2 of 4, against 2 of 4 holdout records
     u = d["unique_copies"]
-    assert u["n_copies"] == 1 and u["n"] == 4  # the copy of (c,3); the copy of (a,1) copies no unique record
-    assert u["baseline"] == "holdout" and u["baseline_share"] == 0.25 and u["n_baseline"] == 4  # (d,4) alone
-    assert u["excess"] == pytest.approx(0.0) and u["baseline_design_effect"] == 1.0
+    # the training uniques (c,3) and (d,4): the synthetic data contain one, (c,3); the copy of (a,1) copies no
+    # unique record. The holdout records unseen in training, (g,5) and (h,6): the synthetic data contain one
+    assert (u["n_copies"], u["n"]) == (1, 2)
+    assert u["baseline"] == "holdout_unseen" and (u["baseline_share"], u["n_baseline"]) == (0.5, 2)
+    assert u["excess"] == 0.0 and u["baseline_design_effect"] == 1.0
     assert d["copy_check_lower_bound"] == max(d["excess_lower_bound"], u["excess_lower_bound"],
-                                              d["near_copies"]["excess_lower_bound"],
-                                              d["near_copies"]["unique_copies"]["excess_lower_bound"])
+                                              d["near_copies"]["excess_lower_bound"])
+    # a generator that favours rare records contains rare holdout records as often as rare training records: with
+    # (h,6) in the synthetic data too, its share of unseen holdout records (2 of 2) is above the training uniques'
+    r = _copies(TU, s.assign(x=[1.0, 3.0, 5.0, 6.0], c=list("acgh")), h)
+    assert r.details["unique_copies"]["excess"] == -0.5
+
+
+def test_identical_unseen_holdout_records_count_as_one_group() -> None:
+    # H: (g,5) three times and (h,6) once, none in T; S contains (g,5): 3 of 4 unseen holdout records, decided by
+    # the same synthetic record. Kish's design effect over the groups {g x3, h}: the cluster-robust variance of the
+    # mean of (1, 1, 1, 0) over those groups, (3 * .25)^2 + (.75)^2 = 1.125 over 16, against the plain .1875 / 4
+    s = pd.DataFrame({"x": [5.0, 8.0], "c": list("gf")})
+    h = pd.DataFrame({"x": [5.0, 5.0, 5.0, 6.0], "c": list("gggh")})
+    u = _copies(TU, s, h).details["unique_copies"]
+    assert (u["baseline_share"], u["n_baseline"]) == (0.75, 4)
+    assert u["baseline_design_effect"] == pytest.approx((1.125 / 16) / (0.1875 / 4))
 
 
 def test_unique_baseline_without_a_holdout_leaves_each_record_out() -> None:
@@ -124,10 +141,15 @@ def test_unique_baseline_without_a_holdout_leaves_each_record_out() -> None:
 
 
 def test_each_statistic_at_half_the_check_level() -> None:
+    # exact_copies grades two statistics (all copies, copies of training uniques), each at half its level;
+    # near_copies one, at the whole level
     assert COPY_STATISTICS == 2 and statistic_alpha() == pytest.approx(verdict_alpha() / 2)
     s = pd.DataFrame({"x": [1.0, 3.0, 9.0, 8.0], "c": list("acef")})
     d = _copies(TU, s).details
     assert d["check_alpha"] == verdict_alpha() and d["statistic_alpha"] == statistic_alpha()
+    d = _near(TU, s).details
+    assert d["check_alpha"] == verdict_alpha() and d["statistic_alpha"] == verdict_alpha()
+    assert "unique_copies" not in d
 
 
 def test_copy_checks_do_not_depend_on_the_row_order() -> None:
@@ -165,3 +187,23 @@ def test_the_exact_copy_check_says_when_its_measured_power_is_low() -> None:
     # under half unique: the uniqueness note alone says so, with the figure measured on such tables
     r = _copies(TU, s)
     assert [n for n in r.notes if "little power" in n] == [r.notes[0]] and "none of 5" in r.notes[0]
+
+
+def test_the_copies_of_training_uniques_are_computed_again_when_a_report_is_read_back() -> None:
+    import copy
+
+    from synthpriv_report import InconsistentReportError
+    from synthpriv_report.export import from_json
+    from synthpriv_report.export.document import with_digest
+
+    s = pd.DataFrame({"x": [5.0, 8.0, 3.0], "c": list("gfc")})
+    h = pd.DataFrame({"x": [5.0, 5.0, 5.0, 6.0], "c": list("gggh")})
+    doc = evaluation(TU, s, h, metrics=["exact_copies", "near_copies"]).to_json()
+    assert from_json(copy.deepcopy(doc)).verdict.level == doc["verdict"]["level"]  # a genuine report loads
+    u = doc["metrics"]["exact_copies"]["details"]["unique_copies"]
+    assert u["baseline_design_effect"] > 1  # stored, checked within [1, n_baseline], and the bound made from it
+    for key, value in (("excess_lower_bound", 0.5), ("n_copies", 0), ("baseline_design_effect", 1.0)):
+        forged = copy.deepcopy(doc)
+        forged["metrics"]["exact_copies"]["details"]["unique_copies"][key] = value
+        with pytest.raises(InconsistentReportError):
+            from_json(with_digest(forged))
