@@ -180,7 +180,7 @@ def test_the_exact_copy_check_says_when_its_measured_power_is_low() -> None:
     s = pd.DataFrame({"x": [50.0, 60.0], "c": list("yz")})
     r = _copies(t, s)
     assert r.details["unique_training_share"] == pytest.approx(0.8) and r.details["baseline_share"] == 0.2
-    assert any("little power here" in n and "7 of 20" in n and "without a holdout" in n for n in r.notes)
+    assert any("little power here" in n and "6 of 20" in n and "without a holdout" in n for n in r.notes)
     # with a holdout that equals no training record: no such note
     r = _copies(t, s, pd.DataFrame({"x": [70.0, 80.0], "c": list("uv")}))
     assert r.details["baseline_share"] == 0.0 and not any("little power" in n for n in r.notes)
