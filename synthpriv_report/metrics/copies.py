@@ -466,12 +466,13 @@ UNIQUE_SHARE_NOTE = 0.5
 COPY_BASELINE_NOTE = 0.05
 
 #: The measured power the notes quote: ``python benchmarks/bench_calibration.py --part few --draws 20`` (tables
-#: of four categories and one number, 1,000 records a set) and ``--part leaks`` (four categorical columns of Adult).
+#: of four categories and one number, 1,000 records a set) and the copy checks over ``--part leaks``' draws (four
+#: categorical columns of Adult).
 #: Keep in step with the README's tables.
 MEASURED_POWER = {
     "categorical": "on four categorical columns of Adult, where under half the records are unique, 3% exact copies "
-                   "and 10% copies with one category changed were found in none of 5 simulated releases of 1,000 "
-                   "records, 10% redacted or re-spelled in at most 1 of 5",
+                   "and 10% copies with one category changed, redacted or re-spelled were found in none of 5 "
+                   "simulated releases of 1,000 records",
     "copies": "on tables of four categories and one number (Bank's job, marital, education, housing and balance), "
               "where 6-8% of fresh records equal a training record, 3% exact copies were found in {} of 20 simulated "
               "releases of 1,000 records",
