@@ -3,7 +3,9 @@
 Honest releases are made so by construction: an *ideal generator* whose "synthetic" records are fresh real records
 of the same population (three disjoint draws from the pooled real records: training, holdout, synthetic), and the
 repository's independent-marginals and Gaussian-copula sets of Adult (or, for Bank, columns drawn independently
-from the training draw). Leaky releases inject copies into an ideal draw: exact copies of a share of training
+from the training draw, which copies each training value of every column; ``marginals_fresh``, in part ``few``,
+draws each column independently from the pooled records outside the training draw: an honest generator of
+independent marginals). Leaky releases inject copies into an ideal draw: exact copies of a share of training
 records, near copies (one number moved by one unit, one category changed, redacted or re-spelled, whole records
 at float32 precision) and the whole training set released with one column redacted or re-spelled.
 
@@ -189,6 +191,8 @@ def draw(shape: str, n: int, holdout: bool, kind: str, frac: float, seed: int) -
     if kind == "marginals":
         S = (_marginals(T, n_s, rng) if shape.startswith("bank")
              else _sample(_file_generator("independent_marginals", shape), n_s, rng))
+    elif kind == "marginals_fresh":  # each column drawn on its own from records outside the training draw
+        S = _marginals(p.iloc[perm[n_t:]].reset_index(drop=True), n_s, rng)
     elif kind == "copula":
         S = _sample(_file_generator("gaussian_copula", shape), n_s, rng)
     elif kind in LEAKS:
@@ -384,7 +388,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.part == "few":  # tables with few columns: most records unique, many one value away from another
         few = tuple(FEW_COLUMNS)
         false_alarm_table([(shape, 1000, holdout, kind) for shape in few for holdout in (True, False)
-                           for kind in ("ideal", "marginals")], lambda n: args.draws or (5 if args.quick else 20))
+                           for kind in ("ideal", "marginals", "marginals_fresh")],
+                          lambda n: args.draws or (5 if args.quick else 20))
         power_table([(shape, 1000, holdout, kind, frac) for shape in few for holdout in (True, False)
                      for kind, frac in (("exact", 0.03), ("near_number", 0.1), ("near_category", 0.1),
                                         ("atypical", 0.02))

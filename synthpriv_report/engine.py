@@ -529,6 +529,30 @@ class _Engine:
             return self.dask.one_column_matches(words(query), d.sizes[query], None if same else words(ref),
                                                 d.sizes[ref], p)
 
+    def other_column_ids(self, query: str, ref: str, j: int) -> tuple[NDArray[np.integer], NDArray[np.integer]] | None:
+        """:meth:`Context.other_column_ids`: the join of the records' cell words less column ``j`` on the workers
+        (:func:`synthpriv_report.cluster_joins.record_ids`); ``None`` without a Dask client."""
+        if self.dask is None:
+            return None
+        from .identity import cell_words
+
+        d, codes = self.data, self.fitted.codes
+        p = len(d.columns)
+        keep = [c for c in range(p) if c != j]
+        n_q = d.sizes[query]
+        same = query == ref
+
+        def words(lo: int, hi: int) -> NDArray[np.uint64]:  # a block lies within one set
+            s, rows = (query, slice(lo, hi)) if lo < n_q else (ref, slice(lo - n_q, hi - n_q))
+            return cell_words(compared_numbers(d, s, rows=rows), codes[s][rows])[:, keep]
+
+        sizes = [n_q] if same else [n_q, d.sizes[ref]]
+        with self.stage("records equal but one column"):
+            ids = self.dask.record_ids(words, sizes, p - 1, desc="records equal but one column")
+        if ids is None:
+            return None
+        return (ids, ids) if same else (ids[:n_q], ids[n_q:])
+
     def key_groups(self, columns: tuple[str, ...], a: str, b: str
                    ) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
         """Shared ids of the records of sets ``a`` and ``b`` by their values in ``columns``: equal ids exactly when
@@ -1063,6 +1087,20 @@ class Context:
         column, partner : int arrays, shape (n_query,)
         """
         return self._engine.one_column_matches(query, ref)
+
+    @property
+    def on_cluster(self) -> bool:
+        """Whether the evaluation runs its searches and joins on a Dask cluster."""
+        return self._engine.dask is not None
+
+    def other_column_ids(self, query: str, ref: str, j: int) -> tuple[NDArray[np.integer], NDArray[np.integer]] | None:
+        """With a Dask client, shared ids of the records of sets ``query`` and ``ref`` by every column but column
+        ``j`` (numeric columns first, then categorical, as :func:`synthpriv_report.identity.cell_words` orders
+        them; numbers at the synthetic columns' precision): equal ids exactly when the records are equal on
+        those columns, by a hash-partitioned join on the workers whose blocks' cell words the calling process
+        makes from each block's rows alone. ``None`` without a client, or where the join met a collision of
+        64-bit keys: the caller then compares the records in this process. Not cached here."""
+        return self._engine.other_column_ids(query, ref, j)
 
     def key_groups(self, columns: Iterable[str], a: str, b: str) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
         """Shared ids of the records of sets ``a`` and ``b`` by their values in ``columns`` (exact values,

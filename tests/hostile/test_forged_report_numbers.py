@@ -135,11 +135,12 @@ def test_all_copies_with_lowered_bounds_and_a_low_verdict_are_refused(copied: di
     msg = _refused(copy.deepcopy(forged), field)
     assert "-0.25" in msg and "changed after it was made" in msg
     # the bound its counts give, by hand: 200 of 200 against 0 of 100 holdout records, Newcombe's lower end at
-    # one-sided level 5% / 7 checks: 1 - sqrt((1 - l1)^2 + u0^2), Wilson's l1 = 200 / (200 + z^2) at a share of 1
+    # one-sided level 5% / 7 checks, halved between the check's two statistics (all copies, copies of training
+    # uniques): 1 - sqrt((1 - l1)^2 + u0^2), Wilson's l1 = 200 / (200 + z^2) at a share of 1
     # and u0 = z^2 / (100 + z^2) at a share of 0
     details = copied["metrics"]["exact_copies"]["details"]
     assert details["baseline_share"] == 0.0 and details["n_baseline"] == 100
-    z2 = NormalDist().inv_cdf(1 - 0.05 / 7) ** 2
+    z2 = NormalDist().inv_cdf(1 - 0.05 / 7 / 2) ** 2
     by_hand = 1 - math.sqrt((z2 / (N + z2)) ** 2 + (z2 / (100 + z2)) ** 2)
     given = float(re.search(r"statistics give ([0-9.e-]+)", msg).group(1))
     assert given == pytest.approx(by_hand, rel=1e-12) and given > 0.9

@@ -196,7 +196,9 @@ def test_a_kept_legend_is_pixel_for_pixel_a_typeset_one():
     live = LiveFigure("near_copies", panels=("honest", "leaky"))
     live.draw([ev.results(near_copy_quantile=0.01)["near_copies"] for ev in evs])
     before = {slot: kept[1] for slot, kept in live._legends.items()}
-    moved = [ev.results(near_copy_quantile=0.05)["near_copies"] for ev in evs]
+    # a move that changes no near-copy count (at 0.05 the number cut-off of the one-column rule takes in more
+    # records, and the legend's shares change)
+    moved = [ev.results(near_copy_quantile=0.02)["near_copies"] for ev in evs]
     png = live.draw(moved)
     assert before and all(live._legends[slot][1] is legend for slot, legend in before.items())
     assert png == LiveFigure("near_copies", panels=("honest", "leaky")).draw(moved)
