@@ -375,16 +375,19 @@ COPY_NEGLIGIBLE = 0.03
 
 
 def copy_excess_upper(details: Mapping[str, Any], flagged: str) -> float | None:
-    """The upper end of Newcombe's interval of the synthetic share minus its baseline, at the verdict's per-check
-    level, from the counts a copy check stores (the risky end its "ruled out" reads); for ``exact_copies`` the
-    larger of the exact-copy and the near-copy comparison (near copies count as copies there). ``None`` when a
-    count is missing.
+    """The upper end of Newcombe's interval of the synthetic share minus its baseline, at the level its lower end
+    is read at (``statistic_alpha`` where the check tests two statistics, else the verdict's per-check level),
+    from the counts a copy check stores (the risky end its "ruled out" reads); for ``exact_copies`` the larger of
+    the exact-copy and the near-copy comparison (near copies count as copies there). The copies of training
+    uniques are a part of these copies, so the bound on all copies covers them. ``None`` when a count is
+    missing.
 
     >>> round(copy_excess_upper({"n": 1000, "n_copies": 0, "baseline_share": 0.0, "n_baseline": 1000,
     ...                          "baseline_design_effect": 1.0}, "n_copies"), 4)
     0.006
     """
-    z = evidence.z_of(verdict_alpha())
+    alpha = details.get("statistic_alpha")
+    z = evidence.z_of(float(alpha) if isinstance(alpha, (int, float)) and 0 < alpha < 1 else verdict_alpha())
 
     def upper(d: Mapping[str, Any], key: str, n0: float, deff: float) -> float | None:
         n, k, p0 = d.get("n"), d.get(key), d.get("baseline_share")
