@@ -134,9 +134,10 @@ def ruled_out(spec: MetricSpec, ls: LevelSpec, result: MetricResult, level: Leve
     b = bound
     if margin is None or not beyond(b, margin, direction):
         return "low", b, None
-    side = "at or below" if direction == "higher_is_riskier" else "at or above"
-    return "inconclusive", b, (f"cannot rule out a risk up to {_fmt(b, unit)} ({ls.risky_scale}); the risk is "
-                               f"ruled out only {side} {_fmt(margin, unit)}")
+    riskier = direction == "higher_is_riskier"
+    what = f"a risk up to {_fmt(b, unit)}" if riskier else f"a value as low as {_fmt(b, unit)}"
+    return "inconclusive", b, (f"cannot rule out {what} ({ls.risky_scale}); the risk is ruled out only "
+                               f"{'at or below' if riskier else 'at or above'} {_fmt(margin, unit)}")
 
 
 def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Mapping[str, float]] | None

@@ -90,8 +90,8 @@ class LevelRule:
         lies inside it; ``None`` for a rule with no such test (a level graded on a point value).
     risky_end : float or None
         The risky end of the check's interval at its test level, on the graded scale (the upper bound of a
-        risk, the lower bound of a score where higher is safer); ``None`` when the rule has none or it could not
-        be computed.
+        risk, the lower bound of a score where higher is safer), read when no risk is shown; ``None`` when a risk
+        is shown, when the rule has none or when it could not be computed.
     inconclusive_because : str or None
         Why a check with no risk shown is inconclusive rather than low, in words for the reader ("cannot rule
         out a share of up to 14.7%"); ``None`` unless the level is ``"inconclusive"``.
