@@ -196,7 +196,7 @@ def newcombe_upper(k1: float, n1: float, k0: float, n0: float, *, z: float) -> f
     U = p1 - p0 + sqrt((u1 - p1)^2 + (p0 - l0)^2), with u1 the upper Wilson bound of p1 and l0 the lower one of p0.
 
     >>> round(newcombe_upper(0, 1000, 0, 1000, z=2.45), 4)  # no copies on either side: at most 0.6 points more
-    0.0060
+    0.006
     >>> round(newcombe_upper(30, 1000, 1, 1000, z=2.394), 4)
     0.0449
     """
