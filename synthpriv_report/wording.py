@@ -183,7 +183,7 @@ SEE_VERDICT_NOTE = "the note on the data under the verdict bears on this measure
 VERDICT_RELIABILITY = (
     "How often its checks err was measured by simulation on the UCI Adult and Bank Marketing data (20 to 30,000 "
     "records per set, with and without a holdout): releases of fresh real records of the same population were "
-    "graded medium or high in 9 of 860 draws (at most 2 in 40 in any cell), and releases copying 3% "
+    "graded medium or high in 9 of 860 draws (at most 2 in 40 in a cell of 40 draws), and releases copying 3% "
     "of the training records exactly, 10% with one value changed, or the whole training data with one column "
     "redacted or re-spelled were graded high in all 480 draws at 1,000 and 10,000 records per set. Where most "
     "records are shared by several people, copies cannot be told from "
