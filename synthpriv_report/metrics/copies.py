@@ -540,6 +540,12 @@ def uniqueness_note(unique: float) -> str:
     return text
 
 
+def _baseline_words(with_holdout: bool) -> str:
+    """Whose share a copy check's baseline is, in the reader's words."""
+    return ("fresh real records (the holdout)" if with_holdout
+            else "the training records (each against the others, for want of a holdout)")
+
+
 def copy_baseline_note(baseline_share: float, with_holdout: bool) -> str | None:
     """The reader's sentence when many fresh real records equal a training record, so that exact copies must rise
     well above them to show, with the power measured on such tables (None below :data:`COPY_BASELINE_NOTE`).
@@ -551,8 +557,7 @@ def copy_baseline_note(baseline_share: float, with_holdout: bool) -> str | None:
     """
     if not (baseline_share >= COPY_BASELINE_NOTE):
         return None
-    whose = ("fresh real records (the holdout)" if with_holdout
-             else "the training records (each against the others, for want of a holdout)")
+    whose = _baseline_words(with_holdout)
     power = MEASURED_POWER["copies"].format(MEASURED_POWER["copies_holdout" if with_holdout else "copies_training"])
     return (f"{baseline_share:.0%} of {whose} equal a training record, so copies show only once they rise well "
             f"above that share; the copies of training records unique on the analysed columns are compared too, "
@@ -943,8 +948,7 @@ def near_baseline_note(baseline_share: float, with_holdout: bool) -> str | None:
     """
     if not (baseline_share >= NEAR_BASELINE_NOTE):
         return None
-    whose = ("fresh real records (the holdout)" if with_holdout
-             else "the training records (each against the others, for want of a holdout)")
+    whose = _baseline_words(with_holdout)
     return (f"{baseline_share:.0%} of {whose} are near copies of a training record by this rule, so a leak of "
             f"near copies shows only once it rises well above that share: the check has little power here "
             f"({MEASURED_POWER['categorical']}).")

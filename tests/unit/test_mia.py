@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from _support.attacks import distance_ratio_flagged_above_every_nonmember
 from scipy.stats import binom
 
 from synthpriv_report import Evaluation, stats
@@ -192,17 +193,8 @@ def test_distance_ratio_flags_by_hand_on_one_column() -> None:
     r = ev.results(metrics=["mia_distance_ratio"])["mia_distance_ratio"]
     targets, reference = split_positions(len(H), 3)
     t, h, s, ref = T.x.to_numpy(), H.x.to_numpy()[targets], S.x.to_numpy(), H.x.to_numpy()[reference]
-
-    def nearest(a, b):  # one numeric column: the gower distance is |a - b| over the real range, a constant factor
-        return np.abs(a[:, None] - b[None, :]).min(axis=1)
-
-    d_sm, d_rm, d_sn, d_rn = nearest(t, s), nearest(t, ref), nearest(h, s), nearest(h, ref)
-    pos = np.concatenate([d_rm, d_rn])
-    floor = np.quantile(pos[pos > 0], 0.001)
-    score_m = np.log((d_rm + floor) / (d_sm + floor))
-    score_n = np.log((d_rn + floor) / (d_sn + floor))
     # 12 non-members: no rate below 1/12 lets one be flagged, so a member is flagged above every non-member
-    expected = int((score_m > score_n.max() * (1 + 1e-9) + 1e-12).sum())
+    expected = distance_ratio_flagged_above_every_nonmember(t, s, h, ref)
     one = r.details["tpr_at"]["0.01"]
     assert (r.details["n_members"], r.details["n_nonmembers"], r.details["n_reference"]) == (12, 12, 12)
     assert one["flagged_members"] == expected and one["flagged_nonmembers"] == 0

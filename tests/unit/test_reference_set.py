@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from _support.attacks import distance_ratio_flagged_above_every_nonmember
 from _support.golden.numbers import numbers
 
 from synthpriv_report import Evaluation
@@ -62,17 +63,8 @@ def test_distance_ratio_by_hand_with_a_reference_set() -> None:
     ev = Evaluation(T, S, holdout=H, reference=R, row_order="as_given", progress=False, calibrate=False)
     r = ev.results(metrics=["mia_distance_ratio"])["mia_distance_ratio"]
     t, s, h, ref = T.x.to_numpy(), S.x.to_numpy(), H.x.to_numpy(), R.x.to_numpy()
-
-    def nearest(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.abs(a[:, None] - b[None, :]).min(axis=1)
-
-    d_sm, d_rm, d_sn, d_rn = nearest(t, s), nearest(t, ref), nearest(h, s), nearest(h, ref)
-    pos = np.concatenate([d_rm, d_rn])
-    floor = np.quantile(pos[pos > 0], 0.001)
-    score_m = np.log((d_rm + floor) / (d_sm + floor))
-    score_n = np.log((d_rn + floor) / (d_sn + floor))
     # 12 non-members: no rate below 1/12 lets one be flagged, so a member is flagged above every non-member
-    expected = int((score_m > score_n.max() * (1 + 1e-9) + 1e-12).sum())
+    expected = distance_ratio_flagged_above_every_nonmember(t, s, h, ref)
     one = r.details["tpr_at"]["0.01"]
     assert (r.details["n_members"], r.details["n_nonmembers"], r.details["n_reference"]) == (12, 12, 10)
     assert r.details["reference_set"] == REFERENCE_GIVEN
