@@ -120,21 +120,22 @@ def clopper_pearson(k: int, n: int, *, confidence: float = 0.95, sided: str = "t
 def beta_quantile(q: float, a: float, b: float) -> float:
     """The ``q`` quantile of the Beta(``a``, ``b``) law.
 
-    SciPy's ``beta.ppf``, checked: where its root finder gives up (some builds, WebAssembly's among them, warn "...
-    iterations, giving up now" for large ``a`` and ``b``) or its answer does not give back ``q``, the quantile is
-    found by bisection on the regularised incomplete beta function, which is monotone, to the last bit.
+    SciPy's inverse of the regularised incomplete beta function (``scipy.special.betaincinv``, the function behind
+    ``scipy.stats.beta.ppf``, whose answers it gives bit for bit without building a distribution object each
+    call), checked: where its root finder gives up (some builds, WebAssembly's among them, warn "... iterations,
+    giving up now" for large ``a`` and ``b``) or its answer does not give back ``q``, the quantile is found by
+    bisection on the regularised incomplete beta function, which is monotone, to the last bit.
 
     >>> round(beta_quantile(0.025, 5, 6), 4), round(beta_quantile(0.975, 6, 5), 4)  # clopper_pearson(5, 10)
     (0.1871, 0.8129)
     """
     import warnings
 
-    from scipy.special import betainc
-    from scipy.stats import beta
+    from scipy.special import betainc, betaincinv
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        x = float(beta.ppf(q, a, b))
+        x = float(betaincinv(a, b, q))
     if not caught and math.isfinite(x) and abs(float(betainc(a, b, x)) - q) <= 1e-9 * max(q, 1.0 - q, 1e-300):
         return x
     return _beta_bisection(q, a, b)
@@ -176,18 +177,22 @@ def exceedance_quantile(n_members: int, n_nonmembers: int, allowed: int, alpha: 
     >>> exceedance_quantile(10, 9, 0, 0.05)
     4
     """
-    from scipy.stats import betabinom
-
     n_m, n_n, k = int(n_members), int(n_nonmembers), int(allowed)
     if k >= n_n:
         return n_m
-    dist = betabinom(n_m, k + 1, n_n - k)
-    q = int(dist.isf(alpha))
-    while q > 0 and dist.sf(q - 1) <= alpha:  # isf may land one above the smallest q on a flat step
-        q -= 1
-    while dist.sf(q) > alpha:
-        q += 1
-    return q
+    dist = _BetaBinomial(n_m, k + 1, n_n - k)
+    if dist.sf(0) <= alpha:
+        return 0
+    lo, hi = 0, 1  # sf(lo) > alpha; doubling reads the tail only as far as the answer needs
+    while dist.sf(hi) > alpha:
+        lo, hi = hi, min(2 * hi, n_m)  # sf(n_m) is 0
+    while hi - lo > 1:  # sf(lo) > alpha >= sf(hi)
+        mid = (lo + hi) // 2
+        if dist.sf(mid) <= alpha:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def exceedance_p_value(flagged: int, n_members: int, n_nonmembers: int, allowed: int) -> float:
@@ -197,12 +202,40 @@ def exceedance_p_value(flagged: int, n_members: int, n_nonmembers: int, allowed:
     >>> round(exceedance_p_value(3, 10, 9, 0), 4), round(120 / 969, 4)  # C(10, 3) / C(19, 3)
     (0.1238, 0.1238)
     """
-    from scipy.stats import betabinom
-
     n_m, n_n, k = int(n_members), int(n_nonmembers), int(allowed)
     if flagged <= 0 or k >= n_n:
         return 1.0
-    return float(betabinom(n_m, k + 1, n_n - k).sf(int(flagged) - 1))
+    return _BetaBinomial(n_m, k + 1, n_n - k).sf(int(flagged) - 1)
+
+
+class _BetaBinomial:
+    """The survival function of the beta-binomial law ``BB(n, a, b)``, as SciPy's ``betabinom(n, a, b).sf`` gives
+    it bit for bit (one minus the sum of the probabilities from 0 to ``k``, each from the same log-beta formula),
+    without building a distribution object per call; the probabilities are computed once, as far as asked.
+    """
+
+    def __init__(self, n: int, a: float, b: float) -> None:
+        self.n, self.a, self.b = int(n), float(a), float(b)
+        self._pmf = np.empty(0)
+
+    def _upto(self, k: int) -> np.ndarray:
+        if self._pmf.size < k + 1:
+            from scipy.special import betaln
+
+            m = np.arange(0.0, float(k) + 1.0)
+            n, a, b = float(self.n), self.a, self.b
+            log_choose = -np.log(n + 1) - betaln(n - m + 1, m + 1)
+            self._pmf = np.exp(log_choose + betaln(m + a, n - m + b) - betaln(a, b))
+        return self._pmf[: k + 1]
+
+    def sf(self, k: int) -> float:
+        """``P(X > k)``."""
+        k = int(k)
+        if k < 0:
+            return 1.0
+        if k >= self.n:
+            return 0.0
+        return float(np.clip(1.0 - np.sum(self._upto(k)), 0.0, 1.0))
 
 
 def epsilon_lower_bound(tpr_low: float, fpr_high: float, *, delta: float = 0.0) -> float:
