@@ -281,3 +281,16 @@ def test_beta_quantile_by_bisection_agrees_with_scipy(q: float, a: float, b: flo
     x = _beta_bisection(q, a, b)
     assert betainc(a, b, x) >= q and betainc(a, b, np.nextafter(x, 0.0)) <= q
     assert x == pytest.approx(beta.ppf(q, a, b), rel=1e-9) and beta_quantile(q, a, b) == beta.ppf(q, a, b)
+
+
+@pytest.mark.parametrize("n_m, n_n, allowed", [(10, 9, 0), (1000, 500, 0), (1000, 500, 4), (37, 4000, 39), (5000, 1, 0)])
+def test_exceedance_tail_is_scipys_betabinom_bit_for_bit(n_m: int, n_n: int, allowed: int) -> None:
+    # the tail is summed without SciPy's distribution object; every p-value and quantile must be SciPy's own
+    from scipy.stats import betabinom
+
+    law = betabinom(n_m, allowed + 1, n_n - allowed)
+    for flagged in range(0, min(n_m, 60) + 2):
+        assert stats.exceedance_p_value(flagged, n_m, n_n, allowed) == (1.0 if flagged <= 0 else law.sf(flagged - 1))
+    for a in (0.5, 0.05, 0.05 / 7, 1e-4):
+        q = stats.exceedance_quantile(n_m, n_n, allowed, a)
+        assert law.sf(q) <= a and (q == 0 or law.sf(q - 1) > a)
