@@ -624,7 +624,9 @@ def fingerprint(numeric: NDArray[np.float64] | NumericSet, categorical: NDArray[
                 kinds: dict[str, Kind],
                 factorized: Sequence[tuple[NDArray[np.int64], NDArray[np.object_]]] | None = None) -> str:
     """SHA-256 of a canonical form: column names and kinds, numeric values as float64 bytes (one NaN),
-    categorical values as UTF-8 strings, row by row in the given order.
+    categorical values as UTF-8 strings, row by row in the given order (:func:`prepare` gives each set in its
+    canonical order, unless the rows are kept as given, so that the digest does not depend on the order of the
+    rows).
 
     ``factorized``: per categorical column, ``(codes, distinct texts)`` as :func:`prepare` found them (code -1:
     missing); the same digest, without numbering the strings again.
@@ -860,8 +862,12 @@ def finish(*, sizes: dict[str, int], synthetic_dtypes: Any, columns: tuple[str, 
     num_cols = [c for c in columns if kinds[c] == "numeric"]
     cat_cols = [c for c in columns if kinds[c] == "categorical"]
     notes = _unify_boolean_columns(list(sizes), cat_cols, cat_arrays, factorized, reveal=reveal_real_values)
-    prints = {s: fingerprint(numbers[s], cat_arrays[s], num_cols + cat_cols, kinds, factorized=factorized[s])
-              for s in sizes}
+    def digest(s: str) -> str:
+        return fingerprint(numbers[s], cat_arrays[s], num_cols + cat_cols, kinds, factorized=factorized[s])
+
+    # in the evaluation's row order: with the canonical order (the default), each set's digest is taken once it
+    # is in that order (below), so that shuffling a set's rows does not change its fingerprint
+    prints = {s: digest(s) for s in sizes} if row_order != "canonical" else {}
     notes += _column_notes(sizes, num_cols, cat_cols, numbers, factorized, kept=kept)
     precision = _synthetic_precision(synthetic_dtypes, list(sizes), num_cols, numbers)
     notes += [f"column {c!r} of the synthetic data is stored at {p} precision: its numbers are compared with the "
@@ -878,6 +884,7 @@ def finish(*, sizes: dict[str, int], synthetic_dtypes: Any, columns: tuple[str, 
         order = {}
         for s in sizes:
             order[s] = narrow(_canonicalize(s, numbers, cat_arrays, factorized))
+            prints[s] = digest(s)
             if park is not None:  # this set is let go here before the next one is read
                 numbers[s], held, order[s] = park(numbers[s], [c for c, _ in factorized[s]],  # type: ignore[arg-type]
                                                   order[s])

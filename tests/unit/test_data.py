@@ -141,16 +141,41 @@ def test_fingerprint_equals_the_documented_canonical_form() -> None:
     import hashlib
 
     T = pd.DataFrame({"x": [1.5, -2.0, 7.0], "c": ["a", "bé", "a"], "d": ["u", "v", "w"]})
-    d = prepare(T, T.copy())
-    h = hashlib.sha256()
-    h.update(b"x:numeric\x1fc:categorical\x1fd:categorical")
-    h.update(np.array([[1.5], [-2.0], [7.0]], dtype="<f8").tobytes())
-    for row in (("a", "u"), ("bé", "v"), ("a", "w")):
-        for v in row:
-            b = v.encode("utf-8")
-            h.update(len(b).to_bytes(8, "little") + b)
-    h.update(b"3")
-    assert d.fingerprints["T"] == h.hexdigest()
+    rows = [(1.5, "a", "u"), (-2.0, "bé", "v"), (7.0, "a", "w")]
+
+    def by_hand(order) -> str:
+        h = hashlib.sha256()
+        h.update(b"x:numeric\x1fc:categorical\x1fd:categorical")
+        h.update(np.array([[rows[i][0]] for i in order], dtype="<f8").tobytes())
+        for i in order:
+            for v in rows[i][1:]:
+                b = v.encode("utf-8")
+                h.update(len(b).to_bytes(8, "little") + b)
+        h.update(b"3")
+        return h.hexdigest()
+
+    # rows kept as given: the digest of the rows in the given order
+    assert prepare(T, T.copy(), row_order="as_given").fingerprints["T"] == by_hand([0, 1, 2])
+    # in the canonical order (an evaluation's default), whatever order the rows came in
+    d = prepare(T, T.copy(), row_order="canonical")
+    assert d.fingerprints["T"] == by_hand(list(d.order["T"]))
+    assert list(d.order["T"]) != [0, 1, 2]  # else this would not tell the two orders apart
+    for perm in ([2, 0, 1], [1, 2, 0], [2, 1, 0]):
+        assert prepare(T.iloc[perm], T.copy(), row_order="canonical").fingerprints["T"] == d.fingerprints["T"]
+
+
+def test_an_evaluations_fingerprints_do_not_depend_on_the_order_of_the_rows() -> None:
+    from synthpriv_report import Evaluation
+
+    rng = np.random.default_rng(4)
+    T = pd.DataFrame({"x": rng.normal(size=30), "c": rng.choice(list("abc"), size=30)})
+    S = pd.DataFrame({"x": rng.normal(size=30), "c": rng.choice(list("abc"), size=30)})
+    first = Evaluation(T, S, random_state=0).fingerprints
+    again = Evaluation(T.sample(frac=1.0, random_state=1), S.iloc[::-1], random_state=0).fingerprints
+    assert first == again
+    kept = Evaluation(T.sample(frac=1.0, random_state=1), S, random_state=0, row_order="as_given").fingerprints
+    as_given = Evaluation(T, S, random_state=0, row_order="as_given").fingerprints
+    assert kept["T"] != first["T"] and kept["S"] == as_given["S"]
 
 
 def test_fingerprint_of_numbers_read_in_blocks_is_that_of_the_whole_array() -> None:

@@ -283,7 +283,8 @@ def test_beta_quantile_by_bisection_agrees_with_scipy(q: float, a: float, b: flo
     assert x == pytest.approx(beta.ppf(q, a, b), rel=1e-9) and beta_quantile(q, a, b) == beta.ppf(q, a, b)
 
 
-@pytest.mark.parametrize("n_m, n_n, allowed", [(10, 9, 0), (1000, 500, 0), (1000, 500, 4), (37, 4000, 39), (5000, 1, 0)])
+@pytest.mark.parametrize("n_m, n_n, allowed",
+                         [(10, 9, 0), (1000, 500, 0), (1000, 500, 4), (37, 4000, 39), (5000, 1, 0)])
 def test_exceedance_tail_is_scipys_betabinom_bit_for_bit(n_m: int, n_n: int, allowed: int) -> None:
     # the tail is summed without SciPy's distribution object; every p-value and quantile must be SciPy's own
     from scipy.stats import betabinom
