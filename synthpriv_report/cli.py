@@ -292,10 +292,12 @@ def _parser() -> argparse.ArgumentParser:
                                 help="evaluate: your files; demo: the embedded demo data")
     sub.required = True
 
+    from .registry import verdict_metric_names
+
     def common(p: _Parser) -> None:
         p.add_argument("--metrics", help="comma-separated metric names (default: all registered); the verdict rests "
-                                         "on the checks among them (exact_copies, holdout_dcr_share, privacy_score, "
-                                         "dcr_test, nndr_test) and is 'not assessed' when none of these ran")
+                                         f"on the checks among them ({', '.join(verdict_metric_names())}) and is "
+                                         "'not assessed' when none of these ran")
         p.add_argument("--random-state", type=int, default=0, help="seed of every random step (default 0)")
         p.add_argument("--pdf-engine", choices=("weasyprint", "chromium"), default="weasyprint",
                        help="program that prints the PDF: weasyprint (default, pure Python) or chromium (the "
@@ -559,7 +561,10 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
                     reveal_real_values=args.reveal_real_values, names=inputs, context=context)
         files = {role: getattr(args, role) for role in ("real", "synthetic", "holdout", "reference")
                  if isinstance(getattr(args, role, None), str)}
-        ev.record_provenance(command=shlex.join(["synthpriv-report", *getattr(args, "argv", [])]), files=files)
+        from .evaluation import command_without_folders
+
+        words = command_without_folders(getattr(args, "argv", []))  # file names only: no folder of this machine
+        ev.record_provenance(command=shlex.join(["synthpriv-report", *words]), files=files)
         _key_fields_notice(ev, key is not None)
         data = report_data(ev, inputs=inputs)
         bar.update(1)

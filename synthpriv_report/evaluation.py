@@ -115,8 +115,38 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     return h.hexdigest()
 
 
+def file_name(path: str | os.PathLike[str]) -> str:
+    """The last component of a path, without the folders above it (a Parquet folder's own name): what a report
+    shows of an input or output path, so that it never carries the layout of the operator's machine.
+
+    >>> file_name("/home/ana/projects/secret/real.csv"), file_name("data/adult_parquet/"), file_name("real.csv")
+    ('real.csv', 'adult_parquet', 'real.csv')
+    """
+    p = os.fspath(path).rstrip("/\\") or os.fspath(path)
+    return os.path.basename(p) or p
+
+
+def command_without_folders(argv: Sequence[str]) -> list[str]:
+    """A command line's words with every path shortened to its file name (:func:`file_name`), ``--opt=PATH``
+    included; words without a folder separator are kept as they are.
+
+    >>> command_without_folders(["evaluate", "--real", "/srv/data/real.csv", "--json=/tmp/out/r.json", "--alpha",
+    ...                          "0.05"])
+    ['evaluate', '--real', 'real.csv', '--json=r.json', '--alpha', '0.05']
+    """
+    out = []
+    for word in argv:
+        opt, eq, value = word.partition("=") if word.startswith("--") and "=" in word else ("", "", word)
+        if not word.startswith("--") or eq:
+            if "/" in value or "\\" in value:
+                value = file_name(value)
+        out.append(f"{opt}{eq}{value}")
+    return out
+
+
 def input_record(role: str, name: str, source: Any) -> dict[str, Any]:
-    """What the reproducibility block says of one input: its name and, for a file, its raw SHA-256 and size.
+    """What the reproducibility block says of one input: its name and, for a file, its file name (never its
+    folders), raw SHA-256 and size.
 
     A DataFrame has no file to hash (the canonical fingerprint of its analysed columns still identifies it); a
     folder (a Parquet dataset) is named, its files are hashed one by one with ``sha256sum``.
@@ -124,7 +154,7 @@ def input_record(role: str, name: str, source: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"role": role, "name": str(name), "file": None, "sha256": None, "bytes": None}
     if isinstance(source, (str, os.PathLike)):
         p = os.fspath(source)
-        out["file"] = str(p)
+        out["file"] = file_name(p)  # the name alone: a report does not show the folders of the operator's machine
         if os.path.isfile(p):
             out["sha256"] = file_sha256(p)
             out["bytes"] = os.path.getsize(p)
@@ -145,7 +175,7 @@ def _python_call(args: Mapping[str, Any], defaults: Mapping[str, Any], names: Ma
         src = sources.get(role)
         if src is None:
             continue
-        shown = repr(os.fspath(src)) if isinstance(src, (str, os.PathLike)) else role
+        shown = repr(file_name(os.fspath(src))) if isinstance(src, (str, os.PathLike)) else role
         parts.append(f"reference={shown}" if role == "reference" else shown)  # the only set passed by keyword
     for k, v in args.items():
         if k in ("client", "progress", "context") or v is None or (k in defaults and _same(v, defaults[k])):

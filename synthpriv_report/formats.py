@@ -105,12 +105,24 @@ def fmt_count(n: Any) -> str:
 def fmt_share(p: Any) -> str:
     """A proportion in [0, 1] as a percentage with 3 significant digits; ``—`` when not a finite number.
 
+    A share below 1 never reads "100%": it takes the digits that tell it from all (a reader told that 100% of the
+    records are unique would conclude that every one is).
+
     >>> fmt_share(0.095), fmt_share(0.5133333), fmt_share(0.0), fmt_share(1.0), fmt_share(0.0033333)
     ('9.5%', '51.3%', '0%', '100%', '0.333%')
+    >>> fmt_share(0.99996), fmt_share(0.9999999999)
+    ('99.996%', '> 99.9999%')
     """
     if not is_finite_number(p):
         return MISSING
-    return fmt_number(float(p) * 100.0) + "%"
+    text = fmt_number(float(p) * 100.0) + "%"
+    digits = 3
+    while text == "100%" and float(p) < 1.0:
+        digits += 1
+        if digits > 6:
+            return "> 99.9999%"
+        text = fmt_number(float(p) * 100.0, digits) + "%"
+    return text
 
 
 def fmt_on_unit(v: Any, unit: str | None) -> str:

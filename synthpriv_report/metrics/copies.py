@@ -528,11 +528,13 @@ def uniqueness_note(unique: float) -> str:
 
     >>> uniqueness_note(0.98)[:60]
     '98% of the training records are unique on the analysed colum'
+    >>> uniqueness_note(0.9986)[:45]  # never "100%" where not every record is unique
+    '99.9% of the training records are unique on t'
     >>> "none of 5" in uniqueness_note(0.3)
     True
     """
-    text = (f"{unique:.0%} of the training records are unique on the analysed columns (no other training record "
-            f"is identical).")
+    text = (f"{fmt_share(unique)} of the training records are unique on the analysed columns (no other training "
+            f"record is identical).")
     if unique < UNIQUE_SHARE_NOTE:
         text += (" Most records are shared by several people, so a copy of one reveals little about any single "
                  "person, and the copy checks cannot tell copies from records that fresh real data would also "

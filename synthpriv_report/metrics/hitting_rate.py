@@ -7,6 +7,9 @@ window of one numeric column: their number (known before the scan) grows with |T
 that budget, against every synthetic record; the Wilson interval covers the sampling, the pair count in the
 details is the sampled records', and a note says so. Definitions and choices: ``docs/metrics.md``, section
 "hitting_rate".
+
+Each column's tolerance is its range in the training data divided by the divisor: 30 times a tolerance is a real
+column's exact range, so the tolerances are kept in the details only with ``reveal_real_values=True``.
 """
 
 from __future__ import annotations
@@ -87,12 +90,14 @@ def _hitr_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
         "n_real_hit": int(hit.sum()),
         "n_pairs": n_pairs,
         "hitr_divisor": divisor,
-        "tolerances": {c: float(v) for c, v in zip(ctx.data.numeric_columns, h)},
         "n_categorical_signatures_real": int(np.unique(index.g_t).shape[0]),
         "n_real": n_t,
         "n_real_total": ctx.size(ctx.T),
         "n_synthetic": int(index.g_s.shape[0]),
     }
+    if ctx.settings.get("reveal_real_values", False):
+        # each tolerance is a real column's range (times 1/divisor): shown only where real values may be
+        details["tolerances"] = {c: float(v) for c, v in zip(ctx.data.numeric_columns, h)}
     notes = _sample_note(n_t, ctx.size(ctx.T), ctx.random_state, HITR_MAX_CANDIDATES, "candidate pairs",
                          "the pair count is that of the sampled records")
     return MetricResult(name="hitting_rate", value=value, interval=stats.wilson(value, n_t),

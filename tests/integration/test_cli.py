@@ -276,6 +276,16 @@ def test_every_option_has_help() -> None:
         subparsers["evaluate"].format_help()
 
 
+def test_the_help_names_every_check_behind_the_verdict() -> None:
+    from synthpriv_report.registry import verdict_metric_names
+
+    parser = _parser()
+    subparsers = next(a for a in parser._actions if a.choices and "evaluate" in a.choices).choices
+    metrics_help = next(a.help for a in subparsers["evaluate"]._actions if "--metrics" in a.option_strings)
+    checks = verdict_metric_names()
+    assert len(checks) >= 7 and all(name in metrics_help for name in checks), metrics_help
+
+
 @pytest.fixture(scope="module")
 def verdict_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """A real set, a synthetic set that copies it (exact copies: high) and one that copies none (low)."""

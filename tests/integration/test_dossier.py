@@ -275,7 +275,7 @@ def test_python_call_names_path_inputs_and_hashes_them(tmp_path: Path) -> None:
     ev = Evaluation(str(p), d.synthetic.iloc[:100], progress=False, metrics=["exact_copies"])
     rec = ev.provenance["inputs"][0]
     assert rec["sha256"] == hashlib.sha256(p.read_bytes()).hexdigest() and rec["bytes"] == p.stat().st_size
-    assert ev.provenance["python_call"].startswith(f"Evaluation({str(p)!r}, synthetic, ")
+    assert ev.provenance["python_call"].startswith(f"Evaluation({p.name!r}, synthetic, ")
     assert io is not None
 
 

@@ -249,11 +249,15 @@ def test_hitting_rate_hand_example():
     # y2 (missing,15,2): z3 (missing,15.5,2): missing equals missing, dx 0.5 -> match
     # y3 (b,10,3): z4 dx 2 > 1; z5 category c != b -> no match
     # HitR = 2/4 = 0.5, pairs = 3
-    ev = _ev(T_HIT, S_HIT)
+    ev = _ev(T_HIT, S_HIT, reveal_real_values=True)
     r = _res(ev)["hitting_rate"]
     assert r.value == pytest.approx(0.5)
     assert r.details["n_pairs"] == 3
     assert r.details["tolerances"] == pytest.approx({"x": 1.0, "u": 2 / 30})
+    # by default the tolerances (a real column's range over 30) are withheld; the numbers are the same
+    hidden = _res(_ev(T_HIT, S_HIT))["hitting_rate"]
+    assert "tolerances" not in hidden.details and hidden.value == r.value
+    assert not any(v in (1.0, 2 / 30) for v in hidden.details.values() if isinstance(v, float))
     # divisor 15: h_x = 2 -> y3 and z4 (dx 2 <= 2) match too -> 3/4, pairs 4
     r15 = _res(ev, hitr_divisor=15)["hitting_rate"]
     assert r15.value == pytest.approx(0.75)
@@ -293,7 +297,7 @@ def test_hitting_rate_above_its_candidate_budget_checks_a_seeded_sample_and_says
 def test_hitting_rate_uses_training_range_only():
     # H widens the fitted range of x to 300, but HitR's h uses T's range 30 -> still 1
     H = pd.DataFrame({"c": ["a", "b"], "x": [0.0, 300.0], "u": [1.0, 3.0]})
-    r = _res(_ev(T_HIT, S_HIT, H))["hitting_rate"]
+    r = _res(_ev(T_HIT, S_HIT, H, reveal_real_values=True))["hitting_rate"]
     assert r.value == pytest.approx(0.5)
     assert r.details["tolerances"]["x"] == pytest.approx(1.0)
 

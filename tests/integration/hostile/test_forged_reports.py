@@ -278,7 +278,7 @@ def test_a_genuine_report_whose_columns_are_named_like_counts_and_shares_loads()
 
     real, synthetic, holdout = (f.rename(columns={"x": "n", "y": "share", "c": "tpr"}) for f in mixed(60, 3, copied=6))
     ev = Evaluation(real, synthetic, holdout, key_fields=["tpr", "n"], sensitive_fields=["share"], random_state=0,
-                    progress=False, metrics=["exact_copies", "near_copies", "hitting_rate", "gcap", "identifiability",
+                    progress=False, reveal_real_values=True, metrics=["exact_copies", "near_copies", "hitting_rate", "gcap", "identifiability",
                                              "inference_risk"], verdict_metrics=["exact_copies", "near_copies"])
     doc = json.loads(json.dumps(ev.to_json()))
     tolerances = doc["metrics"]["hitting_rate"]["details"]["tolerances"]
