@@ -103,7 +103,7 @@ def context_rows(doc: Mapping[str, Any]) -> dict[str, Any]:
             ("Recipients", _text(c.get("recipients"))),
             ("Release mode", _MODES.get(str(mode), NOT_STATED) if mode else NOT_STATED),
             ("Operator (who ran this assessment)", _text(c.get("operator"))),
-            ("Organisation (controller)", _text(c.get("organisation")))]
+            ("Organisation", _text(c.get("organisation")))]  # controller or processor: not assumed
     eps = g.get("epsilon")
     gen = [("Generator", _text(g.get("name"))), ("Generator version", _text(g.get("version"))),
            ("Generator settings", _text(g.get("settings")) if g.get("settings") else NOT_STATED),
