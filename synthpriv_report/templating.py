@@ -21,7 +21,7 @@ Filters (the same in every environment)
     mapping, :data:`MAX_DEPTH` levels deep, every leaf shortened (a value that is a string on its own, such as a
     note among a metric's details, to the width of a sentence).
 
-Globals: ``NAME_WIDTH`` and ``TEXT_WIDTH``.
+Globals: ``NAME_WIDTH``, ``TEXT_WIDTH`` and ``TITLE_WIDTH``.
 """
 
 from __future__ import annotations
@@ -36,13 +36,15 @@ from markupsafe import Markup, escape
 
 from .formats import fmt_cell, fmt_number
 
-__all__ = ["ELLIPSIS", "MAX_DEPTH", "MAX_ITEMS", "NAME_WIDTH", "TEXT_WIDTH", "WORD_WIDTH", "clean", "environment",
-           "markdown_escape", "num", "shorten", "shorten_text", "value_html", "value_text", "wbr"]
+__all__ = ["ELLIPSIS", "MAX_DEPTH", "MAX_ITEMS", "NAME_WIDTH", "TEXT_WIDTH", "TITLE_WIDTH", "WORD_WIDTH", "clean",
+           "environment", "markdown_escape", "num", "shorten", "shorten_text", "value_html", "value_text", "wbr"]
 
 #: Display width of names and values (column names, category values, metric names, parameters).
 NAME_WIDTH = 80
 #: Display width of sentences (verdict reasons, notes, reasons a metric was not computed).
 TEXT_WIDTH = 600
+#: Display width of a metric's title: every declared title fits (a test holds them to it), so none is cut.
+TITLE_WIDTH = 160
 #: Longest run of characters without a space shown whole.
 WORD_WIDTH = 80
 #: Items shown per list or mapping by the ``value`` filter.
@@ -219,8 +221,8 @@ def environment(package: str, *, markdown: bool = False) -> jinja2.Environment:
     -------
     jinja2.Environment
         Cached: templates are compiled once. Undefined names are errors; block tags leave no blank lines; the
-        filters ``wbr``, ``num``, ``shorten`` and ``value`` and the globals ``NAME_WIDTH`` and ``TEXT_WIDTH`` are
-        set.
+        filters ``wbr``, ``num``, ``shorten`` and ``value`` and the globals ``NAME_WIDTH``, ``TEXT_WIDTH`` and
+        ``TITLE_WIDTH`` are set.
 
     >>> env = environment("synthpriv_report.display")
     >>> env.autoescape, env.from_string("{{ x }}|{{ x|wbr }}").render(x="a_<b>")
@@ -237,5 +239,5 @@ def environment(package: str, *, markdown: bool = False) -> jinja2.Environment:
         finalize=markdown_escape if markdown else None,
     )
     env.filters.update(wbr=wbr, num=num, shorten=shorten, value=value_html)
-    env.globals.update(NAME_WIDTH=NAME_WIDTH, TEXT_WIDTH=TEXT_WIDTH)
+    env.globals.update(NAME_WIDTH=NAME_WIDTH, TEXT_WIDTH=TEXT_WIDTH, TITLE_WIDTH=TITLE_WIDTH)
     return env

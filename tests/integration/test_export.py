@@ -328,3 +328,20 @@ def test_measures_sharing_a_rule_share_one_appendix_row(ev: Evaluation, html_tex
     assert sorted(listed) == sorted(rated) and len(set(listed)) == len(listed)
     assert ["dcr_test", "nndr_test"] in rows
     assert len(rows) < len(rated)
+
+
+def test_no_declared_title_is_cut_in_a_report() -> None:
+    """A metric's title is shown whole: every declared title fits the titles' display width, and the longest ones
+    (the classifier recall's disclaimer "not a membership-inference test", the attacks') reach the page whole."""
+    from synthpriv_report.registry import REGISTRY
+    from synthpriv_report.templating import TITLE_WIDTH
+
+    assert all(len(spec.title) <= TITLE_WIDTH for spec in REGISTRY.values())
+    longest = sorted(REGISTRY.values(), key=lambda s: len(s.title))[-3:]
+    assert max(len(s.title) for s in longest) > 80  # wider than a name: the case that was cut
+    demo = load_demo()
+    e = Evaluation(demo.real.iloc[:120], demo.synthetic.iloc[:120], demo.holdout.iloc[:100], progress=False,
+                   metrics=[s.name for s in longest])
+    text = no_wbr(render_html(e.results()))
+    for spec in longest:
+        assert html.escape(spec.title, quote=False) in text, spec.title
