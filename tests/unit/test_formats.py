@@ -68,7 +68,7 @@ def test_numbers_of_other_types_and_digits():
 
 @pytest.mark.parametrize("share, text", [
     (0.0, "0%"), (1.0, "100%"), (-0.0, "0%"), (0.5, "50%"), (0.095, "9.5%"), (0.0033333, "0.333%"),
-    (0.999999, "100%"),                     # 99.9999% to 3 digits
+    (0.999999, "99.9999%"),                 # below 1: never "100%", the digits that tell it from all
     (1e-9, "1e-07%"),                       # 0.0000001%: tiny, so scientific
     (None, "—"), (float("nan"), "—"), (float("inf"), "—"), (True, "—"), ("0.5", "—"),
 ])

@@ -277,9 +277,12 @@ def test_a_genuine_report_whose_columns_are_named_like_counts_and_shares_loads()
     from _support.frames import mixed
 
     real, synthetic, holdout = (f.rename(columns={"x": "n", "y": "share", "c": "tpr"}) for f in mixed(60, 3, copied=6))
+    # the tolerances are in a report only where real values may be shown
     ev = Evaluation(real, synthetic, holdout, key_fields=["tpr", "n"], sensitive_fields=["share"], random_state=0,
-                    progress=False, reveal_real_values=True, metrics=["exact_copies", "near_copies", "hitting_rate", "gcap", "identifiability",
-                                             "inference_risk"], verdict_metrics=["exact_copies", "near_copies"])
+                    progress=False, reveal_real_values=True,
+                    metrics=["exact_copies", "near_copies", "hitting_rate", "gcap", "identifiability",
+                             "inference_risk"],
+                    verdict_metrics=["exact_copies", "near_copies"])
     doc = json.loads(json.dumps(ev.to_json()))
     tolerances = doc["metrics"]["hitting_rate"]["details"]["tolerances"]
     assert tolerances["n"] != int(tolerances["n"])  # a column's tolerance that is no whole number of records
