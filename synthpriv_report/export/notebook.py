@@ -176,7 +176,8 @@ def cover_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any
         "version": doc["generator"]["version"],
         "created": doc["created"],
         "source": ("drawn again from a saved JSON report, without the data (its numbers checked against their "
-                   "stored counts)") if data.from_json else "drawn from the evaluation of the data sets listed in this annex",
+                   "stored counts)") if data.from_json
+        else "drawn from the evaluation of the data sets listed in this annex",
         "settings": wording.setting_rows(setting_src, doc["params"]),
         "data_notes": list(doc.get("data_notes") or []),
         "digest": _digest_text(doc),
