@@ -215,18 +215,21 @@ def nndr_test_finding(m: ResultJSON) -> str:
 
 
 def d_graded(m: ResultJSON) -> str | None:
-    """The level of both tests is graded on D (its lower confidence bound), not on the score shown.
+    """The level of both tests is graded on the lower confidence bound of D, not on D itself nor on the score
+    shown: the sentence names the bound, and D beside it, so that a reader does not meet two numbers both called D.
 
-    >>> print(d_graded({"level_rule": {"graded": -3.0}}))  # doctest: +NORMALIZE_WHITESPACE
-    Graded on D, the drop from the holdout's distance statistic to the synthetic data's: -3% (negative: the
-    synthetic records are farther than the holdout's).
+    >>> print(d_graded({"level_rule": {"graded": -3.0}, "details": {"D": 1.5}}))  # doctest: +NORMALIZE_WHITESPACE
+    Graded on the lower confidence bound of D, the drop from the holdout's distance statistic to the synthetic
+    data's (D itself is 1.5%): -3% (negative: the synthetic records are farther than the holdout's).
     """
     graded = (m.get("level_rule") or {}).get("graded")
     if not finite(graded):
         return None
+    d = (m.get("details") or {}).get("D")
+    itself = f" (D itself is {fmt_number(d)}%)" if finite(d) else ""
     sign = " (negative: the synthetic records are farther than the holdout's)" if graded < 0 else ""
-    return (f"Graded on D, the drop from the holdout's distance statistic to the synthetic data's: "
-            f"{fmt_number(graded)}%{sign}.")
+    return (f"Graded on the lower confidence bound of D, the drop from the holdout's distance statistic to the "
+            f"synthetic data's{itself}: {fmt_number(graded)}%{sign}.")
 
 
 def d_again(r: MetricResult) -> dict[tuple[Any, ...], float | None]:

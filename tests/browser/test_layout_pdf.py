@@ -51,8 +51,9 @@ def pdf(request: pytest.FixtureRequest) -> dict[str, Any]:
             body = [w for w in words if MARGIN_PT <= w["top"] and w["bottom"] <= page.height - MARGIN_PT]
             chars = [c for c in page.chars if MARGIN_PT <= c["top"] and c["bottom"] <= page.height - MARGIN_PT
                      and c["text"].strip()]
+            rules = [(float(e["top"]), float(e["x0"]), float(e["x1"])) for e in page.horizontal_edges]
             pages.append({"height": float(page.height), "width": float(page.width), "words": body, "chars": chars,
-                          "lines": _lines(body), "text": page.extract_text() or ""})
+                          "lines": _lines(body), "text": page.extract_text() or "", "rules": rules})
     if shutil.which("pdftoppm"):
         out = ls.screenshot_dir() / f"pdf-{request.param}-page"
         subprocess.run(["pdftoppm", "-r", "80", "-png", "-f", "1", "-l", "2", str(path), str(out)], check=True)
@@ -155,3 +156,51 @@ def test_contents_give_the_page_of_each_section(pdf: dict[str, Any]) -> None:
         assert title in entries, (pdf["engine"], title, entries)
         lines = [line[2] for line in pages[entries[title] - 1]["lines"]]
         assert any(line.startswith(title) for line in lines), (pdf["engine"], title, entries[title], lines[:5])
+
+
+def _segments(words: list[dict[str, Any]], gap: float = 9.0) -> list[tuple[float, float, float, int]]:
+    """The words of one line split where a column gap separates them: ``(x0, x1, top, number of words)``."""
+    out: list[tuple[float, float, float, int]] = []
+    for w in sorted(words, key=lambda w: w["x0"]):
+        if out and w["x0"] - out[-1][1] <= gap:
+            x0, _, top, k = out[-1]
+            out[-1] = (x0, w["x1"], top, k + 1)
+        else:
+            out.append((w["x0"], w["x1"], w["top"], 1))
+    return out
+
+
+def test_no_table_column_is_squeezed_to_a_word_or_two_per_line(pdf: dict[str, Any]) -> None:
+    # a sentence in a column too narrow for it reads one or two words per line down the page (a level's rule beside
+    # a long interval text did); a run of six such lines, one under the other at the same left edge and line
+    # spacing with no table rule between them (one cell), fails
+    bad = []
+    for n, page in enumerate(pdf["pages"], 1):
+        rows: list[list[dict[str, Any]]] = []
+        upright = [w for w in page["words"] if w.get("upright", True)]  # a figure's turned axis label is not a column
+        for w in sorted(upright, key=lambda w: (round(w["top"]), w["x0"])):
+            if rows and abs(rows[-1][0]["top"] - w["top"]) < 2.5:
+                rows[-1].append(w)
+            else:
+                rows.append([w])
+        runs: dict[int, list[float]] = {}  # left edge -> tops of the consecutive short lines there
+
+        def close(x0: int) -> None:
+            if len(runs.get(x0, [])) >= 6:
+                bad.append((n, x0, len(runs[x0])))
+            runs[x0] = []
+
+        for row in rows:
+            for x0, _x1, top, k in _segments(row):
+                edge = round(x0)
+                run = runs.setdefault(edge, [])
+                if run and (top - run[-1] > 13.5 or any(run[-1] < y < top and a - 1 <= x0 <= b
+                                                          for y, a, b in page["rules"])):
+                    close(edge)  # a new cell (a table's rule between the two lines), or a new paragraph
+                if k <= 2:
+                    runs[edge].append(top)
+                else:
+                    close(edge)
+        for edge in list(runs):
+            close(edge)
+    assert bad == [], f"{pdf['engine']}: columns squeezed to a word or two a line (page, left edge, lines): {bad[:10]}"

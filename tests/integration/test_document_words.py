@@ -195,7 +195,8 @@ def test_a_level_graded_on_another_quantity_shows_it_beside_the_value(honest, ho
         text = _reader_text(page)
         assert "Graded on the membership advantage" in text
         for name in ("dcr_test", "nndr_test"):
-            assert "Graded on D, the drop from the holdout" in text, name
+            assert "Graded on the lower confidence bound of D, the drop from the holdout" in text, name
+        assert "(D itself is " in text  # the bound and D are never both called D
 
 
 def test_intervals_are_labelled_by_kind_in_the_summary(honest_pages):
