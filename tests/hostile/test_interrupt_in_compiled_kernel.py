@@ -36,6 +36,16 @@ pytestmark = [
 METRICS = ["dcr", "exact_copies", "holdout_dcr_share", "membership_inference"]
 
 
+@pytest.fixture(autouse=True)
+def _sigint_raises():
+    """Python's own SIGINT handler for each test: a test process started in the background (``cmd &`` from a
+    script, ``nohup``) inherits SIGINT ignored, and Python then installs no handler, so the signal these tests
+    send would be dropped instead of raising ``KeyboardInterrupt``."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+
+
 def _sets(seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     rng = np.random.default_rng(seed)
 
