@@ -539,6 +539,26 @@ def _is_stdout(path: str | None) -> bool:
         return False
 
 
+def command_without_folders(argv: Sequence[str]) -> list[str]:
+    """A command line's words with every path shortened to its file name
+    (:func:`synthpriv_report.evaluation.file_name`), ``--opt=PATH`` included: what a report records of the command,
+    so that it never carries a folder of the operator's machine; words without a folder separator are kept.
+
+    >>> command_without_folders(["evaluate", "--real", "/srv/data/real.csv", "--json=/tmp/out/r.json", "--alpha",
+    ...                          "0.05"])
+    ['evaluate', '--real', 'real.csv', '--json=r.json', '--alpha', '0.05']
+    """
+    from .evaluation import file_name
+
+    out = []
+    for word in argv:
+        opt, eq, value = word.partition("=") if word.startswith("--") else ("", "", word)
+        if (eq or not opt) and ("/" in value or "\\" in value):  # an option's name alone is kept
+            value = file_name(value)
+        out.append(f"{opt}{eq}{value}")
+    return out
+
+
 def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | None, *, key: Any, sensitive: Any,
          exclude: Any, args: argparse.Namespace, html: str | None, pdf: str | None, js: str | None,
          inputs: dict[str, str], include: Any = None, reference: pd.DataFrame | None = None) -> int:
@@ -561,8 +581,6 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
                     reveal_real_values=args.reveal_real_values, names=inputs, context=context)
         files = {role: getattr(args, role) for role in ("real", "synthetic", "holdout", "reference")
                  if isinstance(getattr(args, role, None), str)}
-        from .evaluation import command_without_folders
-
         words = command_without_folders(getattr(args, "argv", []))  # file names only: no folder of this machine
         ev.record_provenance(command=shlex.join(["synthpriv-report", *words]), files=files)
         _key_fields_notice(ev, key is not None)

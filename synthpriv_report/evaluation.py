@@ -126,24 +126,6 @@ def file_name(path: str | os.PathLike[str]) -> str:
     return os.path.basename(p) or p
 
 
-def command_without_folders(argv: Sequence[str]) -> list[str]:
-    """A command line's words with every path shortened to its file name (:func:`file_name`), ``--opt=PATH``
-    included; words without a folder separator are kept as they are.
-
-    >>> command_without_folders(["evaluate", "--real", "/srv/data/real.csv", "--json=/tmp/out/r.json", "--alpha",
-    ...                          "0.05"])
-    ['evaluate', '--real', 'real.csv', '--json=r.json', '--alpha', '0.05']
-    """
-    out = []
-    for word in argv:
-        opt, eq, value = word.partition("=") if word.startswith("--") and "=" in word else ("", "", word)
-        if not word.startswith("--") or eq:
-            if "/" in value or "\\" in value:
-                value = file_name(value)
-        out.append(f"{opt}{eq}{value}")
-    return out
-
-
 def input_record(role: str, name: str, source: Any) -> dict[str, Any]:
     """What the reproducibility block says of one input: its name and, for a file, its file name (never its
     folders), raw SHA-256 and size.

@@ -115,14 +115,11 @@ def fmt_share(p: Any) -> str:
     """
     if not is_finite_number(p):
         return MISSING
-    text = fmt_number(float(p) * 100.0) + "%"
-    digits = 3
-    while text == "100%" and float(p) < 1.0:
-        digits += 1
-        if digits > 6:
-            return "> 99.9999%"
+    for digits in (3, 4, 5, 6):
         text = fmt_number(float(p) * 100.0, digits) + "%"
-    return text
+        if text != "100%" or float(p) >= 1.0:
+            return text
+    return "> 99.9999%"
 
 
 def fmt_on_unit(v: Any, unit: str | None) -> str:

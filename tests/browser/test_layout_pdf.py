@@ -28,16 +28,21 @@ SIDE_MARGIN_PT = 39.0
 ENGINES = ["weasyprint", "chromium"]
 
 
-def _lines(words: list[dict[str, Any]]) -> list[tuple[float, float, str]]:
-    """Words grouped into lines: ``(top, bottom, text)`` from top to bottom."""
+def _rows(words: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Words grouped into the lines they sit on, from top to bottom."""
     rows: list[list[dict[str, Any]]] = []
     for w in sorted(words, key=lambda w: (round(w["top"]), w["x0"])):
         if rows and abs(rows[-1][0]["top"] - w["top"]) < 2.5:
             rows[-1].append(w)
         else:
             rows.append([w])
+    return rows
+
+
+def _lines(words: list[dict[str, Any]]) -> list[tuple[float, float, str]]:
+    """Words grouped into lines: ``(top, bottom, text)`` from top to bottom."""
     return [(min(w["top"] for w in r), max(w["bottom"] for w in r),
-             " ".join(w["text"] for w in sorted(r, key=lambda w: w["x0"]))) for r in rows]
+             " ".join(w["text"] for w in sorted(r, key=lambda w: w["x0"]))) for r in _rows(words)]
 
 
 @pytest.fixture(scope="module", params=ENGINES)
@@ -176,13 +181,7 @@ def test_no_table_column_is_squeezed_to_a_word_or_two_per_line(pdf: dict[str, An
     # spacing with no table rule between them (one cell), fails
     bad = []
     for n, page in enumerate(pdf["pages"], 1):
-        rows: list[list[dict[str, Any]]] = []
         upright = [w for w in page["words"] if w.get("upright", True)]  # a figure's turned axis label is not a column
-        for w in sorted(upright, key=lambda w: (round(w["top"]), w["x0"])):
-            if rows and abs(rows[-1][0]["top"] - w["top"]) < 2.5:
-                rows[-1].append(w)
-            else:
-                rows.append([w])
         runs: dict[int, list[float]] = {}  # left edge -> tops of the consecutive short lines there
 
         def close(x0: int) -> None:
@@ -190,7 +189,7 @@ def test_no_table_column_is_squeezed_to_a_word_or_two_per_line(pdf: dict[str, An
                 bad.append((n, x0, len(runs[x0])))
             runs[x0] = []
 
-        for row in rows:
+        for row in _rows(upright):
             for x0, _x1, top, k in _segments(row):
                 edge = round(x0)
                 run = runs.setdefault(edge, [])
