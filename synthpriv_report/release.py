@@ -11,11 +11,21 @@ here field by field against a versioned JSON Schema (:data:`CONTEXT_SCHEMA`, ide
 printed on the report's cover and kept in the JSON report. Every string in it is the user's: the reports put it on
 a page only through the template engine's autoescaping.
 
+Version 2 (``synthpriv_report.context/2``) adds the optional block ``data_assessment``: what the controller states
+about the training data itself (who the data subjects are, the source and period, whether the data are a sample
+or the whole population, the columns it declares as special-category or criminal-offence data under Articles 9
+and 10 GDPR, the lawful basis, the DPIA, other safeguards, the DPO's contact and the organisation's role). Version
+1 is still read: a context naming ``synthpriv_report.context/1`` is checked against the version-1 schema
+(:data:`CONTEXT_SCHEMA_V1`, which has no ``data_assessment``), one naming no schema against version 2 (of which
+version 1 is a subset); a validated context is always written with :data:`CONTEXT_SCHEMA_ID`.
+
 Sizes and ranges, checked before any data is read: a number is an integer or a finite number of magnitude at most
 :data:`MAX_NUMBER` (2**53, the largest integer every JSON reader holds exactly); a text field holds at most 4000
 characters (``purpose``, ``recipients``, ``levels_reason``, ``decision.rationale``, ``decision.conditions``,
-``decision.dpo_opinion`` and each entry of ``generator.post_filters`` and ``decision.triggers``) or
-:data:`MAX_SHORT` = 400 (the other text fields, each ``generator.settings`` value and name); a list holds at most 50
+``decision.dpo_opinion``, ``data_assessment.data_subjects``, ``data_assessment.source``,
+``data_assessment.lawful_basis`` and each entry of ``generator.post_filters``, ``decision.triggers`` and
+``data_assessment.safeguards``) or :data:`MAX_SHORT` = 400 (the other text fields, each entry of
+``data_assessment.special_category_fields``, each ``generator.settings`` value and name); a list holds at most 50
 entries and ``generator.settings`` at most 100.
 """
 
@@ -31,14 +41,25 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CONTEXT_SCHEMA", "CONTEXT_SCHEMA_ID", "DECISIONS", "MAX_NUMBER", "MAX_SHORT", "RELEASE_MODES",
-           "load_context", "validate_context"]
+__all__ = ["CONTEXT_SCHEMA", "CONTEXT_SCHEMA_ID", "CONTEXT_SCHEMA_ID_V1", "CONTEXT_SCHEMA_IDS", "CONTEXT_SCHEMA_V1",
+           "COVERAGES", "DECISIONS", "MAX_NUMBER", "MAX_SHORT", "ORGANISATION_ROLES", "RELEASE_MODES", "load_context",
+           "validate_context"]
 
 #: The identifier of the context's layout, written into every validated context.
-CONTEXT_SCHEMA_ID = "synthpriv_report.context/1"
+CONTEXT_SCHEMA_ID = "synthpriv_report.context/2"
+#: The identifier of the first layout (no ``data_assessment``), still read.
+CONTEXT_SCHEMA_ID_V1 = "synthpriv_report.context/1"
+#: Every identifier a context may name, oldest first.
+CONTEXT_SCHEMA_IDS = (CONTEXT_SCHEMA_ID_V1, CONTEXT_SCHEMA_ID)
 RELEASE_MODES = ("public", "restricted", "internal")
 #: The outcomes a decision record may hold.
 DECISIONS = ("release", "release_with_conditions", "do_not_release")
+#: Whether the training data are a sample of the population they describe or the whole of it
+#: (``data_assessment.coverage``).
+COVERAGES = ("sample", "population", "unknown")
+#: The organisation's role in the processing (Article 4(7) and (8), Article 26 GDPR;
+#: ``data_assessment.organisation_role``).
+ORGANISATION_ROLES = ("controller", "processor", "joint_controller")
 
 #: The largest magnitude of a number in a release context: 2**53, the largest integer that every JSON reader holds
 #: exactly (RFC 8259, section 6); a larger one (a 64-bit seed, say) is written as a string.
@@ -49,19 +70,21 @@ MAX_SHORT = 400
 _TEXT = {"type": "string", "maxLength": 4000}
 _SHORT = {"type": "string", "maxLength": MAX_SHORT}
 _TEXTS = {"type": "array", "items": _TEXT, "maxItems": 50}
+_SHORTS = {"type": "array", "items": _SHORT, "maxItems": 50}
 _SCALAR = {"type": ["string", "number", "boolean", "null"], "maxLength": MAX_SHORT}
 _NUMBER = {"minimum": -MAX_NUMBER, "maximum": MAX_NUMBER}
 
-#: JSON Schema (draft 2020-12) of a release context; unknown fields are refused (a misspelt field would otherwise
+#: JSON Schema (draft 2020-12) of a version-1 release context (``synthpriv_report.context/1``), kept to read the
+#: contexts written before ``data_assessment`` existed; unknown fields are refused (a misspelt field would otherwise
 #: vanish from the report without a word).
-CONTEXT_SCHEMA: dict[str, Any] = {
+CONTEXT_SCHEMA_V1: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "https://synthpriv-report.invalid/schema/context-1.json",
     "title": "synthpriv_report release context",
     "type": "object",
     "additionalProperties": False,
     "properties": {
-        "schema": {"const": CONTEXT_SCHEMA_ID},
+        "schema": {"const": CONTEXT_SCHEMA_ID_V1},
         "purpose": _TEXT,
         "recipients": _TEXT,
         "release_mode": {"enum": list(RELEASE_MODES)},
@@ -99,6 +122,33 @@ CONTEXT_SCHEMA: dict[str, Any] = {
             },
         },
     },
+}
+
+#: The data assessment block of version 2: what the controller states about the training data themselves.
+_DATA_ASSESSMENT = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "data_subjects": _TEXT,
+        "source": _TEXT,
+        "period": _SHORT,
+        "coverage": {"enum": list(COVERAGES)},
+        "special_category_fields": _SHORTS,
+        "lawful_basis": _TEXT,
+        "dpia_reference": _SHORT,
+        "safeguards": _TEXTS,
+        "dpo_contact": _SHORT,
+        "organisation_role": {"enum": list(ORGANISATION_ROLES)},
+    },
+}
+
+#: JSON Schema (draft 2020-12) of a release context, version 2 (:data:`CONTEXT_SCHEMA_ID`): version 1's fields and
+#: the optional ``data_assessment`` block; unknown fields are refused, at every level.
+CONTEXT_SCHEMA: dict[str, Any] = {
+    **CONTEXT_SCHEMA_V1,
+    "$id": "https://synthpriv-report.invalid/schema/context-2.json",
+    "properties": {**CONTEXT_SCHEMA_V1["properties"], "schema": {"const": CONTEXT_SCHEMA_ID},
+                   "data_assessment": _DATA_ASSESSMENT},
 }
 
 _TYPE_WORDS = {"object": "an object", "array": "an array", "string": "a string", "number": "a number",
@@ -173,8 +223,36 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _schema_for(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON Schema a context is checked against: the version it names, version 2 when it names none.
+
+    Raises
+    ------
+    ValueError
+        The context names a schema identifier this version does not read; or it names version 1 and holds a
+        field of version 2 only (``data_assessment``).
+    """
+    if "schema" not in doc:
+        return CONTEXT_SCHEMA
+    named = doc["schema"]
+    if not (isinstance(named, str) and named in CONTEXT_SCHEMA_IDS):
+        raise ValueError(f"context.schema must be one of {', '.join(json.dumps(i) for i in CONTEXT_SCHEMA_IDS)}")
+    if named == CONTEXT_SCHEMA_ID:
+        return CONTEXT_SCHEMA
+    newer = sorted((set(doc) & set(CONTEXT_SCHEMA["properties"])) - set(CONTEXT_SCHEMA_V1["properties"]))
+    if newer:
+        raise ValueError(f"context.{newer[0]} is a field of schema {json.dumps(CONTEXT_SCHEMA_ID)}, but the context "
+                         f"names {json.dumps(CONTEXT_SCHEMA_ID_V1)}: name {json.dumps(CONTEXT_SCHEMA_ID)} or no schema")
+    return CONTEXT_SCHEMA_V1
+
+
 def validate_context(context: Any) -> dict[str, Any]:
-    """A release context checked field by field, with its schema identifier.
+    """A release context checked field by field, written with the current schema identifier.
+
+    A context naming ``"schema": "synthpriv_report.context/1"`` is checked against :data:`CONTEXT_SCHEMA_V1` (so it
+    cannot hold ``data_assessment``); one naming :data:`CONTEXT_SCHEMA_ID` or no schema against
+    :data:`CONTEXT_SCHEMA`. Either way the copy returned names :data:`CONTEXT_SCHEMA_ID`: every version-1 context
+    is a valid version-2 one.
 
     Parameters
     ----------
@@ -184,7 +262,7 @@ def validate_context(context: Any) -> dict[str, Any]:
     Returns
     -------
     dict
-        A JSON-safe copy with ``"schema": "synthpriv_report.context/1"``.
+        A JSON-safe copy with ``"schema": "synthpriv_report.context/2"``.
 
     Raises
     ------
@@ -192,16 +270,22 @@ def validate_context(context: Any) -> dict[str, Any]:
         ``context`` is not a mapping.
     ValueError
         Naming the field that is unknown, of the wrong type, too long, or out of range (a number beyond
-        :data:`MAX_NUMBER` in magnitude or not finite).
+        :data:`MAX_NUMBER` in magnitude or not finite); or a schema identifier this version does not read.
 
     Examples
     --------
     >>> validate_context({"purpose": "teaching", "release_mode": "public"})["schema"]
-    'synthpriv_report.context/1'
+    'synthpriv_report.context/2'
+    >>> validate_context({"schema": "synthpriv_report.context/1", "purpose": "teaching"})["schema"]
+    'synthpriv_report.context/2'
     >>> validate_context({"release_mode": "open"})
     Traceback (most recent call last):
     ...
     ValueError: context.release_mode must be one of "public", "restricted", "internal"
+    >>> validate_context({"data_assessment": {"coverage": "most"}})
+    Traceback (most recent call last):
+    ...
+    ValueError: context.data_assessment.coverage must be one of "sample", "population", "unknown"
     """
     if not isinstance(context, Mapping):
         raise TypeError(f"context must be a dict of release-context fields (or a JSON file of one), got "
@@ -211,10 +295,11 @@ def validate_context(context: Any) -> dict[str, Any]:
         _scan(doc)
     except RecursionError:
         raise ValueError("context is nested too deeply to be a release context") from None
+    schema = _schema_for(doc)
     import jsonschema
 
-    cls = jsonschema.validators.validator_for(CONTEXT_SCHEMA)
-    errors = sorted(cls(CONTEXT_SCHEMA).iter_errors(doc), key=lambda e: (len(list(e.absolute_path)), str(e.path)))
+    cls = jsonschema.validators.validator_for(schema)
+    errors = sorted(cls(schema).iter_errors(doc), key=lambda e: (len(list(e.absolute_path)), str(e.path)))
     if errors:
         raise ValueError(_message(errors[0]))
     return {"schema": CONTEXT_SCHEMA_ID, **{k: v for k, v in doc.items() if k != "schema"}}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..release import CONTEXT_SCHEMA
+from ..release import CONTEXT_SCHEMA, CONTEXT_SCHEMA_V1
 
 __all__ = ["DIGEST_ALGORITHM", "JSON_SCHEMA", "LEVELS", "VERDICT_LEVELS", "SCHEMA", "SCHEMA_NAME", "SCHEMA_VERSION",
            "parse_schema_id"]
@@ -195,8 +195,9 @@ JSON_SCHEMA: dict[str, Any] = {
         "revealed_real_values": {"type": "boolean"},
         "inputs": {"type": "object", "additionalProperties": _STR},
         "meta": _META,
-        "context": {"anyOf": [{"type": "null"}, {k: v for k, v in CONTEXT_SCHEMA.items()
-                                                 if k not in ("$schema", "$id", "title")}]},
+        # a report keeps its context as it was written: one saved with a version-1 context still reads
+        "context": {"anyOf": [{"type": "null"}, *({k: v for k, v in c.items() if k not in ("$schema", "$id", "title")}
+                                                  for c in (CONTEXT_SCHEMA_V1, CONTEXT_SCHEMA))]},
         "provenance": _PROVENANCE,
         "digest": _DIGEST,
     },
