@@ -23,16 +23,28 @@ Run by hand (it prints its tables; nothing is asserted)::
     python benchmarks/bench_calibration.py --part few      # four categorical columns and one number (Adult, Bank)
     python benchmarks/bench_calibration.py --part small-holdout  # honest releases with holdouts of 1 to 50 records
     python benchmarks/bench_calibration.py --part outcomes  # ideal releases: how often each check rules its risk out
+    python benchmarks/bench_calibration.py --part honest --write-cells cells.json  # ...and the cells as JSON
+
+``--write-cells PATH`` writes the measured cells of the parts run (honest, leaks, ``--power``) in the format of the
+package's ``synthpriv_report/export/calibration_cells.json`` (see :func:`cells_document`), which the reports'
+"how often this verdict would be wrong" section reads.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -265,7 +277,10 @@ def _size_label(n) -> str:
     return f"{n:,}"
 
 
-def false_alarm_table(cells: list[tuple], draws: int) -> None:
+def false_alarm_table(cells: list[tuple], draws: int) -> list[dict[str, Any]]:
+    """Print the false-alarm table of ``cells`` (shape, records, holdout, generator); return its cells as
+    :func:`honest_entry` writes them."""
+    entries = []
     print("\n## False alarms: honest releases graded medium or high\n")
     print("| shape | records per set (T/S/H) | holdout | generator | verdict low / inconclusive / medium / high | "
           "alarm rate [Wilson 95%] | alarms by check | inconclusive share | inconclusive by check |")
@@ -278,6 +293,7 @@ def false_alarm_table(cells: list[tuple], draws: int) -> None:
         by = ", ".join(f"{c} {_rate(r[c], ('medium', 'high'))[0]}" for c in CHECKS
                        if _rate(r[c], ("medium", "high"))[0])
         counts = " / ".join(str(sum(x == lv for x in v)) for lv in ("low", "inconclusive", "medium", "high"))
+        entries.append(honest_entry(shape, n, holdout, kind, level_counts(v), unique_share=unique_share(shape, n)))
         ki, mi, _, _ = _rate(v, ("inconclusive",))
         unsure = ", ".join(f"{c} {_rate(r[c], ('inconclusive',))[0]}" for c in CHECKS
                            if _rate(r[c], ("inconclusive",))[0])
@@ -285,9 +301,13 @@ def false_alarm_table(cells: list[tuple], draws: int) -> None:
               f"{k}/{m} = {k / max(m, 1):.1%} [{lo:.1%}, {hi:.1%}] | {by or 'none'} | "
               f"{ki}/{mi} = {ki / max(mi, 1):.0%} | {unsure or 'none'} |"
               f"  <!-- {time.perf_counter() - t0:.0f} s -->", flush=True)
+    return entries
 
 
-def power_table(cells: list[tuple], draws: int) -> None:
+def power_table(cells: list[tuple], draws: int) -> list[dict[str, Any]]:
+    """Print the power table of ``cells`` (shape, records, holdout, leak, share); return its cells as
+    :func:`leak_entry` writes them."""
+    entries = []
     print(f"\n## Power: leaky releases graded high ({draws} draws per cell)\n")
     print("| shape | records per set | holdout | leak | share leaked | verdict high [Wilson 95%] | high by check |")
     print("|---|---|---|---|---|---|---|")
@@ -297,15 +317,19 @@ def power_table(cells: list[tuple], draws: int) -> None:
         k, m, lo, hi = _rate(r["verdict"], ("high",))
         by = ", ".join(f"{c} {_rate(r[c], ('high',))[0]}" for c in CHECKS if _rate(r[c], ("high",))[0])
         share = "all (one column changed)" if kind in VERBATIM else f"{frac:.0%}"
+        entries.append(leak_entry(shape, n, holdout, kind, frac, m, k, unique_share=unique_share(shape, n)))
         print(f"| {shape} | {_size_label(n)} | {'yes' if holdout else 'no'} | {kind} | {share} | "
               f"{k}/{m} = {k / max(m, 1):.1%} [{lo:.1%}, {hi:.1%}] | {by or 'none'} |"
               f"  <!-- {time.perf_counter() - t0:.0f} s -->", flush=True)
+    return entries
 
 
-def smallest_fraction_table(sizes: list[int], draws: int, kinds: tuple[str, ...]) -> None:
+def smallest_fraction_table(sizes: list[int], draws: int, kinds: tuple[str, ...]) -> list[dict[str, Any]]:
     """Per leak kind, size and holdout setting, the smallest share of the grid that each check (and the verdict)
     grades high in at least 95% of draws. The scan stops once the verdict and both copy checks have reached it;
-    a check that has not by then shows "> x", x the last share tried."""
+    a check that has not by then shows "> x", x the last share tried. Returns the rows as :func:`smallest_entry`
+    writes them."""
+    entries = []
     print("\n## Smallest leaked share graded high in at least 95% of draws (Adult)\n")
     grid = (0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2)
     print("| leak | records per set | holdout | " + " | ".join(CHECKS) + " | verdict |")
@@ -331,6 +355,170 @@ def smallest_fraction_table(sizes: list[int], draws: int, kinds: tuple[str, ...]
                                    ("n/a" if c in ("holdout_dcr_share", "dcr_test", "nndr_test") and not holdout
                                     else f"> {last:.1%}") for c in (*CHECKS, "verdict"))
                 print(f"| {kind} | {n:,} | {'yes' if holdout else 'no'} | {cells} |", flush=True)
+                entries.append(smallest_entry(kind, n, holdout, draws, found, last,
+                                              unique_share=unique_share("adult", n)))
+    return entries
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the measured cells as JSON (the package's synthpriv_report/export/calibration_cells.json)
+
+#: The format of the cells file; the package's reader checks it.
+CELLS_FORMAT = "synthpriv_report/calibration_cells/1"
+#: Where the cells come from, for a reader: the data sets and what the draws are.
+CELLS_SOURCE = ("benchmarks/bench_calibration.py: honest releases (fresh real records, independent marginals, a "
+                "Gaussian copula) and leaky ones (copies of training records injected into fresh real records) drawn "
+                "from the public UCI Adult and Bank Marketing data sets")
+#: The share of unique training records, as the cells give it.
+UNIQUE_SHARE_NOTE = ("unique_training_share: the share of training records no other training record equals, in the "
+                     "first draw (seed 17) of the cell's size")
+_SHAPE_WORDS = {
+    "adult": "UCI Adult, all columns",
+    "bank": "UCI Bank Marketing, all columns",
+    "adult_numeric": "UCI Adult, its six numeric columns in standard units",
+    "adult_categorical": "UCI Adult, four categorical columns (workclass, marital-status, race, sex)",
+    "small": "UCI Adult, all columns, in sets of a few dozen records",
+}
+
+
+def records_of(n: int | tuple[int, ...], holdout: bool) -> dict[str, int | None]:
+    """A cell's records per set, as the cells file writes them (``holdout`` ``None`` without one).
+
+    >>> records_of(1000, True), records_of((30000, 9000), False)
+    ({'training': 1000, 'synthetic': 1000, 'holdout': 1000}, {'training': 30000, 'synthetic': 9000, 'holdout': None})
+    """
+    n_t, n_s, n_h = (tuple(n) + (0,))[:3] if isinstance(n, tuple) else (n, n, n)
+    return {"training": int(n_t), "synthetic": int(n_s), "holdout": int(n_h) if holdout else None}
+
+
+def level_counts(levels: Sequence[str]) -> dict[str, int]:
+    """The verdicts of a cell's draws counted by level (low / inconclusive / medium / high).
+
+    >>> level_counts(["low", "low", "high"])
+    {'low': 2, 'inconclusive': 0, 'medium': 0, 'high': 1}
+    """
+    return {lv: sum(x == lv for x in levels) for lv in ("low", "inconclusive", "medium", "high")}
+
+
+def describe_shape(shape: str) -> dict[str, Any]:
+    """A shape in numbers: its data set and its numeric and categorical columns (reads the pooled records)."""
+    p = pool(shape)
+    numeric = sum(pd.api.types.is_numeric_dtype(p[c]) for c in p.columns)
+    return {"description": _SHAPE_WORDS.get(shape, shape), "numeric_columns": int(numeric),
+            "categorical_columns": int(p.shape[1] - numeric), "pooled_records": int(len(p))}
+
+
+def unique_share(shape: str, n: int | tuple[int, ...]) -> float:
+    """The share of unique training records in the first draw (seed 17) of ``n`` records of ``shape``."""
+    t = draw(shape, n, False, "ideal", 0.0, 17).T
+    return round(float(1.0 - t.duplicated(keep=False).mean()), 4)
+
+
+def honest_entry(shape: str, n: int | tuple[int, ...], holdout: bool, generator: str, counts: Mapping[str, int],
+                 *, unique_share: float | None = None) -> dict[str, Any]:
+    """One honest cell of the cells file: its verdicts counted by level over its draws.
+
+    >>> e = honest_entry("adult", 100, False, "ideal", {"low": 0, "inconclusive": 39, "medium": 0, "high": 1})
+    >>> e["draws"], e["counts"]["high"], e["records"]["holdout"]
+    (40, 1, None)
+    """
+    counts = {lv: int(counts.get(lv, 0)) for lv in ("low", "inconclusive", "medium", "high")}
+    return {"shape": shape, "records": records_of(n, holdout), "holdout": bool(holdout), "generator": generator,
+            "unique_training_share": unique_share, "draws": sum(counts.values()), "counts": counts}
+
+
+def leak_entry(shape: str, n: int | tuple[int, ...], holdout: bool, leak: str, frac: float, draws: int, high: int,
+               *, unique_share: float | None = None) -> dict[str, Any]:
+    """One leaky cell of the cells file: the draws whose verdict was high. A leak of the whole training set
+    (``verbatim_*``) has ``share_leaked`` 1.
+
+    >>> leak_entry("adult", 1000, True, "exact", 0.03, 10, 10)["share_leaked"]
+    0.03
+    """
+    return {"shape": shape, "records": records_of(n, holdout), "holdout": bool(holdout), "leak": leak,
+            "share_leaked": 1.0 if leak in VERBATIM else round(float(frac), 6),
+            "unique_training_share": unique_share, "draws": int(draws), "high": int(high)}
+
+
+def smallest_entry(leak: str, n: int, holdout: bool, draws: int, found: Mapping[str, float | None],
+                   last: float | None, *, shape: str = "adult", unique_share: float | None = None
+                   ) -> dict[str, Any]:
+    """One row of the smallest-share table: per check (and the verdict) the smallest leaked share graded high in
+    every draw, ``{"smallest": x}``; ``{"above": x}`` where the scan stopped at ``x`` before the check reached it;
+    ``None`` where the check needs a holdout and there was none.
+
+    >>> smallest_entry("exact", 1000, False, 10, {"dcr_test": None, "verdict": 0.01}, 0.01)["checks"]
+    {'dcr_test': None, 'verdict': {'smallest': 0.01}}
+    """
+    checks: dict[str, dict[str, float] | None] = {}
+    for c, v in found.items():
+        if v is not None:
+            checks[c] = {"smallest": round(float(v), 6)}
+        elif c in ("holdout_dcr_share", "dcr_test", "nndr_test") and not holdout:
+            checks[c] = None
+        else:
+            checks[c] = {"above": round(float(last), 6)} if last is not None else None
+    verdict = checks.get("verdict")
+    return {"shape": shape, "leak": leak, "records": records_of(n, holdout), "holdout": bool(holdout),
+            "unique_training_share": unique_share, "draws": int(draws),
+            "verdict_smallest_share": verdict.get("smallest") if verdict else None, "checks": checks}
+
+
+def cells_document(honest: Sequence[Mapping[str, Any]], leaks: Sequence[Mapping[str, Any]],
+                   smallest: Sequence[Mapping[str, Any]], *, shapes: Mapping[str, Mapping[str, Any]], date: str,
+                   commit: str, machine: str, command: str,
+                   tables: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """The cells file: metadata, the shapes in numbers and the three tables' cells.
+
+    Parameters
+    ----------
+    honest, leaks, smallest : sequences of dict
+        The cells as :func:`honest_entry`, :func:`leak_entry` and :func:`smallest_entry` make them.
+    shapes : mapping
+        Per shape named by a cell, :func:`describe_shape`'s description.
+    date, commit, machine, command : str
+        When, on which commit of the package, where and by which command the cells were measured.
+    tables : mapping, optional
+        Per table (``honest``, ``leaks``, ``smallest_share``) its own ``command`` and ``commit`` where they differ
+        from the file's.
+
+    Returns
+    -------
+    dict
+        JSON-safe; :func:`write_cells` writes it.
+    """
+    used = {c["shape"] for c in (*honest, *leaks, *smallest)}
+    missing = sorted(used - set(shapes))
+    if missing:
+        raise ValueError(f"no description of the shape(s) {', '.join(missing)}")
+    return {"format": CELLS_FORMAT, "date": date, "commit": commit, "machine": machine, "command": command,
+            "source": CELLS_SOURCE, "notes": [UNIQUE_SHARE_NOTE],
+            "tables": {k: dict(v) for k, v in (tables or {}).items()},
+            "shapes": {k: dict(shapes[k]) for k in sorted(used)},
+            "honest": [dict(c) for c in honest], "leaks": [dict(c) for c in leaks],
+            "smallest_share": [dict(c) for c in smallest]}
+
+
+def write_cells(path: str | os.PathLike[str], document: Mapping[str, Any]) -> None:
+    """Write the cells file whole or not at all (a temporary file beside ``path``, then ``os.replace``)."""
+    path = Path(path)
+    text = json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
 
 
 #: The checks that compare the holdout with another group of records, and the holdout sizes of the small-holdout part.
@@ -379,8 +567,28 @@ def main(argv: list[str] | None = None) -> None:
                          "releases and the most atypical records memorised, with a holdout)")
     ap.add_argument("--draws", type=int, default=None, help="draws per cell (default: 40 up to 1,000 records, "
                                                             "10 above; 10 for leaks)")
+    ap.add_argument("--write-cells", metavar="PATH", default=None,
+                    help="also write the measured cells as JSON (the format of the package's "
+                         "synthpriv_report/export/calibration_cells.json); with --part all, honest or leaks, or "
+                         "--power")
+    ap.add_argument("--machine", default=f"{os.cpu_count()}-core machine",
+                    help="the machine the cells file names (default: the number of CPU cores)")
     args = ap.parse_args(argv)
+    if args.write_cells and not (args.power or args.part in ("all", "honest", "leaks")):
+        ap.error("--write-cells writes the cells of --part all, honest or leaks, or of --power")
     t0 = time.perf_counter()
+    cells: dict[str, list[dict[str, Any]]] = {"honest": [], "leaks": [], "smallest_share": []}
+
+    def finish() -> None:
+        print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+        if args.write_cells:
+            used = {c["shape"] for rows in cells.values() for c in rows}
+            write_cells(args.write_cells, cells_document(
+                cells["honest"], cells["leaks"], cells["smallest_share"],
+                shapes={s: describe_shape(s) for s in sorted(used)},
+                date=dt.datetime.now(dt.timezone.utc).date().isoformat(), commit=_commit(), machine=args.machine,
+                command=" ".join(["python", "benchmarks/bench_calibration.py", *sys.argv[1:]])))
+            print(f"cells written to {args.write_cells}")
     if args.part == "small-holdout":
         small_holdout_table(args.draws or (5 if args.quick else 40))
         print(f"\n(total {time.perf_counter() - t0:.0f} s)")
@@ -416,9 +624,10 @@ def main(argv: list[str] | None = None) -> None:
         print(f"\n(total {time.perf_counter() - t0:.0f} s)")
         return
     if args.power:
-        smallest_fraction_table([1000, 10000], args.draws or (5 if args.quick else 20),
-                                ("exact", "near_number", "near_category", "near_redacted", "near_respelled"))
-        print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+        cells["smallest_share"] = smallest_fraction_table(
+            [1000, 10000], args.draws or (5 if args.quick else 20),
+            ("exact", "near_number", "near_category", "near_redacted", "near_respelled"))
+        finish()
         return
 
     def draws(n) -> int:
@@ -438,9 +647,9 @@ def main(argv: list[str] | None = None) -> None:
                         honest.append((shape, n, holdout, kind))
     honest += [("adult", (30000, 9000, 9000), True, "ideal"), ("adult", (30000, 9000), False, "ideal")]
     if args.part != "leaks":
-        false_alarm_table(honest, draws)
+        cells["honest"] = false_alarm_table(honest, draws)
     if args.part == "honest":
-        print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+        finish()
         return
     leak_draws = args.draws or (5 if args.quick else 10)
     leaks = []
@@ -450,9 +659,9 @@ def main(argv: list[str] | None = None) -> None:
             for kind in (*LEAKS, *VERBATIM):
                 if applicable(kind, shape):
                     leaks.append((shape, n, holdout, kind, 0.03 if kind == "exact" else 0.1))
-    power_table([c for c in leaks if c[1] <= 1000], leak_draws)
-    power_table([c for c in leaks if c[1] > 1000], args.draws or 5)
-    print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+    cells["leaks"] = (power_table([c for c in leaks if c[1] <= 1000], leak_draws)
+                      + power_table([c for c in leaks if c[1] > 1000], args.draws or 5))
+    finish()
 
 
 if __name__ == "__main__":

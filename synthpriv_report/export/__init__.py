@@ -22,6 +22,8 @@ Modules
 ``notebook``   the nbformat notebook of a document (HTML outputs only: no user string in a Markdown cell)
 ``render``     nbconvert exporters, HTML and PDF, ``to_html``/``to_pdf``/``write_reports``
 ``files``      files written whole or not at all; output paths checked against the inputs
+``error_rates`` how often a verdict like the report's was wrong in the nearest measured cell of the
+               calibration harness (``calibration_cells.json``), for ``templates/error_rates.html.j2``
 ``templates/`` the export's Jinja templates
 
 Documents
