@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs everything synthpriv_report needs on a fresh Debian machine: system packages for the PDF and
-# browser checks (Chromium and its driver, poppler, pango), a C++ compiler (the GPU kernels' run on the CPU in the
-# tests) and the package with all its extras. Safe to run twice.
+# browser checks (Chromium and its driver, poppler, qpdf, pango), a C++ compiler (the GPU kernels' run on the CPU
+# in the tests) and the package with all its extras. Safe to run twice.
 set -euo pipefail
 cd "$(dirname "$0")"
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)  # Selenium checks in tests/hostile
 command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
+command -v qpdf >/dev/null 2>&1 || need+=(qpdf)  # qpdf --check on the PDF report (tests/integration/test_dossier.py)
 ldconfig -p 2>/dev/null | grep -q libpango-1.0 || need+=(libpango-1.0-0 libpangoft2-1.0-0)
 fc-list 2>/dev/null | grep -qi dejavu || need+=(fonts-dejavu-core)
 command -v npm >/dev/null 2>&1 || need+=(npm)  # fetches Pyodide's core for the offline in-browser test

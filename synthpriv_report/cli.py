@@ -340,6 +340,9 @@ def _parser() -> argparse.ArgumentParser:
                                       "(by default such columns are left out, with a warning)")
     ev.add_argument("--html", help="write the HTML report here")
     ev.add_argument("--pdf", help="write the PDF report here")
+    ev.add_argument("--pdf-dossier", help="also write the data protection officer's dossier alone here (four "
+                                          "pages, the same digest in every footer), to be signed apart from the "
+                                          "annex")
     ev.add_argument("--json", help="write the JSON report here")
     common(ev)
 
@@ -561,13 +564,15 @@ def command_without_folders(argv: Sequence[str]) -> list[str]:
 
 def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | None, *, key: Any, sensitive: Any,
          exclude: Any, args: argparse.Namespace, html: str | None, pdf: str | None, js: str | None,
-         inputs: dict[str, str], include: Any = None, reference: pd.DataFrame | None = None) -> int:
+         inputs: dict[str, str], include: Any = None, reference: pd.DataFrame | None = None,
+         pdf_dossier: str | None = None) -> int:
     from .export import report_data, write_reports
 
-    stages = ["evaluate"] + [n for n, p in (("html", html), ("pdf", pdf), ("json", js)) if p]
+    stages = ["evaluate"] + [n for n, p in (("html", html), ("pdf", pdf), ("json", js),
+                                            ("pdf_dossier", pdf_dossier)) if p]
     bar = progress.bar(len(stages), "synthpriv-report", enabled=not args.no_progress, unit="stage")
     # a document piped out on stdout (--json /dev/stdout | jq) must not be mixed with the verdict lines
-    out = sys.stderr if any(_is_stdout(p) for p in (html, pdf, js)) else sys.stdout
+    out = sys.stderr if any(_is_stdout(p) for p in (html, pdf, js, pdf_dossier)) else sys.stdout
 
     def step(name: str, done: bool) -> None:
         bar.update(1) if done else bar.note(name)
@@ -588,7 +593,8 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
         bar.update(1)
         # every document is complete before any file is replaced
         try:
-            written = write_reports(data, html=html, pdf=pdf, json=js, engine=args.pdf_engine, on_stage=step)
+            written = write_reports(data, html=html, pdf=pdf, json=js, pdf_dossier=pdf_dossier,
+                                    engine=args.pdf_engine, on_stage=step)
         except OSError as exc:  # an output that cannot be written, or a PDF program not found
             raise _UserError(f"cannot write the reports: {exc}") from exc
         except ImportError as exc:
@@ -662,13 +668,14 @@ def _read_input(path: str, args: argparse.Namespace) -> pd.DataFrame:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    if not (args.html or args.pdf or args.json):
-        raise _UserError("nothing to write: give at least one of --html, --pdf, --json")
+    if not (args.html or args.pdf or args.json or args.pdf_dossier):
+        raise _UserError("nothing to write: give at least one of --html, --pdf, --json, --pdf-dossier")
     lists = {opt: _split(getattr(args, attr), opt) for opt, attr in (("--key", "key"), ("--sensitive", "sensitive"),
                                                                     ("--exclude", "exclude"),
                                                                     ("--include", "include"))}
     _split(args.metrics, "--metrics")
-    _refuse_writing_inputs(args, {"--html": args.html, "--pdf": args.pdf, "--json": args.json})
+    _refuse_writing_inputs(args, {"--html": args.html, "--pdf": args.pdf, "--json": args.json,
+                                  "--pdf-dossier": args.pdf_dossier})
     _context(args)  # a bad context is refused before the data are read
     if args.reference and not args.holdout:
         raise _UserError("--reference needs --holdout: the membership attacks take their non-member targets from "
@@ -687,7 +694,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         inputs["reference"] = Path(args.reference).name
     return _run(real, synthetic, holdout, key=lists["--key"], sensitive=lists["--sensitive"],
                 exclude=lists["--exclude"], include=lists["--include"], args=args, html=args.html, pdf=args.pdf,
-                js=args.json, inputs=inputs, reference=reference)
+                js=args.json, inputs=inputs, reference=reference, pdf_dossier=args.pdf_dossier)
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -1,9 +1,12 @@
 """The pages a data protection officer's file needs, drawn from the validated document alone.
 
-The release context (stated by the user), the threat model, the residual risks in a regulator's terms, a
-plain-language summary with a recommended action, the limitations and assumptions, the decision record and the
-reproducibility block. Each function returns a plain dict for a template; every string a user or a file supplied
-(the context's fields, column and file names) stays a string here and is escaped by the templates. What a page
+The release context (stated by the user), the threat model, the residual risks in a regulator's terms with each
+attack's absolute rates (:func:`risk_evidence`, :func:`regulator_terms`), the recommended action with its rule and
+the facts it depends on (:func:`recommended_action`, :func:`missing_facts`), the limitations and assumptions, the
+decision record checked against the recommendation (:func:`decision_context`), the footer that ties each dossier
+page to its report (:func:`footer`) and the reproducibility block. Each function returns a plain dict for a
+template; every string a user or a file supplied (the context's fields, column and file names) stays a string here
+and is escaped by the templates. What a page
 says of a measure comes from its declaration (:class:`~synthpriv_report.registry.MetricSpec`: ``residual_risk``,
 ``limitation``, ``sample_note``, ``group``), never from its name.
 
@@ -16,14 +19,17 @@ ISO/IEC 27559:2022, "Privacy enhancing data de-identification framework".
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..formats import fmt_count, level_text
+from ..formats import fmt_count, fmt_share, level_text
 from ..registry import MetricSpec, get_spec
 
-__all__ = ["ESTIMATE_STATEMENT", "PUBLIC_SOURCES", "SIMILARITY_LIMITS", "context_rows", "decision_context",
-           "json_file_sha256", "limitations_context", "plain_summary", "reproducibility_context", "residual_risks",
+__all__ = ["DECISION_FIELDS", "ESTIMATE_STATEMENT", "OUTCOME_WORDS", "PUBLIC_SOURCES", "RELEASE_FACTS",
+           "SIMILARITY_LIMITS", "context_rows", "decision_context", "footer", "json_file_sha256",
+           "limitations_context", "missing_facts", "recommended_action", "regulator_terms",
+           "reproducibility_context", "residual_risks", "risk_evidence",
            "threat_model"]
 
 #: The public documents the file is written against.
@@ -155,11 +161,12 @@ def threat_model(doc: Mapping[str, Any]) -> dict[str, Any]:
             "not_modelled": not_modelled, "tested_by": _attack_titles(doc)}
 
 
-def residual_risks(doc: Mapping[str, Any]) -> list[dict[str, str]]:
-    """One sentence per measure that declares a residual risk (the three criteria, membership inference)."""
+def residual_risks(doc: Mapping[str, Any], names: Sequence[str] | None = None) -> list[dict[str, str]]:
+    """One sentence per measure that declares a residual risk (the three criteria, membership inference), or
+    only for the measures ``names``."""
     out = []
     for m, spec in _computed(doc):
-        if spec.residual_risk is None:
+        if spec.residual_risk is None or (names is not None and m.get("name") not in names):
             continue
         sentence = spec.residual_risk(m)
         if sentence:
@@ -184,11 +191,43 @@ def _attack_levels(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
             if (spec.residual_risk is not None or spec.group == "attack") and m.get("level") in ("medium", "high")]
 
 
-def recommended_action(doc: Mapping[str, Any]) -> dict[str, str]:
-    """The action this report recommends, with the rule it follows (stricter for a public release, stated)."""
+#: The order of the outcomes, from the strictest.
+_STRICTNESS = {"do_not_release": 0, "release_with_conditions": 1, "release": 2}
+
+#: The facts of the release context that a recommendation to release depends on: what a reader is told is missing
+#: when one is not stated (``(words, test of the context and its generator block)``).
+RELEASE_FACTS: tuple[tuple[str, Any], ...] = (
+    ("the release mode (public, restricted or internal)", lambda c, g: c.get("release_mode") is not None),
+    ("whether the trained model is released too", lambda c, g: "model_released" in g),
+    ("whether the generator is differentially private (its epsilon, or that it has none)",
+     lambda c, g: "epsilon" in g),
+    ("the filters applied after generation (or that there were none)", lambda c, g: "post_filters" in g),
+)
+
+
+def missing_facts(doc: Mapping[str, Any]) -> list[str]:
+    """The facts a recommendation to release depends on that the release context does not state.
+
+    A released model opens attacks that query it (not modelled here), filters applied after generation leak by
+    what they remove, and the rule for a public release is stricter: a report cannot recommend "release" while
+    any of them is unknown.
+    """
+    c = _ctx(doc)
+    g = c.get("generator") if isinstance(c.get("generator"), Mapping) else {}
+    return [words for words, stated in RELEASE_FACTS if not stated(c, g)]
+
+
+def recommended_action(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The action this report recommends, with the rule it follows (stricter for a public release, stated).
+
+    Returns ``{"action", "action_text", "why", "rule", "public", "missing"}``; ``missing`` lists the facts of the
+    release context a release depends on that are not stated (:func:`missing_facts`): with any of them missing,
+    "release" becomes "release with conditions", and the reason names them.
+    """
     level = str(doc["verdict"]["level"])
     public = _ctx(doc).get("release_mode") == "public"
     raised = _attack_levels(doc)
+    missing = missing_facts(doc)
     if level == "not_assessed":
         action, why = "do_not_release", "the checks behind the verdict did not run, so the data were not assessed"
     elif level == "high":
@@ -212,46 +251,23 @@ def recommended_action(doc: Mapping[str, Any]) -> dict[str, str]:
                "also count, and " + "; ".join(f"{t}: {level_text(lv)}" for t, lv in raised))
     else:
         action, why = "release", "the checks behind the verdict found a low risk"
-    rule = ("How the recommendation is made (a package rule, not a legal standard): a high verdict, or one not "
-            "assessed, leads to \"do not release\"; a medium or inconclusive verdict to \"release with "
-            "conditions\"; a low one (every risk ruled out) to \"release\". For a public release the rule is "
-            "stricter: a medium or inconclusive verdict leads to \"do not release\", "
-            "and a medium or high level of any attack simulation (anonymisation criteria, membership inference), "
-            "which otherwise do not drive the verdict, to \"release with conditions\".")
+    if action == "release" and missing:
+        action = "release_with_conditions"
+        why += (", but a release also depends on facts the release context does not state: "
+                + "; ".join(missing) + " (state them, or make them conditions of the release)")
+    rule = ("The rule (this package's, not a legal standard): high, or not assessed: do not release; medium or "
+            "inconclusive: release with conditions; low: release, once the release context states the release "
+            "mode, whether the model is released, whether the generator is differentially private and the filters "
+            "applied after generation. A public release is held to a stricter rule: medium or inconclusive: do not "
+            "release; any attack simulation (anonymisation criteria, membership inference) medium or high: release "
+            "with conditions.")
     return {"action": action, "action_text": _OUTCOMES[action], "why": why, "rule": rule,
-            "public": "yes" if public else "no"}
-
-
-def plain_summary(doc: Mapping[str, Any], verdict_word: str) -> dict[str, Any]:
-    """The half-page summary for the person who decides: tested, found, not covered, recommended action."""
-    meta = dict(doc.get("meta") or {})
-    sets = {str(s.get("role")): s for s in meta.get("sets") or []}
-    n = {r: fmt_count(s.get("rows")) for r, s in sets.items()}
-    tested = (f"Whether the synthetic data set ({n.get('synthetic', '?')} records) reveals the people in the real "
-              f"data it was made from ({n.get('real', '?')} records)"
-              + (f", compared with {n['holdout']} real records of the same population that the generator never saw"
-                 if "holdout" in n else ", without real records the generator never saw to compare with")
-              + ": copies and near copies of real records, synthetic records unusually close to real people, and "
-                "simulated attacks (singling out, linking, inferring a sensitive value, telling who was in the "
-                "training data).")
-    checks = [c for c in doc["verdict"].get("checks") or []]
-    fired = [c for c in checks if c.get("level") in ("medium", "high")]
-    unsure = [c for c in checks if c.get("level") == "inconclusive"]
-    found = (f"Verdict: {verdict_word}. " + (f"{len(fired)} of the {len(checks)} checks behind the verdict found a "
-                                             "medium or high risk." if fired else
-                                             f"No check of the {len(checks)} behind the verdict found a risk, but "
-                                             f"{len(unsure)} could not rule one out on these data." if unsure else
-                                             f"Every check of the {len(checks)} behind the verdict ruled its risk "
-                                             "out." if checks else "No check behind the verdict ran."))
-    not_covered = ("Attacks using the generator itself, repeated releases from the same data, linkage with outside "
-                   "registers beyond the key fields, and what the data reveal about groups of people rather than "
-                   "individuals (see \"Limitations and assumptions\").")
-    return {"tested": tested, "found": found, "risks": residual_risks(doc), "not_covered": not_covered,
-            "action": recommended_action(doc), "estimate": ESTIMATE_STATEMENT}
+            "public": "yes" if public else "no", "missing": missing}
 
 
 def limitations_context(doc: Mapping[str, Any], cautions: Sequence[str]) -> dict[str, Any]:
-    """The limitations and assumptions page: holdout assumption, blind spots, samples, what remains."""
+    """The limitations and assumptions page: the residual risks in words, holdout assumption, blind spots, samples,
+    what remains."""
     blind, samples = [], []
     for m, spec in _computed(doc):
         title = str(m.get("title") or m.get("name"))
@@ -274,7 +290,7 @@ def limitations_context(doc: Mapping[str, Any], cautions: Sequence[str]) -> dict
                     "years, other sites), the comparisons are biased." if has_holdout else
                     "No holdout was given: measures that need real records the generator never saw did not run, "
                     "and others compare the training data with itself."),
-        "cautions": list(cautions),
+        "cautions": list(cautions), "residual": residual_risks(doc),
         "blind": blind, "samples": samples,
         "population": ("Inference about groups remains: synthetic data that are faithful to the real data reveal "
                        "what is true of the population (for example, that most people of a given age and "
@@ -300,24 +316,181 @@ DEFAULT_TRIGGERS = (
     "a published attack on synthetic data that these checks do not cover",
 )
 
+#: The decision record's fields: (label, key of the context's ``decision`` block, name of the PDF form field).
+DECISION_FIELDS = (
+    ("Rationale", "rationale", "rationale"),
+    ("Conditions of the release", "conditions", "conditions"),
+    ("Reason, where the decision departs from the recommendation", None, "departure_reason"),
+    ("Opinion of the data protection officer", "dpo_opinion", "dpo_opinion"),
+    ("Assessment made by (name, role)", "assessor", "assessor"),
+    ("Data protection officer (name)", "dpo", "dpo"),
+    ("Decision taken by (name, role)", "decided_by", "decided_by"),
+    ("Date of the decision", "date", "decision_date"),
+    ("Next review date", "next_review", "next_review"),
+)
+
 
 def decision_context(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """The decision record: the outcome boxes (ticked when the context records one), the fields to fill in."""
+    """The decision record: the outcome boxes, the fields to fill in, and the recorded decision checked against
+    the recommendation.
+
+    Returns ``{"boxes", "recorded", "fields", "recommended", "departs", "warning", "triggers", "user_triggers"}``.
+    A box is ticked when the release context records that outcome. A field the context fills is printed as its
+    text; every other field is left to fill in, on paper or as a PDF form field named ``field``. A recorded
+    outcome less strict than the recommendation (``release`` against ``release_with_conditions``, say) sets
+    ``departs`` and a ``warning`` that asks for the reason.
+    """
     d = dict(_ctx(doc).get("decision") or {})
     outcome = d.get("outcome")
     rec = recommended_action(doc)
-    boxes = [{"key": k, "text": t, "ticked": k == outcome} for k, t in _OUTCOMES.items()]
-    fields = [("Rationale", d.get("rationale")), ("Conditions of the release", d.get("conditions")),
-              ("Opinion of the data protection officer", d.get("dpo_opinion")),
-              ("Assessment made by (name, role)", d.get("assessor")),
-              ("Data protection officer (name)", d.get("dpo")),
-              ("Decision taken by (name, role)", d.get("decided_by")),
-              ("Date of the decision", d.get("date")),
-              ("Next review date", d.get("next_review"))]
-    return {"boxes": boxes, "recorded": outcome is not None, "fields": [(k, "" if v is None else str(v))
-                                                                         for k, v in fields],
-            "recommended": rec, "triggers": list(DEFAULT_TRIGGERS),
+    boxes = [{"key": k, "text": t, "ticked": k == outcome, "field": f"outcome_{k}"} for k, t in _OUTCOMES.items()]
+    fields = [{"label": label, "value": "" if key is None or d.get(key) is None else str(d[key]), "field": name}
+              for label, key, name in DECISION_FIELDS]
+    departs = outcome in _STRICTNESS and _STRICTNESS[outcome] > _STRICTNESS[rec["action"]]
+    warning = ""
+    if departs:
+        warning = (f"The decision recorded in the release context, \"{_OUTCOMES[outcome]}\", is less strict than "
+                   f"this report's recommendation, \"{rec['action_text']}\" ({rec['why']}). A decision that "
+                   "departs from the recommendation should state its reason below, and the data protection officer's "
+                   "opinion on it.")
+    return {"boxes": boxes, "recorded": outcome is not None, "fields": fields, "recommended": rec,
+            "departs": departs, "warning": warning, "triggers": list(DEFAULT_TRIGGERS),
             "user_triggers": [str(t) for t in d.get("triggers") or []]}
+
+
+_SHORT_ROLES = {"real": "training data", "synthetic": "synthetic data", "holdout": "holdout", "reference": "reference"}
+
+
+def footer(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """What every dossier page prints at its foot, tying a printed page to its report and its data.
+
+    ``{"digest": the report's SHA-256 content digest (grouped by eight), "sets": [(role words, first 16 hex
+    digits of the canonical fingerprint)], "rows": [(role words, records)]}``; the full fingerprints are in the
+    technical annex.
+    """
+    d = doc.get("digest")
+    value = d.get("value") if isinstance(d, Mapping) else None
+    digest = " ".join(value[i:i + 8] for i in range(0, len(value), 8)) if isinstance(value, str) else ""
+    found = list((doc.get("meta") or {}).get("sets") or [])
+    sets = [(_SHORT_ROLES.get(str(s.get("role")), str(s.get("role"))), str(s.get("fingerprint") or "")[:16])
+            for s in found if s.get("fingerprint")]
+    rows = [(_SHORT_ROLES.get(str(s.get("role")), str(s.get("role"))), fmt_count(s.get("rows"))) for s in found]
+    return {"digest": digest, "sets": sets, "rows": rows}
+
+
+def _pct(v: Any) -> str:
+    """A share in words; a rounding residue of an interval's end (below 1e-9) reads 0%."""
+    if not isinstance(v, (int, float)) or not math.isfinite(v):
+        return "n/a"
+    return fmt_share(0.0 if abs(v) < 1e-9 else v)
+
+
+def _rate(value: Any, iv: Any) -> str:
+    if isinstance(iv, (list, tuple)) and len(iv) == 2 and all(isinstance(x, (int, float)) for x in iv):
+        return f"{_pct(value)} [{_pct(iv[0])}, {_pct(iv[1])}]"
+    return _pct(value)
+
+
+#: A level's outcome in the words of the three outcomes.
+OUTCOME_WORDS = {"low": "ruled out", "inconclusive": "inconclusive", "medium": "shown: medium",
+                 "high": "shown: high"}
+
+
+def _wilson(rate: Mapping[str, Any]) -> list[float] | None:
+    v, e = rate.get("value"), rate.get("error")
+    if not isinstance(v, (int, float)) or not isinstance(e, (int, float)):
+        return None
+    return [max(0.0, float(v) - float(e)), min(1.0, float(v) + float(e))]
+
+
+def risk_evidence(doc: Mapping[str, Any]) -> list[dict[str, str]]:
+    """One row per attack simulation with absolute rates: how often the attack succeeds on people in the training
+    data and on people outside it, what chance gives, whether the attack was informative, and the outcome.
+
+    The three anonymisation criteria (singling out, linkability, inference: Article 29 Working Party, Opinion
+    05/2014) give their attack, control and random-guess success rates with Wilson intervals; the membership
+    attacks give their true-positive rate at 1% false accusations (people in the training data found), the rate
+    at which people outside it were accused, and chance (1%). An attack is informative when it does better than
+    chance: a criterion's attack above its random guess, a membership attack flagging more members than chance
+    allows (or, for the single distance attack, an AUC interval above 0.5).
+    """
+    rows = []
+    driving = {str(c.get("metric")) for c in (doc.get("verdict") or {}).get("checks") or []}
+    for m, spec in _computed(doc):
+        d = m.get("details") or {}
+        if spec.group == "attack" and "tpr_at" in d and m.get("name") not in driving:
+            continue  # one membership attack of several: the worst case behind the verdict speaks for them
+        title = str(m.get("title") or m.get("name"))
+        level = str(m.get("level") or "")
+        rates = d.get("rates") if isinstance(d.get("rates"), Mapping) else None
+        iv = m.get("interval") if isinstance(m.get("interval"), (list, tuple)) else [None, None]
+        if rates and spec.residual_risk is not None:
+            att, ctl, base = (dict(rates.get(k) or {}) for k in ("attack", "control", "baseline"))
+            informative = (isinstance(att.get("value"), (int, float)) and isinstance(base.get("value"), (int, float))
+                           and att["value"] > base["value"])
+            rows.append({"name": str(m.get("name")), "title": title, "unit": "attempts",
+                         "members": _rate(att.get("value"), _wilson(att)),
+                         "others": _rate(ctl.get("value"), _wilson(ctl)),
+                         "chance": _pct(base.get("value")), "informative": "yes" if informative else "no",
+                         "bound": f"{_pct(iv[1])} (normalised)",
+                         "outcome": OUTCOME_WORDS.get(level, level_text(level)), "level": level})
+        elif isinstance(d.get("tpr_at"), Mapping) and "0.01" in d["tpr_at"]:
+            one = dict(d["tpr_at"]["0.01"])
+            beyond = float(one.get("flagged_members", 0)) > float(one.get("chance_allows", 0))
+            rows.append({"name": str(m.get("name")), "title": title, "unit": "people",
+                         "members": _rate(one.get("tpr"), one.get("tpr_interval")),
+                         "others": _rate(one.get("fpr"), one.get("fpr_interval")),
+                         "chance": "1%", "informative": "yes" if beyond else "no",
+                         "bound": f"{_pct((one.get('tpr_interval') or [None, None])[1])} of the people in it found",
+                         "outcome": OUTCOME_WORDS.get(level, level_text(level)), "level": level})
+        elif "tpr_at_1pct_fpr" in d:
+            auc = m.get("interval") or [None, None]
+            informative = isinstance(auc[0], (int, float)) and auc[0] > 0.5
+            rows.append({"name": str(m.get("name")), "title": title, "unit": "people",
+                         "members": _rate(d.get("tpr_at_1pct_fpr"), d.get("tpr_interval")),
+                         "others": _pct(d.get("fpr_achieved")),
+                         "chance": "1%", "informative": "yes" if informative else "no",
+                         "bound": f"{_pct((d.get('tpr_interval') or [None, None])[1])} of the people in it found",
+                         "outcome": OUTCOME_WORDS.get(level, level_text(level)), "level": level})
+    return rows
+
+
+def regulator_terms(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The residual risk in the words of the public guidance: the means reasonably likely to be used (GDPR
+    Recital 26), the motivated intruder (ICO), a risk reduced to a sufficiently remote level (ICO) and an
+    insignificant likelihood of extraction (EDPB Opinion 28/2024), with what this report did and did not rule out.
+
+    Returns ``{"intro", "judgement", "found", "weak", "rows"}``: the regulator's test, whose judgement the bounds
+    serve, the outcomes in one sentence, the criteria whose attack was no better than chance, :func:`risk_evidence`.
+    """
+    rows = risk_evidence(doc)
+    by = {"ruled out": [r["title"] for r in rows if r["level"] == "low"],
+          "shown": [r["title"] for r in rows if r["level"] in ("medium", "high")],
+          "inconclusive": [r["title"] for r in rows if r["level"] == "inconclusive"],
+          "weak": [r["title"] for r in rows if r["informative"] == "no" and r["unit"] == "attempts"]}
+    intro = ("Recital 26 of the GDPR asks whether a person can be identified by any of the means reasonably likely "
+             "to be used, singling out among them. The ICO's guidance tests this with a motivated intruder: someone "
+             "competent, with no special knowledge or equipment, who wants to identify people and uses what "
+             "anyone can find (the internet, libraries, public registers). The attacks below play that intruder "
+             "with the means stated in the threat model: the released data, the key fields, and real records of "
+             "the same population.")
+    judgement = ("The ICO asks that the risk be reduced to a sufficiently remote level; EDPB Opinion 28/2024 asks "
+                 "that the likelihood of extracting personal data be insignificant. Whether the bounds below are "
+                 "sufficiently remote, or insignificant, for this release is the controller's judgement; the bounds "
+                 "are what that judgement can rest on.")
+    parts = []
+    if by["shown"]:
+        parts.append("a risk is shown by " + "; ".join(by["shown"]))
+    if by["inconclusive"]:
+        parts.append("not ruled out by " + "; ".join(by["inconclusive"]))
+    if by["ruled out"]:
+        parts.append("ruled out, within the stated bound, by " + "; ".join(by["ruled out"]))
+    found = ("For the means tested here: " + "; and ".join(parts) + ".") if parts else (
+        "No attack simulation ran in this report (they need a holdout, and the inference attack a sensitive "
+        "field), so no residual risk can be stated.")
+    weak = ("An anonymisation criterion whose attack does no better than random guessing on these data is no "
+            "evidence either way: " + "; ".join(by["weak"]) + ".") if by["weak"] else ""
+    return {"intro": intro, "judgement": judgement, "found": found, "weak": weak, "rows": rows}
 
 
 def json_file_sha256(text: str) -> str:

@@ -8,6 +8,7 @@ on the result objects rebuilt from the document (their evidence); nothing is com
 
 from __future__ import annotations
 
+import datetime as _dt
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -20,11 +21,13 @@ from ..registry import GROUP_TITLES, get_spec
 from ..results import ResultSet
 from ..templating import shorten_text
 from . import dossier
+from .assessment import assessment_lines, data_assessment_context
 from .document import ReportData, dumps, results_from_document
+from .error_rates import error_rates
 from .schema import SCHEMA
 from .templating import render
 
-__all__ = ["DEFAULT_TITLE", "build_notebook", "cover_context"]
+__all__ = ["DEFAULT_TITLE", "build_notebook", "cover_context", "document_date"]
 
 DEFAULT_TITLE = "Synthetic data privacy report"
 #: Details shown per metric (the JSON report keeps them all).
@@ -204,14 +207,48 @@ def _cover(data: ReportData, title: str) -> tuple[str, str]:
     return html, text
 
 
-def _plain(data: ReportData) -> tuple[str, str]:
+def dossier_context(data: ReportData, title: str = DEFAULT_TITLE) -> dict[str, Any]:
+    """Everything the data protection officer's four pages show (also read by the tests)."""
     doc = data.document
-    s = dossier.plain_summary(doc, level_text(doc["verdict"]["level"]).upper())
-    html = render("plain.html.j2", s=s)
-    text = "\n".join(["Plain-language summary", s["tested"], s["found"]]
-                     + [f"- {r['title']}: {r['sentence']}" for r in s["risks"]]
-                     + [s["estimate"], f"Recommended action: {s['action']['action_text']}: {s['action']['why']}"])
-    return html, text
+    cover = cover_context(data, title)
+    driving = _driving(doc)
+    checks = []
+    for c in cover["verdict"]["checks"]:
+        row = wording.metric_row(doc["metrics"][c["name"]], driving)
+        interval = str(row.get("interval") or "")
+        checks.append({**c, "value": row["value"], "interval": interval if len(interval) <= 30 else ""})
+    regulator = dossier.regulator_terms(doc)
+    return {"title": title, "verdict": cover["verdict"], "checks": checks,
+            "action": dossier.recommended_action(doc), "sets": cover["sets"], "created": cover["created"],
+            "version": cover["version"], "estimate": dossier.ESTIMATE_STATEMENT, "foot": dossier.footer(doc),
+            "regulator": regulator, "risks": dossier.residual_risks(doc, [r["name"] for r in regulator["rows"]]),
+            "threat": cover["threat"], "d": dossier.decision_context(doc), "a": data_assessment_context(doc),
+            "e": _error_rates(doc)}
+
+
+def _error_rates(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The error rates for this report, or why they cannot be given (a report saved before data sets were
+    described, say)."""
+    try:
+        return error_rates(doc)
+    except ValueError as exc:
+        return {"measured": False, "sentences": [f"How often this verdict would be wrong for data like these is not "
+                                                 f"stated: {exc}."]}
+
+
+def _dossier(data: ReportData, title: str, alone: bool = False) -> tuple[str, str]:
+    ctx = dossier_context(data, title)
+    html = render("dossier.html.j2", alone=alone, **ctx)
+    v, act, d = ctx["verdict"], ctx["action"], ctx["d"]
+    lines = ([shorten_text(title, 200), f"Verdict: {v['word']}", v["lead"]]
+             + [f"- {c['title']}: {c['value']} ({c['level_text']})" for c in ctx["checks"]]
+             + [f"Recommended action: {act['action_text']}: {act['why']}"]
+             + [ctx["regulator"]["found"]] + [f"- {r['title']}: {r['sentence']}" for r in ctx["risks"]]
+             + assessment_lines(ctx["a"]) + list(ctx["e"].get("sentences") or []) + ["Decision record"]
+             + [f"[{'x' if b['ticked'] else ' '}] {b['text']}" for b in d["boxes"]]
+             + ([f"Warning: {d['warning']}"] if d["warning"] else [])
+             + [f"{f['label']}: {f['value'] or '________'}" for f in d["fields"]] + ["Signature: ________"])
+    return html, "\n".join(lines)
 
 
 def _limitations(data: ReportData) -> tuple[str, str]:
@@ -223,14 +260,6 @@ def _limitations(data: ReportData) -> tuple[str, str]:
     html = render("limitations.html.j2", l=lim)
     text = "\n".join(["Limitations and assumptions", lim["holdout"]]
                      + [f"- {b['title']}: {b['text']}" for b in lim["blind"]] + [lim["population"]])
-    return html, text
-
-
-def _decision(data: ReportData) -> tuple[str, str]:
-    d = dossier.decision_context(data.document)
-    html = render("decision.html.j2", d=d)
-    text = "\n".join(["Decision record"] + [f"[{'x' if b['ticked'] else ' '}] {b['text']}" for b in d["boxes"]]
-                     + [f"{k}: {v or '________'}" for k, v in d["fields"]] + ["Signature: ________"])
     return html, text
 
 
@@ -342,8 +371,34 @@ def _appendix(data: ReportData) -> tuple[str, str]:
     return html, text
 
 
-def build_notebook(data: ReportData, *, title: str = DEFAULT_TITLE) -> Any:
+def document_date(created: Any) -> str | None:
+    """The report's creation time as the W3C date-time a page's ``<meta name="dcterms.created">`` carries: UTC,
+    to the second (``2026-12-06T20:41:22+00:00``); None when ``created`` is not an ISO 8601 time with a zone.
+
+    A PDF's creation and modification dates are this time (the time the JSON report records), never the time it
+    was printed, so that the PDF, its XMP metadata and its attached JSON name one moment; a report read back from
+    a JSON file whose time cannot be read gets no dates rather than a wrong one.
+
+    >>> document_date("2026-12-06T21:41:22.5+01:00")
+    '2026-12-06T20:41:22+00:00'
+    >>> document_date("yesterday") is None, document_date("2026-12-06T20:41:22") is None
+    (True, True)
+    """
+    try:
+        when = _dt.datetime.fromisoformat(str(created))
+    except ValueError:
+        return None
+    if when.tzinfo is None or when.utcoffset() is None:
+        return None
+    return when.astimezone(_dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def build_notebook(data: ReportData, *, title: str = DEFAULT_TITLE, dossier_only: bool = False) -> Any:
     """An nbformat v4 notebook of the report: code cells whose outputs are HTML bundles (no Markdown cells).
+
+    The report opens with the data protection officer's dossier (four pages: verdict and recommendation, residual
+    risk, the data and the error rates, the decision record), followed by the technical annex (cover, summary,
+    limitations, reproducibility, methods, every measure, the rules).
 
     Parameters
     ----------
@@ -351,18 +406,21 @@ def build_notebook(data: ReportData, *, title: str = DEFAULT_TITLE) -> Any:
         The validated report (:func:`~synthpriv_report.export.report_data`).
     title : str
         Document title (shown on the cover, shortened; the notebook's metadata keeps it whole).
+    dossier_only : bool, default False
+        The dossier alone, to be printed and signed apart from the annex.
     """
     doc = data.document
+    if dossier_only:
+        return _notebook([_code("report.dossier()", *_dossier(data, title, alone=True), "spr-dossier")], doc, title)
     metrics = list(doc["metrics"].values())
     drawn = results_from_document(doc)  # figures come from the document too, like every text
     cover = _cover(data, title)
     driving = _driving(doc)
     cells = [
+        _code("report.dossier()", *_dossier(data, title), "spr-dossier"),
         _code("report.cover()", *cover, "spr-cover"),
-        _code("report.plain_summary()", *_plain(data), "spr-page-break"),
         _code("report.summary()", *_summary(data), "spr-page-break"),
         _code("report.limitations()", *_limitations(data), "spr-page-break"),
-        _code("report.decision_record()", *_decision(data), "spr-page-break"),
         _code("report.reproducibility()", *_reproducibility(data), "spr-page-break"),
         _code("report.annex()", *_annex(data, title), "spr-page-break"),
         _code("report.methods()", *_methods(data)),
@@ -379,8 +437,17 @@ def build_notebook(data: ReportData, *, title: str = DEFAULT_TITLE) -> Any:
                                *_metric(drawn, m, group_title if i == 0 else None, driving, intro if i == 0 else ""),
                                *tags))
     cells.append(_code("report.appendix()", *_appendix(data), "spr-page-break"))
+    return _notebook(cells, doc, title)
+
+
+def _notebook(cells: list[Any], doc: Mapping[str, Any], title: str) -> Any:
+    """The notebook of ``cells``, with the metadata every page is written from."""
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["title"] = shorten_text(title, 200)
-    nb.metadata["synthpriv_report"] = {"schema": SCHEMA, "created": doc["created"]}
+    # the page's <meta name="generator"> and <meta name="dcterms.created">/<meta name="dcterms.modified">: WeasyPrint
+    # writes them into the PDF's information dictionary and its XMP metadata (the creator tool and both dates)
+    nb.metadata["synthpriv_report"] = {"schema": SCHEMA, "created": doc["created"],
+                                       "generator": f"synthpriv_report {doc['generator']['version']}".strip(),
+                                       "document_date": document_date(doc["created"])}
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return nb

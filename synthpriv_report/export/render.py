@@ -119,14 +119,15 @@ class SynthprivChromiumPDFExporter(SynthprivPDFExporter):
 
 
 def render_html(source: Any, *, title: str = DEFAULT_TITLE, reveal_real_values: bool | None = None,
-                **params: Any) -> str:
+                dossier_only: bool = False, **params: Any) -> str:
     """The self-contained HTML report as a string (see :func:`to_html`).
 
     The page carries a running title with the verdict (printed at the top of every PDF page) and a table of
-    contents after the cover (:func:`add_navigation`).
+    contents after the cover (:func:`add_navigation`). With ``dossier_only`` it holds the data protection
+    officer's four pages alone.
     """
     data = report_data(source, reveal_real_values=reveal_real_values, **params)
-    nb = build_notebook(data, title=title)
+    nb = build_notebook(data, title=title, dossier_only=dossier_only)
     html, _ = SynthprivHTMLExporter().from_notebook_node(nb)
     level = data.document["verdict"]["level"]
     return add_navigation(html, title=title, verdict=level_text(level).upper())
@@ -330,6 +331,42 @@ ATTACHMENT_DESCRIPTION = ("The JSON report (machine-readable record) this docume
                           "printed on the Reproducibility page")
 
 
+_XMP_NS = "http://ns.adobe.com/xap/1.0/"
+
+
+def _finish_pdfa(document: Any, pdf: Any) -> None:
+    """WeasyPrint's ``finisher`` hook for the archival PDF: runs on WeasyPrint's own PDF objects after it has built
+    the document and before it writes the file (no second library rewrites the PDF).
+
+    - The catalog's associated files (``/AF``) list each attachment once: WeasyPrint 70 adds every embedded file
+      to ``/AF`` twice, once from the ``/EmbeddedFiles`` name tree and once from its file specification (WeasyPrint
+      issue 2917).
+    - The XMP metadata states when it was written (``xmp:MetadataDate``), the same time as ``xmp:ModifyDate``
+      (the report's creation time, from the page's ``<meta name="dcterms.modified">``). WeasyPrint writes the
+      creation and modification dates but not this one.
+    """
+    catalog = pdf.catalog
+    if "AF" in catalog:
+        seen: list[Any] = []
+        for ref in catalog["AF"]:
+            if ref not in seen:
+                seen.append(ref)
+        catalog["AF"][:] = seen
+    modified = getattr(document.metadata, "modified", None)
+    if not modified or "Metadata" not in catalog:
+        return
+    ref = catalog["Metadata"]  # an indirect reference, b"N 0 R"
+    stream = pdf.objects[int((ref.decode("ascii") if isinstance(ref, bytes) else str(ref)).split()[0])]
+    xmp = b"".join(part if isinstance(part, bytes) else str(part).encode("utf-8") for part in stream.stream)
+    end = b"</rdf:RDF>"
+    if end not in xmp or b"MetadataDate" in xmp:
+        return
+    entry = (f'<rdf:Description xmlns:xmp="{_XMP_NS}" rdf:about=""><xmp:MetadataDate>'
+             f"{html_lib.escape(str(modified))}</xmp:MetadataDate></rdf:Description>").encode()
+    at = xmp.rindex(end)
+    stream.stream = [xmp[:at] + entry + xmp[at:]]
+
+
 def _attach_with_pypdf(pdf: bytes, attachment: str) -> bytes:
     """``pdf`` with the JSON report embedded as a file attachment (for Chromium's PDFs, which WeasyPrint's
     archival profile does not reach)."""
@@ -342,25 +379,96 @@ def _attach_with_pypdf(pdf: bytes, attachment: str) -> bytes:
     return out.getvalue()
 
 
+#: The decision record's blanks in a report page: a box or an empty field, with the form field's name and label
+#: (written by the package's own template, attributes in the alphabetical order the page's sanitiser writes them
+#: in; names are ``[a-z_]`` words, labels escaped text).
+_BOX = re.compile(r'<span aria-hidden="true" class="spr-box" data-spr-field="([a-z_]+)" data-spr-label="([^"<>]*)">'
+                  r'(☒|☐)</span>')
+_BLANK = re.compile(r'<span class="spr-field" data-spr-field="([a-z_]+)" data-spr-label="([^"<>]*)"></span>')
+#: Fields written on several lines.
+_LONG_FIELDS = ("rationale", "conditions", "departure_reason", "dpo_opinion")
+
+
+def form_fields(html: str) -> str:
+    """The page with the decision record's boxes and blanks as form controls, which WeasyPrint writes as fillable
+    PDF fields (check boxes, one-line and several-line text), each named and labelled for a screen reader.
+
+    Only the PDF gets them: the HTML report holds no form control.
+    """
+    def box(m: re.Match[str]) -> str:
+        checked = " checked" if m.group(3) == "☒" else ""
+        return f'<input type="checkbox" class="spr-field-check" name="{m.group(1)}" title="{m.group(2)}"{checked}>'
+
+    def blank(m: re.Match[str]) -> str:
+        name, label = m.group(1), m.group(2)
+        if name in _LONG_FIELDS:
+            return f'<textarea class="spr-field-input" name="{name}" title="{label}"></textarea>'
+        return f'<input type="text" class="spr-field-input" name="{name}" title="{label}">'
+
+    return _BLANK.sub(blank, _BOX.sub(box, html))
+
+
+def _archival_fields(document: Any, pdf: Any) -> None:
+    """WeasyPrint's finishing step for a PDF with form fields, kept PDF/A: the form asks no viewer to draw its
+    fields (PDF/A forbids ``NeedAppearances``), and every field has an appearance of its own (an empty one for a
+    blank text field, an empty "off" state for a check box)."""
+    import pydyf
+
+    form = pdf.catalog.get("AcroForm")
+    if form is None:
+        return
+    form.pop("NeedAppearances", None)
+    for obj in list(pdf.objects):
+        if not isinstance(obj, pydyf.Dictionary) or obj.get("Subtype") != "/Widget":
+            continue
+        rect = [float(x) for x in obj["Rect"]]
+        width, height = abs(rect[2] - rect[0]), abs(rect[3] - rect[1])
+
+        def empty() -> Any:
+            stream = pydyf.Stream([], extra={"Type": "/XObject", "Subtype": "/Form",
+                                             "BBox": pydyf.Array([0, 0, width, height])})
+            pdf.add_object(stream)
+            return stream.reference
+
+        appearance = obj.get("AP")
+        if appearance is None:
+            obj["AP"] = pydyf.Dictionary({"N": empty()})
+        elif isinstance(appearance.get("N"), pydyf.Dictionary) and "Off" not in appearance["N"]:
+            appearance["N"]["Off"] = empty()
+
+
+def _finish_archival(document: Any, pdf: Any) -> None:
+    """WeasyPrint's ``finisher`` for the report: the archival metadata and attachment (:func:`_finish_pdfa`) and
+    the form fields kept PDF/A (:func:`_archival_fields`)."""
+    _finish_pdfa(document, pdf)
+    _archival_fields(document, pdf)
+
+
 def html_to_pdf(html: str, *, engine: PdfEngine = "weasyprint", executable_path: str = CHROMIUM_PATH,
                 attachment: str | None = None) -> bytes:
     """Print report HTML to PDF bytes with WeasyPrint or the system Chromium (never downloads a browser).
 
     WeasyPrint writes PDF/A-3a (:data:`PDF_VARIANT`: archival, tagged for accessibility, fonts embedded, an sRGB
     output intent, XMP metadata) with ``attachment`` (the JSON report's text) embedded as ``report.json``, its
-    relationship to the document "Source". Chromium prints a tagged PDF (not PDF/A) with JavaScript disabled and
-    every request other than ``data:`` refused; the attachment is then added with pypdf.
+    relationship to the document "Source", listed once in the catalog's associated files, and the decision
+    record's blanks as fillable form fields (:func:`form_fields`). The page's ``<title>``,
+    ``<meta name="generator">`` and ``<meta name="dcterms.created">``/``dcterms.modified`` (written by the
+    template) become the title, creator tool and dates of both the information dictionary and the XMP metadata
+    (which also gets ``xmp:MetadataDate``, :func:`_finish_pdfa`). Chromium prints a tagged PDF (not PDF/A) with
+    JavaScript disabled and every request other than ``data:`` refused; the attachment is then added with pypdf.
     """
     if engine == "weasyprint":
         import weasyprint
 
-        options: dict[str, Any] = {"pdf_variant": PDF_VARIANT}
+        options: dict[str, Any] = {"pdf_variant": PDF_VARIANT, "pdf_forms": True}
+        html = form_fields(html)
         if attachment is not None:
             options["attachments"] = [weasyprint.Attachment(string=attachment, name=ATTACHMENT_NAME,
                                                             description=ATTACHMENT_DESCRIPTION,
                                                             relationship="Source")]
         with _quiet_weasyprint():
-            return weasyprint.HTML(string=html, base_url=None, url_fetcher=_url_fetcher()).write_pdf(**options)
+            return weasyprint.HTML(string=html, base_url=None, url_fetcher=_url_fetcher()).write_pdf(
+                finisher=_finish_archival, **options)
     if engine == "chromium":
         if not Path(executable_path).exists():
             raise FileNotFoundError(f"Chromium not found at {executable_path!r}; pass executable_path= or use "
@@ -386,8 +494,11 @@ def _check_engine(engine: str) -> None:
 
 def to_pdf(source: Any, path: str | os.PathLike[str], engine: PdfEngine = "weasyprint", *,
            title: str = DEFAULT_TITLE, reveal_real_values: bool | None = None,
-           executable_path: str = CHROMIUM_PATH, progress: bool = True, **params: Any) -> Path:
-    """Write the paginated A4 PDF report (cover, summary, methods, one section per group, appendix).
+           executable_path: str = CHROMIUM_PATH, progress: bool = True, dossier_only: bool = False,
+           **params: Any) -> Path:
+    """Write the paginated A4 PDF report: the data protection officer's dossier (four pages, each with the report's
+    digest and the data's fingerprints at its foot; the decision record as fillable form fields), then the
+    technical annex (cover, summary, methods, one section per group, appendix).
 
     Parameters
     ----------
@@ -402,12 +513,14 @@ def to_pdf(source: Any, path: str | os.PathLike[str], engine: PdfEngine = "weasy
         Chromium binary for ``engine="chromium"``.
     progress : bool, default True
         A progress bar while the PDF renders (shown when it takes more than two seconds).
+    dossier_only : bool, default False
+        The dossier alone, to be printed and signed apart from the annex.
     """
     from ..progress import stage
 
     _check_engine(engine)
     data = report_data(source, reveal_real_values=reveal_real_values, **params)
-    html = render_html(data, title=title)
+    html = render_html(data, title=title, dossier_only=dossier_only)
     with stage("rendering the PDF", enabled=progress):
         pdf = html_to_pdf(html, engine=engine, executable_path=executable_path, attachment=dumps(data.to_dict()))
     return write_atomic(path, pdf)
@@ -415,6 +528,7 @@ def to_pdf(source: Any, path: str | os.PathLike[str], engine: PdfEngine = "weasy
 
 def write_reports(source: Any, *, html: str | os.PathLike[str] | None = None,
                   pdf: str | os.PathLike[str] | None = None, json: str | os.PathLike[str] | None = None,
+                  pdf_dossier: str | os.PathLike[str] | None = None,
                   engine: PdfEngine = "weasyprint", title: str = DEFAULT_TITLE,
                   executable_path: str = CHROMIUM_PATH, on_stage: Any = None) -> list[Path]:
     """Write several documents of one report all together: each is staged in a temporary file beside its target
@@ -425,6 +539,9 @@ def write_reports(source: Any, *, html: str | os.PathLike[str] | None = None,
     source : Evaluation, ResultSet, LoadedReport or ReportData
     html, pdf, json : path-like, optional
         Targets (at least one).
+    pdf_dossier : path-like, optional
+        The data protection officer's dossier alone, as a PDF of its own (the same digest and fingerprints in
+        every page's footer, the JSON report attached), to be printed and signed apart from the annex.
     engine, title, executable_path
         As in :func:`to_pdf` and :func:`to_html`.
     on_stage : callable, optional
@@ -433,7 +550,7 @@ def write_reports(source: Any, *, html: str | os.PathLike[str] | None = None,
     Returns
     -------
     list of Path
-        The written files, in the order html, pdf, json.
+        The written files, in the order html, pdf, json, pdf_dossier.
     """
     _check_engine(engine)
     data = report_data(source)
@@ -455,7 +572,12 @@ def write_reports(source: Any, *, html: str | os.PathLike[str] | None = None,
             step("json", False)
             out.stage(json, dumps(data.to_dict()))
             step("json", True)
-        targets = [Path(p) for p in (html, pdf, json) if p is not None]
+        if pdf_dossier is not None:
+            step("pdf_dossier", False)
+            out.stage(pdf_dossier, html_to_pdf(render_html(data, title=title, dossier_only=True), engine=engine,
+                                               executable_path=executable_path, attachment=dumps(data.to_dict())))
+            step("pdf_dossier", True)
+        targets = [Path(p) for p in (html, pdf, json, pdf_dossier) if p is not None]
     return targets
 
 

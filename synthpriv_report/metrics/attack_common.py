@@ -168,7 +168,9 @@ def _sample_note(n_used: int, n_total: int, random_state: int | None, budget: in
 
 _WORDS_ATTACK = Words(measures="how much an attacker who knows some of a person's values learns from the synthetic "
                                "data, as defined by Trudslev et al.",
-                      high_means="a high value is risky (1 = the attack always succeeds)",
+                      high_means="a high value is risky (1 = the attack always succeeds), but only beyond the value "
+                                 "the holdout reaches when it stands in for the synthetic data (shown beside it): "
+                                 "up to there the attack learns what any data of the population would teach",
                       ideal="the value the holdout reaches when it stands in for the synthetic data")
 
 

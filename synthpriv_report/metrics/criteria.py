@@ -285,20 +285,35 @@ def risk_words(m: ResultJSON) -> str:
     return f"{fmt_number(m.get('value'))} ({fmt_number(iv[0])} to {fmt_number(iv[1])} at {cl:.0%} confidence)"
 
 
-def residual_sentence(m: ResultJSON, knows: str, succeeds: str) -> str | None:
-    """The residual risk of a criterion in a regulator's terms: the upper end of the risk's interval.
+def residual_sentence(m: ResultJSON, knows: str, succeeds: str, tries: str = "attempts") -> str | None:
+    """The residual risk of a criterion in a regulator's terms: the absolute success rates and the upper end of
+    the risk's interval, read as what it is.
 
-    >>> print(residual_sentence({"value": 0.01, "interval": [0.0, 0.02], "details": {"confidence_level": 0.95}},
-    ...       "age and sex", "infers the income"))  # doctest: +NORMALIZE_WHITESPACE
-    An attacker who knows age and sex infers the income of at most 2% of people (95% upper bound; estimate 1%)
-    more often than of people not in the training data.
+    The risk is Giomi et al.'s normalised excess ``(r_att - r_ctl) / (1 - r_ctl)``: the share of the success still
+    open against records the generator never saw that membership of the training data adds. It is not a share of
+    people, and a singling-out attempt is a rule, not a person: ``tries`` names what the rates count.
+
+    >>> m = {"value": 0.01, "interval": [0.0, 0.02], "details": {"confidence_level": 0.95, "rates": {
+    ...      "attack": {"value": 0.3}, "control": {"value": 0.29}, "baseline": {"value": 0.1}}}}
+    >>> print(residual_sentence(m, "age and sex", "infers the income"))  # doctest: +NORMALIZE_WHITESPACE
+    An attacker who knows age and sex infers the income in 30% of attempts on the training records and in 29% on
+    real records the generator never saw (random guessing: 10%); being in the training data adds at most 2% of
+    the success still open on those other records (95% upper bound; estimate 1%).
     """
     iv = m.get("interval")
     if not iv or iv[1] is None:
         return None
-    cl = float((m.get("details") or {}).get("confidence_level", 0.95))
-    return (f"An attacker who knows {knows} {succeeds} of at most {fmt_share(iv[1])} of people ({cl:.0%} upper "
-            f"bound; estimate {fmt_share(m.get('value'))}) more often than of people not in the training data.")
+    d = m.get("details") or {}
+    cl = float(d.get("confidence_level", 0.95))
+    rates = d.get("rates") or {}
+
+    def rate(key: str) -> str:
+        return fmt_share((rates.get(key) or {}).get("value"))
+
+    return (f"An attacker who knows {knows} {succeeds} in {rate('attack')} of {tries} on the training records and "
+            f"in {rate('control')} on real records the generator never saw (random guessing: {rate('baseline')}); "
+            f"being in the training data adds at most {fmt_share(iv[1])} of the success still open on those other "
+            f"records ({cl:.0%} upper bound; estimate {fmt_share(m.get('value'))}).")
 
 
 def attacks_note(m: ResultJSON) -> str | None:

@@ -342,7 +342,8 @@ register(MetricSpec(
     value_kind="number", drives_verdict=False, finding=singling_out_finding,
     residual_risk=lambda m: residual_sentence(
         m, f"a few of a person's values (rules on {(m.get('details') or {}).get('predicate_columns')} columns read "
-           "off the synthetic records)", "singles out (isolates as the only match) the records"),
+           "off the synthetic records)", "singles out one record (the rule matches it alone)",
+        "the rules tried"),
     limitation=LIMITATION + "; rules are read off synthetic records, so a person the synthetic data do not resemble "
                "is never tried", sample_note=attacks_note,
 ))

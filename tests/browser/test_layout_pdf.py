@@ -105,8 +105,9 @@ def test_no_text_runs_past_the_right_margin(pdf: dict[str, Any]) -> None:
 
 
 def test_no_half_empty_page_inside_a_section(pdf: dict[str, Any]) -> None:
-    titles = _sections()
-    assert len(titles) >= 4
+    # the contents start a page of their own when they do not fit under the cover's end
+    titles = [*_sections(), "Contents"]
+    assert len(titles) >= 5
     pages = pdf["pages"]
     bad = []
     for n, page in enumerate(pages[:-1], 1):

@@ -33,6 +33,29 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return out
 
 
+def test_evaluate_writes_the_dossier_alone(files: dict[str, Path], tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """``--pdf-dossier`` writes the data protection officer's pages as a PDF of their own, the JSON report
+    attached and its digest at the foot of every page; it alone is enough to write; it may not name an input."""
+    from pypdf import PdfReader
+
+    dossier, js = tmp_path / "dossier.pdf", tmp_path / "report.json"
+    args = ["evaluate", "--real", str(files["real"]), "--synthetic", str(files["synthetic"]),
+            "--holdout", str(files["holdout"]), "--metrics", METRICS, "--no-progress"]
+    assert main([*args, "--pdf-dossier", str(dossier), "--json", str(js)]) == 0
+    assert str(dossier) in capsys.readouterr().out
+    reader = PdfReader(str(dossier))
+    digest = json.loads(js.read_text(encoding="utf-8"))["digest"]["value"]
+    assert 1 <= len(reader.pages) <= 4
+    assert all(digest[:8] in (p.extract_text() or "") for p in reader.pages)
+    assert reader.attachments["report.json"] == [js.read_bytes()]
+    assert main([*args, "--pdf-dossier", str(tmp_path / "only.pdf")]) == 0
+    assert (tmp_path / "only.pdf").read_bytes().startswith(b"%PDF")
+    capsys.readouterr()
+    assert main([*args, "--pdf-dossier", str(files["real"])]) == EXIT_USER_ERROR
+    assert "--pdf-dossier" in _err_line(capsys)
+
+
 def _err_line(capsys: pytest.CaptureFixture[str]) -> str:
     err = capsys.readouterr().err.strip().splitlines()
     assert err, "expected an error message on stderr"

@@ -3,6 +3,7 @@ the JSON, hostile context strings escaped, the PDF archival with the JSON inside
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import html as html_lib
 import io
@@ -13,14 +14,14 @@ from pathlib import Path
 import pytest
 from _support.hostile import PAYLOADS
 from _support.page_text import no_wbr
-from _support.pdf import pdf_text
+from _support.pdf import pdf_date, pdf_text, pdfa_problems, pikepdf_or_skip, qpdf_check, xmp_properties
 
 from synthpriv_report import Evaluation
 from synthpriv_report.cli import main
 from synthpriv_report.datasets import load_demo
 from synthpriv_report.export import from_json, render_html, write_reports
 from synthpriv_report.export.document import load_document
-from synthpriv_report.export.dossier import recommended_action
+from synthpriv_report.export.dossier import decision_context, recommended_action
 from synthpriv_report.formats import fmt_share
 from synthpriv_report.release import CONTEXT_SCHEMA_ID, validate_context
 
@@ -45,8 +46,9 @@ CONTEXT = {
 ELEMENTS = ("Threat model", "What they know (key fields)", "Not modelled", "Checks that simulate this attacker",
             "Release context", "Purpose of the release", "Release mode", "public (anyone may obtain the data)",
             "Differential privacy", "epsilon = 2.5", "Trained model released too",
-            "Plain-language summary", "What was tested", "What was found", "What it does not cover",
-            "Recommended action", "Residual risk in the regulator's terms", "95% upper bound",
+            "Residual risk, in the regulator's terms", "Recommended action", "motivated intruder",
+            "means reasonably likely to be used", "sufficiently remote", "insignificant", "Beyond chance?",
+            "Residual risk in the regulator's terms", "95% upper bound",
             "not a legal determination", "Limitations and assumptions", "The holdout assumption",
             "What each check cannot see", "Samples used", "Inference about groups", "Decision record",
             "Release with conditions", "Do not release", "Signature of the data protection officer",
@@ -86,7 +88,7 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                     sensitive_fields=d.sensitive_fields, metrics=METRICS, progress=False, random_state=0,
                     context=CONTEXT, n_attacks=200)
     out = tmp_path_factory.mktemp("dossier")
-    paths = {"html": out / "r.html", "pdf": out / "r.pdf", "json": out / "r.json"}
+    paths = {"html": out / "r.html", "pdf": out / "r.pdf", "json": out / "r.json", "pdf_dossier": out / "d.pdf"}
     write_reports(ev.results(), **paths)
     return paths
 
@@ -118,25 +120,100 @@ def test_html_carries_every_element_and_the_sha256_of_the_json_file(written: dic
 
 
 def test_each_criterion_states_its_upper_bound(written: dict[str, Path]) -> None:
-    """The residual-risk sentence carries the upper end of the risk's interval, as the JSON holds it."""
+    """The residual-risk sentence carries the upper end of the risk's interval, as the JSON holds it, and reads it
+    as what it is: not a share of people."""
     doc = json.loads(written["json"].read_text(encoding="utf-8"))
     text = _text(written["html"].read_text(encoding="utf-8"))
     for name in ("singling_out_risk", "linkability_risk", "inference_risk"):
         m = doc["metrics"][name]
         upper = fmt_share(m["interval"][1])
-        assert f"of at most {upper} of people (95% upper bound" in text, (name, upper)
-    assert "more often than of people not in the training data" in text
+        attack = fmt_share(m["details"]["rates"]["attack"]["value"])
+        assert f"adds at most {upper} of the success still open" in text, (name, upper)
+        assert f"in {attack} of " in text, (name, attack)
+    assert "of the rules tried on the training records" in text
+    assert "of people (95% upper bound" not in text
 
 
-def test_the_threat_model_is_on_page_one_and_the_decision_page_is_whole(written: dict[str, Path]) -> None:
+def _pages(path: Path) -> list[str]:
     from pypdf import PdfReader
 
-    reader = PdfReader(str(written["pdf"]))
-    first = " ".join((reader.pages[0].extract_text() or "").split())
+    return [" ".join((p.extract_text() or "").split()) for p in PdfReader(str(path)).pages]
+
+
+def test_the_dossier_is_four_pages_each_tied_to_the_report(written: dict[str, Path]) -> None:
+    """The verdict, each criterion's residual risk, the recommendation and the decision fields lie in the first
+    four pages; each of them carries the report's digest and the data's fingerprints at its foot; the annex starts
+    on page five."""
+    doc = json.loads(written["json"].read_text(encoding="utf-8"))
+    digest = doc["digest"]["value"]
+    grouped = " ".join(digest[i:i + 8] for i in range(0, 64, 8))
+    prints = [s["fingerprint"][:16] for s in doc["meta"]["sets"]]
+    pages = _pages(written["pdf"])
+    for n, page in enumerate(pages[:4], start=1):
+        assert grouped in page, n
+        assert all(fp in page for fp in prints), n
+    assert grouped not in pages[4] and "Synthetic data privacy report Verdict:" in pages[4]
+    first = " ".join(pages[:4])
+    for element in ("Verdict:", "What the verdict rests on", "Recommended action", "Singling-out risk",
+                    "Linkability risk", "Inference risk", "Residual risk, in the regulator's terms",
+                    "Data assessment", "Decision record", "Signature of the data protection officer",
+                    "Next review date"):
+        assert element in first, element
+    for name in ("singling_out_risk", "linkability_risk", "inference_risk"):
+        attack = doc["metrics"][name]["details"]["rates"]["attack"]["value"]
+        assert fmt_share(attack) in first, name
+    alone = _pages(written["pdf_dossier"])
+    assert len(alone) <= 4 and all(grouped in page for page in alone)
+    assert "Decision record" in alone[-1] and "the technical annex is a document of its own" in alone[0].lower()
+
+
+def test_the_decision_record_is_a_pdf_form(written: dict[str, Path]) -> None:
+    """Fillable fields for the outcome, names, roles, dates and conditions; the recorded outcome ticked; every field
+    drawn by the file itself (PDF/A forbids asking the viewer to draw them)."""
+    from pypdf import PdfReader
+
+    for path in (written["pdf"], written["pdf_dossier"]):
+        reader = PdfReader(str(path))
+        fields = reader.get_fields() or {}
+        for name in ("outcome_release", "outcome_release_with_conditions", "outcome_do_not_release", "conditions",
+                     "departure_reason", "assessor", "decided_by", "decision_date", "dpo_opinion"):
+            assert name in fields, name
+        # filled from the context: printed as text, not left as a blank
+        assert "dpo" not in fields and "next_review" not in fields
+        assert fields["outcome_release_with_conditions"].get("/V") == "/on"
+        assert fields["outcome_release"].get("/V") in (None, "/Off")
+        form = reader.trailer["/Root"]["/AcroForm"]
+        assert "/NeedAppearances" not in form
+        for page in reader.pages:
+            for annot in page.get("/Annots") or []:
+                a = annot.get_object()
+                if a.get("/Subtype") == "/Widget":
+                    assert "/AP" in a and "/N" in a["/AP"], a.get("/T")
+        # the JSON travels in the dossier too
+        assert reader.attachments["report.json"] == [written["json"].read_bytes()]
+
+
+def test_a_decision_less_strict_than_the_recommendation_is_warned(written: dict[str, Path]) -> None:
+    """The context records "release with conditions" for a public release this report does not recommend
+    releasing: the decision page warns and asks for the reason."""
+    doc = json.loads(written["json"].read_text(encoding="utf-8"))
+    rec = recommended_action(doc)
+    d = decision_context(doc)
+    assert rec["action"] == "do_not_release" and d["departs"]
+    assert "less strict than this report's recommendation" in d["warning"]
+    decision = next(p for p in _pages(written["pdf"])[:4] if "Decision record" in p)
+    assert "less strict than this report's recommendation" in decision
+    assert "Reason, where the decision departs from the recommendation" in decision
+    same = {**doc, "context": {**doc["context"], "decision": {"outcome": "do_not_release"}}}
+    assert not decision_context(same)["departs"] and decision_context(same)["warning"] == ""
+
+
+def test_the_threat_model_is_in_the_annex_cover_and_the_decision_page_is_whole(written: dict[str, Path]) -> None:
+    pages = _pages(written["pdf"])
+    cover = pages[4]
     for element in ("Verdict", "Threat model", "What they know", "Checks that simulate this attacker",
                     "not a legal determination"):
-        assert element in first, element
-    pages = [" ".join((p.extract_text() or "").split()) for p in reader.pages]
+        assert element in cover, element
     decision = next(p for p in pages if "Decision record" in p and "Signature of the data protection officer" in p)
     for element in ("Release with conditions", "Do not release", "Next review date", "Triggers for a new assessment"):
         assert element in decision, element
@@ -153,20 +230,80 @@ def test_pdf_carries_every_element(written: dict[str, Path]) -> None:
 
 
 def test_pdf_is_archival_tagged_and_carries_the_json(written: dict[str, Path]) -> None:
+    """The PDF/A-3a rules the suite checks itself (tests/_support/pdf.py: fonts embedded, one sRGB output intent
+    with its ICC profile, not encrypted, no JavaScript or actions, tagged, /Lang, the XMP identification)."""
+    pikepdf = pikepdf_or_skip()
+    with pikepdf.open(written["pdf"]) as pdf:
+        assert pdfa_problems(pdf) == []
+        root = pdf.Root
+        assert str(root.Lang) == "en"
+        # the structure tree holds the figures with their alternative text
+        assert root.StructTreeRoot.get("/K") is not None
+
+
+def test_pdf_metadata_names_the_report_its_time_and_its_maker(written: dict[str, Path]) -> None:
+    """XMP and the information dictionary agree, and carry the JSON report's own creation time, the package that
+    wrote the document and the engine that printed it."""
+    pikepdf = pikepdf_or_skip()
+    doc = json.loads(written["json"].read_text(encoding="utf-8"))
+    created = _dt.datetime.fromisoformat(doc["created"])
+    with pikepdf.open(written["pdf"]) as pdf:
+        info = {str(k): str(v) for k, v in pdf.docinfo.items()}
+        xmp = xmp_properties(pdf)
+    assert (xmp["pdfaid:part"], xmp["pdfaid:conformance"]) == ("3", "A")
+    for info_key, xmp_key in (("/CreationDate", "xmp:CreateDate"), ("/ModDate", "xmp:ModifyDate")):
+        assert pdf_date(info[info_key]) == _dt.datetime.fromisoformat(xmp[xmp_key]) == created, info_key
+    assert _dt.datetime.fromisoformat(xmp["xmp:MetadataDate"]) == created
+    tool = f"synthpriv_report {doc['generator']['version']}"
+    assert info["/Creator"] == xmp["xmp:CreatorTool"] == tool
+    assert info["/Producer"] == xmp["pdf:Producer"] and xmp["pdf:Producer"].startswith("WeasyPrint ")
+    assert info["/Title"] == xmp["dc:title"] == "Synthetic data privacy report"
+
+
+def test_pdf_lists_the_json_once_as_its_source(written: dict[str, Path]) -> None:
+    """Regression: WeasyPrint 70 put every attachment twice in the catalog's /AF (associated files)."""
+    pikepdf = pikepdf_or_skip()
+    with pikepdf.open(written["pdf"]) as pdf:
+        root = pdf.Root
+        names = list(root.Names.EmbeddedFiles.Names)
+        assert "/Kids" not in root.Names.EmbeddedFiles  # one leaf: the whole name tree is this array
+        assert [str(n) for n in names[0::2]] == ["report.json"]
+        spec = names[1]
+        assert [f.objgen for f in root.AF] == [spec.objgen]
+        assert str(spec.AFRelationship) == "/Source"
+        assert str(spec.F) == str(spec.UF) == "report.json"
+        stream = spec.EF.F
+        assert str(stream.Subtype) == "/application/json" and "/ModDate" in stream.Params
+        assert stream.read_bytes() == written["json"].read_bytes()  # byte for byte
     from pypdf import PdfReader
 
-    reader = PdfReader(str(written["pdf"]))
-    root = reader.trailer["/Root"]
-    assert "/StructTreeRoot" in root and bool(root["/MarkInfo"]["/Marked"])
-    assert root.get("/Lang") == "en"
-    xmp = root["/Metadata"].get_object().get_data().decode("utf-8")
-    assert 'pdfaid:part="3"' in xmp and 'pdfaid:conformance="A"' in xmp
-    assert "/OutputIntents" in root and "/AF" in root
-    attached = reader.attachments["report.json"]
-    assert attached == [written["json"].read_bytes()]
-    # the structure tree holds the figures with their alternative text
-    tree = root["/StructTreeRoot"].get_object()
-    assert tree.get("/K") is not None
+    assert PdfReader(str(written["pdf"])).attachments == {"report.json": [written["json"].read_bytes()]}
+
+
+def test_pdf_passes_qpdf_check(written: dict[str, Path]) -> None:
+    report = qpdf_check(written["pdf"])
+    assert "No syntax or stream encoding errors found" in report and "File is not encrypted" in report
+
+
+def test_the_pdfa_checks_see_what_a_plain_pdf_lacks() -> None:
+    """The suite's own PDF/A checks are not vacuous: a plain PDF with a JavaScript open action, a font that is not
+    embedded, an unmapped structure type and a figure without alternative text fails each of them."""
+    pikepdf = pikepdf_or_skip()
+    pdf = pikepdf.new()
+    pdf.add_blank_page()
+    font = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1,
+                                                BaseFont=pikepdf.Name.Helvetica))
+    pdf.pages[0].Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=font))
+    pdf.Root.OpenAction = pdf.make_indirect(pikepdf.Dictionary(S=pikepdf.Name.JavaScript, JS="app.alert(1)"))
+    elements = [pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.StructElem, S=pikepdf.Name(role)))
+                for role in ("/Gadget", "/Figure")]
+    pdf.Root.StructTreeRoot = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.StructTreeRoot,
+                                                                   K=pikepdf.Array(elements)))
+    problems = " | ".join(pdfa_problems(pdf))
+    for expected in ("not 1.7", "no file identifier", "0 output intents", "not tagged", "no /Lang",
+                     "action when opened", "JavaScript in object", "Helvetica (/Type1) is not embedded",
+                     "structure type Gadget", "has no alternative text", "not 3A"):
+        assert expected in problems, (expected, problems)
 
 
 def test_no_misleading_phrase_remains(written: dict[str, Path]) -> None:
@@ -210,18 +347,36 @@ def test_the_report_drawn_again_from_the_json_carries_every_element(written: dic
     assert doc["context"]["decision"]["outcome"] == "release_with_conditions"
 
 
-def _doc(level: str, mode: str | None, attack_level: str = "low") -> dict:
-    return {"verdict": {"level": level, "checks": []}, "context": {"release_mode": mode} if mode else None,
+def _doc(level: str, mode: str | None, attack_level: str = "low", generator: dict | None = None) -> dict:
+    context = {"release_mode": mode, **({"generator": generator} if generator is not None else {})}
+    return {"verdict": {"level": level, "checks": []}, "context": context if mode else None,
             "metrics": {"membership_inference": {"name": "membership_inference", "computed": True,
                                                  "level": attack_level, "title": "Membership inference"}}}
+
+
+_STATED = {"epsilon": None, "post_filters": [], "model_released": False}
+
+
+def test_no_release_is_recommended_while_a_fact_it_depends_on_is_not_stated() -> None:
+    """A low verdict with the model release, differential privacy and filters not stated: "release with
+    conditions", naming each missing fact; once they are stated (even as "none"), "release"."""
+    for generator, missing in ((None, 3), ({"model_released": False}, 2), ({"epsilon": None, "post_filters": []}, 1),
+                               (_STATED, 0)):
+        rec = recommended_action(_doc("low", "restricted", generator=generator))
+        assert len(rec["missing"]) == missing, generator
+        assert rec["action"] == ("release" if missing == 0 else "release_with_conditions"), generator
+        if missing:
+            assert all(f in rec["why"] for f in rec["missing"])
+    rec = recommended_action(_doc("low", None))
+    assert len(rec["missing"]) == 4 and "the release mode (public, restricted or internal)" in rec["missing"]
 
 
 def test_a_public_release_is_held_to_the_stricter_rule() -> None:
     assert recommended_action(_doc("medium", "restricted"))["action"] == "release_with_conditions"
     assert recommended_action(_doc("medium", "public"))["action"] == "do_not_release"
-    assert recommended_action(_doc("low", "restricted", "high"))["action"] == "release"
-    assert recommended_action(_doc("low", "public", "high"))["action"] == "release_with_conditions"
-    assert recommended_action(_doc("low", "public"))["action"] == "release"
+    assert recommended_action(_doc("low", "restricted", "high", _STATED))["action"] == "release"
+    assert recommended_action(_doc("low", "public", "high", _STATED))["action"] == "release_with_conditions"
+    assert recommended_action(_doc("low", "public", generator=_STATED))["action"] == "release"
     assert recommended_action(_doc("not_assessed", None))["action"] == "do_not_release"
     assert "stricter" in recommended_action(_doc("low", None))["rule"]
 

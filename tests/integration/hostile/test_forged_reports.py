@@ -161,9 +161,11 @@ def test_the_pdf_cover_shows_the_digest(honest: dict[str, Any]) -> None:
     from synthpriv_report.export import html_to_pdf
 
     pdf = html_to_pdf(render_html(from_json(honest)), engine="weasyprint")
-    cover = "".join(pdf_text(pdf).split("\f")[:2])  # the cover
-    flat = "".join(cover.split())
-    assert honest["digest"]["value"] in flat and "notasignature" in flat
+    pages = ["".join(p.split()) for p in pdf_text(pdf).split("\f")]
+    # every page of the dossier at its foot, and the annex's cover, which says what the digest is
+    assert all(honest["digest"]["value"] in p for p in pages[:4])
+    cover = "".join(pages[4:6])
+    assert honest["digest"]["value"] in cover and "notasignature" in cover
 
 
 def test_the_written_json_and_the_cover_carry_one_digest(tmp_path: Path) -> None:
