@@ -1,11 +1,15 @@
 """A report names its input files by file name and SHA-256 only (issue 56): the folders of the operator's machine
-appear nowhere in the JSON or HTML, neither in the inputs, the command line nor the Python call."""
+appear nowhere in the JSON, the HTML or the PDFs read back, neither in the inputs, the command line nor the Python
+call; no range of a real column appears either."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from pathlib import Path
+
+from _support.pdf import pdf_text
+from pypdf import PdfReader
 
 from synthpriv_report import Evaluation
 from synthpriv_report.cli import EXIT_OK, main
@@ -21,18 +25,26 @@ def test_the_command_line_reports_show_no_folder(tmp_path: Path) -> None:
     demo.synthetic.iloc[:150].to_csv(syn, index=False)
     demo.holdout.iloc[:100].to_csv(hold, index=False)
     js, page = tmp_path / "out" / "r.json", tmp_path / "out" / "r.html"
+    pdf, dossier = tmp_path / "out" / "r.pdf", tmp_path / "out" / "d.pdf"
     js.parent.mkdir()
     assert main(["evaluate", "--real", str(real), "--synthetic", str(syn), f"--holdout={hold}",
-                 "--metrics", "exact_copies", "--no-progress", "--json", str(js), "--html", str(page)]) == EXIT_OK
-    for text in (js.read_text(encoding="utf-8"), page.read_text(encoding="utf-8")):
+                 "--metrics", "exact_copies,hitting_rate", "--no-progress", "--json", str(js), "--html", str(page),
+                 "--pdf", str(pdf), "--pdf-dossier", str(dossier)]) == EXIT_OK
+    # the PDFs read back, and the JSON each carries: no folder, and no range of a real column (the hitting rate's
+    # tolerances, a column's range over 30, are kept only when real values are revealed)
+    texts = [js.read_text(encoding="utf-8"), page.read_text(encoding="utf-8"), pdf_text(pdf), pdf_text(dossier)]
+    texts += [b.decode("utf-8") for p in (pdf, dossier) for b in PdfReader(str(p)).attachments["report.json"]]
+    for text in texts:
         assert "case-4711" not in text and str(tmp_path) not in text
+        assert "tolerances" not in text.lower()
+    assert "tolerances" not in json.loads(texts[-1])["metrics"]["hitting_rate"]["details"]
     doc = json.loads(js.read_text(encoding="utf-8"))
     prov = doc["provenance"]
     assert [(r["role"], r["file"]) for r in prov["inputs"]] == [
         ("real", "train.csv"), ("synthetic", "synth.csv"), ("holdout", "holdout.csv")]
     assert all(r["sha256"] == hashlib.sha256((where / r["file"]).read_bytes()).hexdigest() for r in prov["inputs"])
     assert "--real train.csv --synthetic synth.csv --holdout=holdout.csv" in prov["command"]
-    assert "--json r.json --html r.html" in prov["command"]
+    assert "--json r.json --html r.html --pdf r.pdf --pdf-dossier d.pdf" in prov["command"]
 
 
 def test_the_python_call_names_a_file_without_its_folders(tmp_path: Path) -> None:
