@@ -142,6 +142,7 @@ _ID = re.compile(r'\bid="([^"]*)"')
 _TAG = re.compile(r"<[^>]+>")
 _BODY = re.compile(r"<body[^>]*>")
 _RUNNING = re.compile(r'<div class="spr-running"[^>]*>(.*?)</div>', re.S)
+_DOSSIER_FOOT = re.compile(r'<div class="spr-dossier-foot">(.*?)</div>', re.S)
 
 
 def sections(html: str) -> tuple[str, list[dict[str, Any]]]:
@@ -297,6 +298,11 @@ def _chromium_pdf(html: str, executable_path: str) -> bytes:
 
     html = html.replace("</head>", render("chromium_head.html.j2") + "</head>", 1)
     header = render("chromium_header.html.j2", running=running_title(html))
+    # Chromium has no running elements: the dossier's foot (the report's digest, the data's fingerprints) goes into
+    # the footer of every page instead
+    foot = _DOSSIER_FOOT.search(html)
+    footer = render("chromium_footer.html.j2",
+                    foot=" ".join(html_lib.unescape(_TAG.sub("", foot.group(1))).split()) if foot else "")
     has_toc = _TOC_PAGE.search(html) is not None
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable_path, args=list(CHROMIUM_ARGS), headless=True)
@@ -310,7 +316,7 @@ def _chromium_pdf(html: str, executable_path: str) -> bytes:
                 page.set_content(doc, wait_until="load")
                 return page.pdf(format="A4", print_background=True, prefer_css_page_size=True,
                                 display_header_footer=True, header_template=header,
-                                footer_template=render("chromium_footer.html.j2"), outline=False, tagged=True)
+                                footer_template=footer, outline=False, tagged=True)
 
             if has_toc:
                 first = print_pdf(_TOC_PAGE.sub(lambda m: m.group(1) + m.group(2) + m.group(3) + "00" + m.group(5),

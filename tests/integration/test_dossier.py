@@ -167,6 +167,22 @@ def test_the_dossier_is_four_pages_each_tied_to_the_report(written: dict[str, Pa
     assert "Decision record" in alone[-1] and "the technical annex is a document of its own" in alone[0].lower()
 
 
+def test_chromium_prints_the_digest_at_the_foot_of_every_page(written: dict[str, Path]) -> None:
+    """Chromium has no running elements: its page footer carries the dossier's foot instead, on every page."""
+    import shutil
+
+    from synthpriv_report.export import html_to_pdf
+
+    if shutil.which("chromium") is None:
+        pytest.skip("chromium not installed (setup.sh installs it)")
+    doc = json.loads(written["json"].read_text(encoding="utf-8"))
+    grouped = " ".join(doc["digest"]["value"][i:i + 8] for i in range(0, 64, 8))
+    pdf = html_to_pdf(render_html(from_json(written["json"]), dossier_only=True), engine="chromium")
+    pages = [" ".join(p.split()) for p in pdf_text(pdf).split("\f") if p.strip()]
+    assert pages and all(grouped in p for p in pages)
+    assert all(s["fingerprint"][:16] in pages[0] for s in doc["meta"]["sets"])
+
+
 def test_the_decision_record_is_a_pdf_form(written: dict[str, Path]) -> None:
     """Fillable fields for the outcome, names, roles, dates and conditions; the recorded outcome ticked; every field
     drawn by the file itself (PDF/A forbids asking the viewer to draw them)."""
