@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
-from collections.abc import Mapping
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import nbformat
@@ -54,6 +56,29 @@ def _spec(name: str) -> Any:
 def _group_of(name: str) -> str:
     spec = _spec(name)
     return spec.group if spec is not None and spec.group in GROUP_TITLES else "closeness"
+
+
+#: Figures already drawn, by document: ``{content digest: {metric: (figures, errors)}}``, the most recent
+#: :data:`FIGURE_DOCUMENTS` documents. A document's figures are a function of the document alone (they are drawn from
+#: its evidence, with its parameters, in the package's fixed style), and its digest covers every field of it, so an
+#: HTML, a PDF and a dossier of one report draw each figure once, whatever order they are written in.
+_DRAWN: OrderedDict[str, dict[str, tuple[list[dict[str, str]], list[str]]]] = OrderedDict()
+FIGURE_DOCUMENTS = 4
+_DRAWN_LOCK = threading.Lock()
+
+
+def _drawn_figures(doc: Mapping[str, Any]) -> dict[str, tuple[list[dict[str, str]], list[str]]]:
+    """The figure store of one document (a new one for a document without a digest)."""
+    d = doc.get("digest")
+    key = d.get("value") if isinstance(d, Mapping) else None
+    if not isinstance(key, str):
+        return {}
+    with _DRAWN_LOCK:
+        store = _DRAWN.pop(key, None) or {}
+        _DRAWN[key] = store
+        while len(_DRAWN) > FIGURE_DOCUMENTS:
+            _DRAWN.popitem(last=False)
+    return store
 
 
 def _figures(results: ResultSet, name: str) -> tuple[list[dict[str, str]], list[str]]:
@@ -316,10 +341,13 @@ def _methods(data: ReportData) -> tuple[str, str]:
     return html, "Methods: exact nearest-neighbour searches; intervals labelled by kind; levels by one rule each."
 
 
-def _metric(results: ResultSet, m: Mapping[str, Any], group_title: str | None, driving: list[str],
-            group_intro: str = "") -> tuple[str, str]:
+def _metric(results: Callable[[], ResultSet], m: Mapping[str, Any], group_title: str | None, driving: list[str],
+            group_intro: str = "", drawn: dict[str, Any] | None = None) -> tuple[str, str]:
     spec = _spec(m["name"])
-    figures, errors = _figures(results, m["name"])
+    store = {} if drawn is None else drawn
+    if m["name"] not in store:
+        store[m["name"]] = _figures(results(), m["name"])
+    figures, errors = store[m["name"]]
     details = [(k, v) for k, v in m["details"].items() if k not in ("interval_kind", "interval_method")]
     row = wording.metric_row(m, driving)
     html = render(
@@ -413,7 +441,15 @@ def build_notebook(data: ReportData, *, title: str = DEFAULT_TITLE, dossier_only
     if dossier_only:
         return _notebook([_code("report.dossier()", *_dossier(data, title, alone=True), "spr-dossier")], doc, title)
     metrics = list(doc["metrics"].values())
-    drawn = results_from_document(doc)  # figures come from the document too, like every text
+    # figures come from the document too, like every text; drawn once per document (:data:`_DRAWN`)
+    rebuilt: list[ResultSet] = []
+
+    def drawn_from() -> ResultSet:
+        if not rebuilt:
+            rebuilt.append(results_from_document(doc))
+        return rebuilt[0]
+
+    store = _drawn_figures(doc)
     cover = _cover(data, title)
     driving = _driving(doc)
     cells = [
@@ -434,7 +470,8 @@ def build_notebook(data: ReportData, *, title: str = DEFAULT_TITLE, dossier_only
         for i, m in enumerate(members):
             tags = ("spr-page-break",) if i == 0 else ()
             cells.append(_code(f"report.metric({len(cells) - first_metric})",
-                               *_metric(drawn, m, group_title if i == 0 else None, driving, intro if i == 0 else ""),
+                               *_metric(drawn_from, m, group_title if i == 0 else None, driving,
+                                        intro if i == 0 else "", store),
                                *tags))
     cells.append(_code("report.appendix()", *_appendix(data), "spr-page-break"))
     return _notebook(cells, doc, title)
