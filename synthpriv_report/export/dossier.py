@@ -426,32 +426,28 @@ def risk_evidence(doc: Mapping[str, Any]) -> list[dict[str, str]]:
         iv = m.get("interval") if isinstance(m.get("interval"), (list, tuple)) else [None, None]
         if rates and spec.residual_risk is not None:
             att, ctl, base = (dict(rates.get(k) or {}) for k in ("attack", "control", "baseline"))
+            unit = "attempts"
+            members, others = _rate(att.get("value"), _wilson(att)), _rate(ctl.get("value"), _wilson(ctl))
+            chance, bound = _pct(base.get("value")), f"{_pct(iv[1])} (normalised)"
             informative = (isinstance(att.get("value"), (int, float)) and isinstance(base.get("value"), (int, float))
                            and att["value"] > base["value"])
-            rows.append({"name": str(m.get("name")), "title": title, "unit": "attempts",
-                         "members": _rate(att.get("value"), _wilson(att)),
-                         "others": _rate(ctl.get("value"), _wilson(ctl)),
-                         "chance": _pct(base.get("value")), "informative": "yes" if informative else "no",
-                         "bound": f"{_pct(iv[1])} (normalised)",
-                         "outcome": OUTCOME_WORDS.get(level, level_text(level)), "level": level})
         elif isinstance(d.get("tpr_at"), Mapping) and "0.01" in d["tpr_at"]:
             one = dict(d["tpr_at"]["0.01"])
-            beyond = float(one.get("flagged_members", 0)) > float(one.get("chance_allows", 0))
-            rows.append({"name": str(m.get("name")), "title": title, "unit": "people",
-                         "members": _rate(one.get("tpr"), one.get("tpr_interval")),
-                         "others": _rate(one.get("fpr"), one.get("fpr_interval")),
-                         "chance": "1%", "informative": "yes" if beyond else "no",
-                         "bound": f"{_pct((one.get('tpr_interval') or [None, None])[1])} of the people in it found",
-                         "outcome": OUTCOME_WORDS.get(level, level_text(level)), "level": level})
+            unit = "people"
+            members, others = _rate(one.get("tpr"), one.get("tpr_interval")), _rate(one.get("fpr"),
+                                                                                     one.get("fpr_interval"))
+            chance, bound = "1%", f"{_pct((one.get('tpr_interval') or [None, None])[1])} of the people in it found"
+            informative = float(one.get("flagged_members", 0)) > float(one.get("chance_allows", 0))
         elif "tpr_at_1pct_fpr" in d:
-            auc = m.get("interval") or [None, None]
-            informative = isinstance(auc[0], (int, float)) and auc[0] > 0.5
-            rows.append({"name": str(m.get("name")), "title": title, "unit": "people",
-                         "members": _rate(d.get("tpr_at_1pct_fpr"), d.get("tpr_interval")),
-                         "others": _pct(d.get("fpr_achieved")),
-                         "chance": "1%", "informative": "yes" if informative else "no",
-                         "bound": f"{_pct((d.get('tpr_interval') or [None, None])[1])} of the people in it found",
-                         "outcome": OUTCOME_WORDS.get(level, level_text(level)), "level": level})
+            unit = "people"
+            members, others = _rate(d.get("tpr_at_1pct_fpr"), d.get("tpr_interval")), _pct(d.get("fpr_achieved"))
+            chance, bound = "1%", f"{_pct((d.get('tpr_interval') or [None, None])[1])} of the people in it found"
+            informative = isinstance(iv[0], (int, float)) and iv[0] > 0.5  # the AUC's interval above a coin's
+        else:
+            continue
+        rows.append({"name": str(m.get("name")), "title": title, "unit": unit, "members": members, "others": others,
+                     "chance": chance, "informative": "yes" if informative else "no", "bound": bound,
+                     "outcome": OUTCOME_WORDS.get(level, level_text(level)), "level": level})
     return rows
 
 

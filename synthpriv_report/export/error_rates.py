@@ -116,37 +116,49 @@ def _share_words(share: float) -> str:
     return f"{pct:.0f}%" if abs(pct - round(pct)) < 1e-9 else f"{pct:g}%"
 
 
+#: Each leak kind of the harness in words: a sentence's words, a table row's label and a list's few words
+#: (``None``: the kind reads the same in a list as in a sentence). ``{s}`` is the leaked share, ``{moved}`` how far
+#: the copied number moved.
+_LEAKS: dict[str, tuple[str, str | None, str | None]] = {
+    "exact": ("exact copies of {s} of the training records", "Exact copies of {s} of training records",
+              "exact copies"),
+    "near_number": ("{s} of records copied with one number moved {moved}", "{s} copied, one number moved {moved}",
+                    "one number moved"),
+    "near_category": ("{s} of records copied with one category changed", "{s} copied, one category changed",
+                      "one category changed"),
+    "near_redacted": ("{s} of records copied with one category redacted", "{s} copied, one category redacted",
+                      "one category redacted"),
+    "near_respelled": ("{s} of records copied with one category re-spelled", "{s} copied, one category re-spelled",
+                       "one category re-spelled"),
+    "float32": ("{s} of records copied with numbers rounded to 7 digits", "{s} copied, numbers rounded to 7 digits",
+                "numbers rounded"),
+    "verbatim_redacted": ("the whole training data with one column redacted",
+                          "All training data, one column redacted", None),
+    "verbatim_respelled": ("the whole training data with one column re-spelled",
+                           "All training data, one column re-spelled", None),
+    "atypical": ("the {s} most unusual training records copied with every number moved slightly", None, None),
+}
+
+
 def _leak_words(leak: str, share: float, shape: str) -> str:
     """A leak kind in plain words ('exact copies of 3% of the training records')."""
-    s = _share_words(share)
+    words = _LEAKS.get(leak, ("{s} of records leaked (" + leak + ")", None, None))[0]
     moved = "by a millionth of its value" if shape == "adult_numeric" else "by one unit"
-    return {
-        "exact": f"exact copies of {s} of the training records",
-        "near_number": f"{s} of records copied with one number moved {moved}",
-        "near_category": f"{s} of records copied with one category changed",
-        "near_redacted": f"{s} of records copied with one category redacted",
-        "near_respelled": f"{s} of records copied with one category re-spelled",
-        "float32": f"{s} of records copied with numbers rounded to 7 digits",
-        "verbatim_redacted": "the whole training data with one column redacted",
-        "verbatim_respelled": "the whole training data with one column re-spelled",
-        "atypical": f"the {s} most unusual training records copied with every number moved slightly",
-    }.get(leak, f"{s} of records leaked ({leak})")
+    return words.format(s=_share_words(share), moved=moved)
 
 
 def _leak_label(leak: str, share: float, shape: str) -> str:
     """A leak in a table row's few words ('10% copied, one category changed')."""
-    s = _share_words(share)
-    moved = "by a millionth" if shape == "adult_numeric" else "by one unit"
-    return {
-        "exact": f"Exact copies of {s} of training records",
-        "near_number": f"{s} copied, one number moved {moved}",
-        "near_category": f"{s} copied, one category changed",
-        "near_redacted": f"{s} copied, one category redacted",
-        "near_respelled": f"{s} copied, one category re-spelled",
-        "float32": f"{s} copied, numbers rounded to 7 digits",
-        "verbatim_redacted": "All training data, one column redacted",
-        "verbatim_respelled": "All training data, one column re-spelled",
-    }.get(leak, _leak_words(leak, share, shape))
+    label = _LEAKS.get(leak, ("", None, None))[1]
+    if label is None:
+        return _leak_words(leak, share, shape)
+    return label.format(s=_share_words(share), moved="by a millionth" if shape == "adult_numeric" else "by one unit")
+
+
+def _list_words(leak: str) -> str:
+    """A leak kind in a list's few words ('one number moved'); an unknown kind as its name."""
+    entry = _LEAKS.get(leak)
+    return entry[2] or leak if entry is not None else leak
 
 
 def _records_words(records: Mapping[str, Any]) -> str:
@@ -393,19 +405,14 @@ def _not_measured(report: Mapping[str, Any], sizes: Sequence[int], source: Mappi
             "smallest_share": [], "rows": [], "sentences": sentences, "source": dict(source)}
 
 
-_SHORT_LEAK_WORDS = {"exact": "exact copies", "near_number": "one number moved", "near_category":
-                     "one category changed", "near_redacted": "one category redacted", "near_respelled":
-                     "one category re-spelled", "float32": "numbers rounded"}
-
-
 def _short_leak(leak: str, share: float) -> str:
     """A leak in a few words, for a list in one sentence ('exact copies of 3% of records')."""
     s = _share_words(share)
     if leak.startswith("verbatim_"):
-        return f"the whole training data with one column {'redacted' if leak.endswith('redacted') else 're-spelled'}"
+        return _leak_words(leak, share, "")
     if leak == "exact":
         return f"exact copies of {s} of records"
-    return f"{_SHORT_LEAK_WORDS.get(leak, leak)} in {s} of records"
+    return f"{_list_words(leak)} in {s} of records"
 
 
 def _sentences(e: Mapping[str, Any]) -> list[str]:
@@ -444,7 +451,7 @@ def _sentences(e: Mapping[str, Any]) -> list[str]:
     if measured:
         out.append(f"The smallest share of copied records graded high risk in all {measured[0]['draws']} simulated "
                    "releases at this size: "
-                   + "; ".join(f"{_SHORT_LEAK_WORDS.get(s['leak'], s['leak'])} {_share_words(s['share'])}"
+                   + "; ".join(f"{_list_words(s['leak'])} {_share_words(s['share'])}"
                                for s in measured) + ".")
     level = e["report"]["verdict"]
     if level in ("medium", "high"):

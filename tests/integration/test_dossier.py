@@ -8,12 +8,11 @@ import hashlib
 import html as html_lib
 import io
 import json
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from _support.hostile import PAYLOADS
-from _support.page_text import no_wbr
+from _support.page_text import PageParser, no_wbr
 from _support.pdf import pdf_date, pdf_text, pdfa_problems, pikepdf_or_skip, qpdf_check, xmp_properties
 
 from synthpriv_report import Evaluation
@@ -62,21 +61,8 @@ MISLEADING = ("public source", "best case", "MIR (membership inference risk)", "
               "computed exactly", "100 to 100", "continuous key field")
 
 
-class _Tags(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_data(self, data: str) -> None:
-        self.text.append(data)
-
-
 def _text(page: str) -> str:
-    p = _Tags()
+    p = PageParser()
     p.feed(no_wbr(page))
     return " ".join(" ".join(p.text).split())
 
@@ -342,7 +328,7 @@ def test_distinguishability_never_wears_a_risk_badge(written: dict[str, Path]) -
 def test_hostile_context_strings_are_escaped(written: dict[str, Path]) -> None:
     page = written["html"].read_text(encoding="utf-8")
     assert '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'' in page
-    parser = _Tags()
+    parser = PageParser()
     parser.feed(page)
     assert not any(tag == "script" for tag, _ in parser.tags)
     assert not any(k.startswith("on") for _, attrs in parser.tags for k in attrs)
@@ -464,7 +450,7 @@ def test_user_set_thresholds_are_printed_with_the_stated_reason() -> None:
 
 
 def _parse(page: str) -> list[tuple[str, dict[str, str | None]]]:
-    p = _Tags()
+    p = PageParser()
     p.feed(page)
     return p.tags
 

@@ -4,10 +4,10 @@ missing DPIA, and the escaping of the user's strings."""
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
 from typing import Any
 
 import pytest
+from _support.page_text import PageParser
 
 from synthpriv_report.export import dossier
 from synthpriv_report.export.assessment import (
@@ -147,19 +147,6 @@ def test_a_version_1_context_or_none_gives_rows_and_still_checks_the_columns() -
         assert _warned_columns(a) == ["religion"]
 
 
-class _Page(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_data(self, data: str) -> None:
-        self.text.append(data)
-
-
 def test_the_template_escapes_the_users_strings_and_uses_the_report_classes() -> None:
     hostile = '<script>alert("x")</script><img src=x onerror=alert(1)>'
     a = data_assessment_context(_doc({"data_subjects": hostile, "coverage": "population"},
@@ -167,7 +154,7 @@ def test_the_template_escapes_the_users_strings_and_uses_the_report_classes() ->
     page = render("assessment.html.j2", a=a)
     assert "<script" not in page and "<img" not in page and "<b>" not in page
     assert "&lt;script&gt;" in page
-    parsed = _Page()
+    parsed = PageParser()
     parsed.feed(page)
     tags = [t for t, _ in parsed.tags]
     assert tags[0] == "section" and "spr-assessment" in (parsed.tags[0][1]["class"] or "").split()
