@@ -50,7 +50,7 @@ __all__ = ["LITE_REQUIREMENTS", "KERNEL", "MANIFEST", "build_wheel", "build_site
 #: are pure Python (installed from the index the kernel uses). numba, nbconvert and the PDF and Dask extras are
 #: left out: the teaching views do not import them. tqdm draws the progress bars of a long evaluation.
 LITE_REQUIREMENTS: tuple[str, ...] = (
-    "numpy", "pandas", "scipy", "scikit-learn", "matplotlib", "seaborn", "jinja2", "markupsafe", "ipywidgets", "tqdm",
+    "numpy", "pandas", "scipy", "scikit-learn", "matplotlib", "jinja2", "markupsafe", "ipywidgets", "tqdm",
 )
 
 #: JupyterLite's Pyodide kernel.
@@ -373,7 +373,7 @@ def build_site(out: str | os.PathLike[str], *, notebooks: Sequence[str | os.Path
         The expected SHA-256 of that distribution's ``pyodide-lock.json`` (the official release's).
     wheels : paths, optional
         More pure-Python wheels for the site's package index, which the kernel installs from before PyPI (for a
-        site without internet access: seaborn, ipywidgets and the like, where the Pyodide distribution lacks
+        site without internet access: ipywidgets and the like, where the Pyodide distribution lacks
         them).
     quiet : bool
         Hide the JupyterLite build's log.

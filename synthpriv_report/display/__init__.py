@@ -118,7 +118,7 @@ def explore(ev: Any, **params: Any) -> Any:
 
 
 def preload() -> threading.Thread | None:
-    """Import the libraries the figures and sliders need (matplotlib's Agg canvas, seaborn, ipywidgets, Pillow)
+    """Import the libraries the figures and sliders need (matplotlib's Agg canvas, ipywidgets, Pillow)
     in a background thread, and return it (already started).
 
     A teaching notebook calls it in its first cell, which then shows its output at once: the imports (several
@@ -132,7 +132,6 @@ def preload() -> threading.Thread | None:
         import ipywidgets  # noqa: F401
         import matplotlib.backends.backend_agg  # noqa: F401
         import PIL.Image  # noqa: F401
-        import seaborn  # noqa: F401
 
     thread = threading.Thread(target=run, name="synthpriv-preload", daemon=True)
     try:

@@ -1,4 +1,4 @@
-"""Figures of the notebook views and reports (matplotlib; seaborn for style only).
+"""Figures of the notebook views and reports (matplotlib).
 
 Every figure is drawn from results alone: a metric's figures are part of its declaration
 (:class:`~synthpriv_report.registry.FigureSpec`, reading ``result.evidence``), and the risk overview reads the

@@ -52,7 +52,7 @@ def _tool_versions() -> dict[str, str]:
     import importlib.metadata as md
 
     out = {}
-    for name in ("nbconvert", "nbformat", "jinja2", "weasyprint", "pydyf", "jsonschema", "pyarrow", "seaborn",
+    for name in ("nbconvert", "nbformat", "jinja2", "weasyprint", "pydyf", "jsonschema", "pyarrow",
                  "ipywidgets", "playwright", "pypdf"):
         try:
             out[name] = md.version(name)

