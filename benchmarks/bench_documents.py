@@ -44,6 +44,14 @@ def _timed(fn: Callable[[], Any], repeat: int = 1) -> tuple[Any, float, float]:
     return out, best_w, best_c
 
 
+def _few(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` with the package's document-time garbage-collection setting."""
+    from synthpriv_report.export.render import few_collections
+
+    with few_collections():
+        return fn(*args, **kwargs)
+
+
 def measure(name: str, real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, key: list[str],
             sensitive: list[str], repeat: int) -> list[tuple[str, float, float, str]]:
     """The stages of one report's documents: ``[(stage, wall s, CPU s, note)]``."""
@@ -87,15 +95,15 @@ def measure(name: str, real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.
             spent["n"] += 1
 
     nbmod._figures = figures
-    try:
-        nb, w, c = _timed(lambda: nbmod.build_notebook(data), 1)
+    try:  # each document stage as the package runs it: with fewer garbage collections (render.few_collections)
+        nb, w, c = _timed(lambda: _few(nbmod.build_notebook, data), 1)
     finally:
         nbmod._figures = original
     rows.append(("  of which figures drawn", spent["wall"], spent["cpu"], f"{spent['n']} measures"))
     rows.append(("notebook of the report", w, c, "figures included"))
 
     def page() -> str:
-        html, _ = SynthprivHTMLExporter().from_notebook_node(nb)
+        html, _ = _few(SynthprivHTMLExporter().from_notebook_node, nb)
         return add_navigation(html, title=nbmod.DEFAULT_TITLE, verdict=level_text(data.document["verdict"]["level"]))
 
     html, w, c = _timed(page, repeat)
@@ -104,11 +112,12 @@ def measure(name: str, real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.
     rows.append(("HTML of the same report again", w, c, "its figures already drawn (to_html, then to_pdf)"))
     attachment = dumps(data.to_dict())
     options = {"pdf_variant": PDF_VARIANT, "pdf_forms": True}
-    document, w, c = _timed(lambda: weasyprint.HTML(string=form_fields(html), base_url=None,
-                                                    url_fetcher=_url_fetcher()).render(**options), repeat)
+    document, w, c = _timed(lambda: _few(weasyprint.HTML(string=form_fields(html), base_url=None,
+                                                         url_fetcher=_url_fetcher()).render, **options), repeat)
     rows.append(("PDF layout (WeasyPrint)", w, c, f"{len(document.pages)} pages"))
     files = [weasyprint.Attachment(string=attachment, name=ATTACHMENT_NAME, relationship="Source")]
-    pdf, w, c = _timed(lambda: document.write_pdf(attachments=files, finisher=_finish_archival, **options), repeat)
+    pdf, w, c = _timed(lambda: _few(document.write_pdf, attachments=files, finisher=_finish_archival, **options),
+                       repeat)
     rows.append(("PDF written", w, c, f"{len(pdf) / 1e6:.2f} MB, {len(PdfReader(io.BytesIO(pdf)).pages)} pages"))
     js, w, c = _timed(lambda: dumps(data.to_dict()), repeat)
     rows.append(("JSON written", w, c, f"{len(js.encode()) / 1e6:.2f} MB"))

@@ -39,8 +39,16 @@ logger = logging.getLogger(__name__)
 
 
 def _code(source: str, html: str, text: str, *tags: str) -> Any:
-    out = nbformat.v4.new_output("display_data", data={"text/plain": text, "text/html": html}, metadata={})
-    cell = nbformat.v4.new_code_cell(source, outputs=[out])
+    """A code cell showing ``html`` (``text`` for plain-text readers), as ``nbformat.v4.new_code_cell`` makes it.
+
+    The cell is checked against the notebook format once, with the whole notebook (``new_notebook``), not one
+    by one.
+    """
+    out = nbformat.NotebookNode(output_type="display_data", metadata={},
+                                data={"text/plain": text, "text/html": html})
+    cell = nbformat.NotebookNode(id=nbformat.v4.nbbase.random_cell_id(), cell_type="code",
+                                 metadata=nbformat.NotebookNode(), execution_count=None, source=source,
+                                 outputs=[out])
     if tags:
         cell.metadata["tags"] = list(tags)
     return cell
