@@ -217,7 +217,7 @@ def test_utility_is_reported_apart_with_a_target(made) -> None:
                      target="c")
     u = cmp.utility()
     assert list(u) == list(releases)
-    for name, v in u.items():
+    for v in u.values():
         assert 0.0 <= v["marginal_distance"] <= 1.0 and v["association_difference"] >= 0.0
         assert v["tstr"]["gap"] == pytest.approx(v["tstr"]["real"] - v["tstr"]["synthetic"])
     assert len({v["tstr"]["real"] for v in u.values()}) == 1  # the model trained on the real data, once
