@@ -20,7 +20,7 @@ from .data import MISSING, SET_LABELS, PreparedData
 from .evaluation import DataSource, Evaluation
 from .registry import get_spec, verdict_alpha, verdict_false_alarm, verdict_false_alarm_rate
 from .results import ResultSet, Verdict, to_jsonable
-from .utility import association_difference, marginal_distance, model_accuracy
+from .utility import association_difference, association_matrix, marginal_distance, model_accuracy
 
 __all__ = ["Comparison"]
 
@@ -345,6 +345,7 @@ class Comparison:
             numeric = list(d.numeric_columns)
             seed = first.settings["random_state"]
             seed = seed if isinstance(seed, int) else 0
+            real_associations = association_matrix(real, numeric=numeric)
             on_real = None
             if self.target is not None and holdout is not None:
                 on_real = model_accuracy(real, holdout, target=self.target, numeric=numeric, random_state=seed)
@@ -352,7 +353,8 @@ class Comparison:
             for name, ev in self.evaluations.items():
                 syn = _frame(ev.data, "S")
                 u: dict[str, Any] = {"marginal_distance": marginal_distance(real, syn, numeric=numeric),
-                                     "association_difference": association_difference(real, syn, numeric=numeric),
+                                     "association_difference": association_difference(
+                                         real, syn, numeric=numeric, real_associations=real_associations),
                                      "tstr": None}
                 if on_real is not None:
                     on_syn = model_accuracy(syn, holdout, target=self.target, numeric=numeric, random_state=seed)

@@ -248,9 +248,13 @@ def association_matrix(frame: pd.DataFrame, *, numeric: Sequence[str] | None = N
 
 
 def association_difference(real: pd.DataFrame, synthetic: pd.DataFrame, *,
-                           numeric: Sequence[str] | None = None) -> float:
+                           numeric: Sequence[str] | None = None,
+                           real_associations: pd.DataFrame | None = None) -> float:
     """Mean absolute difference between the real and the synthetic :func:`association_matrix`, over the pairs of
     distinct columns: how far the relationships between columns are from the real ones.
+
+    ``real_associations``, where given, is ``association_matrix(real, numeric=numeric)`` made once beforehand
+    (several releases compared with the same real data).
 
     Returns
     -------
@@ -264,7 +268,7 @@ def association_difference(real: pd.DataFrame, synthetic: pd.DataFrame, *,
     """
     _check_columns(real, synthetic)
     num = _numeric(real, numeric)
-    a = association_matrix(real, numeric=num).to_numpy()
+    a = (association_matrix(real, numeric=num) if real_associations is None else real_associations).to_numpy()
     b = association_matrix(synthetic[list(real.columns)], numeric=num).to_numpy()
     upper = np.triu_indices(a.shape[0], k=1)
     if upper[0].size == 0:
