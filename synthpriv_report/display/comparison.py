@@ -22,7 +22,8 @@ def _level(level: Any) -> dict[str, str]:
     """A level as the badge shows it: its CSS class and its words."""
     if not level:
         return {"cls": "none", "text": "not run"}
-    return {"cls": str(level), "text": "not assessed" if level == "not_assessed" else f"{level} risk"}
+    words = {"not_assessed": "not assessed", "inconclusive": "inconclusive"}
+    return {"cls": str(level), "text": words.get(str(level), f"{level} risk")}
 
 
 def _value(metric: str, v: Any) -> str:
