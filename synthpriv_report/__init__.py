@@ -1,9 +1,10 @@
 """synthpriv_report: does this synthetic dataset leak the real people it was trained on?"""
 
 from . import metrics  # noqa: F401  (the package's own metrics register on import)
+from .comparison import Comparison
 from .evaluation import Evaluation
 from .results import InconsistentReportError, MetricResult, ResultSet, Verdict
 
 __version__ = "0.1.0"
 
-__all__ = ["Evaluation", "InconsistentReportError", "MetricResult", "ResultSet", "Verdict", "__version__"]
+__all__ = ["Comparison", "Evaluation", "InconsistentReportError", "MetricResult", "ResultSet", "Verdict", "__version__"]

@@ -33,6 +33,7 @@ from .analysis.record import explain_record
 from .analysis.risk import records_at_risk, risk_overview, risk_rule_applies
 from .analysis.vulnerable import vulnerable_records
 from .data import (
+    REAL_SETS,
     PreparedData,
     check_include_exclude,
     coded_texts,
@@ -49,7 +50,7 @@ from .levels import apply_level
 from .metrics.shift import holdout_shift_note, holdout_shift_of
 from .params import merge_params, validate_params
 from .partitioned import prepare_partitioned
-from .registry import MetricSpec, get_spec, metric_names, verdict_metric_names
+from .registry import MetricSpec, get_spec, metric_names, verdict_false_alarm_rate, verdict_metric_names
 from .release import load_context, validate_context
 from .results import MetricResult, ResultSet, not_computed, to_jsonable
 from .sources import partitioned_inputs, read_inputs
@@ -587,6 +588,7 @@ class Evaluation:
         self._engine.settle()  # the preparation's temporaries leave no resident holes
         self._ctx = Context(self._engine, self.settings)
         self._raw: dict[tuple, MetricResult] = {}
+        self._calibrated: dict[tuple, MetricResult] = {}  # each metric with the holdout as the synthetic set
         self._graded: dict[tuple, MetricResult] = {}
         self._planned: set[str] = set()
         self._metric_seconds: dict[str, float] = {}
@@ -640,9 +642,10 @@ class Evaluation:
 
     @staticmethod
     def _cache_key(spec: MetricSpec, params: Mapping[str, Any]) -> tuple:
-        # a result depends on the metric's own reduction parameters and the bootstrap size, never on levels
+        # a result depends on the metric's own reduction parameters, the bootstrap size and the verdict's
+        # false-alarm rate in force (the level bounds of the verdict's checks), never on levels
         used = spec.param_names + ("n_bootstrap",)
-        return (spec.name, tuple((p, repr(params.get(p))) for p in used))
+        return (spec.name, tuple((p, repr(params.get(p))) for p in used), verdict_false_alarm_rate())
 
     def _plan(self, names: Sequence[str], params: Mapping[str, Any], calib: Context | None) -> None:
         """Plan the union of the searches of every metric this evaluation may compute, once, so that each
@@ -675,10 +678,13 @@ class Evaluation:
                 res = not_computed(spec.name, f"cannot be computed on these data: {exc}")
             cres = None
             if calib is not None and spec.calibratable and res.computed:
-                try:
-                    cres = spec.compute(calib, params)
-                except ValueError as exc:
-                    cres = not_computed(spec.name, str(exc))
+                cres = self._calibrated.get(key)
+                if cres is None:
+                    try:
+                        cres = spec.compute(calib, params)
+                    except ValueError as exc:
+                        cres = not_computed(spec.name, str(exc))
+                    self._calibrated[key] = cres
             self._engine.done(spec.name)  # the trees this metric planned to read may go
             if cres is not None:
                 if cres.computed and cres.value is not None and np.isfinite(cres.value):
@@ -776,6 +782,55 @@ class Evaluation:
         from .display.dask import live_notice
 
         return live_notice(searcher.dashboard_link, self._engine.searches)
+
+    # ---------------------------------------------------------------------------------------------------------
+    # the real side: what depends on the real sets alone, shared between evaluations of several releases
+
+    def _real_side_key(self) -> tuple | None:
+        """What every computation on the real sets alone depends on, or None where it cannot be stated (searches
+        on Dask workers, whose tables stay there).
+
+        Two evaluations with equal keys hold the same real records in the same order (the sets' fingerprints and
+        orders), the same fitted encoders (numeric ranges, category levels, missing-value columns: the levels and
+        the missing-value columns are fitted over every set, the synthetic one included, so a synthetic category
+        the real data lack changes them) and the same settings and default parameters: every encoding of a real
+        set, every search between real sets and every metric computed with the holdout in the synthetic role is
+        then the same, bit for bit.
+        """
+        if self._engine.dask is not None:
+            return None
+        d, f = self.data, self._engine.fitted
+        real = [s for s in REAL_SETS if s in d.sizes]
+        h = hashlib.sha256()
+        for s in real:
+            h.update(s.encode())
+            h.update(d.fingerprints[s].encode())
+            h.update(np.ascontiguousarray(d.caller_rows(s, np.arange(d.sizes[s]))).tobytes())
+            h.update(np.ascontiguousarray(f.codes[s]).tobytes())
+        for a in (f.num_min, f.num_range, f.num_half_range, f.has_missing):
+            h.update(b"-" if a is None else np.ascontiguousarray(a).tobytes())
+        for lv in f.levels:
+            h.update(repr(lv.tolist()).encode())
+        settings = {k: v for k, v in self.settings_dict().items() if k != "sizes"}
+        settings["real_sizes"] = {s: d.sizes[s] for s in real}
+        h.update(repr(sorted(to_jsonable(settings).items())).encode())
+        return (tuple(real), h.hexdigest())
+
+    def _adopt_real_side(self, donor: Evaluation) -> int:
+        """Take over what ``donor`` has computed on the real sets alone, where both have the same real side
+        (:meth:`_real_side_key`): its searches between real sets and its metrics computed with the holdout in the
+        synthetic role. Returns how many were taken (0 where the real sides differ); no number changes, since
+        each is what this evaluation would compute itself."""
+        key = self._real_side_key()
+        if key is None or key != donor._real_side_key():
+            return 0
+        tables = {k: t for k, t in donor._engine.tables.items()
+                  if k[1][0] in REAL_SETS and k[2][0] in REAL_SETS and k not in self._engine.tables
+                  and k not in donor._engine.remote}
+        self._engine.tables.update(tables)
+        calibrated = {k: r for k, r in donor._calibrated.items() if k not in self._calibrated}
+        self._calibrated.update(calibrated)
+        return len(tables) + len(calibrated)
 
     # ---------------------------------------------------------------------------------------------------------
     def record_provenance(self, *, command: str | None = None,

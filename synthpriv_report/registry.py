@@ -11,7 +11,9 @@ declarations; adding a metric is one module plus one :func:`register` call.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -445,13 +447,56 @@ def verdict_metric_names() -> list[str]:
     return [name for name, spec in REGISTRY.items() if spec.drives_verdict]
 
 
-def verdict_alpha(total: float = VERDICT_FALSE_ALARM) -> float:
+#: The verdict's false-alarm rate in force (:func:`verdict_false_alarm`); the package default outside any block.
+_FALSE_ALARM: contextvars.ContextVar[float] = contextvars.ContextVar("verdict_false_alarm",
+                                                                   default=VERDICT_FALSE_ALARM)
+
+
+def verdict_false_alarm_rate() -> float:
+    """The false-alarm rate the verdict is built for at this point: :data:`~synthpriv_report.evidence.\
+VERDICT_FALSE_ALARM` (0.05), or the rate of the innermost :func:`verdict_false_alarm` block.
+
+    >>> verdict_false_alarm_rate()
+    0.05
+    """
+    return _FALSE_ALARM.get()
+
+
+@contextlib.contextmanager
+def verdict_false_alarm(rate: float) -> Iterator[float]:
+    """Within this block, the verdict's checks are graded for a false-alarm rate of ``rate`` instead of the default
+    0.05: every check's one-sided level becomes ``rate`` shared among the checks (:func:`verdict_alpha`).
+
+    This is how a comparison of N releases pays for choosing among them (Bonferroni over the releases: each
+    release's verdict at ``0.05 / N``). An evaluation keeps the results of each rate apart, so a result graded
+    inside the block is never reused outside it, nor the other way round. The setting belongs to the running
+    thread or task only (a context variable).
+
+    >>> with verdict_false_alarm(0.01):
+    ...     verdict_false_alarm_rate()
+    0.01
+    >>> verdict_false_alarm_rate()
+    0.05
+    """
+    r = float(rate)
+    if not 0.0 < r < 1.0:
+        raise ValueError(f"the verdict's false-alarm rate must lie strictly between 0 and 1, got {rate!r}")
+    token = _FALSE_ALARM.set(r)
+    try:
+        yield r
+    finally:
+        _FALSE_ALARM.reset(token)
+
+
+def verdict_alpha(total: float | None = None) -> float:
     """The one-sided test level of each check behind the verdict: ``total`` shared among the default checks
     (Bonferroni), so that an honest release is graded medium or high by any of them at most ``total`` of the time.
+    ``total`` defaults to the rate in force (:func:`verdict_false_alarm_rate`: 0.05 unless a
+    :func:`verdict_false_alarm` block sets another).
 
     Read when a level is graded (not at import), so that it always counts the registered checks.
     """
-    return check_alpha(max(len(verdict_metric_names()), 1), total)
+    return check_alpha(max(len(verdict_metric_names()), 1), verdict_false_alarm_rate() if total is None else total)
 
 
 #: Parameters read by several metrics or outside any one metric (registered by :mod:`synthpriv_report.params`).
@@ -503,6 +548,6 @@ def resolve_level(spec: MetricSpec, result: MetricResult) -> LevelSpec | None:
 __all__ = [
     "GROUP_TITLES", "Param", "LevelSpec", "FigureSpec", "Words", "MetricSpec", "REGISTRY", "register",
     "unregister", "metric_names", "get_spec", "SHARED_PARAMS", "SHARED_LEVEL_FAMILIES", "register_shared",
-    "declared_params", "verdict_metric_names", "verdict_alpha", "ValueKind", "ResultJSON", "level_families",
-    "resolve_level",
+    "declared_params", "verdict_metric_names", "verdict_alpha", "verdict_false_alarm", "verdict_false_alarm_rate",
+    "ValueKind", "ResultJSON", "level_families", "resolve_level",
 ]

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import templating
+from ..comparison import Comparison
 from ..formats import fmt_value
 from ..registry import LevelSpec, get_spec
 
@@ -325,8 +326,8 @@ _COMPARE_TABLE = """<div class="spr-report"><style>{% include "style.css.j2" %}<
 <td class="spr-num">{{ c }}</td></tr>{% endfor %}</tbody></table></div>"""
 
 
-def compare(evaluations: Mapping[str, Any], metric: str, param: str, *, min: float, max: float, step: float,
-            value: float | None = None, figure: bool = True) -> Any:
+def compare(evaluations: Mapping[str, Any] | Comparison, metric: str, param: str, *, min: float, max: float,
+            step: float, value: float | None = None, figure: bool = True) -> Any:
     """One slider moving ``param`` for several evaluations side by side (teaching notebooks).
 
     The figure shows every evaluation in one image, panels side by side on shared axis ranges; it is kept
@@ -335,7 +336,9 @@ def compare(evaluations: Mapping[str, Any], metric: str, param: str, *, min: flo
 
     Parameters
     ----------
-    evaluations : mapping of label -> Evaluation
+    evaluations : mapping of label -> Evaluation, or Comparison
+        The evaluations side by side; a :class:`~synthpriv_report.comparison.Comparison` shows its releases'
+        evaluations, under the releases' names.
     metric : str
         The metric to show.
     param : str
@@ -357,6 +360,8 @@ def compare(evaluations: Mapping[str, Any], metric: str, param: str, *, min: flo
 
     from .figures import LiveFigure
 
+    if isinstance(evaluations, Comparison):
+        evaluations = evaluations.evaluations
     first = next(iter(evaluations.values()))
     start = float(first.default_params[param] if value is None else value)
     slider = w.FloatSlider(value=start, min=min, max=max, step=step, description=param,

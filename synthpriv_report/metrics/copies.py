@@ -930,7 +930,8 @@ def near_copy_evidence(ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
         details.update(excess_evidence(flags, base, groups, which))
         return {"flags": flags, "details": details, "space": sp.label}
 
-    return ctx.memo(("near_copies.evidence", ctx.S, ctx.H, q), make)
+    # the evidence holds bounds at the verdict's per-check level: kept apart for each false-alarm rate in force
+    return ctx.memo(("near_copies.evidence", ctx.S, ctx.H, q, verdict_alpha()), make)
 
 
 #: From this share of fresh real records that are near copies (the baseline), the near-copy check is said to have

@@ -1,0 +1,74 @@
+"""The notebook view of a comparison of releases (:class:`synthpriv_report.comparison.Comparison`).
+
+Drawn from the comparison's JSON-ready dictionary alone (:meth:`~synthpriv_report.comparison.Comparison.to_dict`):
+nothing here computes a number. One row per release: its verdict, its verdict adjusted for the number of releases
+compared, each check behind the verdict with its value and level, the membership attacks' true-positive rate at a
+1% false-positive rate, and the utility measures, apart from the privacy columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .. import templating
+from ..formats import fmt_number, fmt_value
+from ..registry import REGISTRY
+
+__all__ = ["comparison_view", "render_comparison"]
+
+
+def _level(level: Any) -> dict[str, str]:
+    """A level as the badge shows it: its CSS class and its words."""
+    if not level:
+        return {"cls": "none", "text": "not run"}
+    words = {"not_assessed": "not assessed", "inconclusive": "inconclusive"}
+    return {"cls": str(level), "text": words.get(str(level), f"{level} risk")}
+
+
+def _value(metric: str, v: Any) -> str:
+    spec = REGISTRY.get(metric)
+    return fmt_value(v, spec.kind()) if spec is not None else fmt_number(v)
+
+
+def _percent(v: Any) -> str:
+    return "—" if v is None else f"{100.0 * float(v):.1f}%"
+
+
+def comparison_view(d: Mapping[str, Any]) -> dict[str, Any]:
+    """The plain dictionary the template reads, from :meth:`Comparison.to_dict`'s ``d``: every number already
+    formatted, every level a badge."""
+    per = list(d["per_release"])
+    checks = [(c["metric"], c["title"]) for c in per[0]["checks"]] if per else []
+    attacks = list(dict.fromkeys((a["metric"], a["title"]) for r in per for a in r["membership_attacks"]))
+    tstr = any(r["utility"].get("tstr") for r in per)
+    rows = []
+    for r in per:
+        by_check = {c["metric"]: c for c in r["checks"]}
+        by_attack = {a["metric"]: a for a in r["membership_attacks"]}
+        u = r["utility"]
+        t = u.get("tstr") or {}
+        rows.append({
+            "name": r["name"],
+            "verdict": _level(r["verdict"]["level"]),
+            "adjusted": _level(r["adjusted_verdict"]["level"]),
+            "checks": [{"value": _value(m, by_check[m]["value"]) if m in by_check and by_check[m]["computed"]
+                        else "—",
+                        "level": _level(by_check.get(m, {}).get("level")),
+                        "adjusted": _level(by_check.get(m, {}).get("adjusted_level"))} for m, _ in checks],
+            "attacks": [_percent(by_attack[m]["tpr"]) if m in by_attack else "—" for m, _ in attacks],
+            "marginal": fmt_number(u.get("marginal_distance")),
+            "association": fmt_number(u.get("association_difference")),
+            "tstr": _percent(t.get("synthetic")) if t else "—",
+            "tstr_real": _percent(t.get("real")) if t else "—",
+        })
+    return {"rows": rows, "checks": [t for _, t in checks], "attacks": [t for _, t in attacks], "tstr": tstr,
+            "n": d["n_compared"], "alpha": f"{100.0 * d['alpha']:g}%",
+            "adjusted_alpha": f"{100.0 * d['adjusted_alpha']:.3g}%", "target": d.get("target")}
+
+
+def render_comparison(d: Mapping[str, Any]) -> str:
+    """The comparison's HTML (a ``<div class="spr-report">`` with its own scoped style), from
+    :meth:`Comparison.to_dict`'s ``d``; every name and text escaped."""
+    env = templating.environment(__package__)
+    return env.get_template("comparison.html.j2").render(v=comparison_view(d))
