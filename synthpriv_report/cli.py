@@ -288,8 +288,9 @@ def _parser() -> argparse.ArgumentParser:
                             "130 interrupted (SIGINT); 143 terminated (SIGTERM)")
     parser.add_argument("--version", action="version", version=f"synthpriv-report {__version__}",
                         help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="{evaluate,demo}",
-                                help="evaluate: your files; demo: the embedded demo data")
+    sub = parser.add_subparsers(dest="command", metavar="{evaluate,compare,demo,lite}",
+                                help="evaluate: your files; compare: several releases of the same real data; "
+                                     "demo: the embedded demo data; lite: the in-browser teaching site")
     sub.required = True
 
     from .registry import verdict_metric_names
@@ -318,26 +319,29 @@ def _parser() -> argparse.ArgumentParser:
                          "epsilon, delta, post_filters, model_released), levels_reason and a prefilled "
                          "decision; printed on the report's cover and kept in the JSON report")
 
+    def data_options(p: _Parser, synthetic: dict[str, Any]) -> None:
+        p.add_input("--real", required=True, help="real training data (CSV or Parquet)")
+        p.add_input("--synthetic", required=True, **synthetic)
+        p.add_input("--holdout", help="real holdout data the generator did not see (CSV or Parquet)")
+        p.add_input("--reference", metavar="FILE",
+                    help="the membership attacks' reference data (CSV or Parquet): real records of the same "
+                         "population, neither training nor holdout records; needs --holdout, whose records are then "
+                         "all attacked (default: the attacks split the holdout in two)")
+        p.add_argument("--sep", default=",", help="CSV field separator (default ','; e.g. ';', '|', or tab for a "
+                                                  "tab); a file that reads as one column is refused with a hint")
+        p.add_argument("--encoding", default="utf-8",
+                       help="text encoding of the CSV inputs (default utf-8; e.g. latin-1 for older files)")
+        p.add_argument("--key", help="comma-separated key attributes: what an attacker knows about a person "
+                                     "(quasi-identifiers such as age,sex,zip); default: every analysed column that "
+                                     "is not sensitive (an attacker who knows everything else), printed on stderr")
+        p.add_argument("--sensitive", help="comma-separated sensitive attributes: what an attacker wants to learn; "
+                                           "without it the attack metrics do not run")
+        p.add_argument("--exclude", help="comma-separated columns to leave out of every metric")
+        p.add_argument("--include", help="comma-separated columns to keep even though they look like identifiers "
+                                         "(by default such columns are left out, with a warning)")
+
     ev = sub.add_parser("evaluate", help="evaluate a synthetic data file against the real data")
-    ev.add_input("--real", required=True, help="real training data (CSV or Parquet)")
-    ev.add_input("--synthetic", required=True, help="synthetic data (CSV or Parquet)")
-    ev.add_input("--holdout", help="real holdout data the generator did not see (CSV or Parquet)")
-    ev.add_input("--reference", metavar="FILE",
-                 help="the membership attacks' reference data (CSV or Parquet): real records of the same population, "
-                      "neither training nor holdout records; needs --holdout, whose records are then all attacked "
-                      "(default: the attacks split the holdout in two)")
-    ev.add_argument("--sep", default=",", help="CSV field separator (default ','; e.g. ';', '|', or tab for a "
-                                               "tab); a file that reads as one column is refused with a hint")
-    ev.add_argument("--encoding", default="utf-8",
-                    help="text encoding of the CSV inputs (default utf-8; e.g. latin-1 for older files)")
-    ev.add_argument("--key", help="comma-separated key attributes: what an attacker knows about a person "
-                                  "(quasi-identifiers such as age,sex,zip); default: every analysed column that is "
-                                  "not sensitive (an attacker who knows everything else), printed on stderr")
-    ev.add_argument("--sensitive", help="comma-separated sensitive attributes: what an attacker wants to learn; "
-                                        "without it the attack metrics do not run")
-    ev.add_argument("--exclude", help="comma-separated columns to leave out of every metric")
-    ev.add_argument("--include", help="comma-separated columns to keep even though they look like identifiers "
-                                      "(by default such columns are left out, with a warning)")
+    data_options(ev, {"help": "synthetic data (CSV or Parquet)"})
     ev.add_argument("--html", help="write the HTML report here")
     ev.add_argument("--pdf", help="write the PDF report here")
     ev.add_argument("--pdf-dossier", help="also write the data protection officer's dossier alone here (four "
@@ -351,6 +355,25 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--leaky", action="store_true", help="use the leaky synthetic demo set")
     demo.add_argument("--no-pdf", action="store_true", help="skip the PDF")
     common(demo)
+
+    compare = sub.add_parser("compare", help="evaluate several synthetic data files (candidate releases) against "
+                                             "the same real data, to keep one")
+    data_options(compare, {"nargs": "+", "metavar": "FILE",
+                           "help": "the candidate releases (CSV or Parquet), at least two"})
+    compare.add_argument("--names", help="comma-separated names of the releases, in the order of --synthetic "
+                                         "(default: the files' names without their extension)")
+    compare.add_argument("--target", help="a column to predict for the utility's train-on-synthetic, test-on-real "
+                                          "accuracy (needs --holdout)")
+    compare.add_argument("--choose", metavar="NAME",
+                         help="the release the documents are written for (default: the first of the ranking, from "
+                              "the least to the most risky)")
+    compare.add_argument("--fail-on-release", metavar="NAME", default="all",
+                         help="the release --fail-on looks at: a name, or 'all' (default: any release)")
+    compare.add_argument("--html", help="write the HTML report here: the chosen release's report, with a page on "
+                                        "choosing among the releases after the dossier")
+    compare.add_argument("--pdf", help="write the PDF report here (as the HTML, the comparison's JSON attached)")
+    compare.add_argument("--json", help="write the comparison's JSON document here")
+    common(compare)
 
     lite = sub.add_parser("lite", help="build a JupyterLite site: the teaching notebooks run in a browser with "
                                        "nothing installed (needs the 'lite' extra)")
@@ -667,34 +690,162 @@ def _read_input(path: str, args: argparse.Namespace) -> pd.DataFrame:
     return _strip_header_spaces(df, path)
 
 
-def _evaluate(args: argparse.Namespace) -> int:
-    if not (args.html or args.pdf or args.json or args.pdf_dossier):
-        raise _UserError("nothing to write: give at least one of --html, --pdf, --json, --pdf-dossier")
+def _checked_options(args: argparse.Namespace, outputs: dict[str, str | None]) -> dict[str, list[str] | None]:
+    """The column lists of ``--key``, ``--sensitive``, ``--exclude`` and ``--include``, once every option that can
+    be checked before the data are read has been: ``--metrics``, the outputs against the inputs, ``--context``
+    and ``--reference`` without ``--holdout``."""
     lists = {opt: _split(getattr(args, attr), opt) for opt, attr in (("--key", "key"), ("--sensitive", "sensitive"),
                                                                     ("--exclude", "exclude"),
                                                                     ("--include", "include"))}
     _split(args.metrics, "--metrics")
-    _refuse_writing_inputs(args, {"--html": args.html, "--pdf": args.pdf, "--json": args.json,
-                                  "--pdf-dossier": args.pdf_dossier})
+    _refuse_writing_inputs(args, outputs)
     _context(args)  # a bad context is refused before the data are read
     if args.reference and not args.holdout:
         raise _UserError("--reference needs --holdout: the membership attacks take their non-member targets from "
                          "the holdout and only their reference data from --reference")
+    return lists
+
+
+def _real_inputs(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None,
+                                                     dict[str, str]]:
+    """The real training, holdout and reference tables, and the input files' names by role."""
     try:
         real = _read_input(args.real, args)
-        synthetic = _read_input(args.synthetic, args)
         holdout = _read_input(args.holdout, args) if args.holdout else None
         reference = _read_input(args.reference, args) if args.reference else None
     except (ValueError, OSError) as exc:  # a missing, unreadable or malformed input file
         raise _UserError(str(exc)) from exc
-    inputs = {"real": Path(args.real).name, "synthetic": Path(args.synthetic).name}
+    inputs = {"real": Path(args.real).name}
     if args.holdout:
         inputs["holdout"] = Path(args.holdout).name
     if args.reference:
         inputs["reference"] = Path(args.reference).name
+    return real, holdout, reference, inputs
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    if not (args.html or args.pdf or args.json or args.pdf_dossier):
+        raise _UserError("nothing to write: give at least one of --html, --pdf, --json, --pdf-dossier")
+    lists = _checked_options(args, {"--html": args.html, "--pdf": args.pdf, "--json": args.json,
+                                    "--pdf-dossier": args.pdf_dossier})
+    real, holdout, reference, inputs = _real_inputs(args)
+    try:
+        synthetic = _read_input(args.synthetic, args)
+    except (ValueError, OSError) as exc:
+        raise _UserError(str(exc)) from exc
+    inputs["synthetic"] = Path(args.synthetic).name
     return _run(real, synthetic, holdout, key=lists["--key"], sensitive=lists["--sensitive"],
                 exclude=lists["--exclude"], include=lists["--include"], args=args, html=args.html, pdf=args.pdf,
                 js=args.json, inputs=inputs, reference=reference, pdf_dossier=args.pdf_dossier)
+
+
+def _release_name(path: str) -> str:
+    """A release's default name: its file's name without the table and compression extensions.
+
+    >>> _release_name("/data/ctgan_300.csv.gz"), _release_name("copula.parquet"), _release_name("plain")
+    ('ctgan_300', 'copula', 'plain')
+    """
+    name = Path(path).name
+    for ext in (".gz", ".bz2", ".xz", ".zip", ".zst"):
+        name = name.removesuffix(ext)
+    for ext in (".csv", ".tsv", ".txt", ".parquet", ".pq"):
+        name = name.removesuffix(ext)
+    return name or Path(path).name
+
+
+def _compare(args: argparse.Namespace) -> int:
+    """``synthpriv-report compare``: several releases of the same real data, one document for the chosen one."""
+    from .comparison import Comparison
+    from .export.comparison import write_comparison_reports
+
+    if not (args.html or args.pdf or args.json):
+        raise _UserError("nothing to write: give at least one of --html, --pdf, --json")
+    lists = _checked_options(args, {"--html": args.html, "--pdf": args.pdf, "--json": args.json})
+    files = list(args.synthetic)
+    if len(files) < 2:
+        raise _UserError("compare needs at least two --synthetic files (use evaluate for one release)")
+    names = _split(args.names, "--names") or [_release_name(p) for p in files]
+    if len(names) != len(files):
+        raise _UserError(f"--names gives {len(names)} names for {len(files)} --synthetic files; give one name per "
+                         "file, in the same order")
+    for option, value in (("--choose", args.choose), ("--fail-on-release", args.fail_on_release)):
+        if value is not None and value != "all" and value not in names:
+            raise _UserError(f"{option} {value!r} is not one of the releases ({', '.join(map(repr, names))})")
+    real, holdout, reference, inputs = _real_inputs(args)
+    releases = {}
+    for name, path in zip(names, files):
+        try:
+            releases[name] = _read_input(path, args)
+        except (ValueError, OSError) as exc:
+            raise _UserError(str(exc)) from exc
+    bar = progress.bar(2 + sum(1 for p in (args.html, args.pdf, args.json) if p), "synthpriv-report",
+                       enabled=not args.no_progress, unit="stage")
+    out = sys.stderr if any(_is_stdout(p) for p in (args.html, args.pdf, args.json)) else sys.stdout
+    try:
+        bar.note("evaluate")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            try:
+                cmp = Comparison(real, releases, holdout, reference=reference, key_fields=lists["--key"],
+                                 sensitive_fields=lists["--sensitive"], exclude=lists["--exclude"],
+                                 include=lists["--include"], metrics=_split(args.metrics, "--metrics"),
+                                 random_state=args.random_state, progress=not args.no_progress,
+                                 reveal_real_values=args.reveal_real_values, names=inputs, context=_context(args),
+                                 target=args.target)
+            except (ValueError, TypeError) as exc:
+                raise _UserError(str(exc)) from exc
+        for message in dict.fromkeys(str(w.message) for w in caught):  # each release's evaluation warns alike
+            _say(f"warning: {message}")
+        words = command_without_folders(getattr(args, "argv", []))
+        for ev, path in zip(cmp.evaluations.values(), files):
+            roles = {role: getattr(args, role) for role in ("real", "holdout", "reference")
+                     if isinstance(getattr(args, role, None), str)}
+            ev.record_provenance(command=shlex.join(["synthpriv-report", *words]), files={**roles, "synthetic": path})
+        _key_fields_notice(next(iter(cmp.evaluations.values())), lists["--key"] is not None)
+        ranking = cmp.ranking()
+        chosen = cmp.chosen(args.choose)
+        bar.update(1)
+        try:
+            written = write_comparison_reports(cmp, chosen=chosen, html=args.html, pdf=args.pdf, json=args.json,
+                                               engine=args.pdf_engine, reveal_real_values=args.reveal_real_values,
+                                               inputs=inputs,
+                                               on_stage=lambda name, done: bar.update(1) if done else bar.note(name))
+        except OSError as exc:
+            raise _UserError(f"cannot write the reports: {exc}") from exc
+        except ImportError as exc:
+            raise _UserError(f"the PDF engine {args.pdf_engine!r} is not installed ({exc}); install the package "
+                             "with its extras (pip install \"synthpriv_report[all]\") or leave out the PDF") from exc
+        bar.update(1)
+    finally:
+        bar.close()
+    alone, adjusted = cmp.verdicts, cmp.adjusted_verdicts
+    n = cmp.n_compared
+    print(f"{n} releases compared, from the least to the most risky (allowing for the choice among {n}: each "
+          f"check graded for a false-alarm rate of {100 * cmp.adjusted_alpha:.3g}% instead of "
+          f"{100 * cmp.alpha:g}%):", file=out)
+    for i, name in enumerate(ranking, 1):
+        print(printable(f"  {i}. {name}{' (the documents are about this one)' if name == chosen else ''}: "
+                        f"{verdict_line(alone[name])}; allowing for the choice: "
+                        f"{_level_words(adjusted[name].level)}"), file=out)
+    for path in written:
+        print(f"wrote {printable(str(path))}", file=out)
+    watched = names if args.fail_on_release == "all" else [args.fail_on_release]
+    failing = [name for name in watched
+               if _fails(alone[name].level, args.fail_on) or _fails(adjusted[name].level, args.fail_on)]
+    if failing:
+        _say(f"the verdict of {', '.join(map(repr, failing))} (alone or allowing for the choice) reaches --fail-on "
+             f"{args.fail_on}: exit status {EXIT_FAIL_ON}")
+        return EXIT_FAIL_ON
+    return EXIT_OK
+
+
+def _level_words(level: str) -> str:
+    """A verdict's level as the command line prints it.
+
+    >>> _level_words("not_assessed"), _level_words("inconclusive"), _level_words("high")
+    ('not assessed', 'inconclusive', 'high risk')
+    """
+    return {"not_assessed": "not assessed", "inconclusive": "inconclusive"}.get(level, f"{level} risk")
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -803,7 +954,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             args = _parser().parse_args(argv)
             args.argv = list(argv)
-            code = {"evaluate": _evaluate, "lite": _lite}.get(args.command, _demo)(args)
+            code = {"evaluate": _evaluate, "compare": _compare, "lite": _lite}.get(args.command, _demo)(args)
         except SystemExit as exc:  # --help, --version
             return int(exc.code or 0)
         except (KeyboardInterrupt, _Terminated) as exc:

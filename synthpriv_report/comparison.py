@@ -29,6 +29,9 @@ ATTACK_FPR = "0.01"
 
 _REAL_ROLES = {"T": "real training", "H": "holdout", "R": "reference"}
 
+#: Verdict levels from the least to the most risky (a verdict not assessed ranks last).
+LEVEL_RANK = {"low": 0, "inconclusive": 1, "medium": 2, "high": 3, "not_assessed": 4}
+
 
 def _release_pairs(releases: Any) -> list[tuple[str, Any]]:
     """``releases`` as a list of (name, data) pairs, the names checked: text, not blank, and no two alike once
@@ -420,6 +423,48 @@ class Comparison:
                           next(iter(self.evaluations.values())).data.fingerprints.items() if s != "S"},
             "per_release": per,
         })
+
+    def ranking(self) -> list[str]:
+        """The releases from the least to the most risky, as a reader would rank them.
+
+        First by the verdict adjusted for choosing among them (low, inconclusive, medium, high, then not
+        assessed), then by the verdict alone, then by how many checks behind the verdict showed a risk (medium
+        or high) and how many of the people in the training data the strongest membership attack finds at a 1%
+        false-positive rate (fewer first), then by how far each release is from the real data column by column
+        (the marginal distance: the more faithful first), then in the order given.
+
+        Returns
+        -------
+        list of str
+        """
+        adjusted, alone = self.adjusted_verdicts, self.verdicts
+        utility = self.utility()
+        order = {name: i for i, name in enumerate(self.evaluations)}
+
+        def key(name: str) -> tuple:
+            distance = utility[name].get("marginal_distance")
+            shown = sum(1 for _, level in alone[name].checks if level in ("medium", "high"))
+            attacks = [r["tpr"] for r in self._release_dict(name)["membership_attacks"] if r["tpr"] is not None]
+            return (LEVEL_RANK.get(adjusted[name].level, len(LEVEL_RANK)),
+                    LEVEL_RANK.get(alone[name].level, len(LEVEL_RANK)), shown, max(attacks, default=0.0),
+                    float("inf") if distance is None else float(distance), order[name])
+
+        return sorted(self.evaluations, key=key)
+
+    def chosen(self, name: str | None = None) -> str:
+        """The release a document is written for: ``name`` when given (it must be one of the releases), else the
+        first of :meth:`ranking`.
+
+        Raises
+        ------
+        ValueError
+            Naming the releases, when ``name`` is not one of them.
+        """
+        if name is None:
+            return self.ranking()[0]
+        if name not in self.evaluations:
+            raise ValueError(f"no release is named {name!r}; the releases are {', '.join(map(repr, self.names))}")
+        return name
 
     def _repr_html_(self) -> str:
         from .display.comparison import render_comparison

@@ -12,7 +12,7 @@ import datetime as _dt
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import nbformat
@@ -429,7 +429,8 @@ def document_date(created: Any) -> str | None:
     return when.astimezone(_dt.timezone.utc).replace(microsecond=0).isoformat()
 
 
-def build_notebook(data: ReportData, *, title: str = DEFAULT_TITLE, dossier_only: bool = False) -> Any:
+def build_notebook(data: ReportData, *, title: str = DEFAULT_TITLE, dossier_only: bool = False,
+                   after_dossier: Sequence[tuple[str, str]] = ()) -> Any:
     """An nbformat v4 notebook of the report: code cells whose outputs are HTML bundles (no Markdown cells).
 
     The report opens with the data protection officer's dossier (four pages: verdict and recommendation, residual
@@ -444,6 +445,9 @@ def build_notebook(data: ReportData, *, title: str = DEFAULT_TITLE, dossier_only
         Document title (shown on the cover, shortened; the notebook's metadata keeps it whole).
     dossier_only : bool, default False
         The dossier alone, to be printed and signed apart from the annex.
+    after_dossier : sequence of (html, text)
+        Pages placed between the dossier and the annex, each starting a new page (a comparison of several
+        releases puts its page on choosing among them here).
     """
     doc = data.document
     if dossier_only:
@@ -462,6 +466,7 @@ def build_notebook(data: ReportData, *, title: str = DEFAULT_TITLE, dossier_only
     driving = _driving(doc)
     cells = [
         _code("report.dossier()", *_dossier(data, title), "spr-dossier"),
+        *(_code(f"report.page({i})", html, text, "spr-page-break") for i, (html, text) in enumerate(after_dossier)),
         _code("report.cover()", *cover, "spr-cover"),
         _code("report.summary()", *_summary(data), "spr-page-break"),
         _code("report.limitations()", *_limitations(data), "spr-page-break"),

@@ -14,7 +14,7 @@ import io
 import logging
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -120,16 +120,17 @@ class SynthprivChromiumPDFExporter(SynthprivPDFExporter):
 
 
 def render_html(source: Any, *, title: str = DEFAULT_TITLE, reveal_real_values: bool | None = None,
-                dossier_only: bool = False, **params: Any) -> str:
+                dossier_only: bool = False, after_dossier: Sequence[tuple[str, str]] = (), **params: Any) -> str:
     """The self-contained HTML report as a string (see :func:`to_html`).
 
     The page carries a running title with the verdict (printed at the top of every PDF page) and a table of
     contents after the cover (:func:`add_navigation`). With ``dossier_only`` it holds the data protection
-    officer's four pages alone.
+    officer's four pages alone. ``after_dossier`` pages (``(html, text)`` pairs) come between the dossier and the
+    annex (:func:`~synthpriv_report.export.notebook.build_notebook`).
     """
     data = report_data(source, reveal_real_values=reveal_real_values, **params)
     with few_collections():
-        nb = build_notebook(data, title=title, dossier_only=dossier_only)
+        nb = build_notebook(data, title=title, dossier_only=dossier_only, after_dossier=after_dossier)
         html, _ = SynthprivHTMLExporter().from_notebook_node(nb)
     level = data.document["verdict"]["level"]
     return add_navigation(html, title=title, verdict=level_text(level).upper())

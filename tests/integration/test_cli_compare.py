@@ -1,0 +1,136 @@
+"""``synthpriv-report compare`` and the comparison's documents (synthpriv_report/export/comparison.py): the
+ranking a reader expects, the page on choosing among the releases after the dossier, the JSON document checked
+on load, ``--fail-on`` on a named release or on all, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from synthpriv_report.cli import EXIT_FAIL_ON, EXIT_OK, EXIT_USER_ERROR, _release_name, main
+from synthpriv_report.datasets import load_demo
+from synthpriv_report.export.comparison import COMPARISON_SCHEMA, load_comparison
+
+METRICS = "exact_copies,near_copies,holdout_dcr_share,dcr_test"
+LEAKY = "copy <b>x</b>"
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Real training and holdout records, an honest release (the demo's synthetic records) and a release that
+    copies the training records."""
+    demo = load_demo()
+    d = tmp_path_factory.mktemp("compare")
+    out = {"real": d / "train.csv", "holdout": d / "holdout.csv", "honest": d / "honest.csv.gz",
+           "copy": d / "copy.csv"}
+    real = demo.real.iloc[:300]
+    real.to_csv(out["real"], index=False)
+    demo.holdout.iloc[:200].to_csv(out["holdout"], index=False)
+    demo.synthetic.iloc[:300].to_csv(out["honest"], index=False)
+    real.iloc[::-1].to_csv(out["copy"], index=False)
+    return out
+
+
+def _args(files: dict[str, Path], *more: str) -> list[str]:
+    return ["compare", "--real", str(files["real"]), "--holdout", str(files["holdout"]), "--synthetic",
+            str(files["copy"]), str(files["honest"]), "--names", f"{LEAKY},honest", "--metrics", METRICS,
+            "--no-progress", *more]
+
+
+def test_compare_ranks_writes_and_reads_back(files: dict[str, Path], tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The copying release ranks last and the honest one is chosen; the HTML opens with the honest release's
+    dossier, then the page on choosing (the names escaped); the JSON names both, carries the chosen release's
+    report and reads back checked."""
+    html, js = tmp_path / "c.html", tmp_path / "c.json"
+    assert main(_args(files, "--html", str(html), "--json", str(js))) == EXIT_OK
+    out = capsys.readouterr().out
+    assert out.index("1. honest (the documents are about this one)") < out.index(f"2. {LEAKY}")
+    doc, data = load_comparison(js)
+    assert doc["schema"] == COMPARISON_SCHEMA
+    assert doc["chosen"] == "honest" and doc["ranking"] == ["honest", LEAKY]
+    rows = {r["name"]: r for r in doc["comparison"]["per_release"]}
+    assert rows[LEAKY]["verdict"]["level"] == "high"
+    assert data.document["verdict"]["level"] == rows["honest"]["verdict"]["level"]
+    assert doc["comparison"]["adjusted_alpha"] == pytest.approx(doc["comparison"]["alpha"] / 2)
+    page = html.read_text(encoding="utf-8")
+    assert "Content-Security-Policy" in page and "<script" not in page
+    assert "copy &lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
+    body = page.index("<body")
+    dossier, choosing, annex = (page.index("celltag_spr-dossier", body), page.index("The cost of choosing", body),
+                                page.rindex("celltag_spr-cover"))
+    assert dossier < choosing < annex
+
+
+def test_compare_choose_and_fail_on(files: dict[str, Path], tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """``--choose`` writes the documents for that release; ``--fail-on`` looks at every release unless
+    ``--fail-on-release`` names one."""
+    js = tmp_path / "c.json"
+    assert main(_args(files, "--json", str(js), "--choose", LEAKY)) == EXIT_OK
+    doc, data = load_comparison(js)
+    assert doc["chosen"] == LEAKY and data.document["verdict"]["level"] == "high"
+    assert main(_args(files, "--json", str(js), "--fail-on", "high")) == EXIT_FAIL_ON
+    assert LEAKY in capsys.readouterr().err
+    assert main(_args(files, "--json", str(js), "--fail-on", "high", "--fail-on-release", "honest")) == EXIT_OK
+
+
+def test_tampered_comparison_is_refused(files: dict[str, Path], tmp_path: Path) -> None:
+    """A comparison document whose content no longer matches its digest, or whose adjusted rate is not the
+    verdict's rate divided by the releases compared, is refused, naming the field."""
+    from synthpriv_report.export.document import with_digest
+
+    js = tmp_path / "c.json"
+    assert main(_args(files, "--json", str(js))) == EXIT_OK
+    doc = json.loads(js.read_text(encoding="utf-8"))
+    doc["ranking"] = list(reversed(doc["ranking"]))
+    js.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(ValueError, match="digest"):
+        load_comparison(js)
+    doc["comparison"]["adjusted_alpha"] = doc["comparison"]["alpha"]
+    js.write_text(json.dumps(with_digest(doc)), encoding="utf-8")
+    with pytest.raises(ValueError, match="adjusted_alpha"):
+        load_comparison(js)
+
+
+@pytest.mark.parametrize("extra, fragment", [
+    (["--names", "a", "--json", "x.json"], "--names gives 1 names for 2"),
+    (["--choose", "nobody", "--json", "x.json"], "--choose 'nobody' is not one of the releases"),
+    (["--fail-on-release", "nobody", "--json", "x.json"], "--fail-on-release 'nobody'"),
+    ([], "nothing to write"),
+])
+def test_compare_user_errors(extra: list[str], fragment: str, files: dict[str, Path],
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Each mistake is one line on stderr, exit status 2, before any evaluation."""
+    assert main([*_args(files), *extra]) == EXIT_USER_ERROR
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and fragment in err[0]
+
+
+def test_compare_refuses_one_release_and_writing_over_an_input(files: dict[str, Path],
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    one = ["compare", "--real", str(files["real"]), "--synthetic", str(files["honest"]), "--json", "x.json"]
+    assert main(one) == EXIT_USER_ERROR
+    assert "at least two --synthetic files" in capsys.readouterr().err
+    assert main([*_args(files), "--json", str(files["honest"])]) == EXIT_USER_ERROR
+    assert "refusing to write over an input" in capsys.readouterr().err
+
+
+def test_release_names_from_files() -> None:
+    assert [_release_name(p) for p in ("a/ctgan.csv.gz", "b.parquet", "c.tsv")] == ["ctgan", "b", "c"]
+
+
+def test_compare_pdf_has_the_choice_after_the_dossier(files: dict[str, Path], tmp_path: Path) -> None:
+    """The PDF: the dossier's four pages, the contents, then the page on choosing; the comparison's JSON is
+    attached."""
+    from pypdf import PdfReader
+
+    pdf, js = tmp_path / "c.pdf", tmp_path / "c.json"
+    assert main(_args(files, "--pdf", str(pdf), "--json", str(js))) == EXIT_OK
+    reader = PdfReader(str(pdf))
+    texts = [p.extract_text() or "" for p in reader.pages]
+    first = next(i for i, t in enumerate(texts) if "Choosing among 2 releases" in t and "cost of choosing" in t)
+    assert 4 <= first <= 6
+    assert reader.attachments["report.json"] == [js.read_bytes()]
