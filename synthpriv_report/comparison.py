@@ -406,7 +406,8 @@ class Comparison:
             check's one-sided level before and after), ``target``, and ``per_release``: for each release its
             verdict and adjusted verdict (level and reasons), each driving check's value and levels, the membership
             attacks' true-positive rate at a 1% false-positive rate, its ``utility``, the searches it ran and the
-            real-side steps it borrowed.
+            real-side steps it borrowed; ``ranking``, the releases from the least to the most risky
+            (:meth:`ranking`).
         """
         self._compute_adjusted()
         utility = self.utility()
@@ -421,7 +422,7 @@ class Comparison:
             "adjusted_check_alpha": verdict_alpha(self.adjusted_alpha), "target": self.target,
             "real_sets": {SET_LABELS.get(s, s): fp for s, fp in
                           next(iter(self.evaluations.values())).data.fingerprints.items() if s != "S"},
-            "per_release": per,
+            "ranking": self.ranking(), "per_release": per,
         })
 
     def ranking(self) -> list[str]:

@@ -15,7 +15,7 @@ from .. import templating
 from ..formats import fmt_number, fmt_value
 from ..registry import REGISTRY
 
-__all__ = ["comparison_view", "render_comparison"]
+__all__ = ["comparison_view", "render_comparison", "worst_attack"]
 
 
 def _level(level: Any) -> dict[str, str]:
@@ -33,6 +33,13 @@ def _value(metric: str, v: Any) -> str:
 
 def _percent(v: Any) -> str:
     return "—" if v is None else f"{100.0 * float(v):.1f}%"
+
+
+def worst_attack(row: Mapping[str, Any]) -> float | None:
+    """The largest true-positive rate at a 1% false-positive rate among a release's membership attacks (a row of
+    :meth:`Comparison.to_dict`'s ``per_release``); None when no attack ran."""
+    rates = [a["tpr"] for a in row["membership_attacks"] if a.get("tpr") is not None]
+    return max(rates) if rates else None
 
 
 def comparison_view(d: Mapping[str, Any]) -> dict[str, Any]:
@@ -61,7 +68,12 @@ def comparison_view(d: Mapping[str, Any]) -> dict[str, Any]:
             "association": fmt_number(u.get("association_difference")),
             "tstr": _percent(t.get("synthetic")) if t else "—",
             "tstr_real": _percent(t.get("real")) if t else "—",
+            "worst": _percent(worst_attack(r)),
         })
+    rank = {name: i + 1 for i, name in enumerate(d.get("ranking") or [r["name"] for r in per])}
+    for row in rows:
+        row["rank"] = rank[row["name"]]
+    rows.sort(key=lambda row: row["rank"])
     return {"rows": rows, "checks": [t for _, t in checks], "attacks": [t for _, t in attacks], "tstr": tstr,
             "n": d["n_compared"], "alpha": f"{100.0 * d['alpha']:g}%",
             "adjusted_alpha": f"{100.0 * d['adjusted_alpha']:.3g}%", "target": d.get("target")}

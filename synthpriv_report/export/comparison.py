@@ -2,7 +2,7 @@
 officer's dossier and the technical annex), with a page on choosing among the releases right after the dossier.
 
 The JSON document (schema ``synthpriv_report.comparison/1``) holds the comparison (every release's verdicts,
-checks, attacks and utility; :meth:`~synthpriv_report.comparison.Comparison.to_dict`), the ranking, the chosen
+checks, attacks and utility, and the ranking; :meth:`~synthpriv_report.comparison.Comparison.to_dict`), the chosen
 release's name and the chosen release's own report document, under one SHA-256 digest. Read back by
 :func:`load_comparison`, it is checked, not trusted: the digest must match, the chosen release's report is
 validated and its levels derived again like any report's (:func:`~synthpriv_report.export.document.report_data`),
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..display.comparison import comparison_view
+from ..display.comparison import comparison_view, worst_attack
 from ..display.figures import data_uri, render_figure
 from ..formats import level_text
 from ..plotting import COLORS
@@ -57,7 +57,7 @@ def comparison_document(cmp: Any, chosen: str | None = None, *, reveal_real_valu
     named = {**dict(inputs or {}), "synthetic": name}
     data = report_data(cmp.evaluations[name], reveal_real_values=reveal_real_values, inputs=named)
     body = {"schema": COMPARISON_SCHEMA, "created": data.document["created"], "chosen": name,
-            "ranking": cmp.ranking(), "comparison": cmp.to_dict(), "chosen_report": data.to_dict()}
+            "comparison": cmp.to_dict(), "chosen_report": data.to_dict()}
     return with_digest(body), data
 
 
@@ -89,8 +89,8 @@ def load_comparison(path: str | os.PathLike[str]) -> tuple[dict[str, Any], Repor
     cmp = doc["comparison"]
     rows = {r["name"]: r for r in cmp["per_release"]}
     chosen = doc["chosen"]
-    if chosen not in rows or sorted(doc["ranking"]) != sorted(rows) or list(cmp["releases"]) != list(rows):
-        raise ValueError(f"{source}: fields chosen and ranking: they must name the releases compared")
+    if chosen not in rows or sorted(cmp["ranking"]) != sorted(rows) or list(cmp["releases"]) != list(rows):
+        raise ValueError(f"{source}: fields chosen and comparison.ranking: they must name the releases compared")
     if rows[chosen]["verdict"]["level"] != data.document["verdict"]["level"]:
         raise ValueError(f"{source}: the chosen release's verdict in the comparison "
                          f"({rows[chosen]['verdict']['level']}) is not its report's "
@@ -102,15 +102,10 @@ def load_comparison(path: str | os.PathLike[str]) -> tuple[dict[str, Any], Repor
     return dict(doc), data
 
 
-def _worst_attack(row: Mapping[str, Any]) -> float | None:
-    rates = [a["tpr"] for a in row["membership_attacks"] if a.get("tpr") is not None]
-    return max(rates) if rates else None
-
-
 def _tradeoff_figure(cmp: Mapping[str, Any], chosen: str) -> dict[str, str] | None:
     """Privacy against utility, one point per release: the marginal distance (left is more faithful) and the
     strongest membership attack's true-positive rate at a 1% false-positive rate (down is safer)."""
-    points = [(r["name"], r["utility"].get("marginal_distance"), _worst_attack(r)) for r in cmp["per_release"]]
+    points = [(r["name"], r["utility"].get("marginal_distance"), worst_attack(r)) for r in cmp["per_release"]]
     points = [(n, float(x), float(y)) for n, x, y in points if x is not None and y is not None]
     if not points:
         return None
@@ -141,13 +136,8 @@ def comparison_page(doc: Mapping[str, Any]) -> tuple[str, str]:
     view = comparison_view(cmp)
     chosen = doc["chosen"]
     rows = {r["name"]: r for r in cmp["per_release"]}
-    rank = {name: i + 1 for i, name in enumerate(doc["ranking"])}
-    for row in view["rows"]:
-        row["rank"] = rank[row["name"]]
+    for row in view["rows"]:  # in the ranking's order, each with its rank
         row["chosen"] = row["name"] == chosen
-        worst = _worst_attack(rows[row["name"]])
-        row["worst"] = "—" if worst is None else f"{100.0 * worst:.1f}%"
-    view["rows"].sort(key=lambda r: r["rank"])
     mine = rows[chosen]
     context = {"v": view, "chosen": chosen,
                "alone": level_text(mine["verdict"]["level"]), "adjusted": level_text(mine["adjusted_verdict"]["level"]),

@@ -50,7 +50,7 @@ def test_compare_ranks_writes_and_reads_back(files: dict[str, Path], tmp_path: P
     assert out.index("1. honest (the documents are about this one)") < out.index(f"2. {LEAKY}")
     doc, data = load_comparison(js)
     assert doc["schema"] == COMPARISON_SCHEMA
-    assert doc["chosen"] == "honest" and doc["ranking"] == ["honest", LEAKY]
+    assert doc["chosen"] == "honest" and doc["comparison"]["ranking"] == ["honest", LEAKY]
     rows = {r["name"]: r for r in doc["comparison"]["per_release"]}
     assert rows[LEAKY]["verdict"]["level"] == "high"
     assert data.document["verdict"]["level"] == rows["honest"]["verdict"]["level"]
@@ -85,10 +85,14 @@ def test_tampered_comparison_is_refused(files: dict[str, Path], tmp_path: Path) 
     js = tmp_path / "c.json"
     assert main(_args(files, "--json", str(js))) == EXIT_OK
     doc = json.loads(js.read_text(encoding="utf-8"))
-    doc["ranking"] = list(reversed(doc["ranking"]))
+    chosen, doc["chosen"] = doc["chosen"], LEAKY
     js.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(ValueError, match="digest"):
         load_comparison(js)
+    js.write_text(json.dumps(with_digest(doc)), encoding="utf-8")  # re-digested: the verdicts disagree
+    with pytest.raises(ValueError, match="chosen release's verdict"):
+        load_comparison(js)
+    doc["chosen"] = chosen
     doc["comparison"]["adjusted_alpha"] = doc["comparison"]["alpha"]
     js.write_text(json.dumps(with_digest(doc)), encoding="utf-8")
     with pytest.raises(ValueError, match="adjusted_alpha"):
