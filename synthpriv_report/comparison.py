@@ -467,6 +467,49 @@ class Comparison:
             raise ValueError(f"no release is named {name!r}; the releases are {', '.join(map(repr, self.names))}")
         return name
 
+    def figure(self, metric: str, index: int = 0) -> Any:
+        """One metric's figure for every release, panels side by side on shared axis ranges, in the ranking's order
+        (a notebook widget: :func:`~synthpriv_report.display.widgets.side_by_side`).
+
+        Parameters
+        ----------
+        metric : str
+            A metric every release computed (its name, e.g. ``"dcr"``).
+        index : int, default 0
+            Which of the metric's declared figures.
+
+        Raises
+        ------
+        ValueError
+            When a release has no result for ``metric``.
+        """
+        from .display.widgets import side_by_side
+
+        results = self.results()
+        missing = [name for name in self.evaluations if metric not in results[name]]
+        if missing:
+            raise ValueError(f"no result for {metric!r} in {', '.join(map(repr, missing))}; the metrics computed "
+                             f"are {', '.join(results[self.names[0]])}")
+        return side_by_side({name: results[name][metric] for name in self.ranking()}, index=index)
+
+    def write_reports(self, *, html: str | None = None, pdf: str | None = None, json: str | None = None,
+                      chosen: str | None = None, **options: Any) -> list[Any]:
+        """Write the comparison's documents, each whole or not at all: the chosen release's report (``chosen``, or
+        the first of :meth:`ranking`) with a page on choosing among the releases after its dossier, as HTML and
+        PDF, and the comparison's JSON document (:func:`synthpriv_report.export.comparison.write_comparison_reports`,
+        whose ``engine``, ``title``, ``reveal_real_values`` and ``inputs`` ``options`` takes).
+
+        Returns
+        -------
+        list of pathlib.Path
+            The written files, in the order html, pdf, json.
+        """
+        from .export.comparison import write_comparison_reports
+
+        if html is None and pdf is None and json is None:
+            raise ValueError("nothing to write: give at least one of html=, pdf=, json=")
+        return write_comparison_reports(self, chosen=chosen, html=html, pdf=pdf, json=json, **options)
+
     def _repr_html_(self) -> str:
         from .display.comparison import render_comparison
 

@@ -138,3 +138,25 @@ def test_compare_pdf_has_the_choice_after_the_dossier(files: dict[str, Path], tm
     first = next(i for i, t in enumerate(texts) if "Choosing among 2 releases" in t and "cost of choosing" in t)
     assert 4 <= first <= 6
     assert reader.attachments["report.json"] == [js.read_bytes()]
+
+
+def test_comparison_figure_and_documents_from_python(files: dict[str, Path], tmp_path: Path) -> None:
+    """``Comparison.figure`` draws a metric for every release side by side (PNG, in the ranking's order);
+    ``Comparison.write_reports`` writes the same documents as the command line, and refuses to write nothing."""
+    import pandas as pd
+
+    from synthpriv_report import Comparison
+
+    real, holdout = pd.read_csv(files["real"]), pd.read_csv(files["holdout"])
+    cmp = Comparison(real, {"copy": pd.read_csv(files["copy"]), "honest": pd.read_csv(files["honest"])}, holdout,
+                     metrics=METRICS.split(","), progress=False)
+    box = cmp.figure("holdout_dcr_share")
+    assert bytes(box.children[0].value).startswith(b"\x89PNG")
+    with pytest.raises(ValueError, match="no result for 'nndr'"):
+        cmp.figure("nndr")
+    with pytest.raises(ValueError, match="nothing to write"):
+        cmp.write_reports()
+    js = tmp_path / "c.json"
+    assert cmp.write_reports(json=str(js)) == [js]
+    doc, _ = load_comparison(js)
+    assert doc["chosen"] == "honest" and doc["comparison"]["ranking"] == ["honest", "copy"]
