@@ -14,6 +14,7 @@ from synthpriv_report.cli import EXIT_USER_ERROR, _parser, main
 
 #: What each command reads, by option, as its help text says.
 READS = {"evaluate": {"--real", "--synthetic", "--holdout", "--reference", "--context"}, "demo": {"--context"},
+         "compare": {"--real", "--synthetic", "--holdout", "--reference", "--context"},
          "lite": {"--notebook", "--offline-pyodide", "--wheel"}}
 
 
@@ -50,6 +51,24 @@ def test_evaluate_refuses_to_write_the_report_over_the_context_file(tmp_path: Pa
     err = capsys.readouterr().err
     assert "--json" in err and "--context" in err and "this is a bug" not in err
     assert files["--context"].read_bytes() == before
+
+
+def test_no_output_of_compare_may_be_any_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``compare`` reads several synthetic files: an output on any of them, or on any other input, is refused,
+    naming both options, the input untouched."""
+    files = _files(tmp_path)
+    second = tmp_path / "second.csv"
+    second.write_bytes(files["--synthetic"].read_bytes())
+    args = ["compare", "--synthetic", str(files["--synthetic"]), str(second),
+            *[str(a) for flag, p in files.items() if flag != "--synthetic" for a in (flag, p)],
+            "--metrics", "exact_copies", "--no-progress"]
+    for source, target in [*((f, files[f]) for f in sorted(READS["compare"])), ("--synthetic", second)]:
+        before = target.read_bytes()
+        for output in ("--html", "--pdf", "--json"):
+            assert main([*args, output, str(target)]) == EXIT_USER_ERROR, (source, output)
+            err = capsys.readouterr().err
+            assert f"{output} {target}" in err and f"{source} {target}" in err, err
+            assert target.read_bytes() == before
 
 
 def test_no_output_of_evaluate_may_be_any_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
