@@ -163,6 +163,11 @@ class Comparison:
         Progress bars while the releases are evaluated.
     target : str, optional
         A column to predict for the utility's train-on-synthetic, test-on-real accuracy.
+    contexts : dict of str -> release context, optional
+        A release context (a mapping or a JSON file, as ``context=`` of
+        :class:`~synthpriv_report.evaluation.Evaluation`) for some releases, in place of ``context=``: one
+        generator at several settings declares each setting here, and releases that declare their privacy budget
+        (``generator.epsilon``) are drawn against it (an ε sweep).
     **options
         Any other setting of :class:`~synthpriv_report.evaluation.Evaluation` (``calibrate``, ``metrics``,
         ``spaces``, ...), the same for every release.
@@ -182,17 +187,23 @@ class Comparison:
     def __init__(self, real: DataSource, releases: Mapping[str, DataSource] | Sequence[tuple[str, DataSource]],
                  holdout: DataSource | None = None, *, key_fields: Sequence[str] | None = None,
                  sensitive_fields: Sequence[str] | None = None, random_state: int = 0, progress: bool = True,
-                 target: str | None = None, **options: Any):
+                 target: str | None = None, contexts: Mapping[str, Any] | None = None, **options: Any):
         pairs = _release_pairs(releases)
+        contexts = dict(contexts or {})
+        unknown = [name for name in contexts if name not in dict(pairs)]
+        if unknown:
+            raise ValueError(f"contexts= names {', '.join(map(repr, unknown))}, which is not a release; the "
+                             f"releases are {', '.join(repr(name) for name, _ in pairs)}")
         for name, synthetic in pairs:
             _check_columns(real, name, synthetic, options.get("exclude"))
         names = dict(options.pop("names", None) or {})
         evaluations = {}
         for name, synthetic in pairs:
             try:
+                own = {**options, "context": contexts[name]} if name in contexts else options
                 evaluations[name] = Evaluation(
                     real, synthetic, holdout, key_fields=key_fields, sensitive_fields=sensitive_fields,
-                    random_state=random_state, progress=progress, names={"synthetic": name, **names}, **options)
+                    random_state=random_state, progress=progress, names={"synthetic": name, **names}, **own)
             except (ValueError, TypeError) as exc:
                 if not evaluations:  # the first release: a bad setting or real data, not the release
                     raise
@@ -388,7 +399,11 @@ class Comparison:
                 attacks.append({"metric": metric, "title": r.title or metric, "tpr": row.get("tpr"),
                                 "fpr": float(ATTACK_FPR)})
         v, va = rs.verdict, adj.verdict
+        declared = ((self.evaluations[name].release_context or {}).get("generator") or {}).get("epsilon")
+        worst = rs.get("mia_worst_case")
+        measured = (worst.details or {}).get("epsilon_lower_bound") if worst is not None and worst.computed else None
         return {"name": name,
+                "declared_epsilon": declared, "epsilon_lower_bound": measured,
                 "verdict": {"level": v.level, "reasons": list(v.reasons)},
                 "adjusted_verdict": {"level": va.level, "reasons": list(va.reasons)},
                 "checks": checks, "membership_attacks": attacks,
@@ -406,8 +421,9 @@ class Comparison:
             check's one-sided level before and after), ``target``, and ``per_release``: for each release its
             verdict and adjusted verdict (level and reasons), each driving check's value and levels, the membership
             attacks' true-positive rate at a 1% false-positive rate, its ``utility``, the searches it ran and the
-            real-side steps it borrowed; ``ranking``, the releases from the least to the most risky
-            (:meth:`ranking`).
+            real-side steps it borrowed, the privacy budget its context declares (``declared_epsilon``) and the
+            lower bound on ε that the strongest membership attack shows (``epsilon_lower_bound``); ``ranking``,
+            the releases from the least to the most risky (:meth:`ranking`).
         """
         self._compute_adjusted()
         utility = self.utility()

@@ -15,7 +15,7 @@ from .. import templating
 from ..formats import fmt_number, fmt_value
 from ..registry import REGISTRY
 
-__all__ = ["comparison_view", "render_comparison", "worst_attack"]
+__all__ = ["comparison_view", "epsilon_sweep_figure", "render_comparison", "worst_attack"]
 
 
 def _level(level: Any) -> dict[str, str]:
@@ -40,6 +40,61 @@ def worst_attack(row: Mapping[str, Any]) -> float | None:
     :meth:`Comparison.to_dict`'s ``per_release``); None when no attack ran."""
     rates = [a["tpr"] for a in row["membership_attacks"] if a.get("tpr") is not None]
     return max(rates) if rates else None
+
+
+def epsilon_sweep_figure(d: Mapping[str, Any], *, fmt: str = "png") -> dict[str, str] | None:
+    """The releases that declare their privacy budget ε, drawn against it: the strongest membership attack's
+    true-positive rate at a 1% false-positive rate, and the lower bound on ε that attack shows beside the line
+    where it would equal the declared ε (a bound above the line is evidence against the declared guarantee).
+    None when fewer than two releases declare ε.
+
+    Returns
+    -------
+    dict or None
+        ``{"src": data URL, "alt": text}``.
+    """
+    from .figures import data_uri, render_figure
+
+    rows = [r for r in d["per_release"] if r.get("declared_epsilon") is not None]
+    if len(rows) < 2:
+        return None
+    rows.sort(key=lambda r: float(r["declared_epsilon"]))
+    eps = [float(r["declared_epsilon"]) for r in rows]
+    tpr = [worst_attack(r) for r in rows]
+    bound = [r.get("epsilon_lower_bound") for r in rows]
+
+    def draw(ax1: Any, ax2: Any) -> None:
+        from ..plotting import COLORS
+
+        xs = [e for e, t in zip(eps, tpr) if t is not None]
+        ax1.plot(xs, [100.0 * t for t in tpr if t is not None], marker="o", color=COLORS["S"])
+        ax1.axhline(1.0, color=COLORS["line"], linestyle=":", linewidth=1)
+        ax1.set_xscale("log")
+        from matplotlib.ticker import FuncFormatter, NullLocator
+
+        ax1.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))  # 1, 10, not 10 to the power 0
+        ax1.xaxis.set_minor_locator(NullLocator())
+        ax1.set_xticks(eps)
+        ax1.set_xlabel("declared ε (log scale)")
+        ax1.set_ylabel("strongest attack's TPR at 1% FPR (%)")
+        ax1.set_title("Membership risk against the declared ε (dotted: chance)")
+        pairs = [(e, float(b)) for e, b in zip(eps, bound) if b is not None]
+        if pairs:
+            ax2.plot([p[0] for p in pairs], [p[1] for p in pairs], marker="o", linestyle="", color=COLORS["S"],
+                     label="lower bound the attacks show")
+        top = max([*eps, *(p[1] for p in pairs)])
+        ax2.plot([0.0, top], [0.0, top], color=COLORS["line"], linestyle="--", linewidth=1,
+                 label="measured = declared")
+        ax2.set_xlabel("declared ε")
+        ax2.set_ylabel("ε lower bound (95% confidence)")
+        ax2.set_title("Measured against declared ε")
+        ax2.legend(loc="upper left")
+
+    data = render_figure(draw, ncols=2, size=(3.4, 3.0), fmt=fmt)
+    alt = "; ".join(f"{r['name']}: declared ε {float(r['declared_epsilon']):g}, strongest attack "
+                    f"{_percent(t)} at 1% FPR, ε lower bound {'—' if b is None else f'{float(b):.2g}'}"
+                    for r, t, b in zip(rows, tpr, bound))
+    return {"src": data_uri(data, fmt), "alt": f"Risk against the declared privacy budget. {alt}"}
 
 
 def comparison_view(d: Mapping[str, Any]) -> dict[str, Any]:
@@ -74,7 +129,13 @@ def comparison_view(d: Mapping[str, Any]) -> dict[str, Any]:
     for row in rows:
         row["rank"] = rank[row["name"]]
     rows.sort(key=lambda row: row["rank"])
-    return {"rows": rows, "checks": [t for _, t in checks], "attacks": [t for _, t in attacks], "tstr": tstr,
+    sweep = [{"name": r["name"], "declared": fmt_number(r.get("declared_epsilon")),
+              "measured": fmt_number(r.get("epsilon_lower_bound")),
+              "above": r.get("epsilon_lower_bound") is not None
+              and float(r["epsilon_lower_bound"]) > float(r["declared_epsilon"])}
+             for r in per if r.get("declared_epsilon") is not None]
+    return {"sweep": sweep, "rows": rows, "checks": [t for _, t in checks], "attacks": [t for _, t in attacks],
+            "tstr": tstr,
             "n": d["n_compared"], "alpha": f"{100.0 * d['alpha']:g}%",
             "adjusted_alpha": f"{100.0 * d['adjusted_alpha']:.3g}%", "target": d.get("target")}
 
@@ -83,4 +144,4 @@ def render_comparison(d: Mapping[str, Any]) -> str:
     """The comparison's HTML (a ``<div class="spr-report">`` with its own scoped style), from
     :meth:`Comparison.to_dict`'s ``d``; every name and text escaped."""
     env = templating.environment(__package__)
-    return env.get_template("comparison.html.j2").render(v=comparison_view(d))
+    return env.get_template("comparison.html.j2").render(v=comparison_view(d), sweep=epsilon_sweep_figure(d))

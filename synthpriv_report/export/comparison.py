@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..display.comparison import comparison_view, worst_attack
+from ..display.comparison import comparison_view, epsilon_sweep_figure, worst_attack
 from ..display.figures import data_uri, render_figure
 from ..formats import level_text
 from ..plotting import COLORS
@@ -113,7 +113,7 @@ def _tradeoff_figure(cmp: Mapping[str, Any], chosen: str) -> dict[str, str] | No
     def draw(ax: Any) -> None:
         for name, x, y in points:
             colour = COLORS["S"] if name == chosen else COLORS["H"]
-            ax.scatter([x], [100.0 * y], s=36, color=colour, zorder=3)
+            ax.scatter([x], [100.0 * y], s=36, color=colour, zorder=4 if name == chosen else 3)
             # a release's name is the user's text: drawn as plain text, never parsed as mathematics
             ax.annotate(name if len(name) <= 40 else name[:39] + "…", (x, 100.0 * y), xytext=(5, 4),
                         textcoords="offset points", fontsize=8, parse_math=False)
@@ -141,7 +141,7 @@ def comparison_page(doc: Mapping[str, Any]) -> tuple[str, str]:
     mine = rows[chosen]
     context = {"v": view, "chosen": chosen,
                "alone": level_text(mine["verdict"]["level"]), "adjusted": level_text(mine["adjusted_verdict"]["level"]),
-               "figure": _tradeoff_figure(cmp, chosen)}
+               "figure": _tradeoff_figure(cmp, chosen), "sweep": epsilon_sweep_figure(cmp, fmt="svg")}
     html = render("comparison.html.j2", **context)
     text = (f"Choosing among {view['n']} releases: this report is about {chosen}; its verdict alone: "
             f"{context['alone']}; allowing for the choice among {view['n']}: {context['adjusted']}.")

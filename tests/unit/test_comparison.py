@@ -233,3 +233,23 @@ def test_compare_widget_takes_a_comparison() -> None:
     box = compare(cmp, "exact_copies", "n_bootstrap", min=100, max=1000, step=100, value=1000, figure=False)
     table = box.children[1].value
     assert "fresh" in table and "copy" in table
+
+
+def test_an_epsilon_sweep_declared_per_release() -> None:
+    """Releases declaring their privacy budget in their own context (``contexts=``) carry it beside the lower
+    bound the attacks show, and the view draws them against it; a context for no release is refused."""
+    from synthpriv_report.datasets import load_demo
+
+    d = load_demo()
+    real, holdout = d.real.iloc[:300], d.holdout.iloc[:200]
+    ctx = {e: {"purpose": "teaching", "generator": {"name": "g", "epsilon": e}} for e in (1.0, 8.0)}
+    cmp = Comparison(real, {"e1": d.synthetic.iloc[:300], "e8": real.iloc[::-1]}, holdout, progress=False,
+                     calibrate=False, metrics=["exact_copies", "mia_worst_case"],
+                     contexts={"e1": ctx[1.0], "e8": ctx[8.0]})
+    rows = {r["name"]: r for r in cmp.to_dict()["per_release"]}
+    assert rows["e1"]["declared_epsilon"] == 1.0 and rows["e8"]["declared_epsilon"] == 8.0
+    assert rows["e8"]["epsilon_lower_bound"] >= rows["e1"]["epsilon_lower_bound"] >= 0.0
+    html = cmp._repr_html_()
+    assert "Declared ε" in html and 'alt="Risk against the declared privacy budget.' in html
+    with pytest.raises(ValueError, match="'nobody', which is not a release"):
+        Comparison(real, {"a": real, "b": real}, contexts={"nobody": ctx[1.0]}, progress=False)
