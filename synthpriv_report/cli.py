@@ -364,6 +364,10 @@ def _parser() -> argparse.ArgumentParser:
                                          "(default: the files' names without their extension)")
     compare.add_argument("--target", help="a column to predict for the utility's train-on-synthetic, test-on-real "
                                           "accuracy (needs --holdout)")
+    compare.add_input("--release-contexts", metavar="FILE.json",
+                      help="each release's own release context, a JSON object {release name: context} (the "
+                           "fields of --context); one generator at several privacy budgets declares each epsilon "
+                           "here, and the documents draw the risk against it")
     compare.add_argument("--choose", metavar="NAME",
                          help="the release the documents are written for (default: the first of the ranking, from "
                               "the least to the most risky)")
@@ -771,6 +775,7 @@ def _compare(args: argparse.Namespace) -> int:
     for option, value in (("--choose", args.choose), ("--fail-on-release", args.fail_on_release)):
         if value is not None and value != "all" and value not in names:
             raise _UserError(f"{option} {value!r} is not one of the releases ({', '.join(map(repr, names))})")
+    contexts = _release_contexts(args, names)
     real, holdout, reference, inputs = _real_inputs(args)
     releases = {}
     for name, path in zip(names, files):
@@ -791,7 +796,7 @@ def _compare(args: argparse.Namespace) -> int:
                                  include=lists["--include"], metrics=_split(args.metrics, "--metrics"),
                                  random_state=args.random_state, progress=not args.no_progress,
                                  reveal_real_values=args.reveal_real_values, names=inputs, context=_context(args),
-                                 target=args.target)
+                                 target=args.target, contexts=contexts)
             except (ValueError, TypeError) as exc:
                 raise _UserError(str(exc)) from exc
         for message in dict.fromkeys(str(w.message) for w in caught):  # each release's evaluation warns alike
@@ -837,6 +842,36 @@ def _compare(args: argparse.Namespace) -> int:
              f"{args.fail_on}: exit status {EXIT_FAIL_ON}")
         return EXIT_FAIL_ON
     return EXIT_OK
+
+
+def _release_contexts(args: argparse.Namespace, names: Sequence[str]) -> dict[str, Any]:
+    """The contexts of ``--release-contexts``, each validated (a user error names the file, the release and the
+    field)."""
+    import json
+
+    from .release import validate_context
+
+    path = getattr(args, "release_contexts", None)
+    if path is None:
+        return {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            given = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise _UserError(f"--release-contexts {path}: cannot read it as UTF-8 JSON ({exc})") from exc
+    if not isinstance(given, dict):
+        raise _UserError(f"--release-contexts {path}: expected a JSON object {{release name: context}}")
+    unknown = [name for name in given if name not in names]
+    if unknown:
+        raise _UserError(f"--release-contexts {path}: {', '.join(map(repr, unknown))} is not a release "
+                         f"({', '.join(map(repr, names))})")
+    out = {}
+    for name, context in given.items():
+        try:
+            out[name] = validate_context(context)
+        except (TypeError, ValueError) as exc:
+            raise _UserError(f"--release-contexts {path}: release {name!r}: {exc}") from exc
+    return out
 
 
 def _level_words(level: str) -> str:

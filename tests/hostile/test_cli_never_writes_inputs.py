@@ -14,7 +14,7 @@ from synthpriv_report.cli import EXIT_USER_ERROR, _parser, main
 
 #: What each command reads, by option, as its help text says.
 READS = {"evaluate": {"--real", "--synthetic", "--holdout", "--reference", "--context"}, "demo": {"--context"},
-         "compare": {"--real", "--synthetic", "--holdout", "--reference", "--context"},
+         "compare": {"--real", "--synthetic", "--holdout", "--reference", "--context", "--release-contexts"},
          "lite": {"--notebook", "--offline-pyodide", "--wheel"}}
 
 
@@ -59,6 +59,8 @@ def test_no_output_of_compare_may_be_any_input(tmp_path: Path, capsys: pytest.Ca
     files = _files(tmp_path)
     second = tmp_path / "second.csv"
     second.write_bytes(files["--synthetic"].read_bytes())
+    files["--release-contexts"] = tmp_path / "contexts.json"
+    files["--release-contexts"].write_text(json.dumps({"second": {"purpose": "teaching"}}), encoding="utf-8")
     args = ["compare", "--synthetic", str(files["--synthetic"]), str(second),
             *[str(a) for flag, p in files.items() if flag != "--synthetic" for a in (flag, p)],
             "--metrics", "exact_copies", "--no-progress"]

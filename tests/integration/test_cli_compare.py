@@ -160,3 +160,26 @@ def test_comparison_figure_and_documents_from_python(files: dict[str, Path], tmp
     assert cmp.write_reports(json=str(js)) == [js]
     doc, _ = load_comparison(js)
     assert doc["chosen"] == "honest" and doc["comparison"]["ranking"] == ["honest", "copy"]
+
+
+def test_compare_release_contexts(files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--release-contexts`` gives each release its own context: the declared privacy budgets reach the
+    comparison's document beside the bound the attacks show; a release that does not exist, or a bad field, is a
+    one-line error naming the file and the release."""
+    contexts, js = tmp_path / "contexts.json", tmp_path / "c.json"
+    generator = {"name": "a generator", "epsilon": 1.0}
+    contexts.write_text(json.dumps({"honest": {"generator": generator},
+                                    LEAKY: {"generator": {**generator, "epsilon": 8.0}}}), encoding="utf-8")
+    args = _args(files, "--json", str(js), "--release-contexts", str(contexts))
+    args[args.index("--metrics") + 1] = METRICS + ",mia_worst_case"
+    assert main(args) == EXIT_OK
+    rows = {r["name"]: r for r in load_comparison(js)[0]["comparison"]["per_release"]}
+    assert rows["honest"]["declared_epsilon"] == 1.0 and rows[LEAKY]["declared_epsilon"] == 8.0
+    assert rows[LEAKY]["epsilon_lower_bound"] is not None
+    contexts.write_text(json.dumps({"nobody": {}}), encoding="utf-8")
+    assert main(args) == EXIT_USER_ERROR
+    assert "'nobody' is not a release" in capsys.readouterr().err
+    contexts.write_text(json.dumps({"honest": {"generator": {"epsilon": -1}}}), encoding="utf-8")
+    assert main(args) == EXIT_USER_ERROR
+    err = capsys.readouterr().err
+    assert "release 'honest'" in err and "epsilon" in err
