@@ -23,7 +23,6 @@ from ..display.figures import data_uri, render_figure
 from ..formats import level_text
 from ..plotting import COLORS
 from .document import ReportData, content_digest, dumps, report_data, with_digest
-from .files import AtomicFiles
 from .notebook import DEFAULT_TITLE
 from .templating import render
 
@@ -179,25 +178,8 @@ def write_comparison_reports(cmp: Any, *, chosen: str | None = None, html: str |
     list of Path
         The written files, in the order html, pdf, json.
     """
-    from .render import html_to_pdf, render_html
+    from .render import render_html, write_documents
 
     doc, data = comparison_document(cmp, chosen, reveal_real_values=reveal_real_values, inputs=inputs)
-    step = on_stage or (lambda name, done: None)
-    with AtomicFiles() as out:
-        page = None
-        if html is not None or pdf is not None:
-            page = render_html(data, title=title, after_dossier=[comparison_page(doc)])
-        if html is not None:
-            step("html", False)
-            out.stage(html, page)
-            step("html", True)
-        if pdf is not None:
-            step("pdf", False)
-            out.stage(pdf, html_to_pdf(page, engine=engine, attachment=dumps(doc)))  # type: ignore[arg-type]
-            step("pdf", True)
-        if json is not None:
-            step("json", False)
-            out.stage(json, dumps(doc))
-            step("json", True)
-        targets = [Path(p) for p in (html, pdf, json) if p is not None]
-    return targets
+    return write_documents(lambda: render_html(data, title=title, after_dossier=[comparison_page(doc)]), dumps(doc),
+                           html=html, pdf=pdf, json=json, engine=engine, on_stage=on_stage)  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ import io
 import logging
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -30,7 +30,7 @@ from .templating import render
 __all__ = ["ATTACHMENT_NAME", "PDF_VARIANT",
            "CHROMIUM_ARGS", "CHROMIUM_PATH", "CSP", "TEMPLATE_NAME", "SynthprivChromiumPDFExporter",
            "SynthprivHTMLExporter", "SynthprivPDFExporter", "add_navigation", "html_to_pdf", "render_html",
-           "running_title", "sections", "template_basedirs", "to_html", "to_pdf", "write_reports"]
+           "running_title", "sections", "template_basedirs", "to_html", "to_pdf", "write_documents", "write_reports"]
 
 TEMPLATE_NAME = "synthpriv"
 CHROMIUM_PATH = "/usr/bin/chromium"
@@ -584,30 +584,60 @@ def write_reports(source: Any, *, html: str | os.PathLike[str] | None = None,
     """
     _check_engine(engine)
     data = report_data(source)
+    attachment = dumps(data.to_dict())
+    dossier = [] if pdf_dossier is None else [
+        ("pdf_dossier", pdf_dossier,
+         lambda: html_to_pdf(render_html(data, title=title, dossier_only=True), engine=engine,
+                             executable_path=executable_path, attachment=attachment))]
+    return write_documents(lambda: render_html(data, title=title), attachment, html=html, pdf=pdf, json=json,
+                           more=dossier, engine=engine, executable_path=executable_path, on_stage=on_stage)
+
+
+def write_documents(page: Callable[[], str], document: str, *, html: str | os.PathLike[str] | None = None,
+                    pdf: str | os.PathLike[str] | None = None, json: str | os.PathLike[str] | None = None,
+                    more: Sequence[tuple[str, str | os.PathLike[str], Callable[[], bytes]]] = (),
+                    engine: PdfEngine = "weasyprint", executable_path: str = CHROMIUM_PATH,
+                    on_stage: Any = None) -> list[Path]:
+    """Write the HTML page, its PDF and the JSON document all together, each staged beside its target and moved
+    into place only when every one is complete (:class:`~synthpriv_report.export.files.AtomicFiles`).
+
+    Parameters
+    ----------
+    page : callable
+        Makes the HTML page (called once, only when an HTML or a PDF is asked for).
+    document : str
+        The JSON document's text: written as ``json`` and attached to the PDF.
+    html, pdf, json : path-like, optional
+        Targets.
+    more : sequence of (stage, path, callable)
+        Further files, each made by its callable (bytes or text) after the others.
+    engine, executable_path
+        As in :func:`html_to_pdf`.
+    on_stage : callable, optional
+        Called with ``(stage, done: bool)`` around each file (progress display).
+
+    Returns
+    -------
+    list of Path
+        The written files, in the order html, pdf, json, then ``more``.
+    """
     step = on_stage or (lambda name, done: None)
+    made = None
+    if html is not None or pdf is not None:
+        made = page()
+    files: list[tuple[str, Any, Callable[[], Any]]] = [
+        ("html", html, lambda: made),
+        ("pdf", pdf, lambda: html_to_pdf(made, engine=engine, executable_path=executable_path,
+                                         attachment=document)),
+        ("json", json, lambda: document),
+        *more]
     with AtomicFiles() as out:
-        page = None
-        if html is not None or pdf is not None:
-            page = render_html(data, title=title)
-        if html is not None:
-            step("html", False)
-            out.stage(html, page)
-            step("html", True)
-        if pdf is not None:
-            step("pdf", False)
-            out.stage(pdf, html_to_pdf(page, engine=engine, executable_path=executable_path,
-                                       attachment=dumps(data.to_dict())))
-            step("pdf", True)
-        if json is not None:
-            step("json", False)
-            out.stage(json, dumps(data.to_dict()))
-            step("json", True)
-        if pdf_dossier is not None:
-            step("pdf_dossier", False)
-            out.stage(pdf_dossier, html_to_pdf(render_html(data, title=title, dossier_only=True), engine=engine,
-                                               executable_path=executable_path, attachment=dumps(data.to_dict())))
-            step("pdf_dossier", True)
-        targets = [Path(p) for p in (html, pdf, json, pdf_dossier) if p is not None]
-    return targets
+        for stage, path, make in files:
+            if path is None:
+                continue
+            step(stage, False)
+            out.stage(path, make())
+            step(stage, True)
+    return [Path(path) for _, path, _ in files if path is not None]
 
 
