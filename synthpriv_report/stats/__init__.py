@@ -1,4 +1,4 @@
-"""Small statistical helpers shared by the metrics, in four parts.
+"""Small statistical helpers shared by the metrics, in five parts.
 
 :mod:`~synthpriv_report.stats.comparisons`
     tie-aware comparisons of distances (``ties``, ``less``, ``leq``, ``win_share``);
@@ -10,7 +10,10 @@
     ``paired_median_bootstrap`` and their large-n schemes; ``subsample``);
 :mod:`~synthpriv_report.stats.summaries`
     bounded summaries of a distribution (``summary``, ``quantile_summary``, ``histogram``, and the helpers
-    ``finite_values`` and ``clipped_histogram``).
+    ``finite_values`` and ``clipped_histogram``);
+:mod:`~synthpriv_report.stats.one_run`
+    the arithmetic of one-run privacy auditing (``one_run_p_value``, ``one_run_epsilon``,
+    ``one_run_precision_needed``, ``one_run_guess_counts``, ``one_run_audit`` and its ``OneRunOutcome``).
 
 Every name is importable from ``synthpriv_report.stats`` itself. All functions are pure; every random draw takes
 ``random_state`` (or a ``numpy.random.Generator``).
@@ -44,6 +47,15 @@ from .intervals import (
     round_half_up,
     wilson,
 )
+from .one_run import (
+    OneRunOutcome,
+    OneRunRow,
+    one_run_audit,
+    one_run_epsilon,
+    one_run_guess_counts,
+    one_run_p_value,
+    one_run_precision_needed,
+)
 from .summaries import clipped_histogram, finite_values, histogram, quantile_summary, summary
 
 __all__ = [
@@ -51,6 +63,8 @@ __all__ = [
     "binomial_p_greater", "bootstrap_ratio", "clopper_pearson", "epsilon_lower_bound", "exceedance_p_value",
     "exceedance_quantile", "bootstrap_replicates", "bootstrap_stats", "clipped_histogram",
     "finite_values", "grouped_resamples", "grouped_sums", "histogram", "leq", "less", "paired_median_bootstrap",
+    "OneRunOutcome", "OneRunRow", "one_run_audit", "one_run_epsilon", "one_run_guess_counts", "one_run_p_value",
+    "one_run_precision_needed",
     "paired_median_replicates",
     "percentile_interval", "quantile_summary", "resample_stats", "round_half_up", "subsample", "summary", "ties",
     "wilson", "win_share",
