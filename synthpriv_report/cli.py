@@ -288,8 +288,9 @@ def _parser() -> argparse.ArgumentParser:
                             "130 interrupted (SIGINT); 143 terminated (SIGTERM)")
     parser.add_argument("--version", action="version", version=f"synthpriv-report {__version__}",
                         help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="{evaluate,compare,demo,lite}",
+    sub = parser.add_subparsers(dest="command", metavar="{evaluate,compare,audit,demo,lite}",
                                 help="evaluate: your files; compare: several releases of the same real data; "
+                                     "audit: a generator, trained several times and with canaries; "
                                      "demo: the embedded demo data; lite: the in-browser teaching site")
     sub.required = True
 
@@ -319,10 +320,12 @@ def _parser() -> argparse.ArgumentParser:
                          "epsilon, delta, post_filters, model_released), levels_reason and a prefilled "
                          "decision; printed on the report's cover and kept in the JSON report")
 
-    def data_options(p: _Parser, synthetic: dict[str, Any]) -> None:
+    def data_options(p: _Parser, synthetic: dict[str, Any] | None) -> None:
         p.add_input("--real", required=True, help="real training data (CSV or Parquet)")
-        p.add_input("--synthetic", required=True, **synthetic)
-        p.add_input("--holdout", help="real holdout data the generator did not see (CSV or Parquet)")
+        if synthetic is not None:
+            p.add_input("--synthetic", required=True, **synthetic)
+        p.add_input("--holdout", required=synthetic is None,
+                    help="real holdout data the generator did not see (CSV or Parquet)")
         p.add_input("--reference", metavar="FILE",
                     help="the membership attacks' reference data (CSV or Parquet): real records of the same "
                          "population, neither training nor holdout records; needs --holdout, whose records are then "
@@ -378,6 +381,28 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--pdf", help="write the PDF report here (as the HTML, the comparison's JSON attached)")
     compare.add_argument("--json", help="write the comparison's JSON document here")
     common(compare)
+
+    aud = sub.add_parser("audit", help="audit a generator: train it several times on the real data and evaluate "
+                                       "every release, and train it once more with canaries to bound its epsilon")
+    data_options(aud, None)
+    aud.add_argument("--generator", required=True, metavar="MODULE:NAME",
+                     help="the generator: MODULE:NAME, a class or function of an importable module that returns an "
+                          "object with fit(frame) and sample(n), called once per training run (e.g. "
+                          "synthpriv_report.generators:SequentialCART), or an adapter: sdv:SYNTHESIZER, "
+                          "synthcity:PLUGIN, smartnoise:SYNTHESIZER")
+    aud.add_argument("--generator-settings", metavar="JSON",
+                     help="keyword settings for the generator, a JSON object (e.g. '{\"epsilon\": 1.0}')")
+    aud.add_argument("--runs", type=int, default=5, help="training runs to evaluate (default 5; 0: canaries only)")
+    aud.add_argument("--canaries", type=int, default=0,
+                     help="canaries of the one-run audit (default 0: none; at least 20; e.g. 200)")
+    aud.add_argument("--resample", choices=("same", "subsample"), default="same",
+                     help="each run trains on all the real training data (same, default) or on a random subsample")
+    aud.add_argument("--fraction", type=float, default=0.5, help="the subsample's share (default 0.5)")
+    aud.add_argument("--html", help="write the HTML report here: the first run's report, with the generator audit "
+                                    "after the dossier")
+    aud.add_argument("--pdf", help="write the PDF report here (as the HTML, the audit's JSON attached)")
+    aud.add_argument("--json", help="write the audit's JSON document here")
+    common(aud)
 
     lite = sub.add_parser("lite", help="build a JupyterLite site: the teaching notebooks run in a browser with "
                                        "nothing installed (needs the 'lite' extra)")
@@ -844,6 +869,106 @@ def _compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _generator(spec: str, settings: str | None) -> tuple[Any, dict[str, Any] | None]:
+    """The generator of ``--generator`` and its ``--generator-settings`` (a user error names the option)."""
+    import importlib
+    import json
+
+    kwargs = None
+    if settings is not None:
+        try:
+            kwargs = json.loads(settings)
+        except ValueError as exc:
+            raise _UserError(f"--generator-settings: not JSON ({exc})") from exc
+        if not isinstance(kwargs, dict):
+            raise _UserError("--generator-settings: expected a JSON object of keyword settings")
+    prefix = spec.split(":", 1)[0]
+    if prefix in ("sdv", "synthcity", "smartnoise"):
+        return spec, kwargs
+    module, sep, name = spec.partition(":")
+    if not sep or not module or not name:
+        raise _UserError(f"--generator {spec!r}: expected MODULE:NAME (or sdv:, synthcity:, smartnoise:)")
+    try:
+        obj = importlib.import_module(module)
+    except ImportError as exc:
+        raise _UserError(f"--generator {spec!r}: cannot import {module!r} ({exc})") from exc
+    for part in name.split("."):
+        if not hasattr(obj, part):
+            raise _UserError(f"--generator {spec!r}: {module!r} has no {name!r}")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise _UserError(f"--generator {spec!r}: {name!r} is not a class or function")
+    if kwargs:
+        import functools
+
+        obj = functools.partial(obj, **kwargs)
+    return obj, None
+
+
+def _audit(args: argparse.Namespace) -> int:
+    """``synthpriv-report audit``: a generator trained several times, and once with canaries."""
+    from .audit import audit
+    from .export.audit import write_audit_reports
+
+    if not (args.html or args.pdf or args.json):
+        raise _UserError("nothing to write: give at least one of --html, --pdf, --json")
+    lists = _checked_options(args, {"--html": args.html, "--pdf": args.pdf, "--json": args.json})
+    if (args.html or args.pdf) and args.runs < 1:
+        raise _UserError("--html and --pdf report on the first training run's release: give --runs 1 or more "
+                         "(or write --json alone)")
+    generator, settings = _generator(args.generator, args.generator_settings)
+    real, holdout, reference, inputs = _real_inputs(args)
+    out = sys.stderr if any(_is_stdout(p) for p in (args.html, args.pdf, args.json)) else sys.stdout
+    bar = progress.bar(1 + sum(1 for p in (args.html, args.pdf, args.json) if p), "synthpriv-report",
+                       enabled=not args.no_progress, unit="stage")
+    try:
+        bar.note("audit")
+        try:
+            au = audit(generator, real, holdout, runs=args.runs, canaries=args.canaries, resample=args.resample,
+                       fraction=args.fraction, reference=reference, key_fields=lists["--key"],
+                       sensitive_fields=lists["--sensitive"], exclude=lists["--exclude"], include=lists["--include"],
+                       metrics=_split(args.metrics, "--metrics"), random_state=args.random_state,
+                       progress_bars=not args.no_progress, reveal_real_values=args.reveal_real_values,
+                       names=inputs, context=_context(args), settings=settings)
+        except (ValueError, TypeError, ImportError) as exc:
+            raise _UserError(str(exc)) from exc
+        words = command_without_folders(getattr(args, "argv", []))
+        for run in au.runs:
+            roles = {role: getattr(args, role) for role in ("real", "holdout", "reference")
+                     if isinstance(getattr(args, role, None), str)}
+            run.evaluation.record_provenance(command=shlex.join(["synthpriv-report", *words]), files=roles)
+        bar.update(1)
+        try:
+            written = write_audit_reports(au, html=args.html, pdf=args.pdf, json=args.json, engine=args.pdf_engine,
+                                          reveal_real_values=args.reveal_real_values, inputs=inputs,
+                                          on_stage=lambda name, done: bar.update(1) if done else bar.note(name))
+        except OSError as exc:
+            raise _UserError(f"cannot write the reports: {exc}") from exc
+        except ImportError as exc:
+            raise _UserError(f"the PDF engine {args.pdf_engine!r} is not installed ({exc}); install the package "
+                             "with its extras (pip install \"synthpriv_report[all]\") or leave out the PDF") from exc
+        bar.update(1)
+    finally:
+        bar.close()
+    v = au.verdict()
+    print(printable(f"generator audit of {au.generator.get('name', args.generator)}: {_level_words(v['level'])} "
+                    f"({len(au.runs)} training runs; their verdicts: {', '.join(v['run_levels']) or 'none'})"),
+          file=out)
+    for reason in v["reasons"]:
+        print(f"  - {printable(reason)}", file=out)
+    if au.canary is not None:
+        eps = au.declared_epsilon
+        print(f"  canaries: {au.canary.included.size}; epsilon >= {au.epsilon_lower_bound:.3f} at 95% confidence"
+              + ("" if eps is None else f" (declared epsilon {eps:g})"), file=out)
+    for path in written:
+        print(f"wrote {printable(str(path))}", file=out)
+    if _fails(v["level"], args.fail_on):
+        _say(f"the generator's verdict ({_level_words(v['level'])}) reaches --fail-on {args.fail_on}: exit status "
+             f"{EXIT_FAIL_ON}")
+        return EXIT_FAIL_ON
+    return EXIT_OK
+
+
 def _release_contexts(args: argparse.Namespace, names: Sequence[str]) -> dict[str, Any]:
     """The contexts of ``--release-contexts``, each validated (a user error names the file, the release and the
     field)."""
@@ -989,7 +1114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             args = _parser().parse_args(argv)
             args.argv = list(argv)
-            code = {"evaluate": _evaluate, "compare": _compare, "lite": _lite}.get(args.command, _demo)(args)
+            code = {"evaluate": _evaluate, "compare": _compare, "audit": _audit,
+                    "lite": _lite}.get(args.command, _demo)(args)
         except SystemExit as exc:  # --help, --version
             return int(exc.code or 0)
         except (KeyboardInterrupt, _Terminated) as exc:

@@ -164,7 +164,7 @@ def plot_risk_overview(results: Any, *, ax: Any = None) -> Any:
 # rendering: SVG for pages and documents, PNG for widgets
 
 
-def _draw_figure(draw: Callable[..., Any], ncols: int, size: tuple[float, float]) -> Any:
+def _draw_figure(draw: Callable[..., Any], ncols: int, size: tuple[float, float], nrows: int = 1) -> Any:
     """A bare Agg :class:`~matplotlib.figure.Figure` (no pyplot state, nothing to close) drawn by ``draw``.
 
     The figure is laid out at the width it is printed at (at most :data:`~synthpriv_report.plotting.MAX_WIDTH_IN`
@@ -175,9 +175,9 @@ def _draw_figure(draw: Callable[..., Any], ncols: int, size: tuple[float, float]
     from matplotlib.figure import Figure
 
     width = min(size[0] * ncols, MAX_WIDTH_IN)
-    fig = Figure(figsize=(width, size[1]), layout="constrained")
+    fig = Figure(figsize=(width, size[1] * nrows), layout="constrained")
     FigureCanvasAgg(fig)
-    axes = fig.subplots(1, ncols) if ncols > 1 else [fig.subplots()]
+    axes = list(fig.subplots(nrows, ncols).flat) if ncols * nrows > 1 else [fig.subplots()]
     draw(*axes)
     enforce_min_font(fig)
     for ax in fig.axes:
@@ -207,7 +207,7 @@ def _wrap_labels(ax: Any, width_in: float) -> None:
 
 
 def render_figure(draw: Callable[..., Any], *, ncols: int = 1, size: tuple[float, float] = (6.0, 3.4),
-                  fmt: str = "svg") -> bytes:
+                  fmt: str = "svg", nrows: int = 1) -> bytes:
     """Draw with ``draw(ax)`` (or ``draw(ax1, ax2, ...)`` when ``ncols > 1``) in :func:`figure_style` and return
     the figure as SVG (vector, text kept as text) or PNG (:data:`DPI` dots per inch).
 
@@ -219,6 +219,8 @@ def render_figure(draw: Callable[..., Any], *, ncols: int = 1, size: tuple[float
         Draws on the axes it is given.
     ncols : int
         Axes side by side.
+    nrows : int, default 1
+        Rows of axes (``draw`` gets ``nrows * ncols`` axes, row by row; one left over is switched off by it).
     size : (float, float)
         Size of one axes in inches; the whole figure is at most 6.9 inches wide.
     fmt : {"svg", "png"}
@@ -230,7 +232,7 @@ def render_figure(draw: Callable[..., Any], *, ncols: int = 1, size: tuple[float
     if fmt not in ("svg", "png"):
         raise ValueError(f"unknown figure format {fmt!r}; choose 'svg' or 'png'")
     with figure_style():
-        fig = _draw_figure(draw, ncols, size)
+        fig = _draw_figure(draw, ncols, size, nrows)
         buf = io.BytesIO()
         if fmt == "svg":
             fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -344,7 +344,7 @@ class OneRunOutcome:
     included : int
         How many canaries were in the training data.
     rows : tuple of OneRunRow
-        One row per guess count of the grid, increasing.
+        One row per guess count of the grid, increasing, for each split of the guesses (``sides``) in turn.
     best : OneRunRow
         The row with the largest bound (the first such when several tie); its bound holds at ``confidence``.
     confidence : float
@@ -400,6 +400,7 @@ def one_run_audit(
     confidence: float = 0.95,
     delta: float = 0.0,
     grid: Iterable[int] | None = None,
+    sides: Sequence[str] = ("balanced",),
 ) -> OneRunOutcome:
     """A one-run audit (Steinke, Nasr and Jagielski, NeurIPS 2023) of an attack's membership scores of ``m``
     canaries, each of which was included in training independently with probability 1/2.
@@ -431,6 +432,11 @@ def one_run_audit(
         δ of the (ε, δ) guarantee audited, in ``[0, 1)`` (``m`` canaries enter the bound when ``delta > 0``).
     grid : iterable of int or None, default None
         The guess counts to try, each between 1 and ``m`` (deduplicated); None: :func:`one_run_guess_counts`.
+    sides : sequence of {"balanced", "in"}, default ("balanced",)
+        How each guess count is split: ``"balanced"`` as above, ``"in"`` all of them "in" guesses on the
+        highest-scored canaries (``k- = 0``: the auditor abstains on every low score, which suits an attack that
+        is sure only of the canaries it finds, such as an exact match in the output). Every (count, split) pair
+        is a row, and the Bonferroni correction counts them all.
 
     Returns
     -------
@@ -465,18 +471,22 @@ def one_run_audit(
     level = _level(confidence)
     m = int(s.size)
     counts = _grid(grid, m)
-    row_confidence = 1.0 - level / len(counts)
+    splits = tuple(dict.fromkeys(sides))
+    if not splits or any(side not in ("balanced", "in") for side in splits):
+        raise ValueError(f"sides must name 'balanced' and/or 'in', got {tuple(sides)!r}")
+    row_confidence = 1.0 - level / (len(counts) * len(splits))
 
     order = np.argsort(-s, kind="stable")  # highest first, equal scores in canary order
     inside = np.concatenate(([0], np.cumsum(truth[order], dtype=np.int64)))  # included among the first j ranked
     rows = []
-    for r in counts:
-        k_plus, k_minus = (r + 1) // 2, r // 2
-        right_in = int(inside[k_plus])
-        right_out = k_minus - int(inside[m] - inside[m - k_minus])
-        v = right_in + right_out
-        bound = one_run_epsilon(r, v, confidence=row_confidence, delta=delta, canaries=m)
-        rows.append(OneRunRow(r, k_plus, k_minus, v, bound))
+    for side in splits:
+        for r in counts:
+            k_plus, k_minus = ((r + 1) // 2, r // 2) if side == "balanced" else (r, 0)
+            right_in = int(inside[k_plus])
+            right_out = k_minus - int(inside[m] - inside[m - k_minus])
+            v = right_in + right_out
+            bound = one_run_epsilon(r, v, confidence=row_confidence, delta=delta, canaries=m)
+            rows.append(OneRunRow(r, k_plus, k_minus, v, bound))
     best = rows[int(np.argmax([row.epsilon_bound for row in rows]))]
     return OneRunOutcome(
         canaries=m,

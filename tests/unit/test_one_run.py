@@ -254,3 +254,17 @@ def test_random_guessing_rarely_shows_leakage() -> None:
     for _ in range(20):
         included = rng.random(1000) < 0.5
         assert one_run_audit(rng.random(1000) + 0.3 * included, included).epsilon_bound > 0.0
+
+
+def test_in_only_guesses_abstain_on_low_scores_and_count_in_the_correction():
+    # eight canaries, scores highest first: in, in, in, out, in, out, out, in
+    scores = [8, 7, 6, 5, 4, 3, 2, 1]
+    truth = [True, True, True, False, True, False, False, True]
+    out = one_run_audit(scores, truth, grid=[2, 4], sides=("balanced", "in"))
+    assert [(r.guesses, r.k_plus, r.k_minus, r.correct) for r in out.rows] == [
+        (2, 1, 1, 1), (4, 2, 2, 3), (2, 2, 0, 2), (4, 4, 0, 3)]
+    assert out.row_confidence == pytest.approx(1 - 0.05 / 4)
+    for r in out.rows:
+        assert r.epsilon_bound == one_run_epsilon(r.guesses, r.correct, confidence=out.row_confidence)
+    with pytest.raises(ValueError, match="sides"):
+        one_run_audit(scores, truth, sides=("out",))

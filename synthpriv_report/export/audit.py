@@ -1,0 +1,181 @@
+"""A generator audit as one document: the first training run's release report (the data protection officer's
+dossier and the technical annex), with a "Generator audit" page right after the dossier.
+
+The JSON document (schema ``synthpriv_report.audit_document/1``) holds the audit
+(:meth:`~synthpriv_report.audit.Audit.to_dict`: the generator, every run, each measure over the runs, the canary
+audit, the ε pair and the generator's verdict) and the first run's own report document, under one SHA-256 digest.
+Read back by :func:`load_audit`, it is checked, not trusted: the digest must match; the first run's report is
+validated and its levels derived again like any report's; and the audit's numbers are derived again from what it
+stores, by the functions that computed them: each measure's interval from the runs' values and interval widths
+(:func:`~synthpriv_report.audit.rubin_interval`), each canary row's ε bound from its counts of guesses and correct
+guesses (:func:`~synthpriv_report.stats.one_run_epsilon`), and the verdict from the runs' levels and the ε pair
+(:func:`~synthpriv_report.audit.grade_generator`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..audit import grade_generator, rubin_interval
+from ..display.audit import audit_view, epsilon_reading, runs_figure
+from ..formats import level_text
+from ..registry import get_spec
+from ..stats import one_run_epsilon
+from .document import ReportData, content_digest, dumps, report_data, with_digest
+from .notebook import DEFAULT_TITLE
+from .templating import render
+
+__all__ = ["AUDIT_DOCUMENT_SCHEMA", "audit_document", "audit_page", "load_audit", "write_audit_reports"]
+
+#: The schema identifier of an audit's JSON document.
+AUDIT_DOCUMENT_SCHEMA = "synthpriv_report.audit_document/1"
+_TOL = 1e-9
+
+
+def audit_document(au: Any, *, reveal_real_values: bool | None = None, inputs: Mapping[str, str] | None = None
+                   ) -> tuple[dict[str, Any], ReportData]:
+    """The audit's JSON document and the first run's report content.
+
+    Parameters
+    ----------
+    au : Audit
+        An audit with at least one training run.
+    reveal_real_values : bool, optional
+        As in :func:`~synthpriv_report.export.document.report_data`.
+    inputs : mapping, optional
+        The input files' names by role (``real``, ``holdout``, ...), recorded in the report.
+
+    Raises
+    ------
+    ValueError
+        When the audit has no training run (a canary-only audit has no release to report on).
+    """
+    if not au.runs:
+        raise ValueError("a document needs at least one training run (runs >= 1): the report is the first run's "
+                         "release, with the audit after its dossier; a canary-only audit is in Audit.to_dict()")
+    named = {**dict(inputs or {}), "synthetic": "training run 1"}
+    data = report_data(au.runs[0].evaluation, reveal_real_values=reveal_real_values, inputs=named)
+    body = {"schema": AUDIT_DOCUMENT_SCHEMA, "created": data.document["created"], "audit": au.to_dict(),
+            "first_run_report": data.to_dict()}
+    return with_digest(body), data
+
+
+def _close(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    x, y = float(a), float(b)
+    if math.isinf(x) or math.isinf(y):
+        return x == y
+    return abs(x - y) <= _TOL * max(1.0, abs(x), abs(y))
+
+
+def check_audit(d: Mapping[str, Any], source: str = "the audit") -> None:
+    """Derive the audit's numbers again from what it stores and refuse any that differ (the error names the
+    field): each measure's interval, each canary row's ε bound, the measured ε and the verdict."""
+    for i, m in enumerate(d["metrics"]):
+        vals = m.get("values") or []
+        if len(vals) >= 2 and m.get("interval") is not None:
+            iv = rubin_interval(vals, m.get("halfwidths") or [None] * len(vals))
+            spec = get_spec(m["metric"])
+            lo, hi = spec.value_range if spec.value_range is not None else (-math.inf, math.inf)
+            iv = None if iv is None else (max(iv[0], lo), min(iv[1], hi))
+            if iv is None or not (_close(iv[0], m["interval"][0]) and _close(iv[1], m["interval"][1])):
+                raise ValueError(f"{source}: field metrics[{i}].interval ({m['metric']}): it is not the interval "
+                                 "the runs' values give")
+    canary = d.get("canaries")
+    measured = None
+    if canary:
+        out = canary["outcome"]
+        for j, row in enumerate(out["rows"]):
+            bound = one_run_epsilon(row["guesses"], row["correct"], confidence=out["row_confidence"],
+                                    delta=out.get("delta", 0.0), canaries=out["canaries"])
+            if not _close(bound, row["epsilon_bound"]):
+                raise ValueError(f"{source}: field canaries.outcome.rows[{j}].epsilon_bound: {row['epsilon_bound']} "
+                                 f"is not the bound {row['guesses']} guesses with {row['correct']} correct give "
+                                 f"({bound})")
+        measured = max(float(r["epsilon_bound"]) for r in out["rows"]) if out["rows"] else 0.0
+        if not _close(measured, d["epsilon"]["measured"]):
+            raise ValueError(f"{source}: field epsilon.measured: it is not the best canary bound ({measured})")
+    v = d["verdict"]
+    again = grade_generator(v["checks"], v["run_levels"], declared=d["epsilon"]["declared"], measured=measured)
+    if again["level"] != v["level"]:
+        raise ValueError(f"{source}: field verdict.level: {v['level']!r} is not the level its runs and ε pair give "
+                         f"({again['level']!r})")
+    runs = [r["verdict"] for r in d["runs"]]
+    if runs != list(v["run_levels"]):
+        raise ValueError(f"{source}: field verdict.run_levels: they are not the runs' verdicts")
+
+
+def load_audit(path: str | os.PathLike[str]) -> tuple[dict[str, Any], ReportData]:
+    """Read an audit's JSON document back, checked (see the module's description).
+
+    Returns
+    -------
+    (dict, ReportData)
+        The document and the first run's report content.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and what does not hold.
+    """
+    source = Path(path).name
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    if not isinstance(doc, Mapping) or doc.get("schema") != AUDIT_DOCUMENT_SCHEMA:
+        raise ValueError(f"{source}: not a generator audit document (schema {AUDIT_DOCUMENT_SCHEMA!r} expected)")
+    stated = (doc.get("digest") or {}).get("value")
+    if stated != content_digest(doc):
+        raise ValueError(f"{source}: field digest: the document's content does not match its SHA-256 digest")
+    try:
+        data = report_data(doc["first_run_report"])
+    except ValueError as exc:
+        raise ValueError(f"{source}: field first_run_report: {exc}") from exc
+    try:
+        check_audit(doc["audit"], source)
+    except (KeyError, TypeError, IndexError) as exc:
+        raise ValueError(f"{source}: field audit: missing or malformed ({exc!r})") from exc
+    first = doc["audit"]["runs"][0]["verdict"] if doc["audit"]["runs"] else None
+    if first != data.document["verdict"]["level"]:
+        raise ValueError(f"{source}: the first run's verdict in the audit ({first}) is not its report's "
+                         f"({data.document['verdict']['level']})")
+    return dict(doc), data
+
+
+def audit_page(doc: Mapping[str, Any]) -> tuple[str, str]:
+    """The HTML and plain text of the "Generator audit" page, from the audit document."""
+    d = doc["audit"]
+    view = audit_view(d)
+    context = {"v": view, "figure": runs_figure(d, fmt="svg"), "first": level_text(d["runs"][0]["verdict"]),
+               "generator_level": level_text(d["verdict"]["level"])}
+    html = render("audit.html.j2", **context)
+    text = (f"Generator audit: {view['n_runs']} training runs; the generator's verdict: "
+            f"{context['generator_level']}; this report's release (run 1): {context['first']}. "
+            f"{epsilon_reading(d['epsilon'])}")
+    return html, text
+
+
+def write_audit_reports(au: Any, *, html: str | os.PathLike[str] | None = None,
+                        pdf: str | os.PathLike[str] | None = None, json: str | os.PathLike[str] | None = None,
+                        engine: str = "weasyprint", title: str = DEFAULT_TITLE,
+                        reveal_real_values: bool | None = None, inputs: Mapping[str, str] | None = None,
+                        on_stage: Any = None) -> list[Path]:
+    """Write the audit's documents all together, each whole or not at all: the HTML and the PDF are the first
+    run's report with the "Generator audit" page after its dossier (the PDF with the JSON attached), the JSON the
+    audit's document (:func:`audit_document`).
+
+    Returns
+    -------
+    list of Path
+        The written files, in the order html, pdf, json.
+    """
+    from .render import render_html, write_documents
+
+    doc, data = audit_document(au, reveal_real_values=reveal_real_values, inputs=inputs)
+    return write_documents(lambda: render_html(data, title=title, after_dossier=[audit_page(doc)]), dumps(doc),
+                           html=html, pdf=pdf, json=json, engine=engine, on_stage=on_stage)  # type: ignore[arg-type]
