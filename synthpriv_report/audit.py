@@ -40,8 +40,8 @@ distance to the nearest synthetic record) scores every canary. The auditor guess
 "out" for the lowest-scored canaries (or "in" only, abstaining on every low score: a generator that reproduces
 some of its training records gives sure "in" guesses but no sure "out" ones), at several numbers of guesses fixed
 in advance, and the number of correct guesses gives a lower bound on ε at 95% confidence, the Bonferroni
-correction paying for the best of those tries (:func:`synthpriv_report.stats.one_run_audit`). A small bound is no evidence of privacy; a bound above the ε the
-generator declares (the release context's ``generator.epsilon``) is evidence that it does not deliver its declared
+correction paying for the best of those tries (:func:`synthpriv_report.stats.one_run_audit`). A small bound is no
+evidence of privacy; a bound above the ε the generator declares (the release context's ``generator.epsilon``) is evidence that it does not deliver its declared
 guarantee, an implementation or accounting error (M. S. M. S. Annamalai, G. Ganev, E. De Cristofaro, "'What do you
 want from theory alone?' Experimenting with Tight Auditing of Differentially Private Synthetic Data Generation",
 USENIX Security 2024). Such a contradiction makes the generator's verdict high.
