@@ -27,24 +27,24 @@ three of four; three of five), and describes the release this generator typicall
 each level is reported beside it, with an exact (Clopper-Pearson) interval for the share of releases that would be
 graded medium or high.
 
-**Canaries in one training run** (T. Steinke, M. Nasr, M. Jagielski, "Privacy Auditing with One (1) Training
-Run", NeurIPS 2023). ``m = canaries`` records are chosen: half of them the training records that the membership
-attacks find most exposed (the strongest attack's highest-scored members in the first run, or, without runs, the
-most atypical training records: farthest from any other, after M. Meeus, F. Guépin, A.-M. Creţu, Y.-A. de
-Montjoye, "Achilles' Heels: Vulnerable Record Identification in Synthetic Data Publishing", ESORICS 2023), half
-crafted outliers (a training record with about half of its values moved to the rarest category or to the
-column's minimum or maximum). Each canary is included in the training data independently with probability 1/2
-(seeded); the training records that are not canaries are always included. The generator is trained once, one
-release drawn, and the distance-ratio membership attack (the distance to the nearest reference record over the
-distance to the nearest synthetic record) scores every canary. The auditor guesses "in" for the highest-scored and
-"out" for the lowest-scored canaries (or "in" only, abstaining on every low score: a generator that reproduces
-some of its training records gives sure "in" guesses but no sure "out" ones), at several numbers of guesses fixed
-in advance, and the number of correct guesses gives a lower bound on ε at 95% confidence, the Bonferroni
-correction paying for the best of those tries (:func:`synthpriv_report.stats.one_run_audit`). A small bound is no
-evidence of privacy; a bound above the ε the generator declares (the release context's ``generator.epsilon``) is evidence that it does not deliver its declared
-guarantee, an implementation or accounting error (M. S. M. S. Annamalai, G. Ganev, E. De Cristofaro, "'What do you
-want from theory alone?' Experimenting with Tight Auditing of Differentially Private Synthetic Data Generation",
-USENIX Security 2024). Such a contradiction makes the generator's verdict high.
+**Canaries in one training run** (T. Steinke, M. Nasr, M. Jagielski, "Privacy Auditing with One (1) Training Run",
+NeurIPS 2023). ``m = canaries`` records are chosen: half of them the training records that the membership attacks
+find most exposed (the strongest attack's highest-scored members in the first run, or, without runs, the most
+atypical training records: farthest from any other, after M. Meeus, F. Guépin, A.-M. Creţu, Y.-A. de Montjoye,
+"Achilles' Heels: Vulnerable Record Identification in Synthetic Data Publishing", ESORICS 2023), half crafted
+outliers (a training record with about half of its values moved to the rarest category or to the column's minimum or
+maximum). Each canary is included in the training data independently with probability 1/2 (seeded); the training
+records that are not canaries are always included. The generator is trained once, one release drawn, and the
+distance-ratio membership attack (the distance to the nearest reference record over the distance to the nearest
+synthetic record) scores every canary. The auditor guesses "in" for the highest-scored and "out" for the
+lowest-scored canaries (or "in" only, abstaining on every low score: a generator that reproduces some of its
+training records gives sure "in" guesses but no sure "out" ones), at several numbers of guesses fixed in advance,
+and the number of correct guesses gives a lower bound on ε at 95% confidence, the Bonferroni correction paying for
+the best of those tries (:func:`synthpriv_report.stats.one_run_audit`). A small bound is no evidence of privacy; a
+bound above the ε the generator declares (the release context's ``generator.epsilon``) is evidence that it does not
+deliver its declared guarantee, an implementation or accounting error (M. S. M. S. Annamalai, G. Ganev, E. De
+Cristofaro, "'What do you want from theory alone?' Experimenting with Tight Auditing of Differentially Private
+Synthetic Data Generation", USENIX Security 2024). Such a contradiction makes the generator's verdict high.
 """
 
 from __future__ import annotations
