@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import importlib
 import importlib.metadata
 import inspect
@@ -664,6 +665,11 @@ def as_generator(obj: Any, *, settings: Mapping[str, Any] | None = None, random_
             defaults = {n: p.default for n, p in inspect.signature(obj).parameters.items()
                         if p.default is not p.empty}
             text = describe_class(obj, defaults)
+        elif isinstance(obj, functools.partial) and isinstance(obj.func, type) and not obj.args:
+            # a class with some settings fixed: named as the class, with every setting it will be built with
+            defaults = {n: p.default for n, p in inspect.signature(obj.func).parameters.items()
+                        if p.default is not p.empty}
+            text = describe_class(obj.func, {**defaults, **obj.keywords})
         else:
             text = f"factory {label} (a fresh generator per run)"
         return GeneratorSpec("factory", obj, {}, root, text)

@@ -8,6 +8,7 @@ expected in; each run's verdict and times; and a figure of the checks behind the
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,7 +26,9 @@ def _value(metric: str, v: Any) -> str:
 
 
 def _seconds(v: Any) -> str:
-    return "—" if v is None else f"{float(v):.1f} s"
+    if v is None:
+        return "—"
+    return f"{float(v):.2f} s" if float(v) < 10 else f"{float(v):.0f} s"
 
 
 def epsilon_reading(eps: Mapping[str, Any]) -> str:
@@ -71,9 +74,18 @@ def runs_figure(d: Mapping[str, Any], *, fmt: str = "png") -> dict[str, str] | N
             vals = [float(v) for v in m["values"]]
             ax.plot(range(1, len(vals) + 1), vals, marker="o", linestyle="", color=COLORS["S"])
             iv = m.get("interval")
-            if iv:
+            spec = REGISTRY.get(m["metric"])
+            lo_r, hi_r = spec.value_range if spec is not None and spec.value_range is not None else (None, None)
+            scale = (float(hi_r) - float(lo_r)) if lo_r is not None and math.isfinite(float(hi_r) - float(lo_r)) \
+                else max(1.0, abs(vals[0]))
+            if iv and float(iv[1]) - float(iv[0]) > 1e-9 * scale:
                 ax.axhspan(float(iv[0]), float(iv[1]), color=COLORS["S"], alpha=0.12, linewidth=0)
+            if max(vals) - min(vals) <= 1e-9 * scale and (not iv or float(iv[1]) - float(iv[0]) <= 1e-9 * scale):
+                ax.set_ylim(vals[0] - 0.05 * scale, vals[0] + 0.05 * scale)  # all runs alike: a flat line
             ax.set_xticks(range(1, len(vals) + 1))
+            from matplotlib.ticker import FuncFormatter
+
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos, name=m["metric"]: _value(name, y)))
             ax.set_xlabel("training run")
             ax.set_title(templating.shorten_text(m["title"], 40), fontsize=9)
 
@@ -108,7 +120,7 @@ def audit_view(d: Mapping[str, Any]) -> dict[str, Any]:
         for row in canary["outcome"].get("rows", []):
             grid.append({"guesses": row["guesses"], "in": row["k_plus"], "out": row["k_minus"],
                          "correct": row["correct"], "bound": fmt_number(row["epsilon_bound"]),
-                         "best": row == best})
+                         "best": row == best and float(best.get("epsilon_bound") or 0.0) > 0})
     runs = [{"run": r["run"], "seed": r["seed"], "verdict": _level(r["verdict"]),
              "generator": _seconds(r["generator_seconds"]),
              "bound": fmt_number(r.get("epsilon_lower_bound")), "n": f"{r['n_training']:,}"} for r in d["runs"]]
