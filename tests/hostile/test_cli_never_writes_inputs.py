@@ -15,6 +15,7 @@ from synthpriv_report.cli import EXIT_USER_ERROR, _parser, main
 #: What each command reads, by option, as its help text says.
 READS = {"evaluate": {"--real", "--synthetic", "--holdout", "--reference", "--context"}, "demo": {"--context"},
          "compare": {"--real", "--synthetic", "--holdout", "--reference", "--context", "--release-contexts"},
+         "audit": {"--real", "--holdout", "--reference", "--context"},
          "lite": {"--notebook", "--offline-pyodide", "--wheel"}}
 
 
@@ -65,6 +66,22 @@ def test_no_output_of_compare_may_be_any_input(tmp_path: Path, capsys: pytest.Ca
             *[str(a) for flag, p in files.items() if flag != "--synthetic" for a in (flag, p)],
             "--metrics", "exact_copies", "--no-progress"]
     for source, target in [*((f, files[f]) for f in sorted(READS["compare"])), ("--synthetic", second)]:
+        before = target.read_bytes()
+        for output in ("--html", "--pdf", "--json"):
+            assert main([*args, output, str(target)]) == EXIT_USER_ERROR, (source, output)
+            err = capsys.readouterr().err
+            assert f"{output} {target}" in err and f"{source} {target}" in err, err
+            assert target.read_bytes() == before
+
+
+def test_no_output_of_audit_may_be_any_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``audit`` reads no synthetic file but trains a generator: an output on any input is refused before any
+    training, naming both options, the input untouched."""
+    files = {flag: p for flag, p in _files(tmp_path).items() if flag != "--synthetic"}
+    args = ["audit", "--generator", "synthpriv_report.generators:SequentialCART", "--runs", "1",
+            *[str(a) for flag, p in files.items() for a in (flag, p)], "--metrics", "exact_copies", "--no-progress"]
+    for source in sorted(READS["audit"]):
+        target = files[source]
         before = target.read_bytes()
         for output in ("--html", "--pdf", "--json"):
             assert main([*args, output, str(target)]) == EXIT_USER_ERROR, (source, output)
