@@ -63,6 +63,7 @@ from .evaluation import Evaluation, _release_context
 from .generators import as_generator
 from .registry import get_spec
 from .results import to_jsonable
+from .shadow import ShadowOutcome, shadow_attack
 from .stats import clopper_pearson, one_run_audit
 
 __all__ = ["AUDIT_SCHEMA", "Audit", "audit", "crafted_canaries", "generator_level", "grade_generator", "rubin_interval"]
@@ -78,6 +79,8 @@ CANARY_ATTACK = "mia_distance_ratio"
 #: The numbers of guesses the canary audit tries, as shares of the canaries (``ceil(m / share)``), fixed before any
 #: score is seen; each is tried balanced ("in" and "out" guesses) and "in" only.
 CANARY_GUESS_SHARES = (50, 20, 10, 5, 4, 3, 2, 1)
+#: The most training runs a shadow-model attack may cost (targets times trainings per target).
+SHADOW_MAX_TRAININGS = 400
 #: Salt of the canaries' seeded streams, apart from the evaluations' own streams.
 _STREAM_CANARY = 0xCA7A
 
@@ -349,14 +352,19 @@ class Audit:
         Each training run with its evaluation (``run.evaluation``).
     canary : CanaryRun or None
         The one-run canary audit, where ``canaries > 0``.
+    shadow : ShadowOutcome or None
+        The shadow-model attack, where ``shadow_targets > 0``.
     generator : dict
         What was audited (class, package, version, settings) and how each run was seeded.
     """
 
     def __init__(self, *, runs: list[Run], canary: CanaryRun | None, generator: Mapping[str, Any],
-                 settings: Mapping[str, Any], context: Mapping[str, Any] | None, seconds: float):
+                 settings: Mapping[str, Any], context: Mapping[str, Any] | None, seconds: float,
+                 shadow: ShadowOutcome | None = None, shadow_selected_by: str | None = None):
         self.runs = runs
         self.canary = canary
+        self.shadow = shadow
+        self.shadow_selected_by = shadow_selected_by
         self.generator = dict(generator)
         self.settings = dict(settings)
         self.release_context = context
@@ -378,8 +386,19 @@ class Audit:
 
     @property
     def epsilon_lower_bound(self) -> float | None:
-        """The canary audit's ε lower bound at 95% confidence, or None without canaries."""
-        return None if self.canary is None else float(self.canary.outcome.epsilon_bound)
+        """The measured ε lower bound at 95% confidence: the canary audit's, or, without canaries, the shadow-model
+        attack's pooled bound; None with neither. (Each is a 95% bound alone: the larger of the two would not be,
+        so the shadow attack's bound is the measured one only where no canary audit ran.)"""
+        if self.canary is not None:
+            return float(self.canary.outcome.epsilon_bound)
+        return None if self.shadow is None else float(self.shadow.epsilon)
+
+    @property
+    def measured_by(self) -> str | None:
+        """What the measured ε comes from."""
+        if self.canary is not None:
+            return "canaries"
+        return None if self.shadow is None else "shadow"
 
     @property
     def contradicts_declared(self) -> bool:
@@ -464,6 +483,12 @@ class Audit:
                           "generator_seconds": c.generator_seconds,
                           "package_seconds": c.package_seconds, "n_training": c.n_training,
                           "outcome": c.outcome.to_dict()}
+            shadow = None
+            if self.shadow is not None:
+                shadow = self.shadow.to_dict()
+                for t in shadow["targets"]:  # no per-record number of a real person: counts and thresholds only
+                    t["runs"] = [{k: r[k] for k in ("role", "included", "seed")} for r in t["runs"]]
+                shadow["selected_by"] = self.shadow_selected_by
             first = self.runs[0].evaluation if self.runs else None
             self._dict = to_jsonable({
                 "schema": AUDIT_SCHEMA,
@@ -474,9 +499,12 @@ class Audit:
                 "metrics": self.metric_summary(),
                 "verdict": self.verdict(),
                 "canaries": canary,
+                "shadow": shadow,
                 "epsilon": {"declared": self.declared_epsilon, "delta": self.declared_delta,
-                            "measured": self.epsilon_lower_bound,
-                            "measured_by": None if canary is None else "one-run canary audit, 95% confidence",
+                            "measured": self.epsilon_lower_bound, "measured_from": self.measured_by,
+                            "measured_by": {"canaries": "one-run canary audit, 95% confidence",
+                                            "shadow": "shadow-model attack, pooled over its targets, 95% confidence",
+                                            None: None}[self.measured_by],
                             "contradicts_declared": self.contradicts_declared},
                 "seconds": self.seconds,
             })
@@ -516,24 +544,26 @@ class Audit:
         return "\n".join(parts)
 
 
-def _canary_set(train: pd.DataFrame, m: int, first: Evaluation | None, seed: int
-                ) -> tuple[pd.DataFrame, np.ndarray, int, int, str]:
-    """The canaries: (canary frame, positions in ``train`` of the vulnerable ones, counts, how chosen)."""
-    n_vul = m - m // 2
-    n_craft = m // 2
+def _exposed(train: pd.DataFrame, k: int, first: Evaluation | None, seed: int) -> tuple[np.ndarray, str]:
+    """Positions in ``train`` of the ``k`` training records ranked most exposed, and how they were ranked: the
+    strongest membership attack's highest scores on ``first``'s release, or, without it (or where its attacks could
+    not run), the most atypical records."""
     if first is not None:
         try:
-            table = first.vulnerable_records(k=n_vul, reveal_real_values=False)
-            rows = np.asarray(table.index, dtype=np.int64)[:n_vul]
-            how = "the highest scores of the strongest membership attack on the first run's release"
+            table = first.vulnerable_records(k=k, reveal_real_values=False)
+            return (np.asarray(table.index, dtype=np.int64)[:k],
+                    "the highest scores of the strongest membership attack on the first run's release")
         except ValueError:
-            rows, how = None, ""
-    else:
-        rows, how = None, ""
-    if rows is None:
-        from .metrics.mia_common import atypicality  # noqa: F401  (the family's own notion, documented above)
+            pass
+    return _most_atypical(train, k, seed), "the most atypical training records (farthest from any other)"
 
-        rows, how = _most_atypical(train, n_vul, seed), "the most atypical training records (farthest from any other)"
+
+def _canary_set(train: pd.DataFrame, m: int, first: Evaluation | None, seed: int
+                ) -> tuple[pd.DataFrame, np.ndarray, int, int, str]:
+    """The canaries: (canary frame, positions in ``train`` of the exposed ones, counts, how chosen)."""
+    n_vul = m - m // 2
+    n_craft = m // 2
+    rows, how = _exposed(train, n_vul, first, seed)
     vul = train.iloc[rows]
     rest = train.iloc[np.setdiff1d(np.arange(len(train)), rows)]
     craft = crafted_canaries(rest, n_craft, random_state=seed)
@@ -559,7 +589,7 @@ def audit(generator: Any, real: pd.DataFrame, holdout: pd.DataFrame, *, runs: in
           reference: pd.DataFrame | None = None, key_fields: Sequence[str] | None = None,
           sensitive_fields: Sequence[str] | None = None, random_state: int = 0, progress_bars: bool = True,
           context: Mapping[str, Any] | str | None = None, settings: Mapping[str, Any] | None = None,
-          **options: Any) -> Audit:
+          shadow_targets: int = 0, shadow_trainings: int = 20, **options: Any) -> Audit:
     """Audit a generator: train it ``runs`` times and evaluate every release, and (``canaries > 0``) train it once
     more with canaries and bound ε from the guesses of a membership attack (the module's docstring has the
     method and its sources).
@@ -593,6 +623,12 @@ def audit(generator: Any, real: pd.DataFrame, holdout: pd.DataFrame, *, runs: in
         As ``Evaluation(context=)``; its ``generator.epsilon`` is the declared ε the audit checks.
     settings : dict, optional
         Keyword settings of an adapter named by string.
+    shadow_targets : int, default 0
+        Targets of the shadow-model attack (:func:`synthpriv_report.shadow.shadow_attack`): the training records
+        ranked most exposed, as the canaries' first half; 0: no shadow attack.
+    shadow_trainings : int, default 20
+        Training runs per shadow target (half shadow runs, half evaluation runs; at least 4). The attack costs
+        ``shadow_targets * shadow_trainings`` trainings, at most 400.
 
     Returns
     -------
@@ -609,8 +645,14 @@ def audit(generator: Any, real: pd.DataFrame, holdout: pd.DataFrame, *, runs: in
     canaries = _check_int("canaries", canaries, 0)
     if canaries and canaries < 20:
         raise ValueError(f"canaries must be 0 or at least 20 (fewer cannot bound ε usefully), got {canaries}")
-    if runs == 0 and canaries == 0:
-        raise ValueError("nothing to audit: give runs >= 1 or canaries >= 20")
+    shadow_targets = _check_int("shadow_targets", shadow_targets, 0)
+    shadow_trainings = _check_int("shadow_trainings", shadow_trainings, 4)
+    if runs == 0 and canaries == 0 and shadow_targets == 0:
+        raise ValueError("nothing to audit: give runs >= 1, canaries >= 20 or shadow_targets >= 1")
+    if shadow_targets * shadow_trainings > SHADOW_MAX_TRAININGS:
+        raise ValueError(f"shadow_targets x shadow_trainings = {shadow_targets} x {shadow_trainings} = "
+                         f"{shadow_targets * shadow_trainings} training runs, more than {SHADOW_MAX_TRAININGS}; "
+                         "choose fewer targets or fewer trainings")
     if resample not in ("same", "subsample"):
         raise ValueError(f"resample must be 'same' or 'subsample', got {resample!r}")
     if not (0.0 < float(fraction) < 1.0):
@@ -630,7 +672,8 @@ def audit(generator: Any, real: pd.DataFrame, holdout: pd.DataFrame, *, runs: in
     ev_options = dict(options, reference=reference, key_fields=key_fields, sensitive_fields=sensitive_fields,
                       random_state=int(random_state), progress=False, context=context)
     done: list[Run] = []
-    bar = progress.bar(runs + (1 if canaries else 0), "training runs", enabled=progress_bars, unit="run")
+    bar = progress.bar(runs + (1 if canaries else 0) + shadow_targets * shadow_trainings, "training runs",
+                       enabled=progress_bars, unit="run")
     try:
         for i in range(runs):
             train = _training(real, resample, float(fraction), seeds[i] ^ 0x5EED)
@@ -655,9 +698,21 @@ def audit(generator: Any, real: pd.DataFrame, holdout: pd.DataFrame, *, runs: in
             canary = _canary_run(recipe, real, holdout, canaries, ranked,
                                  seeds[runs], int(random_state), n_synthetic, reference, context)
             bar.update(1)
+        shadow, shadow_how = None, None
+        if shadow_targets:
+            ranked = done[0].evaluation if done and resample == "same" else None
+            positions, how = _exposed(real, shadow_targets, ranked, recipe.run_seed(runs + 1))
+            rest = real.iloc[np.setdiff1d(np.arange(len(real)), positions)]
+            shadow = shadow_attack(recipe, rest, real.iloc[positions], trainings=shadow_trainings,
+                                   n_synthetic=n_synthetic, random_state=int(random_state), max_trainings=
+                                   SHADOW_MAX_TRAININGS, delta=float(((context or {}).get("generator") or {}).get(
+                                       "delta") or 0.0))
+            shadow_how = how
+            bar.update(shadow_targets * shadow_trainings)
     finally:
         bar.close()
-    settings_out = {"runs": runs, "canaries": canaries, "resample": resample,
+    settings_out = {"runs": runs, "canaries": canaries, "shadow_targets": shadow_targets,
+                    "shadow_trainings": shadow_trainings if shadow_targets else None, "resample": resample,
                     "fraction": float(fraction) if resample == "subsample" else None,
                     "n_synthetic": n_synthetic, "random_state": int(random_state),
                     "n_training": len(real), "n_holdout": len(holdout),
@@ -665,9 +720,9 @@ def audit(generator: Any, real: pd.DataFrame, holdout: pd.DataFrame, *, runs: in
     gen = {"name": recipe.description, **recipe.to_dict()}
     gen["seeded"] = all(r.seeded for r in done) and (canary is None or canary.seeded)
     gen["seeding"] = (done[0].seeding if done else canary.seeding if canary is not None else "")
-    return Audit(runs=done, canary=canary, generator=gen, settings=settings_out,
-                 context=context,
-                 seconds=time.perf_counter() - start)
+    return Audit(runs=done, canary=canary, generator=gen, settings=settings_out, context=context,
+                 seconds=time.perf_counter() - start, shadow=shadow,
+                 shadow_selected_by=shadow_how)
 
 
 def _canary_run(recipe: Any, real: pd.DataFrame, holdout: pd.DataFrame, m: int, first: Evaluation | None,

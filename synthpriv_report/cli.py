@@ -395,6 +395,11 @@ def _parser() -> argparse.ArgumentParser:
     aud.add_argument("--runs", type=int, default=5, help="training runs to evaluate (default 5; 0: canaries only)")
     aud.add_argument("--canaries", type=int, default=0,
                      help="canaries of the one-run audit (default 0: none; at least 20; e.g. 200)")
+    aud.add_argument("--shadow-targets", type=int, default=0,
+                     help="people of the shadow-model attack (default 0: none): the training records ranked most "
+                          "exposed, each put into or left out of the training data over --shadow-trainings runs")
+    aud.add_argument("--shadow-trainings", type=int, default=20,
+                     help="training runs per shadow target (default 20; targets x trainings at most 400)")
     aud.add_argument("--resample", choices=("same", "subsample"), default="same",
                      help="each run trains on all the real training data (same, default) or on a random subsample")
     aud.add_argument("--fraction", type=float, default=0.5, help="the subsample's share (default 0.5)")
@@ -929,7 +934,8 @@ def _audit(args: argparse.Namespace) -> int:
                        sensitive_fields=lists["--sensitive"], exclude=lists["--exclude"], include=lists["--include"],
                        metrics=_split(args.metrics, "--metrics"), random_state=args.random_state,
                        progress_bars=not args.no_progress, reveal_real_values=args.reveal_real_values,
-                       names=inputs, context=_context(args), settings=settings)
+                       names=inputs, context=_context(args), settings=settings,
+                       shadow_targets=args.shadow_targets, shadow_trainings=args.shadow_trainings)
         except (ValueError, TypeError, ImportError) as exc:
             raise _UserError(str(exc)) from exc
         words = command_without_folders(getattr(args, "argv", []))
@@ -956,10 +962,16 @@ def _audit(args: argparse.Namespace) -> int:
           file=out)
     for reason in v["reasons"]:
         print(f"  - {printable(reason)}", file=out)
+    eps = au.declared_epsilon
     if au.canary is not None:
-        eps = au.declared_epsilon
-        print(f"  canaries: {au.canary.included.size}; epsilon >= {au.epsilon_lower_bound:.3f} at 95% confidence"
-              + ("" if eps is None else f" (declared epsilon {eps:g})"), file=out)
+        print(f"  canaries: {au.canary.included.size}; epsilon >= {au.canary.outcome.epsilon_bound:.3f} at 95% "
+              "confidence" + ("" if eps is None else f" (declared epsilon {eps:g})"), file=out)
+    if au.shadow is not None:
+        sh = au.shadow
+        print(f"  shadow-model attack: {sh.n_targets} targets x {sh.trainings_per_target} trainings; true-positive "
+              f"rate {sh.tpr:.0%}, false-positive rate {sh.fpr:.0%}; pooled epsilon >= {sh.epsilon:.3f} at 95% "
+              "confidence" + ("" if eps is None or au.canary is not None else f" (declared epsilon {eps:g})"),
+              file=out)
     for path in written:
         print(f"wrote {printable(str(path))}", file=out)
     if _fails(v["level"], args.fail_on):

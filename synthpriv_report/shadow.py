@@ -84,7 +84,7 @@ from .results import to_jsonable
 from .stats import clopper_pearson, epsilon_lower_bound, leq
 from .validation import Interval, check
 
-__all__ = ["SHADOW_SCHEMA", "ShadowOutcome", "gower_distances", "shadow_attack", "shadow_threshold"]
+__all__ = ["SHADOW_SCHEMA", "ShadowOutcome", "gower_distances", "shadow_attack", "shadow_epsilon", "shadow_threshold"]
 
 #: The identifier of a shadow attack's JSON layout.
 SHADOW_SCHEMA = "synthpriv_report.shadow/1"
@@ -256,7 +256,7 @@ def shadow_threshold(scores_in: ArrayLike, scores_out: ArrayLike, *, exact: bool
     return best
 
 
-def _epsilon(tp: int, fn: int, fp: int, tn: int, *, alpha: float, delta: float) -> float:
+def shadow_epsilon(tp: int, fn: int, fp: int, tn: int, *, alpha: float, delta: float) -> float:
     """The ε lower bound at the conservative ends of one-sided Clopper-Pearson bounds, ``alpha`` split over the two
     ends (0 where a side has no run)."""
     if tp + fn == 0 or fp + tn == 0:
@@ -582,8 +582,8 @@ def shadow_attack(recipe: Any, base: pd.DataFrame, targets: pd.DataFrame, *, tra
     fpr_iv = clopper_pearson(fp, fp + tn, confidence=CONFIDENCE)
     tpr = tp / (tp + fn)
     fpr = fp / (fp + tn)
-    per_target = tuple(_epsilon(*c, alpha=alpha, delta=delta) for c in target_counts)
-    familywise = tuple(_epsilon(*c, alpha=alpha / m, delta=delta) for c in target_counts)
+    per_target = tuple(shadow_epsilon(*c, alpha=alpha, delta=delta) for c in target_counts)
+    familywise = tuple(shadow_epsilon(*c, alpha=alpha / m, delta=delta) for c in target_counts)
     elapsed = time.perf_counter() - start
     return ShadowOutcome(
         statistic=statistic, radius=radius, n_base=len(base), n_synthetic=n, n_targets=m,
@@ -591,7 +591,7 @@ def shadow_attack(recipe: Any, base: pd.DataFrame, targets: pd.DataFrame, *, tra
         shadow_in=n_shadow // 2, evaluation_in=n_eval // 2, included=included, seeds=seeds, distances=dist,
         counts_within=within, thresholds=tuple(thresholds), target_counts=tuple(target_counts),
         counts=(tp, fn, fp, tn), tpr=tpr, tpr_interval=tpr_iv, fpr=fpr, fpr_interval=fpr_iv, advantage=tpr - fpr,
-        epsilon=_epsilon(tp, fn, fp, tn, alpha=alpha, delta=delta), target_epsilon=per_target,
+        epsilon=shadow_epsilon(tp, fn, fp, tn, alpha=alpha, delta=delta), target_epsilon=per_target,
         target_epsilon_familywise=familywise, epsilon_familywise=max(familywise), delta=delta,
         generator=spec.description, seeded=seeded, seeding=seeding, generator_seconds=gen_seconds,
         package_seconds=max(elapsed - gen_seconds, 0.0), random_state=int(random_state))

@@ -35,11 +35,14 @@ def epsilon_reading(eps: Mapping[str, Any]) -> str:
     """One sentence on the declared ε against the measured lower bound, for a reader who knows neither."""
     declared, measured = eps.get("declared"), eps.get("measured")
     if measured is None:
-        return ("No canary audit was run, so no lower bound on ε was measured." if declared is None else
-                f"The generator declares ε = {float(declared):g}; no canary audit was run to test it.")
+        return ("No canary audit or shadow-model attack was run, so no lower bound on ε was measured."
+                if declared is None else
+                f"The generator declares ε = {float(declared):g}; no canary audit or shadow-model attack was run to "
+                "test it.")
     m = f"{float(measured):.2f}"
+    who = "The shadow-model attack shows" if eps.get("measured_from") == "shadow" else "The canaries show"
     if declared is None:
-        return (f"The canaries show ε ≥ {m} at 95% confidence: no differentially private generator with a smaller ε "
+        return (f"{who} ε ≥ {m} at 95% confidence: no differentially private generator with a smaller ε "
                 "could have produced these guesses. The generator declares no ε. A small bound is not evidence of "
                 "privacy: it is what this attack could show.")
     d = f"{float(declared):g}"
@@ -129,10 +132,32 @@ def audit_view(d: Mapping[str, Any]) -> dict[str, Any]:
     if flagged:
         lo, hi = flagged["interval"]
         share = {"k": flagged["flagged"], "n": flagged["runs"], "lo": f"{100 * lo:.0f}%", "hi": f"{100 * hi:.0f}%"}
+    shadow = None
+    sh = d.get("shadow")
+    if sh:
+        p = sh["pooled"]
+        c = p["counts"]
+        tr = sh["trainings"]
+
+        def pct(x: Any) -> str:
+            return f"{100 * float(x):.0f}%"
+
+        shadow = {"targets": tr["targets"], "per_target": tr["per_target"], "total": tr["total"],
+                  "shadow_runs": tr["shadow_per_target"], "evaluation_runs": tr["evaluation_per_target"],
+                  "with": tr["evaluation_runs_with_target"], "without": tr["evaluation_runs_without_target"],
+                  "tp": c["tp"], "fp": c["fp"], "tpr": pct(p["tpr"]),
+                  "tpr_interval": f"{pct(p['tpr_interval'][0])} – {pct(p['tpr_interval'][1])}",
+                  "fpr": pct(p["fpr"]), "fpr_interval": f"{pct(p['fpr_interval'][0])} – {pct(p['fpr_interval'][1])}",
+                  "epsilon": fmt_number(p["epsilon_lower_bound"]),
+                  "familywise": fmt_number(sh["familywise"]["epsilon_lower_bound"]),
+                  "selected_by": sh.get("selected_by") or "",
+                  "generator_seconds": _seconds(sh["seconds"]["generator"]),
+                  "package_seconds": _seconds(sh["seconds"]["package"])}
     gen = d["generator"]
     s = d["settings"]
     return {"level": _level(v["level"]), "reasons": v["reasons"], "metrics": metrics, "runs": runs, "grid": grid,
-            "canary": canary, "epsilon": d["epsilon"], "epsilon_reading": epsilon_reading(d["epsilon"]),
+            "canary": canary, "shadow": shadow, "epsilon": d["epsilon"],
+            "epsilon_reading": epsilon_reading(d["epsilon"]),
             "share": share, "generator": gen, "seeded": gen.get("seeded"), "seeding": gen.get("seeding", ""),
             "resample": s["resample"], "fraction": s.get("fraction"), "n_runs": s["runs"],
             "n_training": f"{s['n_training']:,}", "seconds": _seconds(d.get("seconds"))}

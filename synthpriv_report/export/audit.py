@@ -8,7 +8,8 @@ Read back by :func:`load_audit`, it is checked, not trusted: the digest must mat
 validated and its levels derived again like any report's; and the audit's numbers are derived again from what it
 stores, by the functions that computed them: each measure's interval from the runs' values and interval widths
 (:func:`~synthpriv_report.audit.rubin_interval`), each canary row's ε bound from its counts of guesses and correct
-guesses (:func:`~synthpriv_report.stats.one_run_epsilon`), and the verdict from the runs' levels and the ε pair
+guesses (:func:`~synthpriv_report.stats.one_run_epsilon`), the shadow-model attack's bounds from its counts
+(:func:`~synthpriv_report.shadow.shadow_epsilon`), and the verdict from the runs' levels and the ε pair
 (:func:`~synthpriv_report.audit.grade_generator`).
 """
 
@@ -25,6 +26,7 @@ from ..audit import grade_generator, rubin_interval
 from ..display.audit import audit_view, epsilon_reading, runs_figure
 from ..formats import level_text
 from ..registry import get_spec
+from ..shadow import shadow_epsilon
 from ..stats import one_run_epsilon
 from .document import ReportData, content_digest, dumps, report_data, with_digest
 from .notebook import DEFAULT_TITLE
@@ -99,8 +101,31 @@ def check_audit(d: Mapping[str, Any], source: str = "the audit") -> None:
                                  f"is not the bound {row['guesses']} guesses with {row['correct']} correct give "
                                  f"({bound})")
         measured = max(float(r["epsilon_bound"]) for r in out["rows"]) if out["rows"] else 0.0
-        if not _close(measured, d["epsilon"]["measured"]):
-            raise ValueError(f"{source}: field epsilon.measured: it is not the best canary bound ({measured})")
+    shadow = d.get("shadow")
+    if shadow:
+        pooled = shadow["pooled"]
+        c = pooled["counts"]
+        delta = float(shadow["settings"].get("delta") or 0.0)
+        eps = shadow_epsilon(c["tp"], c["fn"], c["fp"], c["tn"], alpha=0.05, delta=delta)
+        if not _close(eps, pooled["epsilon_lower_bound"]):
+            raise ValueError(f"{source}: field shadow.pooled.epsilon_lower_bound: it is not the bound its counts "
+                             f"give ({eps})")
+        n = len(shadow["targets"])
+        for j, t in enumerate(shadow["targets"]):
+            tc = t["counts"]
+            fw = shadow_epsilon(tc["tp"], tc["fn"], tc["fp"], tc["tn"], alpha=0.05 / n, delta=delta)
+            if not _close(fw, t["epsilon_familywise"]):
+                raise ValueError(f"{source}: field shadow.targets[{j}].epsilon_familywise: it is not the bound its "
+                                 f"counts give ({fw})")
+        sums = {k: sum(t["counts"][k] for t in shadow["targets"]) for k in ("tp", "fn", "fp", "tn")}
+        if sums != {k: c[k] for k in sums}:
+            raise ValueError(f"{source}: field shadow.pooled.counts: they are not the sum of the targets' counts")
+        if not canary:
+            measured = eps
+    if (measured is None) != (d["epsilon"]["measured"] is None) or (
+            measured is not None and not _close(measured, d["epsilon"]["measured"])):
+        raise ValueError(f"{source}: field epsilon.measured: it is not the bound the canaries or the shadow attack "
+                         f"give ({measured})")
     v = d["verdict"]
     again = grade_generator(v["checks"], v["run_levels"], declared=d["epsilon"]["declared"], measured=measured)
     if again["level"] != v["level"]:

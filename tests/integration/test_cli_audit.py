@@ -73,6 +73,7 @@ def test_audit_of_a_memorising_generator_writes_reads_back_and_fails_on(files: d
     (["--generator-settings", "[1, 2]"], "expected a JSON object"),
     (["--canaries", "5"], "canaries must be 0 or at least 20"),
     (["--runs", "0", "--canaries", "0"], "nothing to audit"),
+    (["--shadow-targets", "30", "--shadow-trainings", "20"], "more than 400"),
 ])
 def test_audit_errors_are_one_line(files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                    more: list[str], message: str) -> None:
@@ -86,3 +87,16 @@ def test_audit_errors_are_one_line(files: dict[str, Path], tmp_path: Path, capsy
 def test_html_needs_a_training_run(files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*_args(files, "--html", str(tmp_path / "x.html")), "--runs", "0"]) == EXIT_USER_ERROR
     assert "give --runs 1 or more" in capsys.readouterr().err
+
+
+def test_audit_with_a_shadow_attack_says_what_it_rests_on(files: dict[str, Path], tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    js = tmp_path / "s.json"
+    args = [a for a in _args(files, "--json", str(js)) if a != "100"]
+    args[args.index("--canaries")] = "--shadow-targets"
+    args[args.index("--shadow-targets") + 1:args.index("--shadow-targets") + 1] = ["2", "--shadow-trainings", "8"]
+    assert main(args) == EXIT_OK, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert "shadow-model attack: 2 targets x 8 trainings" in out
+    doc, _ = load_audit(js)
+    assert doc["audit"]["shadow"]["trainings"]["total"] == 16

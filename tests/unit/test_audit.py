@@ -256,3 +256,30 @@ def test_the_audit_page_and_view_escape_the_generators_name(copy_audit):
     page, text = audit_page({"audit": d})
     assert "<script>alert" not in page and "Generator audit" in page and "high risk" in text
     assert math.isfinite(d["epsilon"]["measured"])
+
+
+def test_a_shadow_attack_on_a_copying_generator_is_counted_and_read_back(small, tmp_path):
+    """Without canaries the shadow attack's pooled bound is the measured epsilon; the copying generator puts each
+    target in its release exactly when it was trained on it, so every evaluation guess is right; the bound is the
+    one its counts give, read back from the JSON document."""
+    from synthpriv_report.export.audit import load_audit
+    from synthpriv_report.shadow import shadow_epsilon
+
+    T, H, _ = small
+    au = audit(CopyTraining, T.iloc[:60], H.iloc[:60], runs=1, shadow_targets=2, shadow_trainings=8,
+               random_state=3, progress_bars=False, metrics=["exact_copies"], verdict_metrics=["exact_copies"],
+               context={"generator": {"name": "copies", "epsilon": 0.1}})
+    sh = au.shadow
+    assert sh is not None and sh.total_trainings == 16
+    tp, fn, fp, tn = sh.counts
+    assert fn == 0 and fp == 0 and tp + fn == tn + fp == 4  # 2 targets x 4 evaluation runs, half with the target
+    assert au.epsilon_lower_bound == sh.epsilon == shadow_epsilon(tp, fn, fp, tn, alpha=0.05, delta=0.0)
+    assert au.measured_by == "shadow" and au.contradicts_declared == (sh.epsilon > 0.1)
+    d = au.to_dict()
+    assert all(set(r) == {"role", "included", "seed"} for t in d["shadow"]["targets"] for r in t["runs"])
+    path = tmp_path / "s.json"
+    au.write_reports(json=str(path))
+    doc, _ = load_audit(path)
+    assert doc["audit"]["epsilon"]["measured_from"] == "shadow"
+    with pytest.raises(ValueError, match="more than 400"):
+        audit(CopyTraining, T, H, runs=0, shadow_targets=30, shadow_trainings=20)
