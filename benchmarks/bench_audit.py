@@ -1,7 +1,7 @@
 """Benchmark of the generator audit (run by hand; prints its tables).
 
-    nice python benchmarks/bench_audit.py                  # all three parts (about 10 minutes on 2 cores)
-    nice python benchmarks/bench_audit.py --part dp        # one part: dp, memoriser or timing
+    nice python benchmarks/bench_audit.py                  # all four parts (about 15 minutes on 2 cores)
+    nice python benchmarks/bench_audit.py --part dp        # one part: dp, memoriser, timing or verdict
 
 Data: ``../shared/data/adult`` (``adult_train.csv`` the training pool, ``adult_test.csv`` the holdout pool). Each
 audit draws its training and holdout records from them by its own seed.
@@ -13,12 +13,17 @@ audit draws its training and holdout records from them by its own seed.
    canaries' ε lower bound never exceeds the declared ε (20 of 20 at each ε).
 2. **memoriser**: a non-private generator that memorises: ``SequentialCART(min_samples_leaf=1)`` (synthpop-style
    CART, every leaf one record) on 500 training records, 5 training runs and 200 canaries. The target: the ε lower
-   bound is at least 2 and the generator's verdict is high.
+   bound is at least 2 and the generator's verdict is high. Then a shadow-model attack on the 5 most atypical
+   training records, 40 trainings each (200 in all).
 3. **timing**: a one-run canary audit of a CPU generator on 5,000 Adult records (500 canaries): the generator is
    ``SequentialCART(min_samples_leaf=5)``, and, where SDV is installed (``pip install 'synthpriv-report[sdv]'``),
    SDV's ``GaussianCopulaSynthesizer`` and ``CTGANSynthesizer`` (30 epochs, on the CPU) too. Targets: the audit
    within 5 minutes; the package's own share of it (everything but the generator's fit and sample) under 20%.
    Kernels are compiled first (a small evaluation), and wall time is measured (``time.perf_counter``).
+4. **verdict**: how often the generator's verdict is wrong, on 20 audits (``--audits``) of an honest generator
+   (``NoisyMarginals``, ε = 1, public domain, declared in the context) and of a memorising one
+   (``SequentialCART``, leaf size 1), each of 2,000 training and 1,000 holdout records, 3 runs and 200 canaries,
+   ``sensitive_fields=["income"]``: the count of audits at each level, and of audits whose canary bound is above 0.
 """
 
 from __future__ import annotations
@@ -101,6 +106,36 @@ def part_memoriser(train_pool: pd.DataFrame, holdout_pool: pd.DataFrame) -> None
             lo, hi = m["interval"]
             print(f"   {m['metric']:<20} mean {m['mean']:.4g}  range {m['min']:.4g} - {m['max']:.4g}  "
                   f"one more release {lo:.4g} - {hi:.4g}  levels {m['levels']}")
+    t0 = time.perf_counter()
+    au = audit(SequentialCART, train, holdout, runs=0, shadow_targets=5, shadow_trainings=40, random_state=0,
+               progress_bars=False)
+    sh = au.shadow
+    tp, fn, fp, tn = sh.counts
+    print(f"   shadow-model attack, 5 targets x 40 trainings: TPR {sh.tpr:.2f} ({tp} of {tp + fn}), FPR {sh.fpr:.2f} "
+          f"({fp} of {fp + tn}), pooled ε ≥ {sh.epsilon:.3f}, most exposed target ε ≥ {sh.epsilon_familywise:.3f}; "
+          f"{time.perf_counter() - t0:.1f} s (generator {sh.generator_seconds:.1f} s)", flush=True)
+
+
+def part_verdict(train_pool: pd.DataFrame, holdout_pool: pd.DataFrame, audits: int) -> None:
+    domain = public_domain(train_pool, holdout_pool)
+    print(f"\n4. How often the generator's verdict is wrong: {audits} audits each (2,000 training records, 1,000 "
+          "holdout records, 3 runs, 200 canaries; seeds 0-...)")
+    print(f"   {'generator':<44} {'low':>4} {'inconcl.':>8} {'medium':>6} {'high':>5} {'ε bound > 0':>11}")
+    cases = {"NoisyMarginals(ε = 1), public domain (honest)":
+             (lambda random_state: NoisyMarginals(1.0, domain=domain, random_state=random_state),
+              {"generator": {"name": "NoisyMarginals", "epsilon": 1.0, "delta": 0}}),
+             "SequentialCART(leaf 1) (memorises)": (SequentialCART, None)}
+    for name, (gen, ctx) in cases.items():
+        levels, positive = [], 0
+        for seed in range(audits):
+            train, holdout = draw(train_pool, 2000, 500 + seed), draw(holdout_pool, 1000, 1500 + seed)
+            au = audit(gen, train, holdout, runs=3, canaries=200, random_state=seed, progress_bars=False,
+                       sensitive_fields=["income"], context=ctx)
+            levels.append(au.verdict()["level"])
+            positive += int(au.epsilon_lower_bound > 0)
+        count = {lv: levels.count(lv) for lv in ("low", "inconclusive", "medium", "high")}
+        print(f"   {name:<44} {count['low']:>4} {count['inconclusive']:>8} {count['medium']:>6} {count['high']:>5} "
+              f"{positive:>11}", flush=True)
 
 
 def part_timing(train_pool: pd.DataFrame, holdout_pool: pd.DataFrame) -> None:
@@ -128,7 +163,7 @@ def part_timing(train_pool: pd.DataFrame, holdout_pool: pd.DataFrame) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=("dp", "memoriser", "timing", "all"), default="all")
+    ap.add_argument("--part", choices=("dp", "memoriser", "timing", "verdict", "all"), default="all")
     ap.add_argument("--audits", type=int, default=20, help="audits per declared ε in part 1 (default 20)")
     ap.add_argument("--data", type=Path, default=SHARED)
     args = ap.parse_args()
@@ -139,6 +174,8 @@ def main() -> None:
         part_memoriser(train_pool, holdout_pool)
     if args.part in ("timing", "all"):
         part_timing(train_pool, holdout_pool)
+    if args.part in ("verdict", "all"):
+        part_verdict(train_pool, holdout_pool, args.audits)
 
 
 if __name__ == "__main__":

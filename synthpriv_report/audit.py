@@ -135,6 +135,8 @@ def rubin_interval(values: Sequence[float], halfwidths: Sequence[float | None], 
         mult = float(_Z975 if confidence == 0.95 else student.ppf(q, 1e12))
     half = mult * math.sqrt(total)
     mean = float(np.mean(v))
+    if half <= 1e-12 * max(1.0, abs(mean)):  # rounding noise in the runs' own intervals, not a spread
+        half = 0.0
     return mean - half, mean + half
 
 
@@ -187,6 +189,7 @@ def grade_generator(checks: Sequence[Mapping[str, Any]], run_levels: Sequence[st
     out_checks = []
     level: str | None = None
     n_runs = len(run_levels)
+    shown: dict[str, list[str]] = {"high": [], "medium": []}
     for c in checks:
         g = generator_level(list(c["run_levels"]))
         out_checks.append({"metric": c["metric"], "title": c["title"], "run_levels": list(c["run_levels"]),
@@ -195,8 +198,12 @@ def grade_generator(checks: Sequence[Mapping[str, Any]], run_levels: Sequence[st
             level = g
         if g in ("medium", "high"):
             n = sum(1 for lv in c["run_levels"] if lv in ("medium", "high"))
-            reasons.append(f"{c['title']}: {g} risk in the typical release ({n} of {n_runs} releases showed a "
-                           "risk on this check).")
+            shown[g].append(f"{c['title']} ({n} of {n_runs})")
+    for g, titles in shown.items():
+        if titles:
+            which = "this check" if len(titles) == 1 else "these checks"
+            reasons.append(f"{g.capitalize()} risk in the typical release, on {which} (in brackets, how many "
+                           f"releases showed a risk on it): {'; '.join(titles)}.")
     flagged = sum(1 for lv in run_levels if lv in ("medium", "high"))
     share = None
     if n_runs:
@@ -537,10 +544,15 @@ class Audit:
         v = self.verdict()
         parts = [f"Audit of {self.generator.get('name', 'a generator')}: verdict {v['level']}",
                  f"  {len(self.runs)} training run(s); runs' verdicts: {', '.join(v['run_levels']) or 'none'}"]
+        eps = self.declared_epsilon
         if self.canary is not None:
-            eps = self.declared_epsilon
-            parts.append(f"  canaries: {self.canary.included.size}, ε ≥ {self.epsilon_lower_bound:.3f} (95%)"
+            parts.append(f"  canaries: {self.canary.included.size}, ε ≥ {self.canary.outcome.epsilon_bound:.3f} (95%)"
                          + ("" if eps is None else f"; declared ε = {eps:g}"))
+        if self.shadow is not None:
+            sh = self.shadow
+            parts.append(f"  shadow-model attack: {sh.n_targets} targets x {sh.trainings_per_target} trainings, TPR "
+                         f"{sh.tpr:.2f}, FPR {sh.fpr:.2f}, pooled ε ≥ {sh.epsilon:.3f} (95%)"
+                         + ("" if eps is None or self.canary is not None else f"; declared ε = {eps:g}"))
         return "\n".join(parts)
 
 
@@ -672,8 +684,7 @@ def audit(generator: Any, real: pd.DataFrame, holdout: pd.DataFrame, *, runs: in
     ev_options = dict(options, reference=reference, key_fields=key_fields, sensitive_fields=sensitive_fields,
                       random_state=int(random_state), progress=False, context=context)
     done: list[Run] = []
-    bar = progress.bar(runs + (1 if canaries else 0) + shadow_targets * shadow_trainings, "training runs",
-                       enabled=progress_bars, unit="run")
+    bar = progress.bar(runs + (1 if canaries else 0), "training runs", enabled=progress_bars, unit="run")
     try:
         for i in range(runs):
             train = _training(real, resample, float(fraction), seeds[i] ^ 0x5EED)
@@ -706,9 +717,8 @@ def audit(generator: Any, real: pd.DataFrame, holdout: pd.DataFrame, *, runs: in
             shadow = shadow_attack(recipe, rest, real.iloc[positions], trainings=shadow_trainings,
                                    n_synthetic=n_synthetic, random_state=int(random_state), max_trainings=
                                    SHADOW_MAX_TRAININGS, delta=float(((context or {}).get("generator") or {}).get(
-                                       "delta") or 0.0))
+                                       "delta") or 0.0), progress_bars=progress_bars)  # its own bar, with ETA
             shadow_how = how
-            bar.update(shadow_targets * shadow_trainings)
     finally:
         bar.close()
     settings_out = {"runs": runs, "canaries": canaries, "shadow_targets": shadow_targets,

@@ -893,6 +893,7 @@ def _generator(spec: str, settings: str | None) -> tuple[Any, dict[str, Any] | N
     module, sep, name = spec.partition(":")
     if not sep or not module or not name:
         raise _UserError(f"--generator {spec!r}: expected MODULE:NAME (or sdv:, synthcity:, smartnoise:)")
+    obj: Any
     try:
         obj = importlib.import_module(module)
     except ImportError as exc:

@@ -78,9 +78,10 @@ def runs_figure(d: Mapping[str, Any], *, fmt: str = "png") -> dict[str, str] | N
             ax.plot(range(1, len(vals) + 1), vals, marker="o", linestyle="", color=COLORS["S"])
             iv = m.get("interval")
             spec = REGISTRY.get(m["metric"])
-            lo_r, hi_r = spec.value_range if spec is not None and spec.value_range is not None else (None, None)
-            scale = (float(hi_r) - float(lo_r)) if lo_r is not None and math.isfinite(float(hi_r) - float(lo_r)) \
-                else max(1.0, abs(vals[0]))
+            width = math.inf
+            if spec is not None and spec.value_range is not None:
+                width = float(spec.value_range[1]) - float(spec.value_range[0])
+            scale = width if math.isfinite(width) else max(1.0, abs(vals[0]))
             if iv and float(iv[1]) - float(iv[0]) > 1e-9 * scale:
                 ax.axhspan(float(iv[0]), float(iv[1]), color=COLORS["S"], alpha=0.12, linewidth=0)
             if max(vals) - min(vals) <= 1e-9 * scale and (not iv or float(iv[1]) - float(iv[0]) <= 1e-9 * scale):

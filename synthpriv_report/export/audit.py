@@ -40,31 +40,33 @@ _TOL = 1e-9
 
 
 def audit_document(au: Any, *, reveal_real_values: bool | None = None, inputs: Mapping[str, str] | None = None
-                   ) -> tuple[dict[str, Any], ReportData]:
-    """The audit's JSON document and the first run's report content.
+                   ) -> tuple[dict[str, Any], ReportData | None]:
+    """The audit's JSON document and the first run's report content (None for an audit without training runs,
+    whose document holds the audit alone).
 
     Parameters
     ----------
     au : Audit
-        An audit with at least one training run.
     reveal_real_values : bool, optional
         As in :func:`~synthpriv_report.export.document.report_data`.
     inputs : mapping, optional
         The input files' names by role (``real``, ``holdout``, ...), recorded in the report.
-
-    Raises
-    ------
-    ValueError
-        When the audit has no training run (a canary-only audit has no release to report on).
     """
-    if not au.runs:
-        raise ValueError("a document needs at least one training run (runs >= 1): the report is the first run's "
-                         "release, with the audit after its dossier; a canary-only audit is in Audit.to_dict()")
-    named = {**dict(inputs or {}), "synthetic": "training run 1"}
-    data = report_data(au.runs[0].evaluation, reveal_real_values=reveal_real_values, inputs=named)
-    body = {"schema": AUDIT_DOCUMENT_SCHEMA, "created": data.document["created"], "audit": au.to_dict(),
-            "first_run_report": data.to_dict()}
+    data = None
+    if au.runs:
+        named = {**dict(inputs or {}), "synthetic": "training run 1"}
+        data = report_data(au.runs[0].evaluation, reveal_real_values=reveal_real_values, inputs=named)
+    audit = au.to_dict()
+    body = {"schema": AUDIT_DOCUMENT_SCHEMA,
+            "created": data.document["created"] if data is not None else _now(),
+            "audit": audit, "first_run_report": None if data is None else data.to_dict()}
     return with_digest(body), data
+
+
+def _now() -> str:
+    import datetime as _dt
+
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
 
 
 def _close(a: Any, b: Any) -> bool:
@@ -136,13 +138,13 @@ def check_audit(d: Mapping[str, Any], source: str = "the audit") -> None:
         raise ValueError(f"{source}: field verdict.run_levels: they are not the runs' verdicts")
 
 
-def load_audit(path: str | os.PathLike[str]) -> tuple[dict[str, Any], ReportData]:
+def load_audit(path: str | os.PathLike[str]) -> tuple[dict[str, Any], ReportData | None]:
     """Read an audit's JSON document back, checked (see the module's description).
 
     Returns
     -------
-    (dict, ReportData)
-        The document and the first run's report content.
+    (dict, ReportData or None)
+        The document and the first run's report content (None for an audit without training runs).
 
     Raises
     ------
@@ -157,18 +159,21 @@ def load_audit(path: str | os.PathLike[str]) -> tuple[dict[str, Any], ReportData
     stated = (doc.get("digest") or {}).get("value")
     if stated != content_digest(doc):
         raise ValueError(f"{source}: field digest: the document's content does not match its SHA-256 digest")
-    try:
-        data = report_data(doc["first_run_report"])
-    except ValueError as exc:
-        raise ValueError(f"{source}: field first_run_report: {exc}") from exc
+    data = None
+    if doc.get("first_run_report") is not None:
+        try:
+            data = report_data(doc["first_run_report"])
+        except ValueError as exc:
+            raise ValueError(f"{source}: field first_run_report: {exc}") from exc
     try:
         check_audit(doc["audit"], source)
     except (KeyError, TypeError, IndexError) as exc:
         raise ValueError(f"{source}: field audit: missing or malformed ({exc!r})") from exc
     first = doc["audit"]["runs"][0]["verdict"] if doc["audit"]["runs"] else None
-    if first != data.document["verdict"]["level"]:
-        raise ValueError(f"{source}: the first run's verdict in the audit ({first}) is not its report's "
-                         f"({data.document['verdict']['level']})")
+    theirs = None if data is None else data.document["verdict"]["level"]
+    if first != theirs:
+        raise ValueError(f"{source}: field first_run_report: the first run's verdict in the audit ({first}) is not "
+                         f"its report's ({theirs})")
     return dict(doc), data
 
 
@@ -201,6 +206,9 @@ def write_audit_reports(au: Any, *, html: str | os.PathLike[str] | None = None,
     """
     from .render import render_html, write_documents
 
+    if (html is not None or pdf is not None) and not au.runs:
+        raise ValueError("the HTML and PDF documents are the first training run's report: they need runs >= 1 "
+                         "(an audit without training runs is written as JSON alone)")
     doc, data = audit_document(au, reveal_real_values=reveal_real_values, inputs=inputs)
     return write_documents(lambda: render_html(data, title=title, after_dossier=[audit_page(doc)]), dumps(doc),
                            html=html, pdf=pdf, json=json, engine=engine, on_stage=on_stage)  # type: ignore[arg-type]

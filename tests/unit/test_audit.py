@@ -157,6 +157,20 @@ def test_a_generator_that_ignores_its_training_data_proves_little(small):
     assert not au.contradicts_declared and au.declared_epsilon == 1.0
 
 
+def test_an_audit_without_runs_is_written_as_json_alone(small, tmp_path):
+    from synthpriv_report.export.audit import load_audit
+
+    T, H, _ = small
+    au = audit(CopyTraining, T, H, runs=0, canaries=20, random_state=0, progress_bars=False)
+    with pytest.raises(ValueError, match="need runs >= 1"):
+        au.write_reports(html=str(tmp_path / "a.html"))
+    assert not (tmp_path / "a.html").exists()
+    au.write_reports(json=str(tmp_path / "a.json"))
+    doc, data = load_audit(tmp_path / "a.json")
+    assert data is None and doc["first_run_report"] is None and doc["audit"]["runs"] == []
+    assert doc["audit"]["epsilon"]["measured"] == au.epsilon_lower_bound
+
+
 def test_the_audit_is_reproducible_and_ignores_row_order(small, copy_audit):
     T, H, _ = small
 
