@@ -150,6 +150,27 @@ CLAIMS: dict[str, list[Claim]] = {
               "evs['leaky'].results(metrics=CHECKS)['exact_copies'].level == 'high' and "
               "zc['leaky'].level in ('low', 'medium')"),
         Claim("about 5% of honest generators get a false alarm by\ndesign", "VERDICT_FALSE_ALARM == 0.05", ("5%",)),
+        Claim('with near copies alone its row can read 0% exact copies and still leave "low"',
+              "first['near copies']['exact_copies'] is not None and "
+              "all(leaks['near copies'][s]['exact_copies'].value == 0 for s in SHARES)", ("0%",)),
+        Claim("the most atypical 2% of the training records copied with a little\n  noise",
+              "len(releases['atypical'].merge(demo.synthetic.astype({c: float for c in "
+              "demo.synthetic.select_dtypes('number').columns}).drop_duplicates(), how='left', indicator=True)"
+              ".query(\"_merge == 'left_only'\")) == round(0.02 * len(demo.real))", ("2%",)),
+        Claim("(e^1 ≈ 2.7)", "abs(__import__('math').e - 2.7) < 0.05", ("1", "2.7")),
+        Claim("The atypical release passes every distance check (low) and fails only the membership attack",
+              "all(more['atypical'].results()[c].level == 'low' for c in CHECKS if c != 'mia_worst_case') and "
+              "more['atypical'].results()['mia_worst_case'].level in ('medium', 'high')"),
+        Claim("the attack flags every one of the most atypical 1%",
+              "(lambda t: t['n_flagged'] == t['n'] == round(0.01 * len(demo.real)))"
+              "(mia['atypical'].details['atypical']['0.01'])", ("1%",)),
+        Claim("its attack finds about as many people as it wrongly accuses",
+              "mia['private (ε = 1)'].level == 'low' and "
+              "mia['private (ε = 1)'].details['tpr_at']['0.01']['tpr'] < __import__('math').e * 0.01"),
+        Claim("could not find more than about 2.7 times as many, and its ε lower bound is 0",
+              "mia['private (ε = 1)'].details['epsilon_lower_bound'] == 0", ("2.7", "0")),
+        Claim("The CART release copies\npeople wholesale: every check fails",
+              "all(more['CART (memorises)'].results()[c].level == 'high' for c in CHECKS)"),
         Claim("\"High risk\" means at least one check found",
               "evs['leaky'].results(metrics=CHECKS).verdict.level == 'high' and "
               "evs['honest'].results(metrics=CHECKS).verdict.level == 'low'"),
