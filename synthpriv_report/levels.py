@@ -4,8 +4,11 @@ A metric's default rule is its declaration's :class:`~synthpriv_report.registry.
 stated scale, or a rule such as "copies beyond the holdout's own share"). ``levels={name: {"medium": m,
 "high": h}}`` replaces it for any metric that has a level, with thresholds on the metric's headline value in the
 metric's direction (both keys, every metric alike: ``None`` switches a level off; a default rule may grade another
-quantity, such as a confidence bound, so a missing threshold is never borrowed from it); ``levels={family: {...}}``
-moves a shared rule (``review_absolute``, ``review_excess``).
+quantity, such as a confidence bound, so a missing threshold is never borrowed from it). With ``"on": "rule"`` the
+two numbers move the default rule's own thresholds instead: the rule grades the same quantity, in that quantity's
+direction (D for the holdout tests, where higher is riskier, while their value is a score where higher is safer),
+with the same interval test (what the level sliders of ``explore()`` set). ``levels={family: {...}}`` moves a
+shared rule (``review_absolute``, ``review_excess``).
 
 Comparisons use the tie tolerance of :func:`synthpriv_report.stats.ties`, so rounding can never move a value
 across a threshold, and a value that is not a finite number is never graded: the metric is reported as not
@@ -60,7 +63,7 @@ def grade(value: float, direction: Direction, *, medium: float | None, high: flo
     return "low"
 
 
-def _on_headline(ls: LevelSpec | None, spec: MetricSpec) -> bool:
+def on_headline(ls: LevelSpec | None, spec: MetricSpec) -> bool:
     """Whether a rule's thresholds are numbers on the metric's headline scale (the value itself, or a bound of
     it), in the metric's direction; user thresholds are then merged with them and compared the same way."""
     return (ls is not None and ls.rule is None and (ls.of is None or ls.same_scale)
@@ -159,8 +162,9 @@ def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Map
     levels = levels or {}
     user = levels.get(spec.name)
     ls = resolve_level(spec, result)
-    if user and ls is not None:
-        headline = _on_headline(ls, spec)
+    on_rule = bool(user) and user.get("on") == "rule"  # the rule's own thresholds moved (below)
+    if user and ls is not None and not on_rule:
+        headline = on_headline(ls, spec)
         m, h = user.get("medium"), user.get("high")
         basis = ls.of(result) if headline and ls.of is not None else float(v)
         if basis is None or math.isnan(float(basis)):
@@ -191,7 +195,9 @@ def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Map
     if ls is None:
         return replace(result, level=None, level_rule=None)
     medium, high, source = ls.medium, ls.high, ls.source
-    if ls.family and ls.family in levels:
+    if on_rule:
+        medium, high, source = user.get("medium"), user.get("high"), "user"
+    elif ls.family and ls.family in levels:
         fam_user = levels[ls.family]
         medium = fam_user.get("medium", medium)
         high = fam_user.get("high", high)

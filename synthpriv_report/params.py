@@ -15,7 +15,16 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .registry import LevelSpec, Param, declared_params, get_spec, level_families, metric_names, register_shared
+from .registry import (
+    LevelSpec,
+    Param,
+    declared_params,
+    get_spec,
+    graded_direction,
+    level_families,
+    metric_names,
+    register_shared,
+)
 from .results import Direction
 from .validation import Boolean, Check, Setting, check
 
@@ -64,6 +73,8 @@ def review_level(result: Any) -> LevelSpec:
 # level overrides (``levels=``)
 
 _KEYS = ("medium", "high")
+#: The optional key of a metric's override saying what its thresholds are on: ``"value"`` or ``"rule"``.
+_ON = "on"
 
 
 def _number(metric: str, key: str, v: Any) -> float:
@@ -78,21 +89,48 @@ def _number(metric: str, key: str, v: Any) -> float:
     return f
 
 
-def _direction_of(name: str) -> Direction:
+def _direction_of(name: str, on: str = "value") -> Direction:
+    """The direction ``levels[name]``'s thresholds are read in: a family's rule's, else the metric's, or with
+    ``on="rule"`` the direction of the quantity the metric's rule grades."""
     fam = level_families()
     if name in fam:
         return fam[name].direction or "higher_is_riskier"
-    return get_spec(name).direction
+    spec = get_spec(name)
+    return graded_direction(spec) if on == "rule" else spec.direction
 
 
-def validate_levels(levels: Any) -> dict[str, dict[str, float]] | None:
+def _on(name: str, on: Any, families: Mapping[str, LevelSpec]) -> str:
+    """The checked ``"on"`` of ``levels[name]``: ``"value"`` (the default) or ``"rule"``, the latter only for a
+    metric whose declared rule is a pair of thresholds (a family's thresholds are always its rule's)."""
+    if on not in ("value", "rule"):
+        raise ValueError(f"levels[{name!r}]['on'] must be 'value' or 'rule', got {on!r}")
+    if name in families:
+        if on != "rule":
+            raise ValueError(f"levels[{name!r}]: a rule family's thresholds are always on its rule's quantity; "
+                             f"'on' may only be 'rule', got {on!r}")
+        return on
+    ls = get_spec(name).level
+    if on == "rule" and not (isinstance(ls, LevelSpec) and ls.rule is None):
+        raise ValueError(f"levels[{name!r}]: 'on': 'rule' moves the thresholds of a metric's declared rule, but "
+                         f"the rule of {name!r} is not one pair of thresholds; give thresholds on its value")
+    return on
+
+
+def validate_levels(levels: Any) -> dict[str, dict[str, Any]] | None:
     """Checked ``levels=`` overrides: known metric (with a level) or rule family, numeric thresholds in the order
-    of the metric's direction. A ``ValueError`` naming the metric otherwise.
+    of the direction they are read in. A ``ValueError`` naming the metric otherwise.
+
+    A metric's thresholds are on its value, in the metric's direction; with ``"on": "rule"`` they move its
+    declared rule's thresholds instead, on the quantity that rule grades and in that quantity's direction
+    (:func:`~synthpriv_report.registry.graded_direction`; D for the holdout tests, where higher is riskier). A
+    family's thresholds are always its rule's.
 
     >>> validate_levels({"privacy_score": {"medium": 10, "high": 90}})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     ValueError: levels['privacy_score']: for a metric where higher is safer the high-risk threshold ...
+    >>> validate_levels({"dcr_test": {"medium": 10, "high": 50, "on": "rule"}})
+    {'dcr_test': {'medium': 10.0, 'high': 50.0, 'on': 'rule'}}
     """
     if levels is None:
         return None
@@ -100,7 +138,7 @@ def validate_levels(levels: Any) -> dict[str, dict[str, float]] | None:
         raise TypeError(f"levels= must be a dict {{metric: {{'medium': m, 'high': h}}}}, got {levels!r}")
     names = metric_names()
     fam = level_families()
-    out: dict[str, dict[str, float]] = {}
+    out: dict[str, dict[str, Any]] = {}
     for name, rule in levels.items():
         if name in fam:
             pass
@@ -112,29 +150,34 @@ def validate_levels(levels: Any) -> dict[str, dict[str, float]] | None:
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ValueError(f"levels= names an unknown metric {name!r}{hint}; known: "
                              f"{', '.join(names + list(fam))}")
-        if not isinstance(rule, Mapping) or set(rule) != set(_KEYS):
+        if not isinstance(rule, Mapping) or set(rule) - {_ON} != set(_KEYS):
             missing = [k for k in _KEYS if not isinstance(rule, Mapping) or k not in rule]
             hint = (f" (missing {' and '.join(map(repr, missing))}: give both, None to switch a level off; the "
                     f"default rule may grade another quantity than the value, so a threshold is never taken from "
-                    f"it)" if missing and isinstance(rule, Mapping) and not set(rule) - set(_KEYS) else "")
-            raise ValueError(f"levels[{name!r}] must be a dict with the keys 'medium' and 'high', got "
-                             f"{rule!r}{hint}")
-        user = {k: None if v is None else _number(name, k, v) for k, v in rule.items()}
+                    f"it)" if missing and isinstance(rule, Mapping) and not set(rule) - set(_KEYS) - {_ON} else "")
+            raise ValueError(f"levels[{name!r}] must be a dict with the keys 'medium' and 'high' (and optionally "
+                             f"'on': 'value' or 'rule'), got {rule!r}{hint}")
+        on = _on(name, rule.get(_ON, "value"), fam)
+        user: dict[str, Any] = {k: None if rule[k] is None else _number(name, k, rule[k]) for k in _KEYS}
         m, h = user["medium"], user["high"]
         if m is not None and h is not None:
-            d = _direction_of(name)
+            d = _direction_of(name, on)
+            what = "the quantity its rule grades" if on == "rule" and name not in fam else "a metric"
             if d == "higher_is_riskier" and h < m:
-                raise ValueError(f"levels[{name!r}]: for a metric where higher is riskier the high-risk threshold "
+                raise ValueError(f"levels[{name!r}]: for {what} where higher is riskier the high-risk threshold "
                                  f"must not be below the medium one (got medium {m:g}, high {h:g})")
             if d == "higher_is_safer" and h > m:
-                raise ValueError(f"levels[{name!r}]: for a metric where higher is safer the high-risk threshold "
+                raise ValueError(f"levels[{name!r}]: for {what} where higher is safer the high-risk threshold "
                                  f"must not be above the medium one (got medium {m:g}, high {h:g})")
+        if _ON in rule:
+            user[_ON] = on
         out[str(name)] = user
     return out
 
 
 #: ``levels=`` of ``results()``: threshold overrides, checked by :func:`validate_levels`.
-LEVELS = Setting("levels", None, Check(validate_levels, "a dict {metric or rule family: {'medium': m, 'high': h}}"),
+LEVELS = Setting("levels", None, Check(validate_levels, "a dict {metric or rule family: {'medium': m, 'high': h}}, "
+                                             "optionally with 'on': 'rule' for a metric"),
                  doc="Threshold overrides of the level rules, per metric or per shared rule family.")
 
 

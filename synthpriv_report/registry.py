@@ -536,6 +536,22 @@ def level_families() -> dict[str, LevelSpec]:
     return dict(SHARED_LEVEL_FAMILIES)
 
 
+def graded_direction(spec: MetricSpec) -> Direction:
+    """The direction of the quantity a metric's declared rule grades: the rule's own (``LevelSpec.direction``),
+    else the metric's. The holdout tests' value is a score where higher is safer, but their rule grades D, the
+    drop in distance, where higher is riskier.
+
+    >>> graded_direction(get_spec("dcr_test")), get_spec("dcr_test").direction
+    ('higher_is_riskier', 'higher_is_safer')
+    >>> graded_direction(get_spec("privacy_score"))
+    'higher_is_safer'
+    """
+    ls = spec.level
+    if isinstance(ls, LevelSpec) and ls.direction is not None:
+        return ls.direction
+    return spec.direction
+
+
 def resolve_level(spec: MetricSpec, result: MetricResult) -> LevelSpec | None:
     """The default level rule of ``spec`` for this result (a choice may depend on the result)."""
     if spec.level is None:
@@ -549,5 +565,5 @@ __all__ = [
     "GROUP_TITLES", "Param", "LevelSpec", "FigureSpec", "Words", "MetricSpec", "REGISTRY", "register",
     "unregister", "metric_names", "get_spec", "SHARED_PARAMS", "SHARED_LEVEL_FAMILIES", "register_shared",
     "declared_params", "verdict_metric_names", "verdict_alpha", "verdict_false_alarm", "verdict_false_alarm_rate",
-    "ValueKind", "ResultJSON", "level_families", "resolve_level",
+    "ValueKind", "ResultJSON", "level_families", "resolve_level", "graded_direction",
 ]

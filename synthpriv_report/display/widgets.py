@@ -12,14 +12,17 @@ import gc
 import math
 import time
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from .. import templating
 from ..comparison import Comparison
 from ..formats import fmt_value
-from ..registry import LevelSpec, get_spec
+from ..levels import on_headline
+from ..registry import LevelSpec, get_spec, graded_direction
 
-#: Which side of a level threshold is the riskier one, by the metric's direction (a threshold slider's label).
+#: Which side of a level threshold is the riskier one, by the direction of the quantity the threshold is on (a
+#: threshold slider's label).
 _RISKIER_SIDE = {"higher_is_riskier": "above", "higher_is_safer": "below"}
 
 #: The small HTML pieces of the widgets: every string goes through the one autoescaping Jinja environment.
@@ -62,8 +65,9 @@ def html(template: str, **values: Any) -> str:
 def crossed(direction: str, which: str, value: float, partner: float) -> bool:
     """Whether a level threshold ``which`` moved to ``value`` has passed its partner threshold.
 
-    For a metric where higher is riskier the high-risk threshold must not be below the medium one; where higher is
-    safer, not above it.
+    ``direction`` is that of the quantity the thresholds are on (a rule's graded quantity, which may run against
+    its metric's value): where higher is riskier the high-risk threshold must not be below the medium one; where
+    higher is safer, not above it.
 
     >>> crossed("higher_is_riskier", "medium", 0.7, 0.6), crossed("higher_is_safer", "medium", 40.0, 50.0)
     (True, True)
@@ -72,6 +76,17 @@ def crossed(direction: str, which: str, value: float, partner: float) -> bool:
     """
     high, medium = (value, partner) if which == "high" else (partner, value)
     return high < medium if direction == "higher_is_riskier" else high > medium
+
+
+def readout_format(step: float) -> str:
+    """A slider's readout format: as many decimals as its step has (at most six), so that every position it can
+    take reads differently.
+
+    >>> readout_format(0.001), readout_format(0.05), readout_format(1.0), readout_format(2.5)
+    ('.3f', '.2f', '.0f', '.1f')
+    """
+    exponent = Decimal(repr(float(step))).normalize().as_tuple().exponent
+    return f".{min(6, max(0, -int(exponent)))}f"
 
 
 def param_sliders(metric_names: list[str]) -> list[Any]:
@@ -85,8 +100,17 @@ def param_sliders(metric_names: list[str]) -> list[Any]:
 
 
 def level_sliders(metric_names: list[str]) -> list[tuple[str, str, str, float, float, float, float]]:
-    """``(metric, which, label, min, max, step, start)`` for the level thresholds of these metrics that are set
-    by numbers on a finite value range (a moved slider sets ``levels={metric: {...}}`` on the value)."""
+    """``(metric, which, label, min, max, step, start)`` for the level thresholds of these metrics whose declared
+    rule is a pair of numbers, on a finite value range.
+
+    The sliders move the rule's own thresholds (a moved slider sets ``levels={metric: {"medium": m, "high": h,
+    "on": "rule"}}``): they start at the rule's thresholds and read in the direction of the quantity the rule
+    grades (:func:`~synthpriv_report.registry.graded_direction`), which may differ from the metric's: the holdout
+    tests' value is a score where higher is safer, their rule grades D, where higher is riskier.
+
+    >>> [s[:3] for s in level_sliders(["dcr_test"])]
+    [('dcr_test', 'high', 'dcr_test: high risk above'), ('dcr_test', 'medium', 'dcr_test: medium risk above')]
+    """
     out = []
     for name in metric_names:
         spec = get_spec(name)
@@ -97,7 +121,7 @@ def level_sliders(metric_names: list[str]) -> list[tuple[str, str, str, float, f
         if ls.rule is not None or ls.medium is None or ls.high is None:
             continue
         step = (hi - lo) / 100.0
-        side = _RISKIER_SIDE[spec.direction]
+        side = _RISKIER_SIDE[graded_direction(spec)]
         for which in ("high", "medium"):
             start = float(getattr(ls, which))
             out.append((name, which, f"{name}: {which} risk {side}", lo, hi, step, min(hi, max(lo, start))))
@@ -108,7 +132,9 @@ class Explorer:
     """The widget tree of :func:`explore` and its update logic (usable headlessly).
 
     Sliders are built from the metric declarations: every declared parameter with a slider range of the
-    evaluation's metrics, and the level thresholds of the metrics whose rule is a pair of numbers.
+    evaluation's metrics, and the level thresholds of the metrics whose rule is a pair of numbers (on the quantity
+    the rule grades, in its direction; see :func:`level_sliders`). Each slider's readout shows as many decimals as
+    its step has.
 
     Attributes
     ----------
@@ -131,9 +157,15 @@ class Explorer:
         names = list(ev.metric_names)
         self.params: dict[str, Any] = {k: v for k, v in ev.default_params.items() if k != "levels"}
         self.params.update({k: v for k, v in params.items() if k != "levels"})
-        self.levels: dict[str, dict[str, float]] = {}
+        self.levels: dict[str, dict[str, Any]] = {}
         for name, spec in (params.get("levels") or ev.default_params.get("levels") or {}).items():
             self.levels[name] = dict(spec)
+        ruled = {m for m, *_ in level_sliders(names)}
+        for name in ruled & set(self.levels):
+            # thresholds given on the value are the rule's own where the rule grades the value (or a bound of it)
+            # in its direction: they start the sliders; others stay as given until a slider of theirs moves
+            if self.levels[name].get("on", "value") == "rule" or on_headline(get_spec(name).level, get_spec(name)):
+                self.levels[name]["on"] = "rule"
         self.timings: list[float] = []
         style = {"description_width": "260px"}
         layout = w.Layout(width="520px")
@@ -146,15 +178,18 @@ class Explorer:
             lo, hi, step = p.slider
             s = w.FloatSlider(value=float(self.params[p.name]), min=lo, max=hi, step=step,
                               description=p.label or p.name, continuous_update=False, style=style, layout=layout,
-                              readout_format=".2f", tooltip=p.doc)
+                              readout_format=readout_format(step), tooltip=p.doc)
             s.observe(self._on_change(p.name), names="value")
             self.sliders[p.name] = s
             self._param_keys.append(p.name)
         self._level_keys: list[str] = []
         for metric, which, label, lo, hi, step, start in level_sliders(names):
-            default = self.levels.get(metric, {}).get(which, start)
+            given = self.levels.get(metric, {})
+            default = given.get(which, start) if given.get("on") == "rule" else start
+            default = start if default is None else default  # a level switched off: the slider at the rule's
             s = w.FloatSlider(value=float(default), min=lo, max=hi, step=step, description=label,
-                              continuous_update=False, style=style, layout=layout, readout_format=".2f")
+                              continuous_update=False, style=style, layout=layout,
+                              readout_format=readout_format(step))
             s.observe(self._on_level(metric, which), names="value")
             key = f"levels:{metric}:{which}"
             self._start[key] = float(default)
@@ -193,8 +228,11 @@ class Explorer:
         return self.ev.results(**self.params, levels=levels)
 
     def _both(self, metric: str, given: Mapping[str, Any]) -> dict[str, Any]:
-        """Both thresholds of ``metric``: those given, the other from its slider (None without one)."""
+        """Both thresholds of ``metric``: those given, the other from its slider (None without one); a slider's
+        number is on the rule's quantity, so only thresholds on the rule take one."""
         out = dict(given)
+        if out.get("on") != "rule" and any(k not in out for k in ("medium", "high")):
+            return out  # thresholds on the value given by the caller: checked (and refused) as given
         for which in ("medium", "high"):
             if which not in out:
                 slider = self.sliders.get(f"levels:{metric}:{which}")
@@ -214,13 +252,17 @@ class Explorer:
             if self._syncing:
                 return
             value = float(change["new"])
-            self.levels.setdefault(metric, {})[which] = value
             partner = "medium" if which == "high" else "high"
             key = f"levels:{metric}:{partner}"
+            mine = self.levels.get(metric, {})
+            if mine.get("on") != "rule":  # the sliders take over from thresholds given on the value
+                mine = {partner: float(self.sliders[key].value)} if key in self.sliders else {}
+            self.levels[metric] = {**mine, which: value, "on": "rule"}
             current = self.levels[metric].get(partner)
             if current is None and key in self.sliders:
                 current = float(self.sliders[key].value)
-            if current is not None and crossed(get_spec(metric).direction, which, value, current):
+            # the pair stays in order on the rule's own quantity, in its direction (not the metric's)
+            if current is not None and crossed(graded_direction(get_spec(metric)), which, value, current):
                 # a threshold moved past its partner takes the partner along (the pair stays in order)
                 self.levels[metric][partner] = value
                 if key in self.sliders:
@@ -276,7 +318,8 @@ class Explorer:
                 self._set_quietly(key, float(self.params[key]))
         for key in self._level_keys:
             _, metric, which = key.split(":", 2)
-            value = self.levels.get(metric, {}).get(which, self._start.get(key))
+            mine = self.levels.get(metric, {})
+            value = mine.get(which, self._start.get(key)) if mine.get("on") == "rule" else self._start.get(key)
             if value is not None:
                 self._set_quietly(key, float(value))
 
@@ -300,6 +343,9 @@ class Explorer:
 def explore(ev: Any, **params: Any) -> Explorer:
     """Sliders for alpha, the NNDR, CVP and DVP thresholds, the HitR divisor and the level thresholds of the
     privacy score and the holdout share; each move re-reduces cached arrays and updates the views.
+
+    A level slider moves its metric's rule's own threshold, on the quantity the rule grades and in its direction
+    (D for the holdout tests: "high risk above 50"), as ``levels={metric: {..., "on": "rule"}}`` would.
 
     Parameters
     ----------
@@ -365,7 +411,8 @@ def compare(evaluations: Mapping[str, Any] | Comparison, metric: str, param: str
     first = next(iter(evaluations.values()))
     start = float(first.default_params[param] if value is None else value)
     slider = w.FloatSlider(value=start, min=min, max=max, step=step, description=param,
-                           continuous_update=False, readout_format=".2f", layout=w.Layout(width="520px"))
+                           continuous_update=False, readout_format=readout_format(step),
+                           layout=w.Layout(width="520px"))
     table = w.HTML()
     status = w.HTML()
     draws = figure and bool(get_spec(metric).figures)

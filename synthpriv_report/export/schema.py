@@ -171,7 +171,7 @@ JSON_SCHEMA: dict[str, Any] = {
         },
         "params": {"type": "object", "properties": {
             "levels": {"type": ["object", "null"], "additionalProperties": {
-                "type": "object", "properties": {"medium": _NUM, "high": _NUM}}}}},
+                "type": "object", "properties": {"medium": _NUM, "high": _NUM, "on": {"enum": ["value", "rule"]}}}}}},
         "metrics": {"type": "object", "additionalProperties": _METRIC},
         "settings": {
             "type": "object",

@@ -204,3 +204,153 @@ def test_a_kept_legend_is_pixel_for_pixel_a_typeset_one():
     assert png == LiveFigure("near_copies", panels=("honest", "leaky")).draw(moved)
     # the same results drawn again: the kept legend again, the same pixels
     assert live.draw(moved) == png
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# level sliders read in the direction of the quantity their rule grades (the lab, round two, item 4)
+
+#: The holdout tests (a score where higher is safer, graded on D where higher is riskier), a share and a score
+#: graded on bounds of themselves, a difference of shares, and a parameter slider with a step of 0.001.
+RULED = ["holdout_dcr_share", "privacy_score", "nndr", "near_copies", "dcr_test", "nndr_test"]
+
+
+@pytest.fixture(scope="module")
+def ruled() -> Evaluation:
+    T, S, H = mixed(150, 7, n_synthetic=150, copied=100)
+    ev = Evaluation(T, S, H, metrics=RULED, progress=False, n_bootstrap=20)
+    ev.results()
+    return ev
+
+
+def _rule_direction(metric: str) -> str:
+    """The direction of the quantity a metric's rule grades, read from the registry here (not through the
+    package's helper): the rule's own where it declares one, else the metric's."""
+    from synthpriv_report.registry import get_spec
+
+    spec = get_spec(metric)
+    return spec.level.direction or spec.direction
+
+
+def _decimals(step: float) -> int:
+    text = f"{step:.10f}".rstrip("0")
+    return len(text.split(".")[1])
+
+
+def _in_order(direction: str, medium: float, high: float) -> bool:
+    """Medium on the safe side of high (or on it), in ``direction``."""
+    return high >= medium if direction == "higher_is_riskier" else high <= medium
+
+
+def test_every_level_slider_reads_in_its_rules_direction_and_starts_in_order():
+    """Every level slider the registry gives (all metrics, not only one evaluation's): the word of its label
+    follows the direction of the quantity its rule grades, it starts at the rule's threshold, the pair starts
+    uncrossed, and its readout shows as many decimals as its step has."""
+    from synthpriv_report.display.widgets import level_sliders, readout_format
+    from synthpriv_report.registry import REGISTRY, LevelSpec
+
+    sliders = level_sliders(list(REGISTRY))
+    ruled_metrics = {n for n, s in REGISTRY.items()
+                     if isinstance(s.level, LevelSpec) and s.level.rule is None
+                     and s.level.medium is not None and s.level.high is not None
+                     and all(abs(v) < float("inf") for v in s.value_range)}  # a slider needs a finite range
+    assert {m for m, *_ in sliders} == ruled_metrics
+    against = {n for n in ruled_metrics if _rule_direction(n) != REGISTRY[n].direction}
+    assert {"dcr_test", "nndr_test"} <= against  # the metrics whose rule runs against their value
+    starts: dict[str, dict[str, float]] = {}
+    for metric, which, label, lo, hi, step, start in sliders:
+        word = "above" if _rule_direction(metric) == "higher_is_riskier" else "below"
+        assert label == f"{metric}: {which} risk {word}", (metric, label)
+        assert start == getattr(REGISTRY[metric].level, which) and lo <= start <= hi
+        assert int(readout_format(step)[1:-1]) == _decimals(step), (metric, step)
+        starts.setdefault(metric, {})[which] = start
+    for metric, pair in starts.items():
+        assert _in_order(_rule_direction(metric), pair["medium"], pair["high"]), (metric, pair)
+
+
+def test_every_slider_reads_out_as_many_decimals_as_its_step(ruled):
+    x = ruled.explore()
+    steps = {k: s.step for k, s in x.sliders.items()}
+    assert steps["near_copy_quantile"] == 0.001  # a 0.001-step slider reads three decimals, not two
+    for key, s in x.sliders.items():
+        assert int(s.readout_format[1:-1]) == _decimals(s.step), (key, s.step, s.readout_format)
+    box = compare({"leaky": ruled}, "near_copies", "near_copy_quantile", min=0.001, max=0.1, step=0.001,
+                  figure=False)
+    assert box.children[0].readout_format == ".3f"
+
+
+def test_dragging_each_level_slider_keeps_the_pair_in_order_and_grades_like_results(ruled, monkeypatch):
+    """Each level slider of each metric dragged across its whole range, up then down: after every move the pair
+    is uncrossed in its rule's direction, the partner moved only when the moved threshold passed it (and then to
+    it), and the level the panel is given equals ``results(levels=...)`` with the sliders' thresholds on the
+    rule."""
+    import numpy as np
+
+    x = ruled.explore()
+    searches = ruled.search_count
+    shown: list = []
+    monkeypatch.setattr(x, "_refresh", lambda rs, *, figures: shown.append(rs))
+    keys = [k for k in x.sliders if k.startswith("levels:")]
+    assert {k.split(":")[1] for k in keys} == {"holdout_dcr_share", "privacy_score", "nndr", "dcr_test",
+                                                "nndr_test"}
+    graded_d = {m: ruled.results()[m].level_rule.graded for m in ("dcr_test", "nndr_test")}
+    for key in keys:
+        _, metric, which = key.split(":")
+        partner_key = f"levels:{metric}:{'medium' if which == 'high' else 'high'}"
+        direction = _rule_direction(metric)
+        s, partner = x.sliders[key], x.sliders[partner_key]
+        n = round((s.max - s.min) / s.step)
+        positions = [float(v) for v in np.round(np.linspace(s.min, s.max, n + 1), 10)]
+        seen = set()
+        for v in positions + positions[::-1]:
+            before = partner.value
+            s.value = v
+            med, high = (s.value, partner.value) if which == "medium" else (partner.value, s.value)
+            assert _in_order(direction, med, high), (key, v, med, high)
+            had_to = not _in_order(direction, *((v, before) if which == "medium" else (before, v)))
+            assert partner.value == (v if had_to else before), (key, v, before, partner.value)
+            direct = ruled.results(levels={metric: {"medium": med, "high": high, "on": "rule"}})[metric]
+            assert shown[-1][metric].level == direct.level, (key, v)
+            assert shown[-1][metric].level_rule.source == "user"
+            if metric in graded_d:  # the thresholds are on D, where higher is riskier
+                d = graded_d[metric]
+                if abs(d - high) > 1e-6 and abs(d - med) > 1e-6:
+                    want = "high" if d > high else "medium" if d > med else None
+                    assert (direct.level == want) if want else direct.level in ("low", "inconclusive"), (key, v)
+            seen.add(direct.level)
+        if metric in graded_d:
+            assert {"high", "medium"} <= seen  # the drag crossed the graded D both ways
+    assert ruled.search_count == searches  # level moves re-grade; nothing is searched again
+
+
+def test_dcr_test_and_nndr_test_level_sliders_read_above_and_start_uncrossed(ruled):
+    """Regression: the holdout tests' level sliders read "high risk below 50 / medium risk below 10" and started
+    crossed, because their labels and ordering guard took the metric's direction (the score: higher is safer)
+    instead of their rule's (D: higher is riskier); the first drag of the medium threshold pulled the high one
+    along. They now read "above", start at the rule's 50 and 10, a drag moves one threshold, and the level shown
+    is the one ``results(levels=...)`` gives with the same thresholds on D."""
+    x = ruled.explore()
+    before = x.summary.value
+    for metric in ("dcr_test", "nndr_test"):
+        high, medium = x.sliders[f"levels:{metric}:high"], x.sliders[f"levels:{metric}:medium"]
+        assert high.description == f"{metric}: high risk above" and high.value == 50.0
+        assert medium.description == f"{metric}: medium risk above" and medium.value == 10.0
+        d = ruled.results()[metric].level_rule.graded
+        medium.value = 20.0
+        assert high.value == 50.0 and not x._notes and "moved with" not in x.status.value
+        high.value = round(d) + 1.0 if d < 99 else 99.0  # just above the graded D: no longer high
+        assert medium.value == 20.0
+        rs = x._results()
+        direct = ruled.results(levels={metric: {"medium": 20.0, "high": high.value, "on": "rule"}})
+        assert 20.0 < d < high.value  # D's lower bound now lies between the two thresholds
+        assert rs[metric].level == direct[metric].level == "medium"
+        assert rs[metric].level_rule.medium == 20.0 and rs[metric].level_rule.high == high.value
+    assert x.summary.value != before
+    # the rule's own thresholds given on the rule grade exactly as the default rule does
+    same = ruled.results(levels={m: {"medium": 10.0, "high": 50.0, "on": "rule"} for m in ("dcr_test", "nndr_test")})
+    default = ruled.results()
+    assert all(same[m].level == default[m].level for m in ("dcr_test", "nndr_test"))
+    # thresholds on the value keep the metric's direction; on the rule, the rule's
+    with pytest.raises(ValueError, match="higher is safer"):
+        ruled.results(levels={"dcr_test": {"medium": 10.0, "high": 50.0}})
+    with pytest.raises(ValueError, match="quantity its rule grades where higher is riskier"):
+        ruled.results(levels={"dcr_test": {"medium": 50.0, "high": 10.0, "on": "rule"}})
