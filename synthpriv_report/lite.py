@@ -133,9 +133,31 @@ def _project(wheel_name: str) -> str:
     return re.sub(r"[-_.]+", "-", wheel_name.split("-")[0]).lower()
 
 
+#: What a first visit downloads into the browser (Pyodide, NumPy, pandas, SciPy, matplotlib, scikit-learn and the
+#: widgets), in megabytes, as the site's test in Chromium measured it.
+DOWNLOAD_MB = 75
+#: Markers around text of a notebook's Markdown that is about a local installation only (compiling the kernels,
+#: say): the browser's copy leaves it out. HTML comments, so a notebook shows nothing of them.
+LOCAL_ONLY = ("<!-- local only -->", "<!-- /local only -->")
+
+
+def _without_local_only(text: str) -> str:
+    """``text`` less every span between :data:`LOCAL_ONLY` markers (markers included).
+
+    >>> _without_local_only("a <!-- local only -->b <!-- /local only -->c")
+    'a c'
+    """
+    start, end = LOCAL_ONLY
+    while start in text and end in text[text.index(start):]:
+        i = text.index(start)
+        j = text.index(end, i) + len(end)
+        text = text[:i] + text[j:]
+    return text
+
+
 def _install_source(site_first: Sequence[str]) -> list[str]:
     lines = ["# In the browser: install the package from this site (the first run downloads Python's\n",
-             "# scientific libraries, about 45 MB, which the browser then keeps)\n"]
+             f"# scientific libraries, about {DOWNLOAD_MB} MB, which the browser then keeps)\n"]
     if site_first:
         # index_urls given: micropip asks the package indexes (this site's own first) before Pyodide's lock
         lines += ["import piplite\n",
@@ -144,8 +166,9 @@ def _install_source(site_first: Sequence[str]) -> list[str]:
 
 
 def prepare_notebook(nb: dict, *, site_first: Sequence[str] = ()) -> dict:
-    """A copy of notebook ``nb`` (nbformat 4 JSON) for JupyterLite: JupyterLite's kernel, outputs cleared, and a
-    first cell that installs the package (and its dependencies) from the site's own package index.
+    """A copy of notebook ``nb`` (nbformat 4 JSON) for JupyterLite: JupyterLite's kernel, outputs cleared, Markdown
+    about a local installation left out (between :data:`LOCAL_ONLY` markers), and a cell that installs the package
+    (and its dependencies) from the site's own package index: the first code cell, below the notebook's title.
 
     ``site_first`` names packages that the site's index carries in place of a Pyodide distribution that lists
     them but lacks their files (an offline bundle): the install cell installs those from the site before the
@@ -158,12 +181,20 @@ def prepare_notebook(nb: dict, *, site_first: Sequence[str] = ()) -> dict:
         if cell.get("cell_type") == "code":
             cell["outputs"] = []
             cell["execution_count"] = None
+        elif cell.get("cell_type") == "markdown":
+            text = "".join(cell.get("source", ""))
+            if LOCAL_ONLY[0] in text:
+                cell["source"] = _without_local_only(text)
     install = {
         "cell_type": "code", "execution_count": None, "id": "synthpriv-lite-install", "metadata": {},
         "outputs": [],
         "source": _install_source(site_first),
     }
-    nb["cells"] = [install] + nb.get("cells", [])
+    cells = nb.get("cells", [])
+    # below the notebook's title, where it opens with one (a Markdown cell starting with a level-1 heading)
+    at = 1 if cells and cells[0].get("cell_type") == "markdown" and "".join(
+        cells[0].get("source", "")).lstrip().startswith("# ") else 0
+    nb["cells"] = cells[:at] + [install] + cells[at:]
     return nb
 
 

@@ -27,8 +27,8 @@ _RISKIER_SIDE = {"higher_is_riskier": "above", "higher_is_safer": "below"}
 
 #: The small HTML pieces of the widgets: every string goes through the one autoescaping Jinja environment.
 _HEADING = "<b>{{ text }}</b>"
-_STATUS = ("<span style='color:var(--jp-ui-font-color2, #57606a);font-size:0.85em'>updated in {{ ms }} ms; "
-           "neighbour searches so far: {{ searches }}</span>{% for n in notes %}<div class='spr-note' "
+_STATUS = ("<span style='color:var(--jp-ui-font-color2, #57606a);font-size:0.85em'>updated in {{ ms }} ms, from "
+           "the distances already computed (nothing searched again)</span>{% for n in notes %}<div class='spr-note' "
            "style='font-size:0.85em'>{{ n }}</div>{% endfor %}")
 _TIMING = "<span style='color:var(--jp-ui-font-color2, #57606a);font-size:0.85em'>updated in {{ ms }} ms</span>"
 _PROBLEM = ("<div role='alert' style='color:var(--jp-error-color1, #b42318);font-size:0.85em'>{{ text }} The "
@@ -305,7 +305,7 @@ class Explorer:
             return
         self._good = (dict(self.params), {m: dict(v) for m, v in self.levels.items()})
         self.timings.append(time.perf_counter() - t0)
-        self.status.value = html(_STATUS, ms=f"{self.timings[-1] * 1000:.0f}", searches=self.ev.search_count,
+        self.status.value = html(_STATUS, ms=f"{self.timings[-1] * 1000:.0f}",
                                  notes=notes)
 
     def _restore(self) -> None:

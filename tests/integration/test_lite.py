@@ -33,6 +33,25 @@ def test_prepare_notebook_sets_the_jupyterlite_kernel_and_an_install_cell() -> N
     assert out["cells"][1]["execution_count"] is None
 
 
+def test_the_install_cell_goes_below_the_title_and_local_only_text_is_left_out() -> None:
+    """The browser's copy opens with the notebook's title, then the install cell; a sentence about compiling the
+    kernels on a local installation (between the markers) is not in it."""
+    nb = {"cells": [{"cell_type": "markdown", "source": "# The lab\n\nIntro.", "metadata": {}},
+                    {"cell_type": "markdown", "metadata": {},
+                     "source": "Setup. <!-- local only -->It compiles its kernels. <!-- /local only -->Then go."},
+                    {"cell_type": "code", "source": "x = 1", "outputs": [], "execution_count": None, "metadata": {}}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    out = lite.prepare_notebook(nb)
+    assert out["cells"][0]["source"].startswith("# The lab")
+    assert out["cells"][1]["id"] == "synthpriv-lite-install"
+    assert out["cells"][2]["source"] == "Setup. Then go."
+    assert "compiles" in nb["cells"][1]["source"]  # the input is left alone
+    assert f"about {lite.DOWNLOAD_MB} MB" in "".join(out["cells"][1]["source"])
+    lab = json.loads((ROOT / "notebooks" / "02_teaching_the_metrics.ipynb").read_text(encoding="utf-8"))
+    text = " ".join("".join(c["source"]) for c in lite.prepare_notebook(lab)["cells"] if c["cell_type"] == "markdown")
+    assert "warmup" not in text and "compile" not in text
+
+
 def test_packages_an_offline_bundle_lacks_are_installed_from_the_site_first() -> None:
     """Named packages (listed by the bundled Pyodide's lock, whose files it lacks) are installed from the site's
     own index before the package, with index_urls given so that micropip asks the index before the lock."""
