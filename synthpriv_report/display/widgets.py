@@ -489,14 +489,14 @@ def side_by_side(results: Mapping[str, Any], *, index: int = 0) -> Any:
 #: The table of :func:`leak_explorer`: one row per measure, its value and level at the chosen leak, and the
 #: smallest leak (of those computed) at which its level is no longer low.
 _LEAK_TABLE = """<div class="spr-report"><style>{% include "style.css.j2" %}</style>
-<table><caption>{{ caption }}</caption>
+<div style="overflow-x:auto;max-width:100%"><table><caption>{{ caption }}</caption>
 <thead><tr><th scope="col">Measure</th><th scope="col" class="spr-num">Value</th>
 <th scope="col" class="spr-num">Interval</th><th scope="col">Level</th>
-<th scope="col" class="spr-num">First leak at which it is above low</th></tr></thead>
+<th scope="col" class="spr-num">First leak above low</th></tr></thead>
 <tbody>{% for r in rows %}<tr><th scope="row">{{ r.title }}<br><code>{{ r.name|wbr }}</code></th>
-<td class="spr-num">{{ r.value }}</td><td class="spr-num">{{ r.interval }}</td>
+<td class="spr-num">{{ r.value }}</td><td class="spr-num" style="white-space:nowrap">{{ r.interval }}</td>
 <td><span class="spr-badge spr-{{ r.level or 'none' }}">{{ (r.level ~ ' risk') if r.level else 'no level' }}</span></td>
-<td class="spr-num">{{ r.first }}</td></tr>{% endfor %}</tbody></table>
+<td class="spr-num">{{ r.first }}</td></tr>{% endfor %}</tbody></table></div>
 <p class="spr-muted">Verdict at this leak: {{ verdict }}.</p></div>"""
 
 
