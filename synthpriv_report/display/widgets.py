@@ -410,9 +410,13 @@ def compare(evaluations: Mapping[str, Any] | Comparison, metric: str, param: str
         evaluations = evaluations.evaluations
     first = next(iter(evaluations.values()))
     start = float(first.default_params[param] if value is None else value)
-    slider = w.FloatSlider(value=start, min=min, max=max, step=step, description=param,
-                           continuous_update=False, readout_format=readout_format(step),
-                           layout=w.Layout(width="520px"))
+    declared = next((p for name in evaluations_metrics(evaluations) for p in get_spec(name).params
+                     if p.name == param), None)
+    slider = w.FloatSlider(value=start, min=min, max=max, step=step,
+                           description=(declared.label if declared is not None and declared.label else param),
+                           tooltip=None if declared is None else declared.doc, continuous_update=False,
+                           readout_format=readout_format(step), style={"description_width": "200px"},
+                           layout=w.Layout(width="560px"))
     table = w.HTML()
     status = w.HTML()
     draws = figure and bool(get_spec(metric).figures)
@@ -498,6 +502,12 @@ _LEAK_TABLE = """<div class="spr-report"><style>{% include "style.css.j2" %}</st
 <td><span class="spr-badge spr-{{ r.level or 'none' }}">{{ (r.level ~ ' risk') if r.level else 'no level' }}</span></td>
 <td class="spr-num">{{ r.first }}</td></tr>{% endfor %}</tbody></table></div>
 <p class="spr-muted">Verdict at this leak: {{ verdict }}.</p></div>"""
+
+
+def evaluations_metrics(evaluations: Mapping[str, Any]) -> list[str]:
+    """The metrics any of ``evaluations`` computes, in the order of the first (a parameter's label is looked up
+    among them)."""
+    return list(dict.fromkeys(name for ev in evaluations.values() for name in ev.metric_names))
 
 
 def first_reactions(results: Mapping[float, Any]) -> dict[str, float | None]:
