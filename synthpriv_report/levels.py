@@ -162,7 +162,7 @@ def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Map
     levels = levels or {}
     user = levels.get(spec.name)
     ls = resolve_level(spec, result)
-    on_rule = bool(user) and user.get("on") == "rule"  # the rule's own thresholds moved (below)
+    on_rule = user is not None and str(user.get("on")) == "rule"  # the rule's own thresholds moved (below)
     if user and ls is not None and not on_rule:
         headline = on_headline(ls, spec)
         m, h = user.get("medium"), user.get("high")
@@ -195,7 +195,7 @@ def apply_level(spec: MetricSpec, result: MetricResult, levels: Mapping[str, Map
     if ls is None:
         return replace(result, level=None, level_rule=None)
     medium, high, source = ls.medium, ls.high, ls.source
-    if on_rule:
+    if on_rule and user is not None:
         medium, high, source = user.get("medium"), user.get("high"), "user"
     elif ls.family and ls.family in levels:
         fam_user = levels[ls.family]

@@ -100,8 +100,12 @@ def _direction_of(name: str, on: str = "value") -> Direction:
 
 
 def _on(name: str, on: Any, families: Mapping[str, LevelSpec]) -> str:
-    """The checked ``"on"`` of ``levels[name]``: ``"value"`` (the default) or ``"rule"``, the latter only for a
-    metric whose declared rule is a pair of thresholds (a family's thresholds are always its rule's)."""
+    """The checked ``"on"`` of ``levels[name]`` (None: not given): ``"value"`` (a metric's default) or ``"rule"``,
+    the latter only for a metric whose declared rule is a pair of thresholds; a family's thresholds are always its
+    rule's (``"rule"``, given or not)."""
+    if name in families and on is None:
+        return "rule"
+    on = "value" if on is None else on
     if on not in ("value", "rule"):
         raise ValueError(f"levels[{name!r}]['on'] must be 'value' or 'rule', got {on!r}")
     if name in families:
@@ -157,7 +161,7 @@ def validate_levels(levels: Any) -> dict[str, dict[str, Any]] | None:
                     f"it)" if missing and isinstance(rule, Mapping) and not set(rule) - set(_KEYS) - {_ON} else "")
             raise ValueError(f"levels[{name!r}] must be a dict with the keys 'medium' and 'high' (and optionally "
                              f"'on': 'value' or 'rule'), got {rule!r}{hint}")
-        on = _on(name, rule.get(_ON, "value"), fam)
+        on = _on(name, rule.get(_ON), fam)
         user: dict[str, Any] = {k: None if rule[k] is None else _number(name, k, rule[k]) for k in _KEYS}
         m, h = user["medium"], user["high"]
         if m is not None and h is not None:
