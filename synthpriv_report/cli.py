@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import contextlib
 import os
 import re
 import shlex
@@ -59,7 +60,7 @@ import threading
 import time
 import traceback
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -649,14 +650,9 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
         data = report_data(ev, inputs=inputs)
         bar.update(1)
         # every document is complete before any file is replaced
-        try:
+        with _writing(args):
             written = write_reports(data, html=html, pdf=pdf, json=js, pdf_dossier=pdf_dossier,
                                     engine=args.pdf_engine, on_stage=step)
-        except OSError as exc:  # an output that cannot be written, or a PDF program not found
-            raise _UserError(f"cannot write the reports: {exc}") from exc
-        except ImportError as exc:
-            raise _UserError(f"the PDF engine {args.pdf_engine!r} is not installed ({exc}); install the package "
-                             "with its extras (pip install \"synthpriv_report[all]\") or leave out the PDF") from exc
     finally:
         bar.close()
     verdict = data.results.verdict
@@ -670,6 +666,19 @@ def _run(real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | No
         _say(f"the verdict ({shown}) reaches --fail-on {args.fail_on}: exit status {EXIT_FAIL_ON}")
         return EXIT_FAIL_ON
     return EXIT_OK
+
+
+@contextlib.contextmanager
+def _writing(args: argparse.Namespace) -> Iterator[None]:
+    """Around writing the documents: an output that cannot be written (or a PDF program not found), and a PDF
+    engine that is not installed, become one-line user errors."""
+    try:
+        yield
+    except OSError as exc:
+        raise _UserError(f"cannot write the reports: {exc}") from exc
+    except ImportError as exc:
+        raise _UserError(f"the PDF engine {args.pdf_engine!r} is not installed ({exc}); install the package "
+                         "with its extras (pip install \"synthpriv_report[all]\") or leave out the PDF") from exc
 
 
 def _context(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -840,16 +849,11 @@ def _compare(args: argparse.Namespace) -> int:
         ranking = cmp.ranking()
         chosen = cmp.chosen(args.choose)
         bar.update(1)
-        try:
+        with _writing(args):
             written = write_comparison_reports(cmp, chosen=chosen, html=args.html, pdf=args.pdf, json=args.json,
                                                engine=args.pdf_engine, reveal_real_values=args.reveal_real_values,
                                                inputs=inputs,
                                                on_stage=lambda name, done: bar.update(1) if done else bar.note(name))
-        except OSError as exc:
-            raise _UserError(f"cannot write the reports: {exc}") from exc
-        except ImportError as exc:
-            raise _UserError(f"the PDF engine {args.pdf_engine!r} is not installed ({exc}); install the package "
-                             "with its extras (pip install \"synthpriv_report[all]\") or leave out the PDF") from exc
         bar.update(1)
     finally:
         bar.close()
@@ -945,15 +949,10 @@ def _audit(args: argparse.Namespace) -> int:
                      if isinstance(getattr(args, role, None), str)}
             run.evaluation.record_provenance(command=shlex.join(["synthpriv-report", *words]), files=roles)
         bar.update(1)
-        try:
+        with _writing(args):
             written = write_audit_reports(au, html=args.html, pdf=args.pdf, json=args.json, engine=args.pdf_engine,
                                           reveal_real_values=args.reveal_real_values, inputs=inputs,
                                           on_stage=lambda name, done: bar.update(1) if done else bar.note(name))
-        except OSError as exc:
-            raise _UserError(f"cannot write the reports: {exc}") from exc
-        except ImportError as exc:
-            raise _UserError(f"the PDF engine {args.pdf_engine!r} is not installed ({exc}); install the package "
-                             "with its extras (pip install \"synthpriv_report[all]\") or leave out the PDF") from exc
         bar.update(1)
     finally:
         bar.close()

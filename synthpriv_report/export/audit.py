@@ -15,7 +15,6 @@ guesses (:func:`~synthpriv_report.stats.one_run_epsilon`), the shadow-model atta
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Mapping
@@ -28,7 +27,7 @@ from ..formats import level_text
 from ..registry import get_spec
 from ..shadow import shadow_epsilon
 from ..stats import one_run_epsilon
-from .document import ReportData, content_digest, dumps, report_data, with_digest
+from .document import ReportData, dumps, read_document, report_data, with_digest
 from .notebook import DEFAULT_TITLE
 from .templating import render
 
@@ -151,14 +150,7 @@ def load_audit(path: str | os.PathLike[str]) -> tuple[dict[str, Any], ReportData
     ValueError
         Naming the file and what does not hold.
     """
-    source = Path(path).name
-    with open(path, encoding="utf-8") as f:
-        doc = json.load(f)
-    if not isinstance(doc, Mapping) or doc.get("schema") != AUDIT_DOCUMENT_SCHEMA:
-        raise ValueError(f"{source}: not a generator audit document (schema {AUDIT_DOCUMENT_SCHEMA!r} expected)")
-    stated = (doc.get("digest") or {}).get("value")
-    if stated != content_digest(doc):
-        raise ValueError(f"{source}: field digest: the document's content does not match its SHA-256 digest")
+    doc, source = read_document(path, AUDIT_DOCUMENT_SCHEMA, "a generator audit document")
     data = None
     if doc.get("first_run_report") is not None:
         try:

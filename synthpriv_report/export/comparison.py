@@ -12,7 +12,6 @@ verdict's rate divided by the number of releases compared.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,7 +21,7 @@ from ..display.comparison import comparison_view, epsilon_sweep_figure, worst_at
 from ..display.figures import data_uri, render_figure
 from ..formats import level_text
 from ..plotting import COLORS
-from .document import ReportData, content_digest, dumps, report_data, with_digest
+from .document import ReportData, dumps, read_document, report_data, with_digest
 from .notebook import DEFAULT_TITLE
 from .templating import render
 
@@ -73,14 +72,7 @@ def load_comparison(path: str | os.PathLike[str]) -> tuple[dict[str, Any], Repor
     ValueError
         Naming the file and what does not hold.
     """
-    source = Path(path).name
-    with open(path, encoding="utf-8") as f:
-        doc = json.load(f)
-    if not isinstance(doc, Mapping) or doc.get("schema") != COMPARISON_SCHEMA:
-        raise ValueError(f"{source}: not a comparison document (schema {COMPARISON_SCHEMA!r} expected)")
-    stated = (doc.get("digest") or {}).get("value")
-    if stated != content_digest(doc):
-        raise ValueError(f"{source}: field digest: the document's content does not match its SHA-256 digest")
+    doc, source = read_document(path, COMPARISON_SCHEMA, "a comparison document")
     try:
         data = report_data(doc["chosen_report"])
     except ValueError as exc:

@@ -199,6 +199,26 @@ def with_digest(document: Mapping[str, Any]) -> dict[str, Any]:
     return doc
 
 
+def read_document(path: str | os.PathLike[str], schema: str, what: str) -> tuple[dict[str, Any], str]:
+    """A JSON document of the package read from ``path``: its layout named ``schema`` and its SHA-256 digest
+    matching its content, else a ``ValueError`` naming the file (``what``: the kind of document, for the message).
+
+    Returns
+    -------
+    (dict, str)
+        The document and the file's name (for the caller's own messages).
+    """
+    source = Path(path).name
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    if not isinstance(doc, Mapping) or doc.get("schema") != schema:
+        raise ValueError(f"{source}: not {what} (schema {schema!r} expected)")
+    stated = (doc.get("digest") or {}).get("value")
+    if stated != content_digest(doc):
+        raise ValueError(f"{source}: field digest: the document's content does not match its SHA-256 digest")
+    return dict(doc), source
+
+
 def _check_digest(doc: Mapping[str, Any], source: str) -> None:
     """Refuse a document whose content no longer matches its digest (a document without one is accepted: it was
     written before digests existed)."""

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import math
 
-import numpy as np
 import pandas as pd
 import pytest
+from _support.generators import CopyTraining, Ignores
 from scipy.stats import t as student
 
 from synthpriv_report.audit import (
@@ -22,31 +22,6 @@ from synthpriv_report.audit import (
 from synthpriv_report.datasets import load_demo
 from synthpriv_report.generators import GeneratorError
 from synthpriv_report.stats import one_run_epsilon
-
-
-class CopyTraining:
-    """Memorises by construction: its sample is its training records, in their order, cycled."""
-
-    def fit(self, frame: pd.DataFrame) -> CopyTraining:
-        self.frame = frame.reset_index(drop=True)
-        return self
-
-    def sample(self, n: int) -> pd.DataFrame:
-        return self.frame.iloc[np.arange(n) % len(self.frame)].reset_index(drop=True)
-
-
-class Ignores:
-    """Never looks at its training records: its sample is drawn from a fixed pool of other real records."""
-
-    def __init__(self, pool: pd.DataFrame, random_state: int = 0):
-        self.pool, self.random_state = pool, random_state
-
-    def fit(self, frame: pd.DataFrame) -> Ignores:
-        return self
-
-    def sample(self, n: int) -> pd.DataFrame:
-        rng = np.random.default_rng(self.random_state)
-        return self.pool.iloc[rng.integers(0, len(self.pool), n)].reset_index(drop=True)
 
 
 @pytest.fixture(scope="module")

@@ -10,36 +10,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from _support.generators import CopyTraining, Ignores
 
 from synthpriv_report.generators import SequentialCART, as_generator
 from synthpriv_report.shadow import ShadowOutcome, gower_distances, shadow_attack, shadow_threshold
 from synthpriv_report.stats import clopper_pearson, epsilon_lower_bound
-
-
-class CopyTraining:
-    """Memorises by construction: its sample is its training records, in their order, cycled."""
-
-    def fit(self, frame: pd.DataFrame) -> CopyTraining:
-        self.frame = frame.reset_index(drop=True)
-        return self
-
-    def sample(self, n: int) -> pd.DataFrame:
-        return self.frame.iloc[np.arange(n) % len(self.frame)].reset_index(drop=True)
-
-
-class Ignores:
-    """Never looks at its training records: samples (seeded) from a fixed pool of other records."""
-
-    def __init__(self, pool: pd.DataFrame, random_state: int = 0) -> None:
-        self.pool = pool
-        self.random_state = random_state
-
-    def fit(self, frame: pd.DataFrame) -> Ignores:
-        return self
-
-    def sample(self, n: int) -> pd.DataFrame:
-        rng = np.random.default_rng(self.random_state)
-        return self.pool.iloc[rng.integers(0, len(self.pool), size=n)].reset_index(drop=True)
 
 
 def _frame(n: int, seed: int) -> pd.DataFrame:
