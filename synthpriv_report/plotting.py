@@ -2,7 +2,8 @@
 
 A metric's figure is part of its declaration and draws from its result alone (``result.evidence``); these helpers
 hold the common style: set colours, level colours (the same as the tables), empirical CDFs from stored quantiles,
-histograms from stored counts, an interval strip with reference lines. Nothing here computes a metric.
+histograms from stored counts, an interval strip with reference lines, and the limits of a value axis fitted to
+what is drawn on it (:func:`fit_axis`, :func:`hist_top`, :func:`quantile_top`). Nothing here computes a metric.
 
 One style for every figure: :func:`figure_style` is a context manager (a white grid theme, the
 colour-blind-safe palette, fonts of at least :data:`MIN_FONT_PT` points, deterministic SVG) entered around each
@@ -31,6 +32,15 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F
 MIN_FONT_PT = 8.0
 #: Widest figure, in inches: the text width of an A4 page with the reports' margins (182 mm) less a little.
 MAX_WIDTH_IN = 6.9
+#: The value axis of a distribution (histogram, ECDF) reaches at least this share of every set's records ...
+SHOWN_SHARE = 0.95
+#: ... and every histogram bin holding at least this share of a set's records: what lies beyond is the far tail,
+#: bars a few pixels high at the figures' size (of distances and ratios: the safe end). Above the 1% that a
+#: stored histogram's last bin may hold of values beyond its range (clipped into it).
+VISIBLE_BIN = 0.02
+#: Room left at each end of a fitted axis, as a share of the span of what it shows, so that a mark at an end (a
+#: point at exactly 0 or 1, a threshold line) is drawn whole.
+AXIS_MARGIN = 0.04
 
 
 #: The whitegrid look the figures were first drawn with (seaborn 0.13's ``axes_style("whitegrid")`` and
@@ -153,11 +163,86 @@ def hist(ax: Any, h: Mapping[str, Any] | None, *, filled: bool, **kw: Any) -> No
             alpha=0.45 if filled else 1.0, lw=1.6, **kw)
 
 
+def hist_top(h: Mapping[str, Any] | None, *, share: float = SHOWN_SHARE, visible: float = VISIBLE_BIN
+             ) -> float | None:
+    """Where the value axis of a stored histogram (``{"edges", "counts"}``) should end: the right edge of the bin
+    in which ``share`` of the records is reached, or of the last bin holding at least ``visible`` of them, whichever
+    lies further right. None for an empty histogram.
+
+    >>> hist_top({"edges": [0.0, 0.25, 0.5, 0.75, 1.0], "counts": [600, 395, 5, 0]})
+    0.5
+    >>> hist_top({"edges": [0.0, 0.25, 0.5, 0.75, 1.0], "counts": [90, 5, 0, 5]})
+    1.0
+    """
+    if not h:
+        return None
+    edges = np.asarray(h["edges"], dtype=np.float64)
+    counts = np.asarray(h["counts"], dtype=np.float64)
+    total = counts.sum()
+    if counts.size == 0 or total <= 0:
+        return None
+    reached = int(np.searchsorted(np.cumsum(counts) / total, share - 1e-12))
+    seen = np.flatnonzero(counts >= visible * total)
+    last = max(min(reached, counts.size - 1), int(seen[-1]) if seen.size else 0)
+    return float(edges[last + 1])
+
+
+def quantile_top(summary: Mapping[str, Any] | None, *, share: float = SHOWN_SHARE) -> float | None:
+    """Where the value axis of an ECDF drawn from a quantile summary should end: its ``share`` quantile (linear
+    between the stored quantiles). None for an empty summary.
+
+    >>> quantile_top({"probs": [0.0, 0.5, 1.0], "values": [0.0, 1.0, 9.0], "n": 3}, share=0.75)
+    5.0
+    """
+    if not summary or not summary.get("n"):
+        return None
+    xs = np.asarray(summary["values"], dtype=np.float64)
+    ps = np.asarray(summary["probs"], dtype=np.float64)
+    ok = np.isfinite(xs)
+    if not ok.any():
+        return None
+    return float(np.interp(share, ps[ok], xs[ok]))
+
+
+def fit_axis(ax: Any, values: Sequence[float | None], *, axis: str = "x", low: float | None = None,
+             high: float | None = None, margin: float = AXIS_MARGIN) -> tuple[float, float]:
+    """Set the limits of one axis of ``ax`` to what it shows: from the smallest to the largest of ``values`` (the
+    drawn data's ends and every reference line or marker), held within the metric's own range ``[low, high]``
+    where given, with ``margin`` of the span added at each end so that a mark at either end (a point at exactly
+    0, an error bar's cap, a line on the range's end) is drawn whole.
+
+    Returns the limits set. Values that are None or not finite are left out; when all are equal the axis spans
+    a tenth of their size (1 around 0).
+
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().subplots()
+    >>> fit_axis(ax, [0.0, 0.3, 0.5], low=0.0, high=1.0)
+    (-0.02, 0.52)
+    """
+    v = np.asarray([float(x) for x in values if x is not None], dtype=np.float64)
+    v = v[np.isfinite(v)]
+    a, b = (float(v.min()), float(v.max())) if v.size else (low if low is not None else 0.0, high or 1.0)
+    if low is not None:
+        a, b = max(a, low), max(b, low)
+    if high is not None:
+        a, b = min(a, high), min(b, high)
+    if b <= a:
+        b = a + (0.1 * abs(a) if a else 1.0)
+    span = b - a
+    lims = (round(a - margin * span, 12), round(b + margin * span, 12))
+    (ax.set_xlim if axis == "x" else ax.set_ylim)(*lims)
+    return lims
+
+
 def interval_strip(ax: Any, value: float, interval: Sequence[float] | None, level: str | None, *, label: str,
-                   refs: Sequence[tuple[float, str, str]] = (), xlim: tuple[float, float] = (0.0, 1.0)) -> Any:
+                   refs: Sequence[tuple[float, str, str]] = (), xlim: tuple[float, float] | None = None,
+                   bounds: tuple[float, float] = (0.0, 1.0), marks: Sequence[float] = ()) -> Any:
     """One value with its interval on a horizontal strip, with reference lines ``(x, label, linestyle)``.
 
-    The error bar never gets a negative length, whatever rounding did to the interval's ends.
+    The error bar never gets a negative length, whatever rounding did to the interval's ends. The x axis spans
+    the value, its interval, the reference lines and ``marks`` (other points the caller draws on the strip),
+    within ``bounds`` (the value's own range), with a margin at each end (:func:`fit_axis`); ``xlim`` sets it
+    instead.
     """
     for x, text, ls in refs:
         ax.axvline(x, color=COLORS["line"], ls=ls, lw=1.2, label=text)
@@ -168,7 +253,11 @@ def interval_strip(ax: Any, value: float, interval: Sequence[float] | None, leve
                     capsize=6, lw=2, ms=7, label=label)
     else:
         ax.plot([value], [0.0], "o", color=colour, label=label)
-    ax.set_xlim(*xlim)
+    if xlim is not None:
+        ax.set_xlim(*xlim)
+    else:
+        ends = [value, *(interval if interval is not None else ()), *(x for x, _, _ in refs), *marks]
+        fit_axis(ax, ends, low=bounds[0], high=bounds[1])
     ax.set_ylim(-1.0, 1.0)
     ax.set_yticks([])
     return ax

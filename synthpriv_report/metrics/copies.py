@@ -999,9 +999,9 @@ def copy_strip(ax: Any, result: MetricResult, *, what: str, xlabel: str, title: 
     words = base_words[0] if d.get("baseline", "holdout") == "holdout" else base_words[1]
     refs = [] if base is None else [(float(base), f"{words}: {base:.1%}", "--")]
     lo, hi = (result.interval if result.interval is not None else (v, v))
-    upper = min(1.0, max(0.05, hi * 1.2, (base or 0.0) * 1.2))
     label = f"{what} = {v:.1%} of synthetic (Wilson 95% {lo:.1%}–{hi:.1%})"
-    plot.interval_strip(ax, v, result.interval, result.level, label=label, refs=refs, xlim=(0.0, upper))
+    # the x axis from 0 to the furthest of the share, its interval and the baseline, with room at both ends
+    plot.interval_strip(ax, v, result.interval, result.level, label=label, refs=refs, marks=(0.0,))
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     ax.legend(fontsize=8, loc="upper right")

@@ -358,7 +358,9 @@ def plot_rates(result: Any, ax: Any) -> Any:
     ax.barh(ypos, vals, xerr=errs, color=colours, capsize=4, height=0.6)
     ax.set_yticks(ypos)
     ax.set_yticklabels(labels)
-    ax.set_xlim(0.0, 1.0)
+    # from 0 to the furthest interval end (rates of a few percent are not drawn on the whole [0, 1])
+    plot.fit_axis(ax, [0.0, *(v - e for v, e in zip(vals, errs)), *(v + e for v, e in zip(vals, errs))],
+                  low=0.0, high=1.0)
     cl = float(result.details.get("confidence_level", 0.95))
     ax.set_xlabel(f"success rate (Wilson centre, {cl:.0%} interval)")
     ax.set_title(f"{result.title or result.name}: risk {fmt_number(result.value)}")

@@ -136,7 +136,7 @@ def _dcr_compute(ctx, params) -> MetricResult:
                         space=sp.label, evidence=ev, notes=(note,) if note else ())
 
 
-def plot_dcr(data: Any, *, ax: Any = None, kind: str = "hist") -> Any:
+def plot_dcr(data: Any, *, ax: Any = None, kind: str = "hist", legend: bool = True) -> Any:
     """Distances to the closest training record: synthetic against the holdout and within-real baselines.
 
     Parameters
@@ -146,17 +146,20 @@ def plot_dcr(data: Any, *, ax: Any = None, kind: str = "hist") -> Any:
     ax : matplotlib Axes, optional
     kind : {"hist", "ecdf"}
         Histogram (shares per bin, so that sets of different sizes compare) or empirical CDF.
+    legend : bool, default True
+        Whether to draw the legend (the declared figure draws it once, on the histogram beside the ECDF).
 
     Returns
     -------
     matplotlib Axes
-        Exact copies are marked by a vertical line at 0 with their share in the legend. Lower is riskier.
+        Exact copies are marked by a vertical line at 0 with their share in the legend. Lower is riskier. The x
+        axis runs from 0 to where the distances end (:func:`dcr_top`), the same for both kinds, not to the
+        space's largest possible distance.
     """
     ev = figure_evidence(data, dcr_evidence)
     ax = plot.new_ax(ax)
     if not ev:
         return plot.empty(ax, "DCR evidence not available (the 'dcr' metric was not computed)")
-    hi = float(ev["upper"])
     for key in ("S", "H", "T"):
         if key not in ev:
             continue
@@ -172,9 +175,33 @@ def plot_dcr(data: Any, *, ax: Any = None, kind: str = "hist") -> Any:
     ax.set_xlabel(f"distance to closest training record ({ev['space']})")
     ax.set_ylabel("cumulative share of records" if kind == "ecdf" else "share of records per bin")
     ax.set_title("Distance to closest record (DCR)" + (": ECDF" if kind == "ecdf" else ""))
-    ax.set_xlim(0.0, hi)
-    ax.legend(fontsize=8, loc="lower right" if kind == "ecdf" else "upper right")
+    plot.fit_axis(ax, [0.0, dcr_top(ev)], low=0.0)
+    if legend:
+        if kind != "ecdf":  # room above the tallest bar for the legend: the bars fill the width of the axes
+            ax.set_ylim(0.0, ax.get_ylim()[1] * LEGEND_ROOM)
+            ax.set_yticks([t for t in ax.get_yticks() if 0.0 <= t <= 1.0 + 1e-9])  # a share: no tick above 1
+        ax.legend(fontsize=8, loc="lower right" if kind == "ecdf" else "upper right")
     return ax
+
+
+#: Height of the DCR histogram's y axis over its tallest bar, leaving the top of the axes to the legend.
+LEGEND_ROOM = 1.6
+
+
+def dcr_top(ev: Any) -> float | None:
+    """The end of the DCR figures' x axis: the furthest of the sets' histogram and ECDF ends
+    (:func:`~synthpriv_report.plotting.hist_top`, :func:`~synthpriv_report.plotting.quantile_top`), so that the
+    histogram and the ECDF side by side share one scale.
+
+    >>> ev = {"S": {"hist": {"edges": [0.0, 0.5, 1.0], "counts": [4, 0]},
+    ...             "quantiles": {"probs": [0.0, 1.0], "values": [0.0, 0.3], "n": 4}}}
+    >>> dcr_top(ev)
+    0.5
+    """
+    tops = [t for key in ("S", "H", "T") if key in ev
+            for t in (plot.hist_top(ev[key].get("hist")), plot.quantile_top(ev[key].get("quantiles")))
+            if t is not None]
+    return max(tops) if tops else None
 
 
 _SPACE_NOTE = "Choose another distance space with spaces={name: ...}."
@@ -203,7 +230,8 @@ register(MetricSpec(
         source="package default, after " + SOURCES["apx"],
         description="high when synthetic records are typically less than {high} times as far from the training "
                     "data as the baseline, medium when less than {medium} times"),
-    figures=(FigureSpec(lambda r, a, b: (plot_dcr(r, ax=a, kind="hist"), plot_dcr(r, ax=b, kind="ecdf")),
+    figures=(FigureSpec(lambda r, a, b: (plot_dcr(r, ax=a, kind="hist"),
+                                         plot_dcr(r, ax=b, kind="ecdf", legend=False)),
                         "Distances from synthetic records to their closest training record, against the same "
                         "distances for holdout records and within the real data", ncols=2, size=(5.0, 3.4)),),
     summary="Median distance from each synthetic record to its closest real training record; compare it with "

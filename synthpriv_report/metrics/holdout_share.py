@@ -275,7 +275,9 @@ def plot_holdout_share(result: Any, *, ax: Any = None) -> Any:
     label = f"share = {v:.1%}"
     if result.interval is not None:
         label += f" (Wilson 95% {result.interval[0]:.1%}–{result.interval[1]:.1%})"
-    plot.interval_strip(ax, v, result.interval, result.level, label=label, refs=refs)
+    # the x axis spans the share, its interval, the lines and the holdout's own share, not the whole [0, 1]
+    plot.interval_strip(ax, v, result.interval, result.level, label=label, refs=refs,
+                        marks=() if result.calibration is None else (float(result.calibration),))
     if result.calibration is not None:
         ax.plot([result.calibration], [0.0], "|", color=plot.COLORS["H"], ms=18, mew=2,
                 label=f"holdout in place of the synthetic data: {result.calibration:.1%}")

@@ -234,17 +234,23 @@ def plot_membership(result: Any, *, ax: Any = None) -> Any:
     Returns
     -------
     matplotlib Axes
-        Two curves that lie on each other mean the attacker cannot tell members from non-members.
+        Two curves that lie on each other mean the attacker cannot tell members from non-members. The x axis
+        runs from 0 to where the distances end (:func:`~synthpriv_report.plotting.quantile_top`).
     """
     ax = plot.new_ax(ax)
     if result is None or not result.computed or not result.evidence:
         return plot.empty(ax, "membership inference not computed")
+    tops = []
     for key, label, colour in (("members", "training records (members)", plot.COLORS["T"]),
                                ("nonmembers", "holdout records (non-members)", plot.COLORS["H"])):
         q = result.evidence.get(key) or {}
         xs, ps = q.get("values") or [], q.get("probs") or []
         if xs and ps:
             ax.plot(xs, ps, color=colour, label=label)
+            tops.append(plot.quantile_top({"values": xs, "probs": ps, "n": len(xs)}))
+    # x: from 0 to where the distances end (95% of each group), not to the furthest record; y: a share
+    plot.fit_axis(ax, [0.0, *tops], low=0.0)
+    plot.fit_axis(ax, [0.0, 1.0], axis="y")
     ax.set_xlabel("distance to the nearest synthetic record")
     ax.set_ylabel("share of records at most this far")
     ax.set_title(f"Membership inference: AUC {fmt_number(result.value)}")

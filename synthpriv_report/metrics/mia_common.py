@@ -1002,7 +1002,9 @@ def plot_attack_roc(result: Any, *, ax: Any = None, curves: Mapping[str, Mapping
     Returns
     -------
     matplotlib Axes
-        A curve on the chance line means the attack cannot tell members from non-members.
+        A curve on the chance line means the attack cannot tell members from non-members. Both axes are the
+        whole range of a rate, from below one record's share to 100% (the chance line spans it); a marked rate
+        at an end is drawn whole.
     """
     ax = plot.new_ax(ax)
     if result is None or not result.computed or not result.evidence:
@@ -1027,9 +1029,11 @@ def plot_attack_roc(result: Any, *, ax: Any = None, curves: Mapping[str, Mapping
             continue
         tpr, (t_lo, t_hi) = point["tpr"], point["tpr_interval"]
         x = max(float(key), floor)
-        ax.errorbar([x], [max(tpr, floor)], yerr=[[max(tpr, floor) - max(t_lo, floor)],
-                                                  [max(t_hi, floor) - max(tpr, floor)]],
-                    fmt="o", color=plot.COLORS["line"], markersize=3, capsize=2)
+        bar = ax.errorbar([x], [max(tpr, floor)], yerr=[[max(tpr, floor) - max(t_lo, floor)],
+                                                        [max(t_hi, floor) - max(tpr, floor)]],
+                          fmt="o", color=plot.COLORS["line"], markersize=3, capsize=2)
+        for part in bar.get_children():  # a rate of 100% sits on the top edge: drawn whole, not cut in half
+            part.set_clip_on(False)
     ax.set_xscale("log")
     ax.set_yscale("log")
     # rates as plain percentages: the default labels (10 with a superscript exponent) print below 8 points

@@ -79,7 +79,9 @@ def plot_nndr(data: Any, *, ax: Any = None, threshold: float | None = None) -> A
     Returns
     -------
     matplotlib Axes
-        Records left of the line count as at risk (a low NNDR is riskier).
+        Records left of the line count as at risk (a low NNDR is riskier). The x axis runs from 0 to where the
+        ratios end (:func:`~synthpriv_report.plotting.hist_top`: at least 95% of each set and every bin of 2% or
+        more), the threshold always in view.
     """
     t = 0.5 if threshold is None else float(threshold)
     ev = figure_evidence(data, lambda arr: nndr_evidence(arr, threshold=t))
@@ -91,7 +93,8 @@ def plot_nndr(data: Any, *, ax: Any = None, threshold: float | None = None) -> A
             plot.hist(ax, ev[key]["hist"], filled=key == "S", color=plot.COLORS[key],
                       label=f"{name} (n={ev[key]['n']}; {ev[key]['share_below']:.1%} below)")
     ax.axvline(ev["threshold"], color=plot.COLORS["line"], ls="--", lw=1.2, label=f"threshold = {ev['threshold']:g}")
-    ax.set_xlim(0.0, ev["upper"])
+    tops = [plot.hist_top(ev[key]["hist"]) for key in ("S", "H") if key in ev]
+    plot.fit_axis(ax, [0.0, ev["threshold"], *tops], low=0.0)
     ax.set_xlabel("NNDR (distance / typical spacing of real records there)")
     ax.set_ylabel("share of records per bin")
     ax.set_title("Nearest-neighbour distance ratio")

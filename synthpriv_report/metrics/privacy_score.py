@@ -302,7 +302,8 @@ def plot_privacy_score(data: Any, *, ax: Any = None, alpha: float | None = None)
     -------
     matplotlib Axes
         q = alpha-quantile of TTPR (vertical line), the horizontal line at alpha, and f_TS where the TSPR curve
-        crosses q. A TSPR curve above the TTPR curve at q is risky.
+        crosses q. A TSPR curve above the TTPR curve at q is risky. The x axis runs from 0 to where the ratios
+        end (:func:`~synthpriv_report.plotting.quantile_top`), q always in view.
     """
     a = 0.1 if alpha is None else float(alpha)
     ev = figure_evidence(data, lambda arr: privacy_score_evidence(arr, alpha=a))
@@ -318,10 +319,11 @@ def plot_privacy_score(data: Any, *, ax: Any = None, alpha: float | None = None)
     ax.axhline(a, color=plot.COLORS["line"], ls=":", lw=1.0, label=f"α = {a:g}")
     ax.plot([q], [ev["f_ts"]], "o", color=plot.COLORS["S"], ms=5,
             label=f"TSPR at most q: {ev['f_ts']:.1%} (TTPR: {ev['f_tt']:.1%})")
-    tops = [s["values"][98] for s in (ev["ttpr"], ev["tspr"]) if len(s.get("values", [])) > 98]
-    hi = max(tops) * 1.05 if tops else 1.0
-    ax.set_xlim(0.0, max(hi, q * 1.2, 1e-9))
-    ax.set_ylim(0.0, 1.0)
+    # x: from 0 to where the ratios end (95% of each set), q in view; y: the whole [0, 1] of a share, with room
+    # for the point at f_TS when it is 0 or 1
+    tops = [plot.quantile_top(ev[key]) for key in ("ttpr", "tspr")]
+    plot.fit_axis(ax, [0.0, q, *tops], low=0.0)
+    plot.fit_axis(ax, [0.0, 1.0], axis="y")
     ax.set_xlabel("proximity ratio (distance / distance to own nearest real neighbour)")
     ax.set_ylabel("cumulative share of train records")
     ax.set_title("Proximity ratios: TTPR vs TSPR")
