@@ -169,6 +169,10 @@ CLAIMS: dict[str, list[Claim]] = {
               "mia['private (ε = 1)'].details['tpr_at']['0.01']['tpr'] < __import__('math').e * 0.01"),
         Claim("could not find more than about 2.7 times as many, and its ε lower bound is 0",
               "mia['private (ε = 1)'].details['epsilon_lower_bound'] == 0", ("2.7", "0")),
+        Claim("at the 16:9 shape of a slide",
+              "(lambda p: abs(p['width_in'].default / p['height_in'].default - 16 / 9) < 1e-3)"
+              "(__import__('inspect').signature(__import__('synthpriv_report.teaching', fromlist=['x']).slides)"
+              ".parameters)", ("16", "9")),
         Claim("The CART release copies\npeople wholesale: every check fails",
               "all(more['CART (memorises)'].results()[c].level == 'high' for c in CHECKS)"),
         Claim("\"High risk\" means at least one check found",
