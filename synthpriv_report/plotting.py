@@ -93,12 +93,12 @@ def enforce_min_font(fig: Any, minimum: float = MIN_FONT_PT) -> None:
     the tick labels it already holds: asking an axis for its children makes it create every major and minor tick
     it could draw, which cost a fifth of a figure's time (ticks made later copy the first tick's font).
     """
-    for t in _texts(fig):
+    for t in figure_texts(fig):
         if t.get_text() and t.get_fontsize() < minimum:
             t.set_fontsize(minimum)
 
 
-def _texts(artist: Any) -> Iterator[Any]:
+def figure_texts(artist: Any) -> Iterator[Any]:
     """Every :class:`~matplotlib.text.Text` under ``artist`` (itself included), without making an axis' ticks."""
     from matplotlib.axis import Axis
     from matplotlib.text import Text
@@ -113,7 +113,7 @@ def _texts(artist: Any) -> Iterator[Any]:
     if isinstance(artist, Text):
         yield artist
     for child in artist.get_children():
-        yield from _texts(child)
+        yield from figure_texts(child)
 
 
 SET_NAMES = SEARCH_NAMES

@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from . import templating
-from .display.figures import DPI, _share_ranges, _wrap_labels
+from .display.figures import DPI, share_ranges, wrap_labels
 from .export.files import check_distinct, write_atomic
 from .export.render import CSP, html_to_pdf
-from .plotting import _texts, empty, figure_style
+from .plotting import empty, figure_style, figure_texts
 from .registry import get_spec
 from .results import MetricResult
 
@@ -115,7 +115,7 @@ def _raise_fonts(fig: Any) -> None:
             for tick in (*axis.majorTicks, *axis.minorTicks):
                 ticks.update((id(tick.label1), id(tick.label2)))
         ax.tick_params(which="both", labelsize=max(SLIDE_FONTS["tick"], 14.0))
-    for t in _texts(fig):
+    for t in figure_texts(fig):
         if not t.get_text():
             continue
         least = (SLIDE_FONTS["title"] if id(t) in titles else SLIDE_FONTS["tick"] if id(t) in ticks
@@ -166,10 +166,10 @@ def slide_figure(results: Mapping[str, MetricResult], *, index: int = 0, width_i
                 title = group[0].get_title()
                 group[0].set_title(f"{label}: {title}" if title else label, parse_math=False)
         if n > 1:
-            _share_ranges(axes, k, n)
+            share_ranges(axes, k, n)
         _raise_fonts(fig)
         for ax in axes:
-            _wrap_labels(ax, width_in / cols)
+            wrap_labels(ax, width_in / cols)
         _fit_legends(fig)
     return fig
 

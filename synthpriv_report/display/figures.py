@@ -181,11 +181,11 @@ def _draw_figure(draw: Callable[..., Any], ncols: int, size: tuple[float, float]
     draw(*axes)
     enforce_min_font(fig)
     for ax in fig.axes:
-        _wrap_labels(ax, width / max(ncols, 1))
+        wrap_labels(ax, width / max(ncols, 1))
     return fig
 
 
-def _wrap_labels(ax: Any, width_in: float) -> None:
+def wrap_labels(ax: Any, width_in: float) -> None:
     """Wrap an axes' title and x label at word boundaries to the axes' width (about 0.55 em per character).
 
     The axes are narrower than the figure by their y tick labels (long on the risk overview, whose labels are
@@ -370,12 +370,12 @@ class LiveFigure:
                     title = group[0].get_title()
                     group[0].set_title(f"{self.panels[i]}: {title}" if title else self.panels[i], parse_math=False)
             if len(results) > 1:
-                _share_ranges(self._axes, k, len(results))
+                share_ranges(self._axes, k, len(results))
             if first:
                 enforce_min_font(self._fig)
                 width = self._fig.get_figwidth() / max(len(self._axes), 1)
                 for ax in self._axes:
-                    _wrap_labels(ax, width)
+                    wrap_labels(ax, width)
                 self._fig.canvas.draw()  # lays out (constrained layout, once)
                 self._fig.set_layout_engine("none")
             else:
@@ -522,7 +522,7 @@ def _png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
-def _share_ranges(axes: list[Any], ncols: int, npanels: int) -> None:
+def share_ranges(axes: list[Any], ncols: int, npanels: int) -> None:
     """Give the axes in the same position of each panel the union of their x and y ranges (numeric axes only;
     an axis with category tick labels keeps its own)."""
     for j in range(ncols):
@@ -559,4 +559,5 @@ def overview_entry(results: Any) -> dict[str, str] | None:
 __all__ = [
     "COLORS", "LEVEL_COLORS", "SET_NAMES", "DPI", "plot_risk_overview", "risk_position", "render_png", "render_figure",
     "figures_for", "figure_entries", "overview_entry", "alt_text", "data_uri", "LiveFigure", "WIDGET_DPI",
+    "share_ranges", "wrap_labels",
 ]
