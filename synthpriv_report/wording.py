@@ -281,7 +281,7 @@ def drives_text(m: Mapping[str, Any], driving: Sequence[str]) -> str:
     if is_distinguishability(m):
         return ("Does not drive the verdict: it measures how easily real and synthetic records are told apart, "
                 "which is not leakage.")
-    return ("Does not drive the verdict: the verdict rests on the checks listed on the first page, which compare "
+    return ("Does not drive the verdict: the verdict rests on the checks listed with it, which compare "
             "the synthetic data directly with unseen real records; this measure is shown for context.")
 
 
