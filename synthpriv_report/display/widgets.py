@@ -62,6 +62,62 @@ def html(template: str, **values: Any) -> str:
     return templating.environment(__package__).from_string(template).render(**values)
 
 
+#: The plain-text form of an interactive view, for a notebook shown without its kernel (widget-less viewers).
+SNAPSHOT_TEXT = ("An interactive view (sliders and figures). Run the notebook's cells to use it; a static copy "
+                 "of how it first looked is kept for viewers that show HTML.")
+_SNAPSHOT_IMAGE = ("<img alt='{{ alt }}' src='data:image/{{ fmt }};base64,{{ data }}' "
+                   "style='max-width:100%;height:auto'>")
+_SNAPSHOT_CONTROL = "<p class='spr-muted'>{{ label }}: {{ value }}</p>"
+
+
+def snapshot_html(widget: Any) -> str:
+    """A static copy of a widget tree as HTML: each HTML piece as the package rendered it (every string in it
+    escaped by the template engine), each figure as an image, each control as its label and value (escaped).
+
+    A notebook opened again without its kernel, or by a viewer that draws no widgets, has no widget state to draw
+    the view from; it shows this copy instead of the widget's class name.
+    """
+    import base64
+
+    import ipywidgets as w
+
+    parts: list[str] = []
+
+    def walk(x: Any) -> None:
+        if isinstance(x, w.Box):
+            for child in x.children:
+                walk(child)
+        elif isinstance(x, w.HTML):
+            parts.append(str(x.value))
+        elif isinstance(x, w.Image):
+            if x.value:
+                alt = getattr(x, "description", None) or "figure"
+                parts.append(html(_SNAPSHOT_IMAGE, alt=alt, fmt=x.format or "png",
+                                  data=base64.b64encode(bytes(x.value)).decode("ascii")))
+        elif hasattr(x, "description") and hasattr(x, "value"):
+            label = x.description or getattr(x, "tooltip", None) or "setting"
+            parts.append(html(_SNAPSHOT_CONTROL, label=label, value=x.value))
+
+    walk(widget)
+    return "<div class='spr-snapshot'>" + "".join(parts) + "</div>"
+
+
+def with_snapshot(box: Any) -> Any:
+    """``box`` (an ipywidgets container) shown with a static copy beside the live view: its display bundle gains
+    ``text/html`` (:func:`snapshot_html`, taken when it is displayed) and a readable ``text/plain``
+    (:data:`SNAPSHOT_TEXT`) in place of the class name. A live notebook draws the widget as before."""
+    live = box._repr_mimebundle_
+
+    def bundle(include: Any = None, exclude: Any = None, **kwargs: Any) -> Any:
+        data = live(include=include, exclude=exclude, **kwargs)
+        if isinstance(data, dict):
+            data = {**data, "text/plain": SNAPSHOT_TEXT, "text/html": snapshot_html(box)}
+        return data
+
+    box._repr_mimebundle_ = bundle
+    return box
+
+
 def crossed(direction: str, which: str, value: float, partner: float) -> bool:
     """Whether a level threshold ``which`` moved to ``value`` has passed its partner threshold.
 
@@ -219,7 +275,7 @@ class Explorer:
                           + [self.sliders[k] for k in self._level_keys] + [self.status])
         figs = w.VBox(list(self.images.values()), layout=w.Layout(width="100%"))
         figs.add_class("spr-report")  # the views' style sheet turns its figures dark on a dark theme
-        self.widget = w.VBox([controls, figs, self.summary])
+        self.widget = with_snapshot(w.VBox([controls, figs, self.summary]))
 
     # ---------------------------------------------------------------------------------------------------------
     def _results(self):
@@ -455,7 +511,7 @@ def compare(evaluations: Mapping[str, Any] | Comparison, metric: str, param: str
     box = w.VBox(children)
     box.add_class("spr-report")  # the views' style sheet turns its figure dark on a dark theme
     box.timings = timings
-    return box
+    return with_snapshot(box)
 
 
 def side_by_side(results: Mapping[str, Any], *, index: int = 0) -> Any:
@@ -487,7 +543,7 @@ def side_by_side(results: Mapping[str, Any], *, index: int = 0) -> Any:
                           "<p class='spr-muted'>{{ caption }}</p></div>", caption=live.caption))
     box = w.VBox([image, caption])
     box.add_class("spr-report")
-    return box
+    return with_snapshot(box)
 
 
 #: The table of :func:`leak_explorer`: one row per measure, its value and level at the chosen leak, and the
@@ -588,4 +644,4 @@ def leak_explorer(results: Mapping[str, Mapping[float, Any]]) -> Any:
     refresh()
     box = w.VBox([kind, share, table])
     box.timings = timings
-    return box
+    return with_snapshot(box)

@@ -354,3 +354,24 @@ def test_dcr_test_and_nndr_test_level_sliders_read_above_and_start_uncrossed(rul
         ruled.results(levels={"dcr_test": {"medium": 10.0, "high": 50.0}})
     with pytest.raises(ValueError, match="quantity its rule grades where higher is riskier"):
         ruled.results(levels={"dcr_test": {"medium": 50.0, "high": 10.0, "on": "rule"}})
+
+
+def test_a_view_keeps_a_static_copy_for_a_notebook_opened_without_its_kernel(leaky):
+    """A reopened notebook whose widget state was not saved showed 'VBox(children=...)': every view's display
+    bundle now carries a readable text and a static HTML copy (figures as images, controls as label and value,
+    every label escaped), beside the live widget."""
+    from synthpriv_report.display.widgets import SNAPSHOT_TEXT, compare, side_by_side
+
+    views = {"compare": compare({"a <b>x</b>": leaky}, "near_copies", "near_copy_quantile", min=0.001, max=0.1,
+                                step=0.001),
+             "side_by_side": side_by_side({"h": leaky["dcr"]}),
+             "explore": leaky.explore()}
+    for name, view in views.items():
+        bundle = view._repr_mimebundle_()
+        assert "application/vnd.jupyter.widget-view+json" in bundle, name
+        assert bundle["text/plain"] == SNAPSHOT_TEXT and "VBox" not in bundle["text/plain"], name
+        page = bundle["text/html"]
+        assert "<img" in page and "data:image/png;base64," in page, name
+        assert "<script" not in page and "<b>x</b>" not in page, name
+    assert "a &lt;b&gt;x&lt;/b&gt;" in views["compare"]._repr_mimebundle_()["text/html"]
+    assert "near-copy distance quantile: 0.01" in views["compare"]._repr_mimebundle_()["text/html"]
