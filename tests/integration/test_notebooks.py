@@ -305,6 +305,18 @@ def test_the_lab_is_a_lab(workdir: Path) -> None:
     for s in exercises:
         assert "Predict" in s or "predict" in s
         assert "<details><summary>Solution</summary>" in s and "</details>" in s  # folded until clicked
+    # each exercise's answer is printed by a cell (tagged "solution") whose output stays folded, before the next
+    # exercise or section, so Run All does not reveal it
+    for i, c in enumerate(nb.cells):
+        if c.cell_type == "markdown" and c.source.startswith("**Exercise"):
+            after = []
+            for d in nb.cells[i + 1:]:
+                if d.cell_type == "markdown" and d.source.startswith(("**Exercise", "#")):
+                    break
+                after.append(d)
+            answers = [d for d in after if d.cell_type == "code" and "solution" in d.metadata.get("tags", [])]
+            assert answers, c.source[:40]
+            assert all(d.metadata.get("jupyter", {}).get("outputs_hidden") is True for d in answers), c.source[:40]
     order = ["## 1. Distances and DCR", "## 2. Exact and near copies", "## 3. Distance ratios",
              "## 4. Holdout tests", "## 5. Attacks", "## 6. The verdict"]
     at = [prose.index(h) for h in order]
