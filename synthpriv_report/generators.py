@@ -1026,8 +1026,8 @@ class _Cells:
             na = np.isnan(x)
             v = np.clip(x[~na], self.low, self.high)
             width = self.high - self.low
-            idx = (np.zeros(len(v), dtype=np.int64) if width == 0
-                   else np.minimum(((v - self.low) / width * self.bins).astype(np.int64), self.bins - 1))
+            idx = (np.zeros(len(v), dtype=np.intp) if width == 0
+                   else np.minimum(((v - self.low) / width * self.bins).astype(np.intp), self.bins - 1))
             out[: self.bins] = np.bincount(idx, minlength=self.bins)
             n_missing = int(na.sum())
         else:
