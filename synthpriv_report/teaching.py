@@ -32,8 +32,6 @@ from typing import Any, Literal, cast
 
 from . import templating
 from .display.figures import DPI, share_ranges, wrap_labels
-from .export.files import check_distinct, write_atomic
-from .export.render import CSP, html_to_pdf
 from .plotting import empty, figure_style, figure_texts
 from .registry import get_spec
 from .results import MetricResult
@@ -55,6 +53,15 @@ _SLIDE_RC: dict[str, Any] = {"font.size": 16.0, "axes.titlesize": 20.0, "axes.la
              "figure.titlesize": 22.0, "lines.linewidth": 2.0}
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+
+def _export() -> Any:
+    """The export package, imported when a file is written: it needs nbconvert, which an in-browser Python (the
+    lab's JupyterLite site) does not have, while the quiz needs none of it."""
+    from . import export
+
+    return export
 
 
 def safe_name(text: Any, *, fallback: str = "figure", width: int = 60) -> str:
@@ -301,7 +308,7 @@ def slides(results_or_evaluations: Any, folder: str | os.PathLike[str], *, fmt: 
                 number += 1
                 name = f"{number:02d}-{part}" + (f"--{suffix}" if suffix and len(sets) > 1 else "") + f".{fmt}"
                 fig = slide_figure(group, index=index, width_in=width_in, height_in=height_in)
-                written.append(write_atomic(_inside(out_dir, name), _save(fig, fmt)))
+                written.append(_export().write_atomic(_inside(out_dir, name), _save(fig, fmt)))
     return written
 
 
@@ -572,7 +579,7 @@ def worksheet_html(notebook: Any, *, title: str | None = None, code: bool = Fals
                 title = _plain(b["spans"])
             del blocks[i]
             break
-    page: str = _worksheet_template().render(csp=CSP, title=title if title is not None else _title_of(nb),
+    page: str = _worksheet_template().render(csp=_export().CSP, title=title if title is not None else _title_of(nb),
                                                  blocks=blocks, lines=int(answer_lines))
     return page
 
@@ -608,10 +615,11 @@ def worksheet(notebook: str | os.PathLike[str] | Mapping[str, Any], pdf_path: st
     them: HTML in a cell prints as text. The page carries the reports' Content-Security-Policy (no script, nothing
     loaded) and is printed by WeasyPrint.
     """
+    export = _export()
     nb, source = _read_notebook(notebook)
-    check_distinct({"notebook": source}, {"pdf_path": pdf_path})
-    pdf = html_to_pdf(worksheet_html(nb, title=title, code=code, answer_lines=answer_lines))
-    return write_atomic(pdf_path, pdf)
+    export.check_distinct({"notebook": source}, {"pdf_path": pdf_path})
+    pdf = export.html_to_pdf(worksheet_html(nb, title=title, code=code, answer_lines=answer_lines))
+    return export.write_atomic(pdf_path, pdf)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -846,7 +854,7 @@ def colab_notebook(notebook_path: str | os.PathLike[str], out_path: str | os.Pat
         ``out_path``, written whole.
     """
     source = Path(notebook_path)
-    check_distinct({"notebook_path": source}, {"out_path": out_path})
+    _export().check_distinct({"notebook_path": source}, {"out_path": out_path})
     nb = copy.deepcopy(json.loads(source.read_text(encoding="utf-8")))
     nb.setdefault("metadata", {})["kernelspec"] = dict(COLAB_KERNEL)
     nb["metadata"]["language_info"] = {"name": "python"}
@@ -862,4 +870,4 @@ def colab_notebook(notebook_path: str | os.PathLike[str], out_path: str | os.Pat
     nb["cells"] = cells[:at] + [install] + cells[at:]
     nb.setdefault("nbformat", 4)
     nb["nbformat_minor"] = max(int(nb.get("nbformat_minor", 5)), 5)  # cell ids
-    return write_atomic(out_path, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+    return _export().write_atomic(out_path, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")

@@ -312,3 +312,18 @@ def test_colab_copy_of_the_lab(tmp_path) -> None:
     lab = json.loads(before)
     assert len(nb.cells) == len(lab["cells"]) + 1
     assert [c.source for c in nb.cells[2:]] == ["".join(c["source"]) for c in copy.deepcopy(lab["cells"][1:])]
+
+
+def test_the_quiz_needs_no_export_package() -> None:
+    """In the browser (JupyterLite) there is no nbconvert: the lab's quiz cell imports the teaching module and
+    builds the quiz all the same; only writing a file needs the export package."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['nbconvert'] = None\n"
+            "from synthpriv_report.teaching import LAB_QUIZ, quiz\n"
+            "q = quiz(LAB_QUIZ)\n"
+            "assert 'synthpriv_report.export' not in sys.modules\n"
+            "print('ok')")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
