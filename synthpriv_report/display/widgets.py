@@ -554,7 +554,8 @@ _LEAK_TABLE = """<div class="spr-report"><style>{% include "style.css.j2" %}</st
 <th scope="col">Interval</th><th scope="col">Level</th>
 <th scope="col" class="spr-num">First leak above low</th></tr></thead>
 <tbody>{% for r in rows %}<tr><th scope="row">{{ r.title }}<br><code>{{ r.name|wbr }}</code></th>
-<td class="spr-num">{{ r.value }}</td><td style="white-space:normal;overflow-wrap:anywhere;max-width:16em">{{ r.interval }}</td>
+<td class="spr-num">{{ r.value }}</td>
+<td style="white-space:normal;overflow-wrap:anywhere;max-width:16em">{{ r.interval }}</td>
 <td><span class="spr-badge spr-{{ r.level or 'none' }}">{{ (r.level ~ ' risk') if r.level else 'no level' }}</span></td>
 <td class="spr-num">{{ r.first }}</td></tr>{% endfor %}</tbody></table></div>
 <p class="spr-muted">Verdict at this leak: {{ verdict }}.</p></div>"""
