@@ -36,6 +36,18 @@ def _evaluate(files: dict[str, Path]) -> list[str]:
             "--no-progress"]
 
 
+def _refused(args: list[str], inputs: list[tuple[str, Path]], capsys: pytest.CaptureFixture[str]) -> None:
+    """Each of ``--html``, ``--pdf``, ``--json`` onto each ``(option, path)`` input: refused with exit status 2,
+    naming both options, the input untouched."""
+    for source, target in inputs:
+        before = target.read_bytes()
+        for output in ("--html", "--pdf", "--json"):
+            assert main([*args, output, str(target)]) == EXIT_USER_ERROR, (source, output)
+            err = capsys.readouterr().err
+            assert f"{output} {target}" in err and f"{source} {target}" in err, err
+            assert target.read_bytes() == before
+
+
 def test_each_command_declares_every_option_that_reads_a_file() -> None:
     parser = _parser()
     commands = next(a for a in parser._actions if a.dest == "command").choices
@@ -65,13 +77,7 @@ def test_no_output_of_compare_may_be_any_input(tmp_path: Path, capsys: pytest.Ca
     args = ["compare", "--synthetic", str(files["--synthetic"]), str(second),
             *[str(a) for flag, p in files.items() if flag != "--synthetic" for a in (flag, p)],
             "--metrics", "exact_copies", "--no-progress"]
-    for source, target in [*((f, files[f]) for f in sorted(READS["compare"])), ("--synthetic", second)]:
-        before = target.read_bytes()
-        for output in ("--html", "--pdf", "--json"):
-            assert main([*args, output, str(target)]) == EXIT_USER_ERROR, (source, output)
-            err = capsys.readouterr().err
-            assert f"{output} {target}" in err and f"{source} {target}" in err, err
-            assert target.read_bytes() == before
+    _refused(args, [*((f, files[f]) for f in sorted(READS["compare"])), ("--synthetic", second)], capsys)
 
 
 def test_no_output_of_audit_may_be_any_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -80,14 +86,7 @@ def test_no_output_of_audit_may_be_any_input(tmp_path: Path, capsys: pytest.Capt
     files = {flag: p for flag, p in _files(tmp_path).items() if flag != "--synthetic"}
     args = ["audit", "--generator", "synthpriv_report.generators:SequentialCART", "--runs", "1",
             *[str(a) for flag, p in files.items() for a in (flag, p)], "--metrics", "exact_copies", "--no-progress"]
-    for source in sorted(READS["audit"]):
-        target = files[source]
-        before = target.read_bytes()
-        for output in ("--html", "--pdf", "--json"):
-            assert main([*args, output, str(target)]) == EXIT_USER_ERROR, (source, output)
-            err = capsys.readouterr().err
-            assert f"{output} {target}" in err and f"{source} {target}" in err, err
-            assert target.read_bytes() == before
+    _refused(args, [(f, files[f]) for f in sorted(READS["audit"])], capsys)
 
 
 def test_no_output_of_evaluate_may_be_any_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
