@@ -646,3 +646,171 @@ def leak_explorer(results: Mapping[str, Mapping[float, Any]]) -> Any:
     box = w.VBox([kind, share, table])
     box.timings = timings
     return with_snapshot(box)
+
+
+#: The rates :func:`attack_explorer`'s slider stops at (a log scale a reader can name).
+EXPLORER_FPRS: tuple[float, ...] = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
+
+#: The table of :func:`attack_explorer`: one row per release, the attack read at the chosen rate.
+_ATTACK_TABLE = """<div class="spr-report"><style>{% include "style.css.j2" %}</style>
+<div style="overflow-x:auto;max-width:100%"><table><caption>{{ caption }}</caption>
+<thead><tr><th scope="col">Release</th><th scope="col" class="spr-num">Members found (TPR)</th>
+<th scope="col">95% interval</th><th scope="col" class="spr-num">Outsiders accused (FPR)</th>
+<th scope="col" class="spr-num">Chance would find</th><th scope="col" class="spr-num">ε at least</th>
+<th scope="col" class="spr-num">Most atypical 1% flagged</th></tr></thead>
+<tbody>{% for r in rows %}<tr><th scope="row">{{ r.label }}</th><td class="spr-num">{{ r.tpr }}</td>
+<td style="white-space:normal">{{ r.interval }}</td><td class="spr-num">{{ r.fpr }}</td>
+<td class="spr-num">{{ r.chance }}</td><td class="spr-num">{{ r.epsilon }}</td>
+<td class="spr-num">{{ r.atypical }}</td></tr>{% endfor %}</tbody></table></div>
+{% for n in notes %}<p class="spr-muted">{{ n }}</p>{% endfor %}</div>"""
+
+
+def _draw_operating_points(ax: Any, points: Mapping[str, Any], fpr: float, promise: float | None) -> None:
+    """Every release's ROC curve on log axes, the chance line, the chosen rate and each release's point there;
+    with ``promise``, the curve no attack on an ε-DP generator can pass: ``TPR <= min(e^ε FPR,
+    1 - e^-ε (1 - FPR))`` (P. Kairouz, S. Oh, P. Viswanath, ICML 2015)."""
+    import numpy as np
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+
+    from .. import plotting as plot
+
+    n_n = max(p.n_nonmembers for p in points.values())
+    n_m = max(p.n_members for p in points.values())
+    floor = min(1.0 / n_n, 1.0 / n_m) / 2.0
+    for i, (label, p) in enumerate(points.items()):
+        colour = plot.PALETTE[i % len(plot.PALETTE)]
+        xs, ys = np.asarray(p.curve_fpr), np.asarray(p.curve_tpr)
+        keep = ys > 0  # the origin and the thresholds that flag no member lie off the log axes
+        ax.step(np.maximum(xs[keep], floor), ys[keep], where="post", color=colour, label=label)
+        if p.tpr > 0:
+            mark = ax.plot([max(p.fpr, floor)], [p.tpr], "o", color=colour, markersize=6,
+                           markeredgecolor=plot.COLORS["line"])
+            mark[0].set_clip_on(False)
+    ax.plot([floor, 1.0], [floor, 1.0], color=plot.COLORS["line"], linestyle=":", linewidth=1,
+            label="chance (TPR = FPR)")
+    if promise is not None:
+        bound = np.geomspace(floor, 1.0, 50)
+        # both inequalities of an ε-DP test (Kairouz et al.): TPR <= e^ε FPR and 1 - FPR <= e^ε (1 - TPR)
+        limit = np.minimum(math.exp(promise) * bound, 1.0 - (1.0 - bound) * math.exp(-promise))
+        ax.plot(bound, limit, color=plot.COLORS["line"], linestyle="-.", linewidth=1,
+                label=f"the most any attack reaches under ε = {promise:g}")
+    ax.axvline(fpr, color=plot.COLORS["T"], linewidth=1, linestyle="--")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(LogLocator(base=10.0))
+        axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v * 100:.4g}%"))
+        axis.set_minor_locator(NullLocator())
+    ax.set_xlim(floor, 1.0)
+    ax.set_ylim(floor, 1.0)
+    ax.set_xlabel("false-positive rate (outsiders wrongly accused)")
+    ax.set_ylabel("true-positive rate (training people found)")
+    ax.set_title(f"The attack read at {fpr * 100:.3g}% false positives (dashed line)")
+    ax.legend(fontsize=8, loc="lower right")
+
+
+def attack_explorer(evaluations: Any, *, attack: str | None = None, fpr: float = 0.01,
+                    promise: float | None = None) -> Any:
+    """A slider over the false-positive rate at which a membership attack is read, for one or several releases
+    (teaching: how many people an attacker finds when they accept to accuse 0.1%, 1% or 10% of outsiders).
+
+    Each move reads the attack's cached scores again (:func:`~synthpriv_report.analysis.vulnerable.operating_point`):
+    no search, no attack run again. The table gives, for each release, the training people found (TPR, with its
+    exact 95% interval), the outsiders accused (FPR), how many an attacker who cannot tell them apart would find
+    at that rate, the ε that point proves and how many of the most atypical 1% are flagged; the figure draws every
+    release's ROC curve on log axes with the chosen rate and each release's point on it.
+
+    Parameters
+    ----------
+    evaluations : Evaluation, mapping of label -> Evaluation, or Comparison
+        The releases (each evaluated with a holdout).
+    attack : str, optional
+        One of the attacks of ``mia_worst_case``; default each release's strongest, the one its report gives.
+    fpr : float, default 0.01
+        The starting rate; one of :data:`EXPLORER_FPRS`.
+    promise : float, optional
+        A declared ε: the figure draws the limit ``TPR <= min(e^ε FPR, 1 - e^-ε (1 - FPR))`` that no attack on an
+        ε-differentially private generator passes (beyond its sampling error).
+
+    Returns
+    -------
+    ipywidgets.VBox
+        ``.children[0]`` the rate (a selection slider), ``.children[1]`` the table, ``.children[2]`` the figure,
+        ``.children[3]`` the time the update took; ``.timings`` holds the seconds of each update.
+
+    Raises
+    ------
+    ValueError
+        When ``fpr`` is not one of the slider's rates, ``promise`` is not a non-negative number, or an
+        evaluation's attacks cannot run (the reason is the metric's).
+    """
+    import ipywidgets as w
+
+    from ..analysis.vulnerable import operating_point
+    from ..formats import fmt_count, fmt_share
+    from .figures import render_png
+
+    if isinstance(evaluations, Comparison):
+        evaluations = evaluations.evaluations
+    elif not isinstance(evaluations, Mapping):
+        evaluations = {"release": evaluations}
+    if not evaluations:
+        raise ValueError("attack_explorer needs at least one evaluation")
+    if not any(math.isclose(float(fpr), f) for f in EXPLORER_FPRS):
+        raise ValueError(f"fpr must be one of the slider's rates {EXPLORER_FPRS}, got {fpr!r}")
+    if promise is not None and (isinstance(promise, bool) or not isinstance(promise, (int, float))
+                                or not math.isfinite(promise) or promise < 0):
+        raise ValueError(f"promise must be a declared ε (a non-negative number), got {promise!r}")
+    for ev in evaluations.values():
+        operating_point(ev, 0.01, attack=attack)  # fails early, with the metric's reason, before any widget
+    start = next(f for f in EXPLORER_FPRS if math.isclose(float(fpr), f))
+    slider = w.SelectionSlider(options=[(fmt_share(f), f) for f in EXPLORER_FPRS], value=start,
+                               description="false-positive rate", continuous_update=False,
+                               style={"description_width": "140px"}, layout=w.Layout(width="560px"))
+    table = w.HTML()
+    image = w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
+    image.add_class("spr-fig")
+    status = w.HTML()
+    timings: list[float] = []
+
+    def refresh(f: float) -> None:
+        t0 = time.perf_counter()
+        points = {str(label): operating_point(ev, f, attack=attack) for label, ev in evaluations.items()}
+        rows, unreadable = [], []
+        for label, p in points.items():
+            if not p.readable:
+                unreadable.append(label)
+            rows.append({
+                "label": label,
+                "tpr": f"{fmt_share(p.tpr)} ({fmt_count(p.flagged_members)} of {fmt_count(p.n_members)})",
+                "interval": f"{fmt_share(p.tpr_interval[0])} to {fmt_share(p.tpr_interval[1])}",
+                "fpr": f"{fmt_share(p.fpr)} ({fmt_count(p.flagged_nonmembers)} of {fmt_count(p.n_nonmembers)})",
+                "chance": f"{p.chance:,.1f}",
+                "epsilon": "0 (no bound)" if p.epsilon_lower_bound == 0 else f"{p.epsilon_lower_bound:.2f}",
+                "atypical": f"{p.atypical_flagged} of {p.atypical_n} (chance {p.atypical_chance:.2f})"})
+        notes = [f"Read at {fmt_share(f)} false positives: the attacker flags everyone whose score passes the "
+                 f"threshold that wrongly accuses at most {fmt_share(f)} of the outsiders. The reports read every "
+                 "attack at 0.1%, 1% and 10%, fixed before looking, and print the largest ε of the three; the "
+                 "largest ε over rates picked after looking at the curve would overstate it, so the column here "
+                 "is for reading."]
+        if unreadable:
+            notes.append(f"Below one outsider in the holdout's share ({', '.join(unreadable)}), no outsider may be "
+                         "accused at this rate, so it cannot be read from these records: only the people scored "
+                         "above every outsider are counted.")
+        table.value = html(_ATTACK_TABLE, rows=rows, notes=notes,
+                           caption=f"The strongest membership attack at {fmt_share(f)} false positives"
+                           if attack is None else f"{attack} at {fmt_share(f)} false positives")
+        image.value = render_png(lambda ax: _draw_operating_points(ax, points, f, promise), size=(6.0, 3.8))
+        timings.append(time.perf_counter() - t0)
+        status.value = html(_TIMING, ms=f"{timings[-1] * 1000:.0f}")
+
+    def moved(change: Mapping[str, Any]) -> None:
+        with no_collection_pause():
+            refresh(float(change["new"]))
+
+    slider.observe(moved, names="value")
+    refresh(start)
+    box = w.VBox([slider, table, image, status])
+    box.add_class("spr-report")
+    box.timings = timings
+    return with_snapshot(box)

@@ -127,3 +127,30 @@ def running_notebook(tmp_path: Path, source: Path, *, token: str, pythonpath: Pa
         page.click(".lm-MenuBar-itemLabel:text-is('Run')")
         page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
         yield page, pw
+
+
+@contextmanager
+def opened_notebook(tmp_path: Path, source: Path, *, token: str, pythonpath: Path | None = None,
+                    trusted: bool = False, theme: str = "light") -> Iterator[tuple[Any, Any]]:
+    """Copy the notebook ``source`` (with its outputs) into ``tmp_path`` and open it in JupyterLab in Chromium
+    without running a cell, as a reader who opens a saved notebook again; with ``trusted``, sign it first (in a
+    signature store of the test's own, so the user's is not touched). Yields ``(page, playwright module)``."""
+    if CHROMIUM is None:
+        pytest.skip("no system Chromium (shutil.which('chromium') is None); the browser check needs one")
+    shutil.copy(source, tmp_path / source.name)
+    _user_settings(tmp_path / "cfg", theme)
+    data = tmp_path / "data"
+    data.mkdir(exist_ok=True)
+    old = os.environ.get("JUPYTER_DATA_DIR")
+    os.environ["JUPYTER_DATA_DIR"] = str(data)  # the server and `jupyter trust` share this signature store
+    try:
+        if trusted:
+            subprocess.run([sys.executable, "-m", "jupyter", "trust", str(tmp_path / source.name)], check=True,
+                           capture_output=True)
+        with _lab_page(tmp_path, source.name, token=token, pythonpath=pythonpath, viewport=(1400, 900)) as opened:
+            yield opened
+    finally:
+        if old is None:
+            os.environ.pop("JUPYTER_DATA_DIR", None)
+        else:
+            os.environ["JUPYTER_DATA_DIR"] = old

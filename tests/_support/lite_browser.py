@@ -6,7 +6,8 @@ Serves the folder SITE on 127.0.0.1 (Python's static file server: JupyterLite ne
 notebook, runs its cells one after another with Shift+Enter (timing each from the key press until its
 execution count appears), then drags sliders with the mouse and times each update: from the mouse button's
 release to the last change of that output's tables and figures. Writes ``OUT/result.json`` and screenshots
-(``OUT/notebook.png``, ``OUT/slider-<i>.png``). Meant to run inside a network namespace that holds only the
+(``OUT/notebook.png``, ``OUT/slider-<i>.png``, and each of :data:`VIEWS` in the light and the dark
+theme, ``OUT/lite_<view>_<theme>.png``). Meant to run inside a network namespace that holds only the
 loopback device (``unshare -n``), so that any request past this machine fails: the site must be complete.
 """
 
@@ -154,6 +155,39 @@ def _drag_sliders(page: Any, out: Path, result: dict[str, Any], limit: int) -> N
             path=str(out / f"slider-{s}.png"))
 
 
+#: The views a student looks at, screenshot in both themes: name, and a selector of the output that shows it.
+VIEWS: tuple[tuple[str, str], ...] = (
+    ("first_figure", ".jp-OutputArea-output .widget-image >> nth=0"),
+    ("leak_explorer", ".widget-html-content:has-text('of the synthetic records')"),
+    ("what_the_checks_miss", ".jp-OutputArea-output:has-text('ε lower bound (95%)') >> nth=0"),
+    ("attack_explorer", ".widget-html-content:has-text('membership attack at')"),
+    ("verdict", ".jp-OutputArea-output:has(.spr-verdict) >> nth=1"),
+)
+
+
+def _view_shots(page: Any, out: Path, result: dict[str, Any]) -> None:
+    """Screenshots of :data:`VIEWS` in the light theme, then in the dark one (Settings > Theme)."""
+    shots = []
+    for theme in ("light", "dark"):
+        if theme == "dark":
+            page.click(".lm-MenuBar-itemLabel:text-is('Settings')")
+            page.hover(".lm-Menu-itemLabel:text-is('Theme')")
+            page.click(".lm-Menu-itemLabel:text-is('JupyterLab Dark')")
+            page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=30_000)
+            page.wait_for_timeout(1500)
+        for name, selector in VIEWS:
+            loc = page.locator(selector).first
+            if loc.count() == 0:
+                result["errors"].append(f"view not found for its screenshot: {name}")
+                continue
+            loc.scroll_into_view_if_needed()
+            page.wait_for_timeout(400)
+            path = out / f"lite_{name}_{theme}.png"
+            page.screenshot(path=str(path))
+            shots.append(path.name)
+    result["screenshots"] = shots
+
+
 def main(argv: list[str] | None = None) -> int:
     from playwright.sync_api import sync_playwright
 
@@ -186,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             page.screenshot(path=str(args.out / "notebook.png"))
             if not result["errors"]:
                 _drag_sliders(page, args.out, result, args.sliders)
+                _view_shots(page, args.out, result)
             browser.close()
     finally:
         server.shutdown()

@@ -104,7 +104,8 @@ def _shots(page, folder: Path, theme: str) -> list[Path]:
                ("verdict", ".jp-OutputArea-output:has(.spr-verdict) >> nth=1"),
                ("explore", ".widget-html-content:has-text('Results at these settings')"),
                ("what_the_checks_miss", ".jp-OutputArea-output:has-text('ε lower bound (95%)') >> nth=0"),
-               ("membership_roc", ".jp-CodeCell:has-text('side_by_side(mia)') .widget-image >> nth=0")]
+               ("membership_roc", ".jp-CodeCell:has-text('side_by_side(mia)') .widget-image >> nth=0"),
+               ("attack_explorer", ".widget-html-content:has-text('membership attack at')")]
     for name, selector in targets:
         loc = page.locator(selector).first
         loc.scroll_into_view_if_needed()

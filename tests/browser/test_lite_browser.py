@@ -9,6 +9,7 @@ reports them)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -33,6 +34,11 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict:
     report = lite_offline.build_offline_site(tmp / "site")
     result = lite_offline.run_in_browser(tmp / "site", tmp / "browser")
     result["site_bytes"] = report["bytes"]
+    keep = os.environ.get("SYNTHPRIV_SCREENSHOTS")
+    if keep:  # the views in both themes, for a person to look at
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        for name in result.get("screenshots", []):
+            shutil.copy(tmp / "browser" / name, Path(keep) / name)
     print(json.dumps({k: result[k] for k in ("kernel_ready_s", "served_bytes", "site_bytes")}),
           [(c["index"], c["seconds"]) for c in result["cells"] if c["code"]], result["sliders"])
     return result
@@ -62,3 +68,11 @@ def test_dragging_a_slider_updates_its_table_and_figure(run: dict) -> None:
         assert moved["table_changed"] or moved["figure_changed"], moved
         assert moved["update_ms"] is not None
     assert any(m["figure_changed"] for m in run["sliders"])
+
+
+def test_each_view_was_found_and_shot_in_both_themes(run: dict) -> None:
+    """The views a student looks at were on the page, in the light and the dark theme."""
+    from _support.lite_browser import VIEWS
+
+    assert sorted(run["screenshots"]) == sorted(f"lite_{name}_{theme}.png" for name, _ in VIEWS
+                                                 for theme in ("light", "dark"))

@@ -169,6 +169,15 @@ CLAIMS: dict[str, list[Claim]] = {
               "mia['private (ε = 1)'].details['tpr_at']['0.01']['tpr'] < __import__('math').e * 0.01"),
         Claim("could not find more than about 2.7 times as many, and its ε lower bound is 0",
               "mia['private (ε = 1)'].details['epsilon_lower_bound'] == 0", ("2.7", "0")),
+        Claim("the copied atypical people score above every outsider, so at\nthe smallest rates the attack finds them "
+              "while accusing nobody",
+              "(lambda p: p.flagged_nonmembers == 0 and p.flagged_members > 0 and p.atypical_flagged == p.atypical_n)"
+              "(operating_point(more['atypical'], EXPLORER_FPRS[0]))"),
+        Claim("at the right end it finds\nbarely more than chance",
+              "(lambda p: p.fpr < p.tpr < 1.1 * p.fpr)(operating_point(more['atypical'], EXPLORER_FPRS[-1]))"),
+        Claim("The private release's ε lower bound is 0 at every rate",
+              "all(operating_point(more['private (ε = 1)'], f).epsilon_lower_bound == 0 for f in EXPLORER_FPRS)",
+              ("0",)),
         Claim("at the 16:9 shape of a slide",
               "(lambda p: abs(p['width_in'].default / p['height_in'].default - 16 / 9) < 1e-3)"
               "(__import__('inspect').signature(__import__('synthpriv_report.teaching', fromlist=['x']).slides)"
@@ -189,6 +198,8 @@ CLAIMS: dict[str, list[Claim]] = {
 #: Names the claims use that the notebook computes inline in a solution's printed cell; defined here for the
 #: check cell when the notebook does not define them itself.
 _PRELUDE = """
+from synthpriv_report.analysis.vulnerable import operating_point
+from synthpriv_report.display.widgets import EXPLORER_FPRS
 from synthpriv_report.registry import get_spec, verdict_metric_names
 from pathlib import Path
 """

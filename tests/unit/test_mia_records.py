@@ -188,3 +188,75 @@ def test_the_reports_count_and_never_show_a_real_value(tmp_path) -> None:
             assert shown not in html, shown
     text = res._repr_mimebundle_()["text/plain"]
     assert sentence in text
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# one attack read at a rate of the caller's (the teaching slider)
+
+
+def test_the_operating_point_equals_the_report_at_its_three_rates() -> None:
+    from synthpriv_report.analysis.vulnerable import operating_point
+
+    T, H, S = _tiny()
+    ev, d = _worst(T, S, H)
+    n = ev.search_count
+    for f in (0.001, 0.01, 0.1):
+        p = operating_point(ev, f)
+        r = d["tpr_at"][f"{f:g}"]
+        assert p.attack == d["worst_attack"]
+        assert (p.flagged_members, p.flagged_nonmembers, p.readable) == (r["flagged_members"],
+                                                                         r["flagged_nonmembers"], r["reportable"])
+        assert p.epsilon_lower_bound == pytest.approx(r["epsilon_lower_bound"])
+        assert p.tpr_interval == pytest.approx(tuple(r["tpr_interval"]))
+    assert ev.search_count == n  # read from the cached scores
+
+
+def test_the_operating_point_by_hand_at_the_ends() -> None:
+    from synthpriv_report.analysis.vulnerable import operating_point
+
+    T, H, S = _tiny()
+    ev, d = _worst(T, S, H)
+    n_m, n_n = d["n_members"], d["n_nonmembers"]
+    # at 0.1% no outsider may be accused (0.001 * n_n < 1): the rate is not readable, and only members scored above
+    # every outsider are flagged, the two copied outliers among them (the most atypical 1% is one record: flagged)
+    low = operating_point(ev, 0.001)
+    assert not low.readable and low.flagged_nonmembers == 0 and low.fpr == 0.0 and low.chance == 0.0
+    assert low.flagged_members >= 2 and (low.atypical_n, low.atypical_flagged) == (1, 1)
+    # at 100% everyone is accused: TPR = FPR = 1, chance finds every member, nothing is proven
+    top = operating_point(ev, 1.0)
+    assert (top.flagged_members, top.flagged_nonmembers) == (n_m, n_n)
+    assert top.tpr == top.fpr == 1.0 and top.chance == n_m and top.epsilon_lower_bound == 0.0
+    assert top.atypical_chance == pytest.approx(top.atypical_n)
+
+
+def test_the_operating_point_of_a_named_attack_and_the_refusals() -> None:
+    from synthpriv_report.analysis.vulnerable import operating_point
+    from synthpriv_report.metrics.mia_common import attack_roc
+    from synthpriv_report.metrics.mia_worst_case import ATTACKS
+
+    T, H, S = _tiny()
+    ev, _ = _worst(T, S, H)
+    name = "density ratio"
+    p = operating_point(ev, 0.2, attack=name)
+    own = attack_roc(*ATTACKS[name](ev.context), fprs=(0.2,)).rates[0]
+    assert p.attack == name and (p.flagged_members, p.flagged_nonmembers) == (own.flagged_members,
+                                                                             own.flagged_nonmembers)
+    for bad in (0, 0.0, -0.1, 1.5, float("nan"), True, "0.01"):
+        with pytest.raises(ValueError, match="fpr must be"):
+            operating_point(ev, bad)
+    with pytest.raises(ValueError, match="unknown attack 'nope'; choose one of 'distance"):
+        operating_point(ev, 0.01, attack="nope")
+    ev_none = Evaluation(T, S, progress=False, calibrate=False)
+    with pytest.raises(ValueError, match="needs a holdout"):
+        operating_point(ev_none, 0.01)
+
+
+def test_the_operating_point_does_not_depend_on_the_row_order() -> None:
+    from synthpriv_report.analysis.vulnerable import operating_point
+
+    T, H, S = _tiny()
+    rng = np.random.default_rng(5)
+    shuffled = [f.iloc[rng.permutation(len(f))].reset_index(drop=True) for f in (T, S, H)]
+    a = operating_point(_worst(T, S, H)[0], 0.05)
+    b = operating_point(_worst(*shuffled)[0], 0.05)
+    assert a == b

@@ -375,3 +375,38 @@ def test_a_view_keeps_a_static_copy_for_a_notebook_opened_without_its_kernel(lea
         assert "<script" not in page and "<b>x</b>" not in page, name
     assert "a &lt;b&gt;x&lt;/b&gt;" in views["compare"]._repr_mimebundle_()["text/html"]
     assert "near-copy distance quantile: 0.01" in views["compare"]._repr_mimebundle_()["text/html"]
+
+
+def test_the_attack_explorer_reads_the_attack_at_each_rate_without_searching() -> None:
+    from _support.frames import mixed
+
+    from synthpriv_report.analysis.vulnerable import operating_point
+    from synthpriv_report.display.widgets import EXPLORER_FPRS, attack_explorer
+
+    T, S, H = mixed(150, 7, n_synthetic=150, copied=100)
+    ev = Evaluation(T, S, H, metrics=["mia_worst_case"], progress=False, calibrate=False, random_state=0)
+    label = "<b>leaky</b>"
+    box = attack_explorer({label: ev}, promise=1.0)
+    slider, table, image, status = box.children
+    n = ev.search_count
+    assert [v for _, v in slider.options] == list(EXPLORER_FPRS) and slider.value == 0.01
+    assert slider.continuous_update is False
+    first_png = bytes(image.value)
+    assert first_png.startswith(b"\x89PNG")
+    for f in (0.1, 0.5, 0.001, 0.01):
+        slider.value = f
+        p = operating_point(ev, f)
+        assert f"({p.flagged_members:,} of {p.n_members:,})" in table.value
+        assert f"({p.flagged_nonmembers:,} of {p.n_nonmembers:,})" in table.value
+    assert ev.search_count == n  # every move reads the cached scores
+    assert len(box.timings) == 5 and "updated in" in status.value
+    assert "&lt;b&gt;leaky&lt;/b&gt;" in table.value and "<b>leaky</b>" not in table.value
+    slider.value = 0.5
+    assert bytes(image.value) != first_png  # the chosen rate is drawn
+    with pytest.raises(ValueError, match="fpr must be one of"):
+        attack_explorer(ev, fpr=0.03)
+    with pytest.raises(ValueError, match="promise must be"):
+        attack_explorer(ev, promise=-1.0)
+    no_holdout = Evaluation(T, S, metrics=["mia_worst_case"], progress=False, calibrate=False)
+    with pytest.raises(ValueError, match="needs a holdout"):
+        attack_explorer(no_holdout)
