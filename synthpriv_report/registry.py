@@ -19,12 +19,14 @@ from typing import Any, Literal
 
 from .evidence import VERDICT_FALSE_ALARM, check_alpha
 from .formats import ValueKind
+from .protocols import MetricContext
 from .results import Direction, Level, MetricResult
 from .validation import Constraint, Interval, Options, check
 
-#: What a metric's ``compute`` and ``plan`` receive (:class:`synthpriv_report.engine.Context`; typed loosely here
-#: so that the declarations sit below the engine in the layers).
-Context = Any
+#: What a metric's ``compute`` and ``plan`` receive: the evaluation's context
+#: (:class:`synthpriv_report.engine.Context`), typed by the protocol it satisfies, so that the declarations sit below
+#: the engine in the layers.
+Context = MetricContext
 
 Group = Literal["closeness", "holdout", "attack", "distinguishability", "criteria"]
 
@@ -312,6 +314,9 @@ class MetricSpec:
         Applicability checks ``check(ctx, spec, result) -> str or None`` (a note when an assumption fails).
     copy_sensitive : bool
         An exact copy of T scores at the risky end (used by the registry-driven tests).
+    row_order : str
+        Why the value depends on the order of the rows by definition (a split or a permutation drawn by position),
+        or ``""`` when it does not: the row-order invariant (:mod:`synthpriv_report.testing`) holds it to that.
     calibratable : bool
         The metric compares S with T, so it can be recomputed with H in the role of S.
     interval_kind : str
@@ -366,6 +371,7 @@ class MetricSpec:
     words: Words | None = None
     checks: tuple[Callable[..., str | None], ...] = ()
     copy_sensitive: bool = False
+    row_order: str = ""
     calibratable: bool = False
     interval_kind: str = ""
     value_kind: ValueKind | None = None

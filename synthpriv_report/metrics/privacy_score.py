@@ -349,6 +349,8 @@ def privacy_score_finding(m: ResultJSON) -> str:
 
 register(MetricSpec(
     name="privacy_score", title="Proximity-ratio privacy score", section="2.3", group="closeness",
+    row_order="R1 and R2 are a random permutation of the training records' positions (docs/metrics.md, "
+              "privacy_score)",
     limitation=("it counts synthetic records unusually close to real people as a share: a small share of copied "
                 "records among many honest ones may not move it beyond chance (the copy checks look for those)"),
     direction="higher_is_safer", value_range=(0.0, 100.0), compute=_ps_compute, plan=_ps_plan,

@@ -489,6 +489,8 @@ register(MetricSpec(
             "all); a distinguishability signal, not a copy detector.",
     definition="Mean ROC AUC over 5 stratified folds of an MLP trained to label real records 1 and synthetic "
                "records 0 on the one-hot euclidean embedding. An exact copy of the real data scores about 0.5.",
+    row_order="StratifiedKFold(shuffle=True) assigns the folds by position and the network's minibatches "
+              "follow the row order (docs/metrics.md, detection_mlp)",
     copy_sensitive=False,
     calibratable=False,
     level=DMLP_LEVEL,
@@ -518,6 +520,7 @@ register(MetricSpec(
     definition="A HistGradientBoosting classifier is trained on 70% of real (1) and synthetic (0) records; MIR is "
                "its recall of the real class on the other 30%. The membership advantage subtracts the share of "
                "holdout records it labels real.",
+    row_order="train_test_split draws the test part by position (docs/metrics.md, mir)",
     copy_sensitive=False,
     calibratable=False,
     level=_mir_level,

@@ -89,3 +89,18 @@ def test_readme_metric_in_html_export(ev, tmp_path):
     ev.to_html(out)
     page = no_wbr(out.read_text(encoding="utf-8"))
     assert "close_share" in page and "Distances of synthetic records to the training data, with the close cut" in page
+
+
+def test_the_readme_metric_holds_the_invariants(ev):
+    """The README's `check_metric` line: the example metric passes every check that applies to it (it is not
+    declared copy-sensitive, so the copy check is left out)."""
+    from synthpriv_report.extend import check_metric
+
+    assert check_metric("close_share") == ["range", "row_order", "reproducible", "json", "not_computed",
+                                           "no_search_on_move"]
+
+
+def test_the_readme_metric_imports_only_from_extend():
+    imports = [ln for ln in readme_metric_module().splitlines() if ln.startswith(("import ", "from "))]
+    assert imports[0] == "import numpy as np"
+    assert all(ln.startswith("from synthpriv_report.extend import") for ln in imports[1:]), imports
