@@ -652,17 +652,19 @@ def leak_explorer(results: Mapping[str, Mapping[float, Any]]) -> Any:
 EXPLORER_FPRS: tuple[float, ...] = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
 
 #: The table of :func:`attack_explorer`: one row per release, the attack read at the chosen rate.
-_ATTACK_TABLE = """<div class="spr-report"><style>{% include "style.css.j2" %}</style>
+_ATTACK_TABLE = """<div class="spr-report" style="white-space:normal"><style>{% include "style.css.j2" %}</style>
 <div style="overflow-x:auto;max-width:100%"><table><caption>{{ caption }}</caption>
-<thead><tr><th scope="col">Release</th><th scope="col" class="spr-num">Members found (TPR)</th>
-<th scope="col">95% interval</th><th scope="col" class="spr-num">Outsiders accused (FPR)</th>
-<th scope="col" class="spr-num">Chance would find</th><th scope="col" class="spr-num">ε at least</th>
-<th scope="col" class="spr-num">Most atypical 1% flagged</th></tr></thead>
-<tbody>{% for r in rows %}<tr><th scope="row">{{ r.label }}</th><td class="spr-num">{{ r.tpr }}</td>
-<td style="white-space:normal">{{ r.interval }}</td><td class="spr-num">{{ r.fpr }}</td>
+<thead><tr><th scope="col">Release</th><th scope="col" class="spr-num">Members found</th>
+<th scope="col" class="spr-num">Outsiders accused</th><th scope="col" class="spr-num">Chance would find</th>
+<th scope="col" class="spr-num">ε at least</th><th scope="col" class="spr-num">Most atypical 1%</th></tr></thead>
+<tbody>{% for r in rows %}<tr><th scope="row" style="white-space:normal">{{ r.label }}</th>
+<td class="spr-num">{{ r.tpr }}<br><span class="spr-muted">{{ r.count }}</span><br>
+<span class="spr-muted">{{ r.interval }}</span></td>
+<td class="spr-num">{{ r.fpr }}<br><span class="spr-muted">{{ r.accused }}</span></td>
 <td class="spr-num">{{ r.chance }}</td><td class="spr-num">{{ r.epsilon }}</td>
-<td class="spr-num">{{ r.atypical }}</td></tr>{% endfor %}</tbody></table></div>
-{% for n in notes %}<p class="spr-muted">{{ n }}</p>{% endfor %}</div>"""
+<td class="spr-num">{{ r.atypical }}<br><span class="spr-muted">{{ r.atypical_chance }}</span></td></tr>{% endfor %}
+</tbody></table></div>
+{% for n in notes %}<p class="spr-muted" style="white-space:normal;max-width:60em">{{ n }}</p>{% endfor %}</div>"""
 
 
 def _draw_operating_points(ax: Any, points: Mapping[str, Any], fpr: float, promise: float | None) -> None:
@@ -767,11 +769,12 @@ def attack_explorer(evaluations: Any, *, attack: str | None = None, fpr: float =
     slider = w.SelectionSlider(options=[(fmt_share(f), f) for f in EXPLORER_FPRS], value=start,
                                description="false-positive rate", continuous_update=False,
                                style={"description_width": "140px"}, layout=w.Layout(width="560px"))
-    table = w.HTML()
+    table = w.HTML(layout=w.Layout(width="100%"))  # bounded by the output, so a wide table scrolls in place
     image = w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
     image.add_class("spr-fig")
     status = w.HTML()
     timings: list[float] = []
+    drawn: dict[float, bytes] = {}  # a position's figure, drawn at its first visit (the slider has nine)
 
     def refresh(f: float) -> None:
         t0 = time.perf_counter()
@@ -781,15 +784,21 @@ def attack_explorer(evaluations: Any, *, attack: str | None = None, fpr: float =
             if not p.readable:
                 unreadable.append(label)
             rows.append({
-                "label": label,
-                "tpr": f"{fmt_share(p.tpr)} ({fmt_count(p.flagged_members)} of {fmt_count(p.n_members)})",
-                "interval": f"{fmt_share(p.tpr_interval[0])} to {fmt_share(p.tpr_interval[1])}",
-                "fpr": f"{fmt_share(p.fpr)} ({fmt_count(p.flagged_nonmembers)} of {fmt_count(p.n_nonmembers)})",
+                "label": label, "tpr": f"TPR {fmt_share(p.tpr)}",
+                "count": f"{fmt_count(p.flagged_members)} of {fmt_count(p.n_members)}",
+                "interval": f"95%: {fmt_share(p.tpr_interval[0])} to {fmt_share(p.tpr_interval[1])}",
+                "fpr": f"FPR {fmt_share(p.fpr)}",
+                "accused": f"{fmt_count(p.flagged_nonmembers)} of {fmt_count(p.n_nonmembers)}",
                 "chance": f"{p.chance:,.1f}",
                 "epsilon": "0 (no bound)" if p.epsilon_lower_bound == 0 else f"{p.epsilon_lower_bound:.2f}",
-                "atypical": f"{p.atypical_flagged} of {p.atypical_n} (chance {p.atypical_chance:.2f})"})
+                "atypical": f"{p.atypical_flagged} of {p.atypical_n}",
+                "atypical_chance": f"chance {p.atypical_chance:.1f}"})
         notes = [f"Read at {fmt_share(f)} false positives: the attacker flags everyone whose score passes the "
-                 f"threshold that wrongly accuses at most {fmt_share(f)} of the outsiders. The reports read every "
+                 f"threshold that wrongly accuses at most {fmt_share(f)} of the outsiders (real people not in the "
+                 "training data). Members found: the training people flagged (TPR, with its exact 95% interval); "
+                 "chance would find: how many an attacker who cannot tell members from outsiders would flag at the "
+                 "same rate; ε at least: what this one point proves; most atypical 1%: how many of the training "
+                 "people farthest from all others are flagged. The reports read every "
                  "attack at 0.1%, 1% and 10%, fixed before looking, and print the largest ε of the three; the "
                  "largest ε over rates picked after looking at the curve would overstate it, so the column here "
                  "is for reading."]
@@ -800,7 +809,9 @@ def attack_explorer(evaluations: Any, *, attack: str | None = None, fpr: float =
         table.value = html(_ATTACK_TABLE, rows=rows, notes=notes,
                            caption=f"The strongest membership attack at {fmt_share(f)} false positives"
                            if attack is None else f"{attack} at {fmt_share(f)} false positives")
-        image.value = render_png(lambda ax: _draw_operating_points(ax, points, f, promise), size=(6.0, 3.8))
+        if f not in drawn:
+            drawn[f] = render_png(lambda ax: _draw_operating_points(ax, points, f, promise), size=(6.0, 3.8))
+        image.value = drawn[f]
         timings.append(time.perf_counter() - t0)
         status.value = html(_TIMING, ms=f"{timings[-1] * 1000:.0f}")
 

@@ -396,8 +396,8 @@ def test_the_attack_explorer_reads_the_attack_at_each_rate_without_searching() -
     for f in (0.1, 0.5, 0.001, 0.01):
         slider.value = f
         p = operating_point(ev, f)
-        assert f"({p.flagged_members:,} of {p.n_members:,})" in table.value
-        assert f"({p.flagged_nonmembers:,} of {p.n_nonmembers:,})" in table.value
+        assert f"{p.flagged_members:,} of {p.n_members:,}" in table.value
+        assert f"{p.flagged_nonmembers:,} of {p.n_nonmembers:,}" in table.value
     assert ev.search_count == n  # every move reads the cached scores
     assert len(box.timings) == 5 and "updated in" in status.value
     assert "&lt;b&gt;leaky&lt;/b&gt;" in table.value and "<b>leaky</b>" not in table.value
