@@ -46,6 +46,9 @@ class Bar:
             return
         from tqdm.auto import tqdm
 
+        if not threads_available():
+            # Pyodide: tqdm's monitor thread cannot start, and tqdm would say so on stderr at every bar
+            tqdm.monitor_interval = 0
         self._bar = tqdm(total=total, desc=desc, unit=unit, leave=False, delay=DELAY, file=sys.stderr,
                          dynamic_ncols=True)
         # a stage that never updates (one long call) still shows its bar once DELAY has passed

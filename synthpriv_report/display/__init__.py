@@ -11,6 +11,7 @@ it never starts a neighbour search. Nothing here calls ``display()``: every func
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -137,5 +138,18 @@ def preload() -> threading.Thread | None:
     try:
         thread.start()
     except RuntimeError:  # no threads on this platform (WebAssembly)
+        # a fresh browser kernel has no font cache: matplotlib's notice that it builds one would show in red
+        # under the first figure, as if something had gone wrong
+        logging.getLogger("matplotlib.font_manager").addFilter(_font_cache_notice)
         return None
     return thread
+
+
+def _font_cache_notice(record: logging.LogRecord) -> bool:
+    """A logging filter: False (drop) for matplotlib's "building the font cache" notice only.
+
+    >>> notice = "Matplotlib is building the font cache; this may take a moment."
+    >>> _font_cache_notice(logging.makeLogRecord({"msg": notice})), _font_cache_notice(logging.makeLogRecord({}))
+    (False, True)
+    """
+    return "building the font cache" not in record.getMessage()

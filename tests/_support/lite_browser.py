@@ -35,6 +35,10 @@ _ERRORS_JS = """(i) => [...document.querySelectorAll('.jp-Notebook .jp-Cell')[i]
   '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')].map(e => e.innerText)
   .filter(t => /Traceback|Error/.test(t)).map(t => t.slice(0, 4000))"""
 
+# Everything a cell printed on stderr (a red box under the cell), errors or not
+_STDERR_JS = """(i) => [...document.querySelectorAll('.jp-Notebook .jp-Cell')[i].querySelectorAll(
+  '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')].map(e => e.innerText.slice(0, 600))"""
+
 # What a slider's output shows, less the sliders themselves: the text of its tables and the figures' sources
 _SNAPSHOT_JS = """(s) => {
   const area = document.querySelectorAll('.widget-slider')[s].closest('.jp-OutputArea');
@@ -107,8 +111,9 @@ def _run_cells(page: Any, result: dict[str, Any], cell_timeout_s: float) -> None
                 time.sleep(0.05)
         seconds = time.perf_counter() - t0
         errors = page.evaluate(_ERRORS_JS, i) if is_code else []
+        stderr = page.evaluate(_STDERR_JS, i) if is_code else []
         result["cells"].append({"index": i, "code": is_code, "seconds": round(seconds, 3),
-                                "source": source[:300], "errors": errors})
+                                "source": source[:300], "errors": errors, "stderr": stderr})
         result["errors"] += [f"cell {i}: {e}" for e in errors]
         if errors:
             return

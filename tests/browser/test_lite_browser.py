@@ -53,6 +53,13 @@ def test_every_cell_runs_without_an_error(run: dict) -> None:
     assert "piplite" in ran[0]["source"] or "%pip install" in ran[0]["source"]
 
 
+def test_no_cell_printed_a_warning(run: dict) -> None:
+    """No red box under any cell: a warning a student cannot act on (a library's notice that it builds a cache,
+    that it cannot start a thread) reads as if something had gone wrong."""
+    printed = {c["index"]: c["stderr"] for c in run["cells"] if c.get("stderr")}
+    assert printed == {}
+
+
 def test_nothing_was_asked_of_the_network(run: dict) -> None:
     """Inside the namespace a request past this machine fails; none failed, so the site carries everything it
     needs (Pyodide, its wheels, the package) and loads nothing from a CDN or PyPI."""
