@@ -36,6 +36,31 @@ def threads_available() -> bool:
     return True
 
 
+def _tqdm_class() -> Any:
+    """The bar class: ``tqdm.auto``'s choice (a widget in Jupyter, text elsewhere), except in a browser's Python.
+
+    There (Pyodide, in JupyterLite) ``tqdm.auto`` does not recognise the notebook's kernel and writes text bars to
+    stderr, which JupyterLab shows as red boxes (an empty one once a bar is cleared); and tqdm's monitor thread
+    cannot start, which it reports on stderr too. So the browser gets the notebook's widget bar when a notebook
+    shows it, and no monitor thread.
+    """
+    from tqdm.auto import tqdm
+
+    if threads_available():
+        return tqdm
+    chosen = tqdm
+    try:
+        from IPython import get_ipython
+
+        if get_ipython() is not None:
+            import ipywidgets  # noqa: F401  (tqdm.notebook draws with it)
+            from tqdm.notebook import tqdm as chosen
+    except ImportError:
+        pass
+    tqdm.monitor_interval = chosen.monitor_interval = 0  # every later bar of the process, the user's own too
+    return chosen
+
+
 class Bar:
     """A progress bar, or nothing when disabled: ``update``, ``note`` and ``close`` are always safe to call."""
 
@@ -44,11 +69,7 @@ class Bar:
         self._timer: threading.Timer | None = None
         if not enabled:
             return
-        from tqdm.auto import tqdm
-
-        if not threads_available():
-            # Pyodide: tqdm's monitor thread cannot start, and tqdm would say so on stderr at every bar
-            tqdm.monitor_interval = 0
+        tqdm = _tqdm_class()
         self._bar = tqdm(total=total, desc=desc, unit=unit, leave=False, delay=DELAY, file=sys.stderr,
                          dynamic_ncols=True)
         # a stage that never updates (one long call) still shows its bar once DELAY has passed
