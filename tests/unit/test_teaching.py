@@ -145,7 +145,7 @@ def test_the_lab_worksheet_keeps_every_exercise_and_no_solution(lab_worksheet) -
     nb = json.loads(LAB.read_text(encoding="utf-8"))
     text = _squash(_pdf_text(lab_worksheet))
     questions = _exercise_questions(nb)
-    assert len(questions) == 7
+    assert len(questions) == 8
     for i, q in enumerate(questions, 1):
         assert f"Exercise {i}" in text
         assert _squash(q) in text, q
@@ -154,7 +154,7 @@ def test_the_lab_worksheet_keeps_every_exercise_and_no_solution(lab_worksheet) -
     # known solution sentences (from the <details> blocks) and the hidden solution cells' code
     assert "a 17-year-old widow" not in text and "Far is safe" not in text
     assert "The leaky score rises" not in text and "honest_ratio" not in text
-    assert text.count("Your answer") == 7
+    assert text.count("Your answer") == len(questions)
     assert "Does this synthetic data leak its training records?" in text
     assert "<!--" not in text and "local only" not in text
 
