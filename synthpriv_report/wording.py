@@ -424,8 +424,6 @@ def setting_rows(settings: Mapping[str, Any], params: Mapping[str, Any] | None =
 
 def _title_of(name: Any) -> str:
     try:
-        from .registry import get_spec
-
         return get_spec(str(name)).title
     except (ValueError, TypeError):
         return str(name)
@@ -440,8 +438,6 @@ def metric_row(m: Mapping[str, Any], driving: Sequence[str] = ()) -> dict[str, A
     kind = value_kind(m)
     computed = bool(m.get("computed", m.get("value") is not None))
     try:
-        from .registry import get_spec
-
         spec = get_spec(str(m.get("name")))
     except (ValueError, TypeError):
         spec = None
