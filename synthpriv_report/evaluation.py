@@ -14,7 +14,6 @@ what an evaluation never interrupted gives.
 from __future__ import annotations
 
 import datetime as _dt
-import functools
 import hashlib
 import os
 import shlex
@@ -72,6 +71,7 @@ from .validation import (
     validate_all,
 )
 from .verdict import compute_verdict
+from .versions import core_versions
 
 if TYPE_CHECKING:
     import dask.dataframe
@@ -85,26 +85,9 @@ DEFAULT_NAMES = DEFAULT_SET_NAMES
 _ROLE = SET_ROLES
 
 
-@functools.lru_cache(maxsize=1)
-def _version_table() -> tuple[tuple[str, str], ...]:
-    """The installed versions, read once per process (reading package metadata takes about 25 ms, and a slider
-    move asks for them with every result set)."""
-    import importlib.metadata as md
-    import platform
-
-    out = {}
-    for name in ("synthpriv_report", "numpy", "pandas", "scipy", "scikit-learn", "numba", "matplotlib"):
-        try:
-            out[name] = md.version(name)
-        except md.PackageNotFoundError:
-            out[name] = "not installed"
-    out["python"] = platform.python_version()
-    return tuple(out.items())
-
-
 def _versions() -> dict[str, str]:
     """Package name -> installed version, and the Python version (a fresh dict each call)."""
-    return dict(_version_table())
+    return core_versions()
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:

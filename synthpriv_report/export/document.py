@@ -25,6 +25,7 @@ from typing import Any
 from ..release import validate_context
 from ..results import InconsistentReportError, LevelRule, MetricResult, ResultSet, Verdict, to_jsonable
 from ..templating import shorten_text
+from ..versions import core_versions, tool_versions
 from .files import write_atomic
 from .schema import DIGEST_ALGORITHM, JSON_SCHEMA, SCHEMA, SCHEMA_VERSION, parse_schema_id
 
@@ -49,22 +50,11 @@ def _now() -> str:
 
 
 def _tool_versions() -> dict[str, str]:
-    import importlib.metadata as md
-
-    out = {}
-    for name in ("nbconvert", "nbformat", "jinja2", "weasyprint", "pydyf", "jsonschema", "pyarrow",
-                 "ipywidgets", "playwright", "pypdf"):
-        try:
-            out[name] = md.version(name)
-        except md.PackageNotFoundError:
-            out[name] = "not installed"
-    return out
+    return tool_versions()
 
 
 def _core_versions() -> dict[str, str]:
-    from ..evaluation import _versions
-
-    return dict(_versions())
+    return core_versions()
 
 
 def _is_evaluation(obj: Any) -> bool:
