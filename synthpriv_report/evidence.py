@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._compiled import COMPILED, njit
+from .stats.intervals import wilson_centre_half
 
 #: The false-alarm rate the verdict is built for: the probability that an ideal generator (fresh real records of
 #: the training data's population) gets a verdict of medium or high, summed over the checks behind it.
@@ -62,10 +63,7 @@ def wilson_bounds(p_hat: float, n: float, z: float) -> tuple[float, float]:
     """
     if not n > 0 or not math.isfinite(p_hat):
         return 0.0, 1.0
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    centre = (p_hat + z2 / (2.0 * n)) / denom
-    half = z * math.sqrt(max(p_hat * (1.0 - p_hat) / n + z2 / (4.0 * n * n), 0.0)) / denom
+    centre, half = wilson_centre_half(p_hat, n, z)
     return max(0.0, centre - half), min(1.0, centre + half)
 
 

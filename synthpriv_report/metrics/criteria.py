@@ -31,6 +31,7 @@ from .. import plotting as plot
 from ..formats import fmt_number, fmt_share
 from ..registry import LevelSpec, Param, ResultJSON
 from ..results import MetricResult
+from ..stats import wilson_score_counts
 from .arrays import SmallResult
 
 #: The two public sources every report of these metrics cites.
@@ -104,9 +105,7 @@ def wilson_rate(successes: float, n: int, *, confidence_level: float = 0.95) -> 
     if not 0.0 <= k <= n:
         raise ValueError(f"successes must be in [0, {n}], got {successes}")
     z = NormalDist().inv_cdf((1.0 + confidence_level) / 2.0)
-    z2 = z * z
-    centre = (k + z2 / 2.0) / (n + z2)
-    half = z / (n + z2) * math.sqrt(k * (n - k) / n + z2 / 4.0)
+    centre, half = wilson_score_counts(k, n, z)
     return Rate(value=centre, error=half, successes=k, n=int(n))
 
 

@@ -46,6 +46,8 @@ from .intervals import (
     percentile_interval,
     round_half_up,
     wilson,
+    wilson_centre_half,
+    wilson_score_counts,
 )
 from .one_run import (
     OneRunOutcome,
@@ -67,5 +69,5 @@ __all__ = [
     "one_run_precision_needed",
     "paired_median_replicates",
     "percentile_interval", "quantile_summary", "resample_stats", "round_half_up", "subsample", "summary", "ties",
-    "wilson", "win_share",
+    "wilson", "wilson_centre_half", "wilson_score_counts", "win_share",
 ]

@@ -12,6 +12,34 @@ from numpy.typing import ArrayLike
 WILSON_Z = 1.959964
 
 
+def wilson_centre_half(p_hat: float, n: float, z: float) -> tuple[float, float]:
+    """The centre and half-width of the Wilson score interval of a proportion ``p_hat`` over ``n > 0`` trials (a
+    possibly fractional, effective number) at critical value ``z``: the one formula behind :func:`wilson`,
+    :func:`synthpriv_report.evidence.wilson_bounds` and the criteria's rates (:func:`wilson_score_counts`).
+
+    >>> c, h = wilson_centre_half(0.5, 100, WILSON_Z); round(c - h, 4), round(c + h, 4)
+    (0.4038, 0.5962)
+    """
+    denom = 1.0 + z * z / n
+    centre = (p_hat + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(p_hat * (1.0 - p_hat) / n + z * z / (4 * n * n), 0.0)) / denom
+    return centre, half
+
+
+def wilson_score_counts(successes: float, n: int, z: float) -> tuple[float, float]:
+    """:func:`wilson_centre_half` of ``successes`` out of ``n``, written over the counts as anonymeter writes it
+    (``(k + z²/2) / (n + z²)`` and ``z / (n + z²) sqrt(k (n - k) / n + z²/4)``), so that the criteria's rates
+    equal anonymeter's to the last bit; algebraically the same interval.
+
+    >>> c, h = wilson_score_counts(50, 100, WILSON_Z); round(c - h, 4), round(c + h, 4)
+    (0.4038, 0.5962)
+    """
+    z2 = z * z
+    centre = (successes + z2 / 2.0) / (n + z2)
+    half = z / (n + z2) * math.sqrt(successes * (n - successes) / n + z2 / 4.0)
+    return centre, half
+
+
 def wilson(p_hat: float, n: int, *, z: float = WILSON_Z) -> tuple[float, float]:
     """Wilson score interval for a proportion ``p_hat`` (halves allowed) over ``n`` trials.
 
@@ -31,9 +59,7 @@ def wilson(p_hat: float, n: int, *, z: float = WILSON_Z) -> tuple[float, float]:
     if not math.isfinite(p):
         return (float("nan"), float("nan"))
     p = min(1.0, max(0.0, p))
-    denom = 1.0 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(max(p * (1.0 - p) / n + z * z / (4 * n * n), 0.0)) / denom
+    centre, half = wilson_centre_half(p, n, z)
     lo = 0.0 if p == 0.0 else min(p, max(0.0, centre - half))
     hi = 1.0 if p == 1.0 else max(p, min(1.0, centre + half))
     return (lo, hi)
