@@ -100,6 +100,7 @@ def copy_audit(small):
     return audit(CopyTraining, T, H, runs=2, canaries=40, random_state=1, progress_bars=False)
 
 
+@pytest.mark.slow  # two audit runs of a copying generator: about 15 s
 def test_a_copying_generator_is_high_and_its_canaries_prove_epsilon(copy_audit):
     au = copy_audit
     v = au.verdict()
@@ -146,6 +147,7 @@ def test_an_audit_without_runs_is_written_as_json_alone(small, tmp_path):
     assert doc["audit"]["epsilon"]["measured"] == au.epsilon_lower_bound
 
 
+@pytest.mark.slow  # audits the copying generator again on shuffled rows
 def test_the_audit_is_reproducible_and_ignores_row_order(small, copy_audit):
     T, H, _ = small
 

@@ -304,6 +304,7 @@ def test_column_order_of_other_sets_does_not_matter() -> None:
 # the caller's DataFrames are never modified
 
 
+@pytest.mark.slow  # every metric on every input kind: about 20 s
 def test_caller_frames_not_modified(tiny_mixed) -> None:
     T, S, H = tiny_mixed
     T = T.assign(when=pd.to_datetime(["2020-01-01", None, "2021-05-05", "2019-02-02", "2018-01-01"]),

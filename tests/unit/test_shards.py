@@ -70,6 +70,7 @@ def _duplicates(n: int, seed: int) -> pd.DataFrame:
     return pd.DataFrame({"a": rng.integers(0, 4, n).astype(float), "c": rng.choice(list("xy"), n)})
 
 
+@pytest.mark.slow  # a cluster search per case: 15-35 s each on 2 cores
 @pytest.mark.parametrize("kind", ["gower", "euclidean", "hamming"])
 @pytest.mark.parametrize("engine", ["tree", "tiled"])
 def test_sharded_search_equals_one_tree_with_ties_across_borders(kind: str, engine: str) -> None:
