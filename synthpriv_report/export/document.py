@@ -30,7 +30,7 @@ from .schema import DIGEST_ALGORITHM, JSON_SCHEMA, SCHEMA, SCHEMA_VERSION, parse
 
 __all__ = ["FINGERPRINT_RECOMPUTE", "ReportData",
            "build_document", "check_levels", "content_digest", "load_document", "report_data",
-           "to_json", "validate_document"]
+           "result_from_dict", "to_json", "validate_document"]
 
 #: What the digest is computed over, in words (written beside it in the document).
 DIGEST_OF = ("SHA-256 of the document without its digest field, as JSON with sorted keys, no spaces and UTF-8 "
@@ -540,6 +540,21 @@ def _result_from_dict(d: Mapping[str, Any]) -> MetricResult:
         notes=tuple(d["notes"]),
         **extra,
     )
+
+
+def result_from_dict(entry: Mapping[str, Any], *, source: str = "document") -> MetricResult:
+    """The :class:`MetricResult` of one metric's stored entry (as :meth:`MetricResult.to_dict` writes it and a
+    report's ``metrics`` field holds it); an entry of an unexpected shape is a ``ValueError`` naming ``source``.
+
+    >>> r = MetricResult("m", 0.25, interval=(0.1, 0.4), title="Share")
+    >>> result_from_dict(r.to_dict()) == r
+    True
+    """
+    try:
+        return _result_from_dict(entry)
+    except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
+        raise ValueError(f"{source}: a field has an unexpected shape ({type(exc).__name__}: "
+                         f"{shorten_text(str(exc), 120)}); not a result this version can draw") from None
 
 
 def results_from_document(doc: Mapping[str, Any], *, source: str = "document") -> ResultSet:

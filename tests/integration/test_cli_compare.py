@@ -127,8 +127,10 @@ def test_release_names_from_files() -> None:
 
 
 def test_compare_pdf_has_the_choice_after_the_dossier(files: dict[str, Path], tmp_path: Path) -> None:
-    """The PDF: the dossier's four pages, the contents, then the page on choosing; the comparison's JSON is
-    attached."""
+    """The PDF: the dossier's four pages, the contents, then the page on choosing and the checks' figures with
+    the releases side by side; the comparison's JSON is attached; the PDF keeps to the PDF/A rules the suite
+    checks (every figure with its alternative text) and passes qpdf's check."""
+    from _support.pdf import pdfa_problems, pikepdf_or_skip, qpdf_check
     from pypdf import PdfReader
 
     pdf, js = tmp_path / "c.pdf", tmp_path / "c.json"
@@ -137,7 +139,14 @@ def test_compare_pdf_has_the_choice_after_the_dossier(files: dict[str, Path], tm
     texts = [p.extract_text() or "" for p in reader.pages]
     first = next(i for i, t in enumerate(texts) if "Choosing among 2 releases" in t and "cost of choosing" in t)
     assert 4 <= first <= 6
+    figures = next(i for i, t in enumerate(texts) if "Each check's figures, the releases side by side" in t)
+    assert first <= figures <= first + 2
+    assert any("honest: Exact copies" in t for t in texts[figures:figures + 4])  # a panel's label, in the figure
     assert reader.attachments["report.json"] == [js.read_bytes()]
+    pikepdf = pikepdf_or_skip()
+    with pikepdf.open(pdf) as opened:
+        assert pdfa_problems(opened) == []
+    qpdf_check(pdf)
 
 
 def test_comparison_figure_and_documents_from_python(files: dict[str, Path], tmp_path: Path) -> None:
@@ -183,3 +192,60 @@ def test_compare_release_contexts(files: dict[str, Path], tmp_path: Path, capsys
     assert main(args) == EXIT_USER_ERROR
     err = capsys.readouterr().err
     assert "release 'honest'" in err and "epsilon" in err
+
+
+@pytest.fixture(scope="module")
+def live(files: dict[str, Path]):
+    """A comparison of the copying and the honest release, from Python."""
+    import pandas as pd
+
+    from synthpriv_report import Comparison
+
+    real, holdout = pd.read_csv(files["real"]), pd.read_csv(files["holdout"])
+    return Comparison(real, {LEAKY: pd.read_csv(files["copy"]), "honest": pd.read_csv(files["honest"])}, holdout,
+                      metrics=METRICS.split(","), progress=False)
+
+
+def _figure_ticks(src: str) -> list[str]:
+    """The tick labels of an SVG figure (its text elements that are numbers), in drawing order."""
+    import base64
+    import re
+
+    svg = base64.b64decode(src.split(",", 1)[1]).decode("utf-8")
+    return [t for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg) if re.fullmatch(r"[-\u2212]?[\d.]+%?", t)]
+
+
+def test_the_annex_shows_each_checks_figure_with_the_releases_side_by_side(live, tmp_path: Path) -> None:
+    """The page on choosing carries, for each check behind the verdict that declares a figure, one image with a
+    panel per release in the ranking's order; every release's name reaches the page escaped, through the
+    template only."""
+    from synthpriv_report.export.comparison import comparison_document, comparison_page
+
+    doc, _ = comparison_document(live)
+    page, _ = comparison_page(doc)
+    assert "Each check's figures, the releases side by side" in page
+    figures = page.count('<figure class="spr-side-by-side">')
+    assert figures == 3  # exact_copies, near_copies, holdout_dcr_share; dcr_test declares none
+    for title in ("Exact copies", "Near copies", "Closer to the training data than to the holdout"):
+        assert f"<h4>{title}</h4>" in page
+    assert "copy &lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
+    first = page.index("Each check's figures")
+    alt = page[page.index('alt="', first):]
+    assert alt.index("honest:") < alt.index("copy &lt;b&gt;x&lt;/b&gt;:")  # the ranking's order
+
+
+def test_figures_cut_into_several_images_keep_one_scale(live) -> None:
+    """Panels that do not fit one image go on to the next, and every image has the axis ranges of all: the
+    honest release's holdout share drawn alone would span other ticks than the copying release's."""
+    from synthpriv_report.display.figures import side_by_side_entry
+
+    results = live.results()
+    shares = {name: results[name]["holdout_dcr_share"] for name in live.ranking()}
+    tall = side_by_side_entry(shares, max_height=0.1)
+    assert tall is not None and len(tall["parts"]) == 2
+    one, two = (_figure_ticks(p["src"]) for p in tall["parts"])
+    assert one == two and one
+    alone = {name: side_by_side_entry({name: r})["parts"][0]["src"] for name, r in shares.items()}
+    assert _figure_ticks(alone["honest"]) != _figure_ticks(alone[LEAKY])
+    together = side_by_side_entry(shares)
+    assert len(together["parts"]) == 1 and "honest:" in together["parts"][0]["alt"]
