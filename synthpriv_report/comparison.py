@@ -241,6 +241,20 @@ class Comparison:
         self._setup(dict(pairs), target)
         return self
 
+    @staticmethod
+    def from_json(source: Any) -> Any:
+        """A comparison read back from its JSON document (a path, or the parsed document), checked, that writes its
+        HTML, PDF and JSON again without the data
+        (:func:`synthpriv_report.export.comparison.comparison_from_json`).
+
+        Returns
+        -------
+        synthpriv_report.export.comparison.LoadedComparison
+        """
+        from .export.comparison import comparison_from_json
+
+        return comparison_from_json(source)
+
     def _setup(self, evaluations: dict[str, Evaluation], target: str | None) -> None:
         _same_real_data(evaluations)
         first = next(iter(evaluations.values()))

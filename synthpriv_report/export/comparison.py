@@ -12,6 +12,7 @@ verdict's rate divided by the number of releases compared.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -29,13 +30,14 @@ from .document import (
     read_document,
     report_data,
     result_from_dict,
+    schema_document,
     with_digest,
 )
 from .notebook import DEFAULT_TITLE
 from .templating import render
 
-__all__ = ["COMPARISON_SCHEMA", "comparison_document", "comparison_page", "load_comparison", "release_checks",
-           "write_comparison_reports"]
+__all__ = ["COMPARISON_SCHEMA", "LoadedComparison", "comparison_document", "comparison_from_json", "comparison_page",
+           "load_comparison", "release_checks", "write_comparison_reports"]
 
 #: Longest release name written beside its point in the privacy-against-utility figure (cut with "…").
 NAME_CHARS = 32
@@ -89,6 +91,11 @@ def load_comparison(path: str | os.PathLike[str]) -> tuple[dict[str, Any], Repor
         Naming the file and what does not hold.
     """
     doc, source = read_document(path, COMPARISON_SCHEMA, "a comparison document")
+    return _checked(doc, source)
+
+
+def _checked(doc: Mapping[str, Any], source: str) -> tuple[dict[str, Any], ReportData]:
+    """A comparison document whose digest holds, checked field by field (:func:`load_comparison`)."""
     try:
         data = report_data(doc["chosen_report"])
     except ValueError as exc:
@@ -236,6 +243,97 @@ def comparison_page(doc: Mapping[str, Any]) -> tuple[str, str]:
     return html, text
 
 
+class LoadedComparison:
+    """A comparison read back from its JSON document (:func:`comparison_from_json`): it writes the comparison's
+    HTML, PDF and JSON again without the data, from the checked document alone, as a live
+    :class:`~synthpriv_report.comparison.Comparison` writes them.
+
+    The document holds the chosen release's whole report and, for every release, its verdicts, the results of the
+    checks behind its verdict (with the evidence their figures are drawn from), its membership attacks and its
+    utility: what the documents show. It does not hold the other releases' whole reports, so the documents are
+    written for the release chosen when the document was made.
+
+    Attributes
+    ----------
+    document : dict
+        The checked comparison document (schema ``synthpriv_report.comparison/1``).
+    report : ReportData
+        The chosen release's report, its levels derived again on load.
+    chosen : str
+        The release the documents are written for.
+    """
+
+    def __init__(self, document: Mapping[str, Any], *, source: str = "document"):
+        # the digest and every field checked, as load_comparison checks a file
+        doc, data = _checked(schema_document(document, COMPARISON_SCHEMA, "a comparison document", source=source),
+                             source)
+        self.document = doc
+        self.report = data
+        self.chosen: str = doc["chosen"]
+
+    @property
+    def names(self) -> list[str]:
+        """The releases' names, in the order given."""
+        return list(self.document["comparison"]["releases"])
+
+    @property
+    def n_compared(self) -> int:
+        """How many releases were compared."""
+        return int(self.document["comparison"]["n_compared"])
+
+    def ranking(self) -> list[str]:
+        """The releases from the least to the most risky, as the comparison ranked them."""
+        return list(self.document["comparison"]["ranking"])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The comparison's dictionary, as :meth:`Comparison.to_dict <synthpriv_report.comparison.Comparison.to_dict>`
+        gave it (a deep copy)."""
+        return copy.deepcopy(dict(self.document["comparison"]))
+
+    def release_checks(self) -> dict[str, dict[str, MetricResult]]:
+        """Every release's results of the checks behind its verdict (:func:`release_checks`)."""
+        return release_checks(self.document)
+
+    def write_reports(self, *, html: str | os.PathLike[str] | None = None, pdf: str | os.PathLike[str] | None = None,
+                      json: str | os.PathLike[str] | None = None, chosen: str | None = None,
+                      **options: Any) -> list[Path]:
+        """Write the comparison's documents again (:func:`write_comparison_reports`, whose ``engine`` and ``title``
+        ``options`` takes); ``chosen``, when given, must be the release the document was made for.
+
+        Returns
+        -------
+        list of pathlib.Path
+            The written files, in the order html, pdf, json.
+        """
+        if html is None and pdf is None and json is None:
+            raise ValueError("nothing to write: give at least one of html=, pdf=, json=")
+        return write_comparison_reports(self, chosen=chosen, html=html, pdf=pdf, json=json, **options)
+
+    def _repr_html_(self) -> str:
+        from ..display.comparison import render_comparison
+
+        return render_comparison(self.to_dict())
+
+    def __repr__(self) -> str:
+        return (f"LoadedComparison({self.n_compared} releases: {', '.join(map(repr, self.names))}; chosen "
+                f"{self.chosen!r}, created {self.document['created']!r})")
+
+
+def comparison_from_json(source: str | os.PathLike[str] | Mapping[str, Any]) -> LoadedComparison:
+    """Read a comparison's JSON document (a path, or an already parsed document) as a :class:`LoadedComparison`,
+    checked as :func:`load_comparison` checks it (a parsed document's digest too).
+
+    Raises
+    ------
+    ValueError
+        Naming the file (or "document") and what does not hold.
+    """
+    if isinstance(source, Mapping):
+        return LoadedComparison(source)
+    doc, where = read_document(source, COMPARISON_SCHEMA, "a comparison document")
+    return LoadedComparison(doc, source=where)
+
+
 def write_comparison_reports(cmp: Any, *, chosen: str | None = None, html: str | os.PathLike[str] | None = None,
                              pdf: str | os.PathLike[str] | None = None, json: str | os.PathLike[str] | None = None,
                              engine: str = "weasyprint", title: str = DEFAULT_TITLE,
@@ -249,9 +347,12 @@ def write_comparison_reports(cmp: Any, *, chosen: str | None = None, html: str |
 
     Parameters
     ----------
-    cmp : Comparison
+    cmp : Comparison or LoadedComparison
+        A live comparison, or one read back from its JSON document (:func:`comparison_from_json`: its documents
+        are written again from the document alone).
     chosen : str, optional
-        The release the documents are written for (default: the first of the ranking).
+        The release the documents are written for (default: the first of the ranking; a loaded comparison is
+        written for the release it was made for).
     html, pdf, json : path-like, optional
         Targets (at least one).
     engine : {"weasyprint", "chromium"}
@@ -269,6 +370,16 @@ def write_comparison_reports(cmp: Any, *, chosen: str | None = None, html: str |
     """
     from .render import render_html, write_documents
 
-    doc, data = comparison_document(cmp, chosen, reveal_real_values=reveal_real_values, inputs=inputs)
+    if isinstance(cmp, LoadedComparison):
+        if chosen is not None and chosen != cmp.chosen:
+            raise ValueError(f"this comparison was read back from its JSON document, which holds the whole report of "
+                             f"{cmp.chosen!r} only; it cannot be written for {chosen!r}: write it from the "
+                             "Comparison itself")
+        if reveal_real_values is not None or inputs is not None:
+            raise ValueError("reveal_real_values= and inputs= were fixed when the comparison's document was made; "
+                             "a comparison read back from it is written as it is")
+        doc, data = cmp.document, cmp.report
+    else:
+        doc, data = comparison_document(cmp, chosen, reveal_real_values=reveal_real_values, inputs=inputs)
     return write_documents(lambda: render_html(data, title=title, after_dossier=[comparison_page(doc)]), dumps(doc),
                            html=html, pdf=pdf, json=json, engine=engine, on_stage=on_stage)  # type: ignore[arg-type]

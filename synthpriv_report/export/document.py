@@ -30,7 +30,7 @@ from .schema import DIGEST_ALGORITHM, JSON_SCHEMA, SCHEMA, SCHEMA_VERSION, parse
 
 __all__ = ["FINGERPRINT_RECOMPUTE", "ReportData",
            "build_document", "check_levels", "content_digest", "load_document", "report_data",
-           "result_from_dict", "to_json", "validate_document"]
+           "result_from_dict", "schema_document", "to_json", "validate_document"]
 
 #: What the digest is computed over, in words (written beside it in the document).
 DIGEST_OF = ("SHA-256 of the document without its digest field, as JSON with sorted keys, no spaces and UTF-8 "
@@ -211,12 +211,19 @@ def read_document(path: str | os.PathLike[str], schema: str, what: str) -> tuple
     source = Path(path).name
     with open(path, encoding="utf-8") as f:
         doc = json.load(f)
+    return schema_document(doc, schema, what, source=source), source
+
+
+def schema_document(doc: Any, schema: str, what: str, *, source: str = "document") -> dict[str, Any]:
+    """``doc`` (parsed JSON) checked as :func:`read_document` checks a file's: its layout named ``schema`` and its
+    SHA-256 digest matching its content, else a ``ValueError`` naming ``source``."""
     if not isinstance(doc, Mapping) or doc.get("schema") != schema:
         raise ValueError(f"{source}: not {what} (schema {schema!r} expected)")
-    stated = (doc.get("digest") or {}).get("value")
+    digest = doc.get("digest")
+    stated = digest.get("value") if isinstance(digest, Mapping) else None
     if stated != content_digest(doc):
         raise ValueError(f"{source}: field digest: the document's content does not match its SHA-256 digest")
-    return dict(doc), source
+    return dict(doc)
 
 
 def _check_digest(doc: Mapping[str, Any], source: str) -> None:

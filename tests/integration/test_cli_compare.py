@@ -249,3 +249,63 @@ def test_figures_cut_into_several_images_keep_one_scale(live) -> None:
     assert _figure_ticks(alone["honest"]) != _figure_ticks(alone[LEAKY])
     together = side_by_side_entry(shares)
     assert len(together["parts"]) == 1 and "honest:" in together["parts"][0]["alt"]
+
+
+def test_documents_written_again_from_the_json_show_the_same_numbers(live, tmp_path: Path) -> None:
+    """A comparison read back from its JSON writes the same JSON, byte for byte, and an HTML that differs from
+    the live comparison's only where it says that it was drawn again from a saved document (the figures, the
+    tables and every number the same)."""
+    import difflib
+    import re
+
+    from synthpriv_report import Comparison
+    from synthpriv_report.export.comparison import LoadedComparison, comparison_from_json
+
+    h1, j1, h2, j2 = (tmp_path / n for n in ("1.html", "1.json", "2.html", "2.json"))
+    live.write_reports(html=str(h1), json=str(j1))
+    loaded = comparison_from_json(j1)
+    assert isinstance(loaded, LoadedComparison) and loaded.chosen == "honest" and loaded.n_compared == 2
+    assert loaded.ranking() == live.ranking() and loaded.to_dict() == json.loads(j1.read_text())["comparison"]
+    checks = loaded.release_checks()
+    assert checks[LEAKY]["exact_copies"].value == live.results()[LEAKY]["exact_copies"].value == 1.0
+    assert loaded.write_reports(html=str(h2), json=str(j2)) == [h2, j2]
+    assert j2.read_bytes() == j1.read_bytes()
+
+    def lines(path: Path) -> list[str]:
+        return re.sub(r'id="cell-id=[0-9a-f]+"', "", path.read_text(encoding="utf-8")).splitlines()
+
+    changed = [line for line in difflib.unified_diff(lines(h1), lines(h2), n=0, lineterm="")
+               if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert changed and all("drawn" in line or "left out" in line for line in changed), changed[:4]
+    page = h2.read_text(encoding="utf-8")
+    assert page.count('<figure class="spr-side-by-side">') == 3 and "<b>x</b>" not in page
+    assert comparison_from_json(json.loads(j1.read_text())).document == loaded.document
+    assert Comparison.from_json(j1).document == loaded.document
+    with pytest.raises(ValueError, match="holds the whole report of 'honest' only"):
+        loaded.write_reports(html=str(h2), chosen=LEAKY)
+
+
+def test_tampered_release_checks_are_refused(live, tmp_path: Path) -> None:
+    """The stored results the figures are drawn from must show the comparison's numbers, and the chosen
+    release's must be those of its own report; a document changed there (and digested again) is refused, naming
+    the field."""
+    from synthpriv_report.export.comparison import comparison_document, comparison_from_json
+    from synthpriv_report.export.document import with_digest
+
+    doc, _ = comparison_document(live)
+    changed = json.loads(json.dumps(doc))
+    changed["release_checks"][LEAKY]["exact_copies"]["value"] = 0.0
+    with pytest.raises(ValueError, match=r"release_checks\.copy <b>x</b>\.exact_copies: its value and level"):
+        comparison_from_json(with_digest(changed))
+    changed = json.loads(json.dumps(doc))
+    changed["release_checks"]["honest"]["holdout_dcr_share"]["interval"] = [0.0, 1.0]
+    with pytest.raises(ValueError, match="not the chosen release's result in its own report"):
+        comparison_from_json(with_digest(changed))
+    changed = json.loads(json.dumps(doc))
+    del changed["release_checks"][LEAKY]
+    with pytest.raises(ValueError, match="field release_checks: it must hold the releases compared"):
+        comparison_from_json(with_digest(changed))
+    changed = json.loads(json.dumps(doc))
+    changed["release_checks"][LEAKY]["exact_copies"]["value"] = 0.0
+    with pytest.raises(ValueError, match="digest"):
+        comparison_from_json(changed)
