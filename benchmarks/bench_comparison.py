@@ -95,7 +95,7 @@ def main() -> None:
           f"comparison / {n} separate: {privacy / sum(alone_cpu.values()):.2f}; "
           f"{'meets' if privacy <= target else 'misses'} the target")
     print(f"searches: {sum(alone_searches.values())} alone, {cmp.search_count} in the comparison; "
-          f"real-side steps borrowed per release: {cmp.shared}")
+          f"real-side steps borrowed per release: {cmp.shared}; trees and projection fits lent: {cmp.trees_lent}")
 
     diffs = []
     for name in syn:

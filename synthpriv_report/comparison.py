@@ -117,6 +117,95 @@ def _same_real_data(evaluations: Mapping[str, Evaluation]) -> None:
                                  "with the same settings only")
 
 
+def _same_array(a: Any, b: Any) -> bool:
+    """``a`` and ``b`` hold the same bytes (the same array, or equal shape, type and content)."""
+    if a is b:
+        return True
+    a, b = np.asarray(a), np.asarray(b)
+    return (a.shape == b.shape and a.dtype == b.dtype
+            and np.array_equal(np.ascontiguousarray(a).view(np.uint8), np.ascontiguousarray(b).view(np.uint8)))
+
+
+class _RealTrees:
+    """The search trees of real sets that one release's evaluation built, and its fits of the projected space
+    (a PCA of the real sets' embedding), lent to the next releases' (an evaluation's engine asks its ``lender``
+    before it builds a tree or fits a projection, and offers it those it makes).
+
+    A tree is lent only where the borrower would build it from the same arrays: the same space, the same
+    records of the same real set (a subset's rows are part of its key), and an encoding whose coordinates of that
+    set, weights, costs, scale and category counts are bit for bit those the tree was built from
+    (:func:`synthpriv_report.neighbors.build_tree` reads nothing else), so the tree, and every search through it,
+    is the one the borrower would have had. Trees of the synthetic set are never kept. Kept trees stay in memory
+    until the comparison has evaluated every release (:meth:`clear`), at most :attr:`max_bytes` of them; an
+    evaluation frees its own trees after use, at a million records a few hundred megabytes each. A projection's
+    fit is lent where the real sets' encoding it was fitted on is bit for bit the borrower's
+    (:func:`synthpriv_report.spaces.project` fits on the real sets alone); each set's coordinates are still
+    computed by the borrower.
+
+    Parameters
+    ----------
+    max_bytes : int, default 2 GiB
+        The most memory the kept trees may hold; a tree that would go beyond it is not kept.
+    """
+
+    def __init__(self, max_bytes: int = 2 << 30):
+        self.max_bytes = max_bytes
+        self.lent = 0
+        self._trees: dict[tuple, tuple[Any, Any]] = {}
+        self._projections: dict[Any, tuple[Any, Any]] = {}
+        self._bytes = 0
+
+    @staticmethod
+    def _inputs_equal(enc: Any, donor: Any, *bases: str) -> bool:
+        return (enc.mode == donor.mode and enc.scale == donor.scale
+                and enc.integer_valued == donor.integer_valued
+                and all(_same_array(getattr(enc, f), getattr(donor, f)) for f in ("num_weight", "cat_cost", "n_codes"))
+                and all(_same_array(enc.num[b], donor.num[b]) and _same_array(enc.cat[b], donor.cat[b])
+                        for b in bases))
+
+    @staticmethod
+    def _real(enc: Any) -> tuple[str, ...]:
+        return tuple(s for s in _REAL_ROLES if s in enc.num)
+
+    def projection(self, spec: Any, base_enc: Any) -> Any:
+        """The kept fit of the projected space ``spec`` (:class:`~synthpriv_report.spaces.Projection`), where it
+        was fitted on the same real sets' encoding as ``base_enc`` holds (the fit reads the real sets alone); else
+        None."""
+        got = self._projections.get(spec)
+        if got is None or self._real(base_enc) != self._real(got[1]) or not self._inputs_equal(
+                base_enc, got[1], *self._real(base_enc)):
+            return None
+        self.lent += 1
+        return got[0]
+
+    def keep_projection(self, spec: Any, base_enc: Any, projection: Any) -> None:
+        """Keep the fit of a projected space (with the encoding it was fitted on)."""
+        self._projections.setdefault(spec, (projection, base_enc))
+
+    def lend(self, spec: Any, ref: Any, enc: Any) -> Any:
+        """The kept tree of ``ref`` in ``spec``, where it was built from what ``enc`` holds; else None."""
+        got = self._trees.get((spec, ref.key))
+        if got is None or not self._inputs_equal(enc, got[1], ref.base):
+            return None
+        self.lent += 1
+        return got[0]
+
+    def keep(self, spec: Any, ref: Any, enc: Any, tree: Any) -> None:
+        """Keep a tree of a real set (with the encoding it was built from), within :attr:`max_bytes`."""
+        if ref.base not in _REAL_ROLES or (spec, ref.key) in self._trees:
+            return
+        size = sum(a.nbytes for a in tree if isinstance(a, np.ndarray))
+        if self._bytes + size <= self.max_bytes:
+            self._trees[(spec, ref.key)] = (tree, enc)
+            self._bytes += size
+
+    def clear(self) -> None:
+        """Let the kept trees and fits go."""
+        self._trees.clear()
+        self._projections.clear()
+        self._bytes = 0
+
+
 class Comparison:
     """Candidate releases of the same real data, each evaluated for privacy, with the price of choosing among
     them and how useful each one is.
@@ -241,6 +330,20 @@ class Comparison:
         self._setup(dict(pairs), target)
         return self
 
+    @staticmethod
+    def from_json(source: Any) -> Any:
+        """A comparison read back from its JSON document (a path, or the parsed document), checked, that writes its
+        HTML, PDF and JSON again without the data
+        (:func:`synthpriv_report.export.comparison.comparison_from_json`).
+
+        Returns
+        -------
+        synthpriv_report.export.comparison.LoadedComparison
+        """
+        from .export.comparison import comparison_from_json
+
+        return comparison_from_json(source)
+
     def _setup(self, evaluations: dict[str, Evaluation], target: str | None) -> None:
         _same_real_data(evaluations)
         first = next(iter(evaluations.values()))
@@ -252,6 +355,9 @@ class Comparison:
         self.target = target
         self.alpha = verdict_false_alarm_rate()
         self.shared: dict[str, int] = {}
+        #: How many search trees of real sets, and fits of the projected space, each release took from an earlier
+        #: one instead of making them.
+        self.trees_lent: dict[str, int] = {}
         self._results: dict[str, ResultSet] = {}
         self._adjusted: dict[str, ResultSet] = {}
         self._utility: dict[str, dict[str, Any]] | None = None
@@ -284,10 +390,21 @@ class Comparison:
     def _compute(self) -> None:
         if len(self._results) == self.n_compared:
             return
-        for name, ev in self.evaluations.items():
-            if name not in self._results:
-                self._borrow(name)
-                self._results[name] = ev.results()
+        trees = _RealTrees()
+        local = [ev for ev in self.evaluations.values() if ev._engine.dask is None and ev._engine.lender is None]
+        for ev in local:
+            ev._engine.lender = trees
+        try:
+            for name, ev in self.evaluations.items():
+                if name not in self._results:
+                    self._borrow(name)
+                    before = trees.lent
+                    self._results[name] = ev.results()
+                    self.trees_lent[name] = trees.lent - before
+        finally:
+            for ev in local:
+                ev._engine.lender = None
+            trees.clear()
 
     def _compute_adjusted(self) -> None:
         self._compute()

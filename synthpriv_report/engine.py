@@ -184,6 +184,12 @@ class _Engine:
         self.encodings: dict[SpaceSpec, Encoding] = {}
         self.projections: dict[SpaceSpec, Projection] = {}
         self.trees: dict[tuple, nb.RefTree] = {}
+        #: Where a search tree, or a projected space's fit, may be taken instead of made (set by a comparison of
+        #: several releases of the same real data): an object with ``lend(spec, ref, enc) -> RefTree | None`` and
+        #: ``projection(spec, base_enc) -> Projection | None``, which give one only where it was made from the
+        #: same arrays, and ``keep(spec, ref, enc, tree)``, ``keep_projection(spec, base_enc, projection)``;
+        #: None: everything is made here.
+        self.lender: Any = None
         self.orders: dict[tuple, NDArray[np.int64]] = {}
         self.tables: dict[tuple, nb.NeighborTable] = {}
         #: Tables whose lists stay on the workers (sharded searches): key -> (table, space, query, reference).
@@ -204,9 +210,12 @@ class _Engine:
         if spec not in self.encodings:
             if spec.kind == "projected":
                 base_enc = self.encoding(_projection_base(spec))
+                fitted = None if self.lender is None else self.lender.projection(spec, base_enc)
                 with self.stage(f"encoding: {spec.label}"):
-                    enc, proj = project(self.data, base_enc, spec)
+                    enc, proj = project(self.data, base_enc, spec, fitted=fitted)
                 self.projections[spec] = proj
+                if self.lender is not None and fitted is None:
+                    self.lender.keep_projection(spec, base_enc, proj)
             else:
                 with self.stage(f"encoding: {spec.label}"):
                     enc = encode(self.data, self.fitted, spec)
@@ -231,8 +240,14 @@ class _Engine:
         key = (spec, ref.key)
         if key not in self.trees:
             enc = self.encoding(spec)
-            with self.stage(f"search tree: {spec.label} {ref.label}"):
-                self.trees[key] = nb.build_tree(enc, ref.base, ref.rows)
+            lent = None if self.lender is None else self.lender.lend(spec, ref, enc)
+            if lent is not None:
+                self.trees[key] = lent
+            else:
+                with self.stage(f"search tree: {spec.label} {ref.label}"):
+                    self.trees[key] = nb.build_tree(enc, ref.base, ref.rows)
+                if self.lender is not None:
+                    self.lender.keep(spec, ref, enc, self.trees[key])
         return self.trees[key]
 
     # searches -----------------------------------------------------------------------------------------------

@@ -567,10 +567,12 @@ def _row_ids(columns: Sequence[NDArray]) -> NDArray[np.int64]:
     return ids
 
 
-def project(data: PreparedData, euclid: Encoding, spec: SpaceSpec) -> tuple[Encoding, Projection]:
+def project(data: PreparedData, euclid: Encoding, spec: SpaceSpec, *,
+            fitted: Projection | None = None) -> tuple[Encoding, Projection]:
     """Projected space: exact SVD of the centred real embedding, smallest k reaching 95% variance (or the
     requested ``n_components``). Identical records map to identical coordinates (each distinct embedding row is
-    projected once).
+    projected once). ``fitted``: the projection already fitted on these real records' embedding (the same bytes:
+    the caller's responsibility), used instead of fitting it again.
 
     Memory stays at a few blocks of :data:`PROJECT_BLOCK` embedded rows plus the result, whatever the number of
     records: the mean is summed block by block; the SVD is that of the triangular factor R of a QR
@@ -590,6 +592,8 @@ def project(data: PreparedData, euclid: Encoding, spec: SpaceSpec) -> tuple[Enco
         for a in range(0, n, block):
             yield embed(euclid, s, np.arange(a, min(n, a + block)))
 
+    if fitted is not None:
+        return _projected(data, euclid, spec, fitted.mean, fitted.components, fitted.explained_variance_ratio)
     n_real = sum(data.sizes[s] for s in real_sets)
     total = np.zeros(width)
     for s in real_sets:
@@ -615,7 +619,14 @@ def project(data: PreparedData, euclid: Encoding, spec: SpaceSpec) -> tuple[Enco
         cum = np.cumsum(ratio)
         k = int(np.searchsorted(cum, float(nc) - 1e-12) + 1)
         k = max(1, min(k, vt.shape[0]))
-    comps = vt[:k]
+    return _projected(data, euclid, spec, mean, vt[:k], ratio)
+
+
+def _projected(data: PreparedData, euclid: Encoding, spec: SpaceSpec, mean: NDArray[np.float64],
+               comps: NDArray[np.float64], ratio: NDArray[np.float64]) -> tuple[Encoding, Projection]:
+    """Every set's coordinates in the projected space of ``mean`` and ``comps`` (:func:`project`)."""
+    k = comps.shape[0]
+    block = PROJECT_BLOCK
     # each distinct record (over every set) is projected once, where it first appears; the others copy it
     sets = list(data.sets)
     sizes = [data.sizes[s] for s in sets]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import io
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -357,20 +357,9 @@ class LiveFigure:
             first = self._fig is None
             if first:
                 self._make()
-            k = self.spec.ncols
-            for i, r in enumerate(results):
-                group = self._axes[i * k:(i + 1) * k]
-                for ax in group:
-                    ax.cla()
-                if r.computed and (r.evidence or not self.spec.needs_evidence):
-                    self.spec.draw(r, *group)
-                else:
-                    empty(group[0], "no figure: " + (r.reason_not_computed or "the result carries no evidence"))
-                if self.panels[i]:  # a label is text, never mathtext (a "$" in it stays a "$")
-                    title = group[0].get_title()
-                    group[0].set_title(f"{self.panels[i]}: {title}" if title else self.panels[i], parse_math=False)
-            if len(results) > 1:
-                share_ranges(self._axes, k, len(results))
+            for ax in self._axes:
+                ax.cla()
+            draw_panels(self.spec, self._axes, results, self.panels)
             if first:
                 enforce_min_font(self._fig)
                 width = self._fig.get_figwidth() / max(len(self._axes), 1)
@@ -535,6 +524,112 @@ def share_ranges(axes: list[Any], ncols: int, npanels: int) -> None:
                 getattr(ax, put)((lo, hi) if a <= b else (hi, lo))
 
 
+def draw_panels(spec: Any, axes: list[Any], results: Sequence[MetricResult], panels: Sequence[str]) -> None:
+    """Draw one declared figure (``spec``, a :class:`~synthpriv_report.registry.FigureSpec`) for several results,
+    each on its own ``spec.ncols`` axes (``axes`` holds them panel by panel), every panel's title led by its label
+    (plain text, never mathematics: a "$" in a release's name stays a "$"), and the panels' axis ranges shared
+    (:func:`share_ranges`). A result without a value, or without the evidence the figure needs, gets a note in
+    place of its figure.
+
+    The one drawing of results side by side: the live figure of the notebook
+    (:class:`LiveFigure`) and the documents' (:func:`side_by_side_entry`) both call it.
+    """
+    k = spec.ncols
+    for i, r in enumerate(results):
+        group = axes[i * k:(i + 1) * k]
+        if r.computed and (r.evidence or not spec.needs_evidence):
+            spec.draw(r, *group)
+        else:
+            empty(group[0], "no figure: " + (r.reason_not_computed or "the result carries no evidence"))
+        if panels[i]:
+            title = group[0].get_title()
+            group[0].set_title(f"{panels[i]}: {title}" if title else panels[i], parse_math=False)
+    if len(results) > 1:
+        share_ranges(axes, k, len(results))
+
+
+#: Tallest image of a figure for a page, in inches: a figure of more panels is cut into several images (one
+#: after the other, the axis ranges still shared by all), each of which fits an A4 page under a heading.
+PAGE_FIGURE_MAX_HEIGHT_IN = 9.0
+#: Longest panel label of a figure for a page, in characters (a longer release name is cut, with "…").
+PANEL_LABEL_CHARS = 60
+
+
+def side_by_side_entry(results: Mapping[str, MetricResult], index: int = 0, *,
+                       max_height: float = PAGE_FIGURE_MAX_HEIGHT_IN) -> dict[str, Any] | None:
+    """One metric's declared figure for several results, panels on shared axis ranges, for a page: the
+    documents' counterpart of the notebook's live figure (:class:`LiveFigure` with several panels), drawn by the
+    same :func:`draw_panels`.
+
+    Each result gets a row of the figure's own axes, at the size the metric declares (its size in a report, so
+    its legends and labels fit as they do there; at most :data:`~synthpriv_report.plotting.MAX_WIDTH_IN` inches
+    wide), in the package's style, as SVG (text kept as text, identical bytes for identical results); the x axis's
+    label, the same in every row, is written under the last row of each image. Rows that would make an image
+    taller than ``max_height`` go on to a next image; the axis ranges are shared across all of them.
+
+    Parameters
+    ----------
+    results : mapping of str -> MetricResult
+        Results of the same metric, by label (a release's name), drawn in this order.
+    index : int, default 0
+        Which of the metric's declared figures.
+    max_height : float, default 9.0
+        Tallest image, in inches (one row is always drawn, however tall).
+
+    Returns
+    -------
+    dict or None
+        ``{"caption", "parts": [{"alt", "src"}]}``: the declared caption and the images in order (``src`` an SVG
+        ``data:`` URL; ``alt`` names each of the image's panels with its value and level). None when the metric
+        declares no such figure or no result can draw it.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    if not results:
+        return None
+    first = next(iter(results.values()))
+    figures = get_spec(first.name).figures
+    if index >= len(figures):
+        return None
+    spec = figures[index]
+    drawn = list(results.values())
+    if not any(r.computed and (r.evidence or not spec.needs_evidence) for r in drawn):
+        return None
+    labels = [str(label) if len(str(label)) <= PANEL_LABEL_CHARS else str(label)[:PANEL_LABEL_CHARS - 1] + "…"
+              for label in results]
+    k = spec.ncols
+    width = min(spec.size[0] * k, MAX_WIDTH_IN)
+    # each row: the figure's own height, room for the panel's label above its title, less its x axis's label
+    # (the same in every row, so written under the last row only), which the image's height adds once
+    row_height, x_label = spec.size[1] + 0.25, 0.3
+    per_image = max(1, int((max_height - x_label) // (row_height - x_label)))
+    made: list[tuple[Any, list[Any], list[str], list[MetricResult]]] = []
+    with figure_style():
+        for start in range(0, len(drawn), per_image):
+            part, names = drawn[start:start + per_image], labels[start:start + per_image]
+            fig = Figure(figsize=(width, (row_height - x_label) * len(part) + x_label), layout="constrained")
+            FigureCanvasAgg(fig)
+            axes = list(fig.subplots(len(part), k, squeeze=False).ravel())
+            draw_panels(spec, axes, part, names)
+            for ax in axes[:-k]:
+                ax.set_xlabel("")
+            enforce_min_font(fig)
+            for ax in axes:
+                wrap_labels(ax, width / k)
+            made.append((fig, axes, names, part))
+        if len(made) > 1:  # one scale for every image
+            share_ranges([ax for _, axes, _, _ in made for ax in axes], k, len(drawn))
+        parts = []
+        for fig, _, names, part in made:
+            buf = io.BytesIO()
+            fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+            listed = "; ".join(alt_text(r, f"{name}:").rstrip(".") for name, r in zip(names, part))
+            parts.append({"alt": f"{spec.caption.rstrip().rstrip('.')}. {listed}.",
+                          "src": data_uri(buf.getvalue(), "svg")})
+    return {"caption": spec.caption, "parts": parts}
+
+
 def figure_entries(result: MetricResult, params: Mapping[str, Any] | None = None) -> list[dict[str, str]]:
     """The figures of one metric for a page: ``[{"caption", "alt", "src"}]`` with SVG ``data:`` URLs."""
     return [{"caption": c, "alt": alt_text(result, c), "src": data_uri(svg, "svg")}
@@ -559,5 +654,6 @@ def overview_entry(results: Any) -> dict[str, str] | None:
 __all__ = [
     "COLORS", "LEVEL_COLORS", "SET_NAMES", "DPI", "plot_risk_overview", "risk_position", "render_png", "render_figure",
     "figures_for", "figure_entries", "overview_entry", "alt_text", "data_uri", "LiveFigure", "WIDGET_DPI",
-    "share_ranges", "wrap_labels",
+    "share_ranges", "wrap_labels", "draw_panels", "side_by_side_entry", "PAGE_FIGURE_MAX_HEIGHT_IN",
+    "PANEL_LABEL_CHARS",
 ]

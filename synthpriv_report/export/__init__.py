@@ -17,6 +17,8 @@ Modules
 -------
 ``document``   the report document: build it (the one adapter), validate it, load it; ``to_json``
 ``loaded``     a report read back from JSON (``from_json``), drawn again without the data
+``comparison`` several releases as one document: the chosen release's report with a page on choosing among
+               them; its JSON read back (``comparison_from_json``) writes the HTML and PDF again without the data
 ``schema``     the schema identifier ``synthpriv_report/1`` and the JSON Schema of the document
 ``templating`` the export templates, rendered by the package's one Jinja environment factory
 ``notebook``   the nbformat notebook of a document (HTML outputs only: no user string in a Markdown cell)
@@ -68,6 +70,7 @@ from __future__ import annotations
 
 from ..display import bundle
 from ..results import InconsistentReportError
+from .comparison import LoadedComparison, comparison_from_json
 from .document import (
     ReportData,
     build_document,
@@ -106,6 +109,7 @@ __all__ = [
     "TEMPLATE_NAME",
     "AtomicFiles",
     "InconsistentReportError",
+    "LoadedComparison",
     "LoadedReport",
     "ReportData",
     "SynthprivChromiumPDFExporter",
@@ -116,6 +120,7 @@ __all__ = [
     "load_results",
     "build_notebook",
     "check_distinct",
+    "comparison_from_json",
     "from_json",
     "html_to_pdf",
     "load_document",

@@ -31,7 +31,7 @@ from .schema import DIGEST_ALGORITHM, JSON_SCHEMA, SCHEMA, SCHEMA_VERSION, parse
 
 __all__ = ["FINGERPRINT_RECOMPUTE", "ReportData",
            "build_document", "check_levels", "content_digest", "load_document", "report_data",
-           "to_json", "validate_document"]
+           "result_from_dict", "schema_document", "to_json", "validate_document"]
 
 #: What the digest is computed over, in words (written beside it in the document).
 DIGEST_OF = ("SHA-256 of the document without its digest field, as JSON with sorted keys, no spaces and UTF-8 "
@@ -201,12 +201,19 @@ def read_document(path: str | os.PathLike[str], schema: str, what: str) -> tuple
     source = Path(path).name
     with open(path, encoding="utf-8") as f:
         doc = json.load(f)
+    return schema_document(doc, schema, what, source=source), source
+
+
+def schema_document(doc: Any, schema: str, what: str, *, source: str = "document") -> dict[str, Any]:
+    """``doc`` (parsed JSON) checked as :func:`read_document` checks a file's: its layout named ``schema`` and its
+    SHA-256 digest matching its content, else a ``ValueError`` naming ``source``."""
     if not isinstance(doc, Mapping) or doc.get("schema") != schema:
         raise ValueError(f"{source}: not {what} (schema {schema!r} expected)")
-    stated = (doc.get("digest") or {}).get("value")
+    digest = doc.get("digest")
+    stated = digest.get("value") if isinstance(digest, Mapping) else None
     if stated != content_digest(doc):
         raise ValueError(f"{source}: field digest: the document's content does not match its SHA-256 digest")
-    return dict(doc), source
+    return dict(doc)
 
 
 def _check_digest(doc: Mapping[str, Any], source: str) -> None:
@@ -530,6 +537,21 @@ def _result_from_dict(d: Mapping[str, Any]) -> MetricResult:
         notes=tuple(d["notes"]),
         **extra,
     )
+
+
+def result_from_dict(entry: Mapping[str, Any], *, source: str = "document") -> MetricResult:
+    """The :class:`MetricResult` of one metric's stored entry (as :meth:`MetricResult.to_dict` writes it and a
+    report's ``metrics`` field holds it); an entry of an unexpected shape is a ``ValueError`` naming ``source``.
+
+    >>> r = MetricResult("m", 0.25, interval=(0.1, 0.4), title="Share")
+    >>> result_from_dict(r.to_dict()) == r
+    True
+    """
+    try:
+        return _result_from_dict(entry)
+    except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
+        raise ValueError(f"{source}: a field has an unexpected shape ({type(exc).__name__}: "
+                         f"{shorten_text(str(exc), 120)}); not a result this version can draw") from None
 
 
 def results_from_document(doc: Mapping[str, Any], *, source: str = "document") -> ResultSet:

@@ -127,8 +127,10 @@ def test_release_names_from_files() -> None:
 
 
 def test_compare_pdf_has_the_choice_after_the_dossier(files: dict[str, Path], tmp_path: Path) -> None:
-    """The PDF: the dossier's four pages, the contents, then the page on choosing; the comparison's JSON is
-    attached."""
+    """The PDF: the dossier's four pages, the contents, then the page on choosing and the checks' figures with
+    the releases side by side; the comparison's JSON is attached; the PDF keeps to the PDF/A rules the suite
+    checks (every figure with its alternative text) and passes qpdf's check."""
+    from _support.pdf import pdfa_problems, pikepdf_or_skip, qpdf_check
     from pypdf import PdfReader
 
     pdf, js = tmp_path / "c.pdf", tmp_path / "c.json"
@@ -137,7 +139,14 @@ def test_compare_pdf_has_the_choice_after_the_dossier(files: dict[str, Path], tm
     texts = [p.extract_text() or "" for p in reader.pages]
     first = next(i for i, t in enumerate(texts) if "Choosing among 2 releases" in t and "cost of choosing" in t)
     assert 4 <= first <= 6
+    figures = next(i for i, t in enumerate(texts) if "Each check's figures, the releases side by side" in t)
+    assert first <= figures <= first + 2
+    assert any("honest: Exact copies" in t for t in texts[figures:figures + 4])  # a panel's label, in the figure
     assert reader.attachments["report.json"] == [js.read_bytes()]
+    pikepdf = pikepdf_or_skip()
+    with pikepdf.open(pdf) as opened:
+        assert pdfa_problems(opened) == []
+    qpdf_check(pdf)
 
 
 def test_comparison_figure_and_documents_from_python(files: dict[str, Path], tmp_path: Path) -> None:
@@ -183,3 +192,120 @@ def test_compare_release_contexts(files: dict[str, Path], tmp_path: Path, capsys
     assert main(args) == EXIT_USER_ERROR
     err = capsys.readouterr().err
     assert "release 'honest'" in err and "epsilon" in err
+
+
+@pytest.fixture(scope="module")
+def live(files: dict[str, Path]):
+    """A comparison of the copying and the honest release, from Python."""
+    import pandas as pd
+
+    from synthpriv_report import Comparison
+
+    real, holdout = pd.read_csv(files["real"]), pd.read_csv(files["holdout"])
+    return Comparison(real, {LEAKY: pd.read_csv(files["copy"]), "honest": pd.read_csv(files["honest"])}, holdout,
+                      metrics=METRICS.split(","), progress=False)
+
+
+def _figure_ticks(src: str) -> list[str]:
+    """The tick labels of an SVG figure (its text elements that are numbers), in drawing order."""
+    import base64
+    import re
+
+    svg = base64.b64decode(src.split(",", 1)[1]).decode("utf-8")
+    return [t for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg) if re.fullmatch(r"[-\u2212]?[\d.]+%?", t)]
+
+
+def test_the_annex_shows_each_checks_figure_with_the_releases_side_by_side(live, tmp_path: Path) -> None:
+    """The page on choosing carries, for each check behind the verdict that declares a figure, one image with a
+    panel per release in the ranking's order; every release's name reaches the page escaped, through the
+    template only."""
+    from synthpriv_report.export.comparison import comparison_document, comparison_page
+
+    doc, _ = comparison_document(live)
+    page, _ = comparison_page(doc)
+    assert "Each check's figures, the releases side by side" in page
+    figures = page.count('<figure class="spr-side-by-side">')
+    assert figures == 3  # exact_copies, near_copies, holdout_dcr_share; dcr_test declares none
+    for title in ("Exact copies", "Near copies", "Closer to the training data than to the holdout"):
+        assert f"<h4>{title}</h4>" in page
+    assert "copy &lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
+    first = page.index("Each check's figures")
+    alt = page[page.index('alt="', first):]
+    assert alt.index("honest:") < alt.index("copy &lt;b&gt;x&lt;/b&gt;:")  # the ranking's order
+
+
+def test_figures_cut_into_several_images_keep_one_scale(live) -> None:
+    """Panels that do not fit one image go on to the next, and every image has the axis ranges of all: the
+    honest release's holdout share drawn alone would span other ticks than the copying release's."""
+    from synthpriv_report.display.figures import side_by_side_entry
+
+    results = live.results()
+    shares = {name: results[name]["holdout_dcr_share"] for name in live.ranking()}
+    tall = side_by_side_entry(shares, max_height=0.1)
+    assert tall is not None and len(tall["parts"]) == 2
+    one, two = (_figure_ticks(p["src"]) for p in tall["parts"])
+    assert one == two and one
+    alone = {name: side_by_side_entry({name: r})["parts"][0]["src"] for name, r in shares.items()}
+    assert _figure_ticks(alone["honest"]) != _figure_ticks(alone[LEAKY])
+    together = side_by_side_entry(shares)
+    assert len(together["parts"]) == 1 and "honest:" in together["parts"][0]["alt"]
+
+
+def test_documents_written_again_from_the_json_show_the_same_numbers(live, tmp_path: Path) -> None:
+    """A comparison read back from its JSON writes the same JSON, byte for byte, and an HTML that differs from
+    the live comparison's only where it says that it was drawn again from a saved document (the figures, the
+    tables and every number the same)."""
+    import difflib
+    import re
+
+    from synthpriv_report import Comparison
+    from synthpriv_report.export.comparison import LoadedComparison, comparison_from_json
+
+    h1, j1, h2, j2 = (tmp_path / n for n in ("1.html", "1.json", "2.html", "2.json"))
+    live.write_reports(html=str(h1), json=str(j1))
+    loaded = comparison_from_json(j1)
+    assert isinstance(loaded, LoadedComparison) and loaded.chosen == "honest" and loaded.n_compared == 2
+    assert loaded.ranking() == live.ranking() and loaded.to_dict() == json.loads(j1.read_text())["comparison"]
+    checks = loaded.release_checks()
+    assert checks[LEAKY]["exact_copies"].value == live.results()[LEAKY]["exact_copies"].value == 1.0
+    assert loaded.write_reports(html=str(h2), json=str(j2)) == [h2, j2]
+    assert j2.read_bytes() == j1.read_bytes()
+
+    def lines(path: Path) -> list[str]:
+        return re.sub(r'id="cell-id=[0-9a-f]+"', "", path.read_text(encoding="utf-8")).splitlines()
+
+    changed = [line for line in difflib.unified_diff(lines(h1), lines(h2), n=0, lineterm="")
+               if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert changed and all("drawn" in line or "left out" in line for line in changed), changed[:4]
+    page = h2.read_text(encoding="utf-8")
+    assert page.count('<figure class="spr-side-by-side">') == 3 and "<b>x</b>" not in page
+    assert comparison_from_json(json.loads(j1.read_text())).document == loaded.document
+    assert Comparison.from_json(j1).document == loaded.document
+    with pytest.raises(ValueError, match="holds the whole report of 'honest' only"):
+        loaded.write_reports(html=str(h2), chosen=LEAKY)
+
+
+def test_tampered_release_checks_are_refused(live, tmp_path: Path) -> None:
+    """The stored results the figures are drawn from must show the comparison's numbers, and the chosen
+    release's must be those of its own report; a document changed there (and digested again) is refused, naming
+    the field."""
+    from synthpriv_report.export.comparison import comparison_document, comparison_from_json
+    from synthpriv_report.export.document import with_digest
+
+    doc, _ = comparison_document(live)
+    changed = json.loads(json.dumps(doc))
+    changed["release_checks"][LEAKY]["exact_copies"]["value"] = 0.0
+    with pytest.raises(ValueError, match=r"release_checks\.copy <b>x</b>\.exact_copies: its value and level"):
+        comparison_from_json(with_digest(changed))
+    changed = json.loads(json.dumps(doc))
+    changed["release_checks"]["honest"]["holdout_dcr_share"]["interval"] = [0.0, 1.0]
+    with pytest.raises(ValueError, match="not the chosen release's result in its own report"):
+        comparison_from_json(with_digest(changed))
+    changed = json.loads(json.dumps(doc))
+    del changed["release_checks"][LEAKY]
+    with pytest.raises(ValueError, match="field release_checks: it must hold the releases compared"):
+        comparison_from_json(with_digest(changed))
+    changed = json.loads(json.dumps(doc))
+    changed["release_checks"][LEAKY]["exact_copies"]["value"] = 0.0
+    with pytest.raises(ValueError, match="digest"):
+        comparison_from_json(changed)

@@ -88,6 +88,72 @@ def test_real_side_searches_run_once_across_the_releases(made) -> None:
     assert cmp.search_count == sum(len(v) for v in searches.values())
 
 
+def test_real_sets_search_trees_are_lent_only_where_built_from_the_same_arrays(made) -> None:
+    """The second release takes the first one's trees of real sets instead of building them (its numbers are
+    its own evaluation's: the test above); the release whose encoding of the real records differs (a category
+    the real data lack) builds its own where the arrays differ; a tree is kept only until every release has been
+    evaluated."""
+    real, releases, holdout, cmp = made
+    assert cmp.trees_lent["fresh"] == 0
+    assert cmp.trees_lent["copied"] > 0
+    # a category the real data lack changes the encodings with category codes; a tree of another space (built
+    # from the same bytes) may still be lent
+    assert cmp.trees_lent["new category"] < cmp.trees_lent["copied"]
+    built = {name: {k for k in ev.timings["stages"] if k.startswith("search tree:") and k.split()[-1][0] in "THR"}
+             for name, ev in cmp.evaluations.items()}
+    assert len(built["copied"]) < len(built["fresh"])
+    assert all(ev._engine.lender is None for ev in cmp.evaluations.values())
+
+
+def test_a_tree_is_not_lent_to_an_encoding_that_differs() -> None:
+    from synthpriv_report.comparison import _RealTrees
+    from synthpriv_report.engine import SetRef
+
+    real, fresh, holdout = mixed(40, 1)
+    ev = Evaluation(real, fresh, holdout, **SETTINGS)
+    engine, spec = ev._engine, ev.context.space("euclidean")
+    enc = engine.encoding(spec)
+    trees = _RealTrees()
+    engine.lender = trees
+    tree = engine.tree(spec, SetRef("T"))
+    assert trees.lend(spec, SetRef("T"), enc) is tree
+    engine.tree(spec, SetRef("S"))
+    assert trees.lend(spec, SetRef("S"), enc) is None, "the synthetic set's trees are never kept"
+    other = type(enc)(**{**{f: getattr(enc, f) for f in enc.__dataclass_fields__},
+                         "num": {**enc.num, "T": enc.num["T"] + 1e-9}})
+    assert trees.lend(spec, SetRef("T"), other) is None
+    assert trees.lend(spec, SetRef("T", np.arange(5), "half"), enc) is None
+    small = _RealTrees(max_bytes=1)
+    small.keep(spec, SetRef("T"), enc, tree)
+    assert small.lend(spec, SetRef("T"), enc) is None
+
+
+def test_a_projection_fitted_for_one_release_is_lent_to_the_next_and_gives_the_same_coordinates() -> None:
+    """The projected space's fit reads the real sets alone: a release encoded like the first borrows it, and its
+    coordinates are bit for bit those of fitting it itself; a release that encodes the real records otherwise (a
+    category the real data lack) fits its own."""
+    from synthpriv_report.comparison import _RealTrees
+
+    real, fresh, holdout = mixed(60, 2)
+    copied = mixed(60, 2, copied=10).synthetic
+    odd = mixed(60, 2, categories=("a", "b", "c", "z")).synthetic
+    trees = _RealTrees()
+    first, second, third, alone = (Evaluation(real, s, holdout, **SETTINGS) for s in (fresh, copied, odd, copied))
+    spec = first.context.space("projected")
+    for ev in (first, second, third):
+        ev._engine.lender = trees
+    first._engine.encoding(spec)
+    assert trees.lent == 0
+    borrowed = second._engine.encoding(spec)
+    assert trees.lent == 1
+    assert second._engine.projections[spec].components is first._engine.projections[spec].components
+    own = alone._engine.encoding(spec)
+    assert all(np.array_equal(borrowed.num[s].view(np.uint8), own.num[s].view(np.uint8)) for s in own.num)
+    third._engine.encoding(spec)
+    assert trees.lent == 1
+    assert third._engine.projections[spec].components is not first._engine.projections[spec].components
+
+
 def test_bonferroni_by_hand_a_check_that_fires_at_alpha_but_not_at_alpha_over_n() -> None:
     real, leaky, holdout = mixed(100, 3, copied=21)
     fresh = mixed(100, 3).synthetic
