@@ -114,6 +114,12 @@ def column_index(X: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.
         Per column, the sorted values.
     n_present : ndarray of int64, shape (d,)
         Per column, the rows whose value is not missing (they come first in ``order``).
+
+    Examples
+    --------
+    >>> order, values, n_present = column_index(np.array([[3.0, 1.0], [np.nan, 0.0], [1.0, 1.0], [3.0, 0.0]]))
+    >>> order.tolist(), values[0].tolist(), n_present.tolist()
+    ([[2, 0, 3, 1], [1, 3, 0, 2]], [1.0, 3.0, 3.0, nan], [3, 4])
     """
     X = np.asarray(X, dtype=np.float64)
     order = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T.astype(np.int64))
