@@ -508,12 +508,22 @@ def embedding_width(enc: Encoding) -> int:
 
 def _one_hot(enc: Encoding, num: NDArray[np.float64], codes: NDArray[np.int64]) -> NDArray[np.float64]:
     """The dense embedding of compact rows ``num``, ``codes`` of the encoding ``enc`` (see :func:`embed`)."""
-    blocks = [num * np.sqrt(enc.num_weight)]
-    for j in range(codes.shape[1]):
-        block = np.zeros((codes.shape[0], int(enc.n_codes[j])), dtype=np.float64)
-        block[np.arange(codes.shape[0]), codes[:, j]] = np.sqrt(enc.cat_cost[j] / 2.0)
-        blocks.append(block)
-    return np.ascontiguousarray(np.concatenate(blocks, axis=1))
+    n, q = num.shape
+    widths = [int(enc.n_codes[j]) for j in range(codes.shape[1])]
+    out = np.zeros((n, q + sum(widths)), dtype=np.float64)  # written in place: no block is built and copied
+    np.multiply(num, np.sqrt(enc.num_weight), out=out[:, :q])
+    flat = out.reshape(-1)
+    row_start = np.arange(n, dtype=np.int64) * out.shape[1]
+    offset = q
+    for j, width in enumerate(widths):
+        col = codes[:, j]
+        if n and (col.min() < 0 or col.max() >= width):  # as a block's own indexing: from the end, else an error
+            if col.min() < -width or col.max() >= width:
+                raise IndexError(f"a code of categorical column {j} lies outside its {width} levels")
+            col = np.where(col < 0, col + width, col)
+        flat[row_start + offset + col] = np.sqrt(enc.cat_cost[j] / 2.0)
+        offset += width
+    return out
 
 
 def embed(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None = None) -> NDArray[np.float64]:

@@ -93,9 +93,45 @@ def _holds(x: float, op: int, v: float) -> bool:
     return x <= v
 
 
-@njit(cache=True)
+#: A condition's rows are read through the sorted index (:func:`column_index`) when they are fewer than this share
+#: of the records; otherwise the records are scanned in order (a gathered row costs a few times a scanned one).
+INDEXED_SHARE = 0.25
+
+
+def column_index(X: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]:
+    """Each column of ``X`` sorted once, for :func:`count_matches`: the rows that can satisfy a condition are then
+    a range of the sorted column.
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n, d)
+
+    Returns
+    -------
+    order : ndarray of int64, shape (d, n)
+        Per column, the rows in the order of their values (stable; missing values last).
+    values : ndarray of float64, shape (d, n)
+        Per column, the sorted values.
+    n_present : ndarray of int64, shape (d,)
+        Per column, the rows whose value is not missing (they come first in ``order``).
+
+    Examples
+    --------
+    >>> order, values, n_present = column_index(np.array([[3.0, 1.0], [np.nan, 0.0], [1.0, 1.0], [3.0, 0.0]]))
+    >>> order.tolist(), values[0].tolist(), n_present.tolist()
+    ([[2, 0, 3, 1], [1, 3, 0, 2]], [1.0, 3.0, 3.0, nan], [3, 4])
+    """
+    X = np.asarray(X, dtype=np.float64)
+    order = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T.astype(np.int64))
+    values = np.ascontiguousarray(np.take_along_axis(X, order.T, axis=0).T)
+    n_present = (~np.isnan(X)).sum(axis=0).astype(np.int64)
+    return order, values, n_present
+
+
 def count_matches(X: NDArray[np.float64], cols: NDArray[np.int64], ops: NDArray[np.int64],
-                  vals: NDArray[np.float64], limit: int) -> NDArray[np.int64]:
+                  vals: NDArray[np.float64], limit: int,
+                  index: tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]] | None = None,
+                  ) -> NDArray[np.int64]:
     """For each predicate (a row of ``cols``, ``ops``, ``vals``), the number of rows of ``X`` it matches, counted
     up to ``limit`` (the scan stops there).
 
@@ -109,26 +145,90 @@ def count_matches(X: NDArray[np.float64], cols: NDArray[np.int64], ops: NDArray[
         Right-hand values.
     limit : int
         Stop counting at this many matches.
+    index : tuple, optional
+        :func:`column_index` of ``X`` (made here when not given; a caller that counts many predicates on the
+        same records makes it once).
 
     Returns
     -------
     ndarray of int64, shape (q,)
+
+    Notes
+    -----
+    Every row that satisfies a predicate lies in the range of the sorted column that each of its ``==``, ``>``,
+    ``<``, ``>=`` and ``<=`` conditions allows; the records read are those of the narrowest such range (when it
+    holds fewer than :data:`INDEXED_SHARE` of them, else every record in order), each checked against every
+    condition. A count is min(matches, ``limit``) whichever rows are read first, so it is that of a scan of
+    every record.
     """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    order, values, n_present = column_index(X) if index is None else index
+    return _count_matches(X, order, values, n_present, np.ascontiguousarray(cols, dtype=np.int64),
+                          np.ascontiguousarray(ops, dtype=np.int64), np.ascontiguousarray(vals, dtype=np.float64),
+                          int(limit))
+
+
+@njit(cache=True)
+def _condition_range(values, n_present, j, op, v):
+    """The range of column ``j``'s sorted rows that can satisfy the condition (op, v): all rows for ``!=``
+    and ``is missing``, none present for a missing ``v``."""
+    n = values.shape[1]
+    if op == ISNULL or op == NE:
+        return 0, n
+    if v != v:  # a missing value satisfies no comparison, and no comparison with it holds
+        return 0, 0
+    col = values[j, :n_present[j]]
+    if op == EQ:
+        return np.searchsorted(col, v, side="left"), np.searchsorted(col, v, side="right")
+    if op == GE:
+        return np.searchsorted(col, v, side="left"), n_present[j]
+    if op == GT:
+        return np.searchsorted(col, v, side="right"), n_present[j]
+    if op == LE:
+        return 0, np.searchsorted(col, v, side="right")
+    return 0, np.searchsorted(col, v, side="left")  # LT
+
+
+@njit(cache=True)
+def _count_matches(X, order, values, n_present, cols, ops, vals, limit):
+    """:func:`count_matches` with the sorted columns given."""
     q, m = cols.shape
     n = X.shape[0]
     out = np.zeros(q, dtype=np.int64)
     for i in range(q):
+        # the narrowest range any condition allows
+        best_j = -1
+        lo = 0
+        hi = n
+        for j in range(m):
+            a, b = _condition_range(values, n_present, cols[i, j], ops[i, j], vals[i, j])
+            if b - a < hi - lo:
+                best_j, lo, hi = cols[i, j], a, b
         c = 0
-        for r in range(n):
-            ok = True
-            for j in range(m):
-                if not _holds(X[r, cols[i, j]], ops[i, j], vals[i, j]):
-                    ok = False
-                    break
-            if ok:
-                c += 1
-                if c >= limit:
-                    break
+        if best_j >= 0 and hi - lo < INDEXED_SHARE * n:
+            rows = order[best_j]
+            for x in range(lo, hi):
+                r = rows[x]
+                ok = True
+                for j in range(m):
+                    if not _holds(X[r, cols[i, j]], ops[i, j], vals[i, j]):
+                        ok = False
+                        break
+                if ok:
+                    c += 1
+                    if c >= limit:
+                        break
+        else:
+            for r in range(n):
+                ok = True
+                for j in range(m):
+                    if not _holds(X[r, cols[i, j]], ops[i, j], vals[i, j]):
+                        ok = False
+                        break
+                if ok:
+                    c += 1
+                    if c >= limit:
+                        break
         out[i] = c
     return out
 
@@ -184,6 +284,7 @@ def attack_queries(S: NDArray[np.float64], is_cat: NDArray[np.bool_], n_attacks:
     with np.errstate(all="ignore"):
         medians = np.array([np.nan if is_cat[j] or np.isnan(S[:, j]).all() else np.nanmedian(S[:, j])
                             for j in range(d)])
+    index = column_index(S)  # sorted once for every batch
     seen: set[bytes] = set()
     kept_c, kept_o, kept_v = [], [], []
     tries = 0
@@ -192,7 +293,7 @@ def attack_queries(S: NDArray[np.float64], is_cat: NDArray[np.bool_], n_attacks:
         cols = np.sort(np.argsort(rng.random((_BATCH, d)), axis=1)[:, :m], axis=1).astype(np.int64)
         ops, vals = predicates_from_records(S, rows, cols, is_cat, medians)
         tries += _BATCH
-        counts = count_matches(S, cols, ops, np.ascontiguousarray(vals), 2)
+        counts = count_matches(S, cols, ops, np.ascontiguousarray(vals), 2, index=index)
         for i in np.flatnonzero(counts == 1):
             key = cols[i].tobytes() + ops[i].tobytes() + np.nan_to_num(vals[i], nan=np.inf).tobytes()
             if key in seen:
@@ -262,11 +363,12 @@ def _outcomes(ctx: Any, n_attacks: int, n_cols: int) -> dict[str, Any]:
         Hp = H if h_rows is None else np.ascontiguousarray(H[h_rows])
         cols, ops, vals, tries = attack_queries(S, is_cat, n_attacks, n_cols, rng)
         bcols, bops, bvals = baseline_queries(S, is_cat, n_attacks, n_cols, rng)
+        t_index = column_index(Tp)
         return {
-            "attack": count_matches(Tp, cols, ops, vals, 2),
-            "attack_all_training": count_matches(T, cols, ops, vals, 2),
+            "attack": count_matches(Tp, cols, ops, vals, 2, index=t_index),
+            "attack_all_training": count_matches(T, cols, ops, vals, 2, index=t_index if Tp is T else None),
             "control": count_matches(Hp, cols, ops, vals, 2),
-            "baseline": count_matches(Tp, bcols, bops, bvals, 2),
+            "baseline": count_matches(Tp, bcols, bops, bvals, 2, index=t_index),
             "tries": tries, "n_population": int(Tp.shape[0]),
         }
 

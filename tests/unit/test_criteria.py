@@ -15,7 +15,7 @@ from synthpriv_report import Evaluation
 from synthpriv_report.metrics.criteria import Rate, criterion_result, residual_risk, wilson_rate
 from synthpriv_report.metrics.inference import correct_guesses
 from synthpriv_report.metrics.linkability import linked, split_columns
-from synthpriv_report.metrics.singling_out import EQ, GE, ISNULL, LE, NE, count_matches
+from synthpriv_report.metrics.singling_out import EQ, GE, GT, ISNULL, LE, LT, NE, column_index, count_matches
 
 CRITERIA = ["singling_out_risk", "linkability_risk", "inference_risk"]
 
@@ -94,6 +94,42 @@ def test_count_matches_by_hand() -> None:
     # age missing & city == 0: row 3; age >= 0 & city != 5: rows 0, 1, 2; age <= 10 & city == 0: none
     assert count_matches(X, cols, ops, vals, 10).tolist() == [2, 1, 1, 3, 0]
     assert count_matches(X, cols, ops, vals, 2).tolist() == [2, 1, 1, 2, 0]
+
+
+def _count_matches_brute(X, cols, ops, vals, limit):
+    """Every record against every condition, in NumPy (a missing number satisfies no comparison)."""
+    out = []
+    with np.errstate(invalid="ignore"):
+        for c, o, v in zip(cols, ops, vals):
+            ok = np.ones(X.shape[0], dtype=bool)
+            for j, op, x in zip(c, o, v):
+                col = X[:, j]
+                ok &= {EQ: col == x, NE: col != x, GT: col > x, LT: col < x, GE: col >= x, LE: col <= x,
+                       ISNULL: np.isnan(col)}[int(op)] & (~np.isnan(col) | (op == ISNULL))
+            out.append(min(int(ok.sum()), limit))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_count_matches_equals_a_scan_of_every_record(seed: int) -> None:
+    # few distinct values (many ties at a condition's value), missing numbers, -0.0 beside 0.0, every operator,
+    # values taken from the records and values between them; narrow conditions read the sorted index, wide ones
+    # every record
+    rng = np.random.default_rng(seed)
+    n, d = 400, 5
+    X = rng.integers(-3, 4, size=(n, d)).astype(np.float64)
+    X[:, 0] = rng.normal(size=n).round(1)
+    X[rng.random((n, d)) < 0.1] = np.nan
+    X[X == 0.0] = np.where(rng.random(int((X == 0.0).sum())) < 0.5, -0.0, 0.0)
+    q, m = 300, 3
+    cols = np.sort(np.argsort(rng.random((q, d)), axis=1)[:, :m], axis=1).astype(np.int64)
+    ops = rng.integers(0, 7, size=(q, m)).astype(np.int64)
+    vals = X[rng.integers(0, n, size=(q, 1)), cols]
+    vals[rng.random((q, m)) < 0.2] += 0.5
+    for limit in (1, 2, 10, n + 1):
+        expected = _count_matches_brute(X, cols, ops, vals, limit)
+        assert count_matches(X, cols, ops, vals, limit).tolist() == expected
+        assert count_matches(X, cols, ops, vals, limit, index=column_index(X)).tolist() == expected
 
 
 def test_linked_and_split_and_guesses_by_hand() -> None:

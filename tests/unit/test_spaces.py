@@ -268,6 +268,27 @@ def test_embedding_of_rows_equals_rows_of_the_embedding() -> None:
     np.testing.assert_array_equal(embed(eu, "S", rows), embed(eu, "S")[rows])
 
 
+def test_embedding_equals_its_blocks_side_by_side() -> None:
+    """The embedding is written in place; it equals, bit for bit, the weighted numbers beside one one-hot block per
+    categorical column (sqrt(cost / 2) at each record's code)."""
+    rng = np.random.default_rng(3)
+    n = 40
+    t = pd.DataFrame({"a": rng.normal(size=n), "b": rng.integers(0, 5, n).astype(float),
+                      "k": rng.choice(list("pqr"), n), "m": rng.choice(list("uvwxyz"), n)})
+    d = prepare(t, t.sample(frac=1.0, random_state=0).reset_index(drop=True))
+    eu = encode(d, fit(d), SpaceSpec("euclidean", weights={"a": 2.0, "k": 3.0}))
+    for s in ("T", "S"):
+        num, codes = eu.num[s], eu.cat[s]
+        blocks = [num * np.sqrt(eu.num_weight)]
+        for j in range(codes.shape[1]):
+            block = np.zeros((n, int(eu.n_codes[j])))
+            block[np.arange(n), codes[:, j]] = np.sqrt(eu.cat_cost[j] / 2.0)
+            blocks.append(block)
+        got = embed(eu, s)
+        assert got.flags.c_contiguous
+        np.testing.assert_array_equal(got.view(np.int64), np.concatenate(blocks, axis=1).view(np.int64))
+
+
 def test_projection_in_blocks_equals_the_svd_of_the_whole_embedding(monkeypatch) -> None:
     """The PCA runs block by block (mean, then R of a QR accumulated over blocks): the same explained variance
     and the same distances as the SVD of the whole centred real embedding; identical records, even in different
