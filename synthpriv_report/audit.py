@@ -531,8 +531,6 @@ class Audit:
         """
         from .export.audit import write_audit_reports
 
-        if html is None and pdf is None and json is None:
-            raise ValueError("nothing to write: give at least one of html=, pdf=, json=")
         return write_audit_reports(self, html=html, pdf=pdf, json=json, **options)
 
     def _repr_html_(self) -> str:

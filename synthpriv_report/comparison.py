@@ -639,8 +639,6 @@ class Comparison:
         """
         from .export.comparison import write_comparison_reports
 
-        if html is None and pdf is None and json is None:
-            raise ValueError("nothing to write: give at least one of html=, pdf=, json=")
         return write_comparison_reports(self, chosen=chosen, html=html, pdf=pdf, json=json, **options)
 
     def _repr_html_(self) -> str:

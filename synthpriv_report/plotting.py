@@ -261,3 +261,20 @@ def interval_strip(ax: Any, value: float, interval: Sequence[float] | None, leve
     ax.set_ylim(-1.0, 1.0)
     ax.set_yticks([])
     return ax
+
+
+def log_rate_axes(ax: Any, floor: float) -> None:
+    """Both axes of a ROC curve on log scales from ``floor`` to 100%, labelled as plain percentages (the default
+    labels, 10 with a superscript exponent, print below 8 points), with no minor ticks: the figures' style draws no
+    tick marks and grids the major ticks only, so minor ones would show nothing, and laying out their empty labels
+    was half of such a figure's time."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(LogLocator(base=10.0))
+        axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v * 100:.4g}%"))
+        axis.set_minor_locator(NullLocator())
+    ax.set_xlim(floor, 1.0)
+    ax.set_ylim(floor, 1.0)

@@ -672,7 +672,6 @@ def _draw_operating_points(ax: Any, points: Mapping[str, Any], fpr: float, promi
     with ``promise``, the curve no attack on an ε-DP generator can pass: ``TPR <= min(e^ε FPR,
     1 - e^-ε (1 - FPR))`` (P. Kairouz, S. Oh, P. Viswanath, ICML 2015)."""
     import numpy as np
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
     from .. import plotting as plot
 
@@ -697,14 +696,7 @@ def _draw_operating_points(ax: Any, points: Mapping[str, Any], fpr: float, promi
         ax.plot(bound, limit, color=plot.COLORS["line"], linestyle="-.", linewidth=1,
                 label=f"the most any attack reaches under ε = {promise:g}")
     ax.axvline(fpr, color=plot.COLORS["T"], linewidth=1, linestyle="--")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_locator(LogLocator(base=10.0))
-        axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v * 100:.4g}%"))
-        axis.set_minor_locator(NullLocator())
-    ax.set_xlim(floor, 1.0)
-    ax.set_ylim(floor, 1.0)
+    plot.log_rate_axes(ax, floor)
     ax.set_xlabel("false-positive rate (outsiders wrongly accused)")
     ax.set_ylabel("true-positive rate (training people found)")
     ax.set_title(f"The attack read at {fpr * 100:.3g}% false positives (dashed line)")

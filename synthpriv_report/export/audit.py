@@ -195,9 +195,16 @@ def write_audit_reports(au: Any, *, html: str | os.PathLike[str] | None = None,
     -------
     list of Path
         The written files, in the order html, pdf, json.
+
+    Raises
+    ------
+    ValueError
+        Nothing to write (no target given), or an HTML or PDF document asked of an audit without training runs.
     """
     from .render import render_html, write_documents
 
+    if html is None and pdf is None and json is None:
+        raise ValueError("nothing to write: give at least one of html=, pdf=, json=")
     if (html is not None or pdf is not None) and not au.runs:
         raise ValueError("the HTML and PDF documents are the first training run's report: they need runs >= 1 "
                          "(an audit without training runs is written as JSON alone)")

@@ -305,8 +305,6 @@ class LoadedComparison:
         list of pathlib.Path
             The written files, in the order html, pdf, json.
         """
-        if html is None and pdf is None and json is None:
-            raise ValueError("nothing to write: give at least one of html=, pdf=, json=")
         return write_comparison_reports(self, chosen=chosen, html=html, pdf=pdf, json=json, **options)
 
     def _repr_html_(self) -> str:
@@ -367,9 +365,16 @@ def write_comparison_reports(cmp: Any, *, chosen: str | None = None, html: str |
     -------
     list of Path
         The written files, in the order html, pdf, json.
+
+    Raises
+    ------
+    ValueError
+        Nothing to write (no target given), or a release the document cannot be written for.
     """
     from .render import render_html, write_documents
 
+    if html is None and pdf is None and json is None:
+        raise ValueError("nothing to write: give at least one of html=, pdf=, json=")
     if isinstance(cmp, LoadedComparison):
         if chosen is not None and chosen != cmp.chosen:
             raise ValueError(f"this comparison was read back from its JSON document, which holds the whole report of "

@@ -1034,19 +1034,7 @@ def plot_attack_roc(result: Any, *, ax: Any = None, curves: Mapping[str, Mapping
                           fmt="o", color=plot.COLORS["line"], markersize=3, capsize=2)
         for part in bar.get_children():  # a rate of 100% sits on the top edge: drawn whole, not cut in half
             part.set_clip_on(False)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    # rates as plain percentages: the default labels (10 with a superscript exponent) print below 8 points
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
-
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_locator(LogLocator(base=10.0))
-        axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v * 100:.4g}%"))
-        # no minor ticks: the figures' style draws no tick marks and grids the major ticks only, so they would show
-        # nothing, and laying out their (empty) labels was half of this figure's time
-        axis.set_minor_locator(NullLocator())
-    ax.set_xlim(floor, 1.0)
-    ax.set_ylim(floor, 1.0)
+    plot.log_rate_axes(ax, floor)
     ax.axvline(lo, color=plot.COLORS["T"], linewidth=0.8, linestyle="--")
     ax.text(lo * 1.1, 0.5, f"1 / {fmt_count(n_n)} non-members", fontsize=8, color=plot.COLORS["T"], rotation=90,
             va="top")

@@ -190,6 +190,15 @@ def _condition_range(values, n_present, j, op, v):
 
 
 @njit(cache=True)
+def _row_holds(X, r, cols, ops, vals, i, m):
+    """Whether row ``r`` of ``X`` meets every one of the ``m`` conditions of predicate ``i``."""
+    for j in range(m):
+        if not _holds(X[r, cols[i, j]], ops[i, j], vals[i, j]):
+            return False
+    return True
+
+
+@njit(cache=True)
 def _count_matches(X, order, values, n_present, cols, ops, vals, limit):
     """:func:`count_matches` with the sorted columns given."""
     q, m = cols.shape
@@ -208,24 +217,13 @@ def _count_matches(X, order, values, n_present, cols, ops, vals, limit):
         if best_j >= 0 and hi - lo < INDEXED_SHARE * n:
             rows = order[best_j]
             for x in range(lo, hi):
-                r = rows[x]
-                ok = True
-                for j in range(m):
-                    if not _holds(X[r, cols[i, j]], ops[i, j], vals[i, j]):
-                        ok = False
-                        break
-                if ok:
+                if _row_holds(X, rows[x], cols, ops, vals, i, m):
                     c += 1
                     if c >= limit:
                         break
         else:
             for r in range(n):
-                ok = True
-                for j in range(m):
-                    if not _holds(X[r, cols[i, j]], ops[i, j], vals[i, j]):
-                        ok = False
-                        break
-                if ok:
+                if _row_holds(X, r, cols, ops, vals, i, m):
                     c += 1
                     if c >= limit:
                         break

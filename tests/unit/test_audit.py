@@ -274,3 +274,13 @@ def test_a_shadow_attack_on_a_copying_generator_is_counted_and_read_back(small, 
     assert doc["audit"]["epsilon"]["measured_from"] == "shadow"
     with pytest.raises(ValueError, match="more than 400"):
         audit(CopyTraining, T, H, runs=0, shadow_targets=30, shadow_trainings=20)
+
+
+def test_nothing_to_write_is_refused_before_any_work():
+    """The documents' writers refuse a call with no target before they read the audit or comparison at all."""
+    from synthpriv_report.export.audit import write_audit_reports
+    from synthpriv_report.export.comparison import write_comparison_reports
+
+    for writer in (write_audit_reports, write_comparison_reports):
+        with pytest.raises(ValueError, match="nothing to write: give at least one of html=, pdf=, json="):
+            writer(object())
