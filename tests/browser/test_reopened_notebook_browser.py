@@ -67,5 +67,5 @@ def test_a_reopened_notebook_shows_its_views(executed: Path, tmp_path: Path, tru
     assert "VBox(" not in text and "Error displaying widget" not in text, text[:500]
     # both views' tables: the compare table's rows and the attack's table, and a figure of each, drawn
     assert "dcr at alpha = 0.1" in text and "honest" in text and "leaky" in text
-    assert "false positives" in text and "Members found (TPR)" in text
+    assert "false positives" in text and "Members found" in text and "Outsiders accused" in text
     assert len(images) >= 2 and all(w > 100 for w in images), images
