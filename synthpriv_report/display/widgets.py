@@ -755,8 +755,6 @@ def attack_explorer(evaluations: Any, *, attack: str | None = None, fpr: float =
     if promise is not None and (isinstance(promise, bool) or not isinstance(promise, (int, float))
                                 or not math.isfinite(promise) or promise < 0):
         raise ValueError(f"promise must be a declared ε (a non-negative number), got {promise!r}")
-    for ev in evaluations.values():
-        operating_point(ev, 0.01, attack=attack)  # fails early, with the metric's reason, before any widget
     start = next(f for f in EXPLORER_FPRS if math.isclose(float(fpr), f))
     slider = w.SelectionSlider(options=[(fmt_share(f), f) for f in EXPLORER_FPRS], value=start,
                                description="false-positive rate", continuous_update=False,
