@@ -23,4 +23,4 @@ fi
 python3 -m pip install -q --disable-pip-version-check -e ".[all]"  # with selenium, pdfplumber, jupyterlab (layout tests)
 # compile the numba kernels once now, into numba's on-disk cache beside the package, so that a student's first
 # notebook run loads them instead of waiting for the compiler (about 5 minutes on 2 cores, once; seconds after)
-python3 -m synthpriv_report.warmup --quiet
+python3 -m synthpriv_report.tools.warmup --quiet

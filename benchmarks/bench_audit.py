@@ -34,10 +34,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from synthpriv_report.evaluation.evaluation.audit import audit
+from synthpriv_report.evaluation.evaluation.generators import NoisyMarginals, SequentialCART
 
 from synthpriv_report import Evaluation
-from synthpriv_report.audit import audit
-from synthpriv_report.generators import NoisyMarginals, SequentialCART
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult"
 

@@ -54,8 +54,8 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data"
 
 from synthpriv_report import Evaluation  # noqa: E402
+from synthpriv_report.core.registry import verdict_metric_names  # noqa: E402
 from synthpriv_report.datasets import memorised_atypical  # noqa: E402
-from synthpriv_report.registry import verdict_metric_names  # noqa: E402
 from synthpriv_report.stats import wilson  # noqa: E402
 
 CHECKS = tuple(verdict_metric_names())

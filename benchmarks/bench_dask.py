@@ -58,7 +58,7 @@ def _kernels_once() -> float:
     the kernels on a process's first call, or loads them from its on-disk cache."""
     import pandas as pd
 
-    from synthpriv_report.data import prepare
+    from synthpriv_report.data.preparation import prepare
     from synthpriv_report.neighbors import build_tree
     from synthpriv_report.neighbors.search import SearchChoice, run_engine
     from synthpriv_report.spaces import SpaceSpec, encode, fit

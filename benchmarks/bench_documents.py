@@ -59,6 +59,7 @@ def measure(name: str, real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.
     from pypdf import PdfReader
 
     from synthpriv_report import Evaluation
+    from synthpriv_report.core.formats import level_text
     from synthpriv_report.export import notebook as nbmod
     from synthpriv_report.export.document import dumps, report_data
     from synthpriv_report.export.render import (
@@ -72,7 +73,6 @@ def measure(name: str, real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.
         html_to_pdf,
         render_html,
     )
-    from synthpriv_report.formats import level_text
 
     rows: list[tuple[str, float, float, str]] = []
     ev = Evaluation(real, synthetic, holdout, key_fields=key, sensitive_fields=sensitive, progress=False,

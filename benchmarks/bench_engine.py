@@ -108,7 +108,7 @@ def adult_like(n: int, workdir: Path) -> tuple[pd.DataFrame, pd.DataFrame] | Non
 def run(name: str, T: pd.DataFrame, S: pd.DataFrame, args) -> None:
     from synthpriv_report import neighbors as nb
     from synthpriv_report import spaces
-    from synthpriv_report.data import prepare
+    from synthpriv_report.data.preparation import prepare
 
     d = prepare(T, S)
     f = spaces.fit(d)

@@ -1,7 +1,7 @@
 """A student's first run of the teaching notebook on a fresh install: time to the first output and the first figure.
 
 A fresh install has an empty numba cache. This benchmark points numba at an empty cache folder
-(``NUMBA_CACHE_DIR``), optionally runs the install-time warm-up (``python -m synthpriv_report.warmup``, what
+(``NUMBA_CACHE_DIR``), optionally runs the install-time warm-up (``python -m synthpriv_report.tools.warmup``, what
 ``setup.sh`` runs), then executes ``notebooks/02_teaching_the_metrics.ipynb`` cell by cell in a new kernel and
 prints when the first cell showed something and when the first figure appeared, counted from the first cell's
 start (the kernel's own start-up is printed apart).
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_warmup:
             t0 = time.perf_counter()
             r0 = os.times()
-            subprocess.run([sys.executable, "-m", "synthpriv_report.warmup", "--quiet"], check=True,
+            subprocess.run([sys.executable, "-m", "synthpriv_report.tools.warmup", "--quiet"], check=True,
                            env={**os.environ, **env})
             r1 = os.times()
             cpu = (r1.children_user - r0.children_user) + (r1.children_system - r0.children_system)

@@ -366,7 +366,7 @@ def _cell_rows(res: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _roc_rows(members, nonmembers) -> dict[str, Any]:
-    from synthpriv_report.metrics.mia_common import attack_roc
+    from synthpriv_report.metrics.attacks.mia_common import attack_roc
 
     roc = attack_roc(members, nonmembers)
     out: dict[str, Any] = {"auc": roc.auc, "auc_interval": list(roc.auc_interval), "excess": roc.excess_lower_bound,
@@ -398,7 +398,7 @@ def run_cell(name: str, n: int, seed: int, generators: list[str], venvs: Path, *
     import pandas as pd
 
     from synthpriv_report import Evaluation
-    from synthpriv_report.metrics.mia_common import split_positions
+    from synthpriv_report.metrics.attacks.mia_common import split_positions
 
     T, H, numeric, pools = _draw(name, n, seed)
     work = CACHE / f"{name}_n{n}_s{seed}"

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from synthpriv_report import Evaluation
-from synthpriv_report.registry import metric_names
+from synthpriv_report.core.registry import metric_names
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult"
 SYNTHETIC = ("gaussian_copula", "exact_copy", "noisy_copy", "independent_marginals")
@@ -176,7 +176,7 @@ def _fmt_aucs(aucs: Any) -> str:
 def bench_dmlp(args: argparse.Namespace) -> None:
     """The D-MLP classifier alone, on the demo and on full Adult, optionally beside scikit-learn's run."""
     from synthpriv_report.datasets import load_demo
-    from synthpriv_report.metrics import review_classifier as rc
+    from synthpriv_report.metrics.distinguishability import review_classifier as rc
 
     d = load_demo()
     T = pd.read_csv(args.data / "adult_train.csv")

@@ -18,12 +18,13 @@ The names here are the stable ones: the modules they come from may move, these i
 
 from __future__ import annotations
 
-from . import plotting, stats
-from .applicability import continuous_keys, many_columns, small_holdout, tiny_data
-from .formats import fmt_count, fmt_number, fmt_share
-from .protocols import MetricContext
-from .registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, get_spec, register, unregister
-from .results import MetricResult
+from . import stats
+from .core import plotting
+from .core.applicability import continuous_keys, many_columns, small_holdout, tiny_data
+from .core.formats import fmt_count, fmt_number, fmt_share
+from .core.protocols import MetricContext
+from .core.registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, get_spec, register, unregister
+from .core.results import MetricResult
 from .testing import CHECKS, CheckData, MetricCheckError, check_metric, run_check
 
 __all__ = [

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .data import MISSING, REAL_SETS, PreparedData, code_blocks, code_dtype, number_blocks
-from .data import SET_LABELS as SET_NAMES
+from .core.formats import SET_LABELS as SET_NAMES
+from .data.containers import MISSING, REAL_SETS, PreparedData, code_blocks, code_dtype, number_blocks
 
 SpaceKind = Literal["gower", "euclidean", "projected", "hamming"]
 MODE_GOWER, MODE_L2, MODE_HAMMING = 0, 1, 2
@@ -251,7 +251,7 @@ EachSet = Callable[[str, NDArray[np.signedinteger[Any]], tuple[NDArray[np.object
 def fit(data: PreparedData, *, each_set: EachSet | None = None,
         numbers_read: Callable[[], None] | None = None) -> Fitted:
     """Numeric ranges from the real data (the training, holdout and reference records,
-    :data:`~synthpriv_report.data.REAL_SETS`), category levels from the union of all sets (docs/metrics.md,
+    :data:`~synthpriv_report.data.containers.REAL_SETS`), category levels from the union of all sets (docs/metrics.md,
     "Shared machinery").
 
     Ranges never overflow: see :meth:`Fitted.rescale`. Levels are found by hashing (``pandas.factorize``), so a
@@ -261,10 +261,10 @@ def fit(data: PreparedData, *, each_set: EachSet | None = None,
 
     ``each_set(set_name, codes, levels)``, where given, is called with each set's codes as soon as they are made,
     set after set, and what it returns is held in their place (an evaluation with a Dask client hands the set to
-    the workers there: :meth:`synthpriv_report.engine._Engine.hold_codes`); ``levels`` are the fitted levels.
+    the workers there: :meth:`synthpriv_report.engine.cache._Engine.hold_codes`); ``levels`` are the fitted levels.
     ``numbers_read()``, where given, is called once the numbers have been read (the ranges and the columns with
     missing values found), before any codes are made (an evaluation with a Dask client hands every set's numbers to
-    the workers there: :meth:`~synthpriv_report.engine._Engine.hold_numbers`).
+    the workers there: :meth:`~synthpriv_report.engine.cache._Engine.hold_numbers`).
     """
     real_sets = [s for s in REAL_SETS if data.sizes.get(s)]  # the real data has records (at least 2)
     q = data.numeric["T"].shape[1]
@@ -563,7 +563,7 @@ PROJECT_BLOCK = 1 << 16
 def _row_ids(columns: Sequence[NDArray]) -> NDArray[np.int64]:
     """An id per row, equal exactly when the rows hold equal values in every column (float64 columns compared
     by value: -0.0 as 0.0), numbered in order of first appearance; linear time (hash factorisation column by
-    column, as :meth:`synthpriv_report.engine._Engine.record_ids` does)."""
+    column, as :meth:`synthpriv_report.engine.cache._Engine.record_ids` does)."""
     ids = None
     for col in columns:
         if col.dtype == np.float64:

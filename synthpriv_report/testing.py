@@ -49,8 +49,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .evaluation import Evaluation
-from .registry import get_spec, metric_names
+from .core.registry import get_spec, metric_names
+from .evaluation.evaluation import Evaluation
 
 #: The checks, in the order :func:`check_metric` runs them.
 CHECKS: tuple[str, ...] = ("range", "row_order", "reproducible", "json", "not_computed", "copy", "no_search_on_move")

@@ -20,8 +20,8 @@ import numpy as np
 
 from .. import neighbors as nb
 from .. import stats
-from ..formats import fmt_number
-from ..results import to_jsonable
+from ..core.formats import fmt_number
+from ..core.results import to_jsonable
 from .risk import record_values
 
 

@@ -30,8 +30,9 @@ a cut-off equal to a record's value does not
   (its DCR to T without itself, its NNDR from the same tables, a duplicate elsewhere in T counting as a copy);
   the attrs say ``reference = "training records (each against the others)"``.
 
-The table reads the per-record arrays the distance metrics read (those of :func:`~synthpriv_report.metrics.arrays.
-dcr_arrays` and :func:`~synthpriv_report.metrics.arrays.nndr_arrays`, a set at a time), in the DCR and NNDR
+The table reads the per-record arrays the distance metrics read (those of
+:func:`~synthpriv_report.metrics._shared.arrays.
+dcr_arrays` and :func:`~synthpriv_report.metrics._shared.arrays.nndr_arrays`, a set at a time), in the DCR and NNDR
 metrics' spaces; after those metrics ran it starts no neighbour search.
 
 Real values are masked: the table lists *which* columns differ from the nearest real record, never the real
@@ -48,10 +49,10 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from .. import stats
-from ..data import MISSING
-from ..metrics.arrays import nndr_of, nndr_values, space_for
-from ..params import RISK_PERCENTILE, check_bool
-from ..wording import risk_summary
+from ..core.params import RISK_PERCENTILE, check_bool
+from ..data.containers import MISSING
+from ..metrics._shared.arrays import nndr_of, nndr_values, space_for
+from ..text.wording import risk_summary
 
 #: The metrics whose cached arrays the per-record rule reads: the rule is set only when both were computed.
 RISK_METRICS = ("dcr", "nndr")
@@ -210,8 +211,8 @@ def calibrate_cutoffs(ref_dcr: ArrayLike, ref_nndr: ArrayLike, ref_copy: ArrayLi
 
 def _reference(ctx: Any) -> tuple[str, NDArray, NDArray, NDArray]:
     """Reference records for the calibration, their DCRs, NNDRs and exact-copy flags: the holdout, else the
-    training records against each other (the arrays :func:`~synthpriv_report.metrics.arrays.dcr_arrays` and
-    :func:`~synthpriv_report.metrics.arrays.nndr_arrays` hold for them)."""
+    training records against each other (the arrays :func:`~synthpriv_report.metrics._shared.arrays.dcr_arrays` and
+    :func:`~synthpriv_report.metrics._shared.arrays.nndr_arrays` hold for them)."""
     sp = space_for(ctx, "dcr", "gower")
     if ctx.H is not None:
         copies = np.asarray(ctx.identical_in(ctx.H, ctx.T), dtype=bool)

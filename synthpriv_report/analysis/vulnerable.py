@@ -5,7 +5,7 @@ Synthetic Data Publishing", ESORICS 2023: the risk of a release concentrates on 
 records are ranked by how vulnerable they are. The table ranks the *training* records by the score of the
 strongest membership attack (the one ``mia_worst_case`` reports), with each record's atypicality (its distance to
 the nearest other training record, in the attacks' space) and whether the attack flags it at false-positive rates
-of 0.1% and 1% (the thresholds of :func:`~synthpriv_report.metrics.mia_common.attack_roc`).
+of 0.1% and 1% (the thresholds of :func:`~synthpriv_report.metrics.attacks.mia_common.attack_roc`).
 
 Searches. It reads the attack's scores and the training records' search against themselves that
 ``mia_worst_case`` computed (memoised on the evaluation): once that metric ran, the table starts no search.
@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..metrics.mia_common import (
+from ..core.params import check_bool
+from ..metrics.attacks.mia_common import (
     CONFIDENCE,
     FPR_TARGETS,
     attack_roc,
@@ -34,8 +35,7 @@ from ..metrics.mia_common import (
     member_flags,
     member_ranks,
 )
-from ..metrics.mia_worst_case import ATTACKS, NAME, worst_case_records
-from ..params import check_bool
+from ..metrics.attacks.mia_worst_case import ATTACKS, NAME, worst_case_records
 from .risk import record_values
 
 #: The false-positive rates at which the table says whether the attack flags a record, and its columns' names.
@@ -120,7 +120,7 @@ class OperatingPoint:
     Attributes
     ----------
     attack : str
-        The attack (a key of :data:`~synthpriv_report.metrics.mia_worst_case.ATTACKS`).
+        The attack (a key of :data:`~synthpriv_report.metrics.attacks.mia_worst_case.ATTACKS`).
     target_fpr : float
         The false-positive rate asked for: at most ``floor(target_fpr * n_nonmembers)`` non-members may be
         flagged.

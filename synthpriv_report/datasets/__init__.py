@@ -103,7 +103,7 @@ def gzip_name(filename: str) -> str:
 
 def _read(filename: str) -> pd.DataFrame:
     """One shipped file: the xz-compressed CSV, or where Python has no ``lzma`` module (Pyodide) its gzip copy,
-    which the in-browser site's wheel carries (:mod:`synthpriv_report.lite`); both hold the same text."""
+    which the in-browser site's wheel carries (:mod:`synthpriv_report.tools.lite`); both hold the same text."""
     folder = resources.files(__name__).joinpath("data")
     if _has_lzma() and folder.joinpath(filename).is_file():
         with folder.joinpath(filename).open("rb") as fh:

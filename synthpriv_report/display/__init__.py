@@ -18,16 +18,16 @@ from typing import Any
 
 import jinja2
 
-from .. import templating
-from ..registry import verdict_metric_names
-from ..results import MetricResult, ResultSet, Verdict
+from ..core.registry import verdict_metric_names
+from ..core.results import MetricResult, ResultSet, Verdict
+from ..text import templating
 
 __all__ = ["bundle", "explore", "explain", "render_html", "render_markdown", "render_text", "environment", "preload"]
 
 
 def environment() -> jinja2.Environment:
     """The environment of the display templates: loaded once from package data, autoescaping on (made by the
-    package's one factory, :func:`synthpriv_report.templating.environment`)."""
+    package's one factory, :func:`synthpriv_report.text.templating.environment`)."""
     return templating.environment(__name__)
 
 

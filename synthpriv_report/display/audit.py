@@ -1,6 +1,7 @@
-"""The notebook view of a generator audit (:class:`synthpriv_report.audit.Audit`).
+"""The notebook view of a generator audit (:class:`synthpriv_report.evaluation.audit.Audit`).
 
-Drawn from the audit's JSON-ready dictionary alone (:meth:`~synthpriv_report.audit.Audit.to_dict`): nothing here
+Drawn from the audit's JSON-ready dictionary alone (:meth:`~synthpriv_report.evaluation.audit.Audit.to_dict`): nothing
+here
 computes a number. The generator's verdict and its reasons; the declared ε beside the lower bound the canaries
 show; the canary audit's guesses; each metric's spread over the training runs and the interval one more release is
 expected in; each run's verdict and times; and a figure of the checks behind the verdict, run by run.
@@ -12,9 +13,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .. import templating
-from ..formats import fmt_number, fmt_value
-from ..registry import REGISTRY
+from ..core.formats import fmt_number, fmt_value
+from ..core.registry import REGISTRY
+from ..text import templating
 from .comparison import _level
 
 __all__ = ["audit_view", "render_audit", "runs_figure"]
@@ -69,7 +70,7 @@ def runs_figure(d: Mapping[str, Any], *, fmt: str = "png") -> dict[str, str] | N
     from .figures import data_uri, render_figure
 
     def draw(*axes: Any) -> None:
-        from ..plotting import COLORS
+        from ..core.plotting import COLORS
 
         for ax in axes[len(rows):]:
             ax.set_axis_off()

@@ -1,6 +1,7 @@
-"""The notebook view of a comparison of releases (:class:`synthpriv_report.comparison.Comparison`).
+"""The notebook view of a comparison of releases (:class:`synthpriv_report.evaluation.comparison.Comparison`).
 
-Drawn from the comparison's JSON-ready dictionary alone (:meth:`~synthpriv_report.comparison.Comparison.to_dict`):
+Drawn from the comparison's JSON-ready dictionary alone
+(:meth:`~synthpriv_report.evaluation.comparison.Comparison.to_dict`):
 nothing here computes a number. One row per release: its verdict, its verdict adjusted for the number of releases
 compared, each check behind the verdict with its value and level, the membership attacks' true-positive rate at a
 1% false-positive rate, and the utility measures, apart from the privacy columns.
@@ -11,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import templating
-from ..formats import fmt_number, fmt_value
-from ..registry import REGISTRY
+from ..core.formats import fmt_number, fmt_value
+from ..core.registry import REGISTRY
+from ..text import templating
 
 __all__ = ["comparison_view", "epsilon_sweep_figure", "render_comparison", "worst_attack"]
 
@@ -64,7 +65,7 @@ def epsilon_sweep_figure(d: Mapping[str, Any], *, fmt: str = "png") -> dict[str,
     bound = [r.get("epsilon_lower_bound") for r in rows]
 
     def draw(ax1: Any, ax2: Any) -> None:
-        from ..plotting import COLORS
+        from ..core.plotting import COLORS
 
         xs = [e for e, t in zip(eps, tpr) if t is not None]
         ax1.plot(xs, [100.0 * t for t in tpr if t is not None], marker="o", color=COLORS["S"])

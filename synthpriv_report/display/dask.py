@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from .. import templating
+from ..text import templating
 
 __all__ = ["DaskNotice", "notice", "live_notice"]
 

@@ -1,12 +1,12 @@
 """Figures of the notebook views and reports (matplotlib).
 
 Every figure is drawn from results alone: a metric's figures are part of its declaration
-(:class:`~synthpriv_report.registry.FigureSpec`, reading ``result.evidence``), and the risk overview reads the
+(:class:`~synthpriv_report.core.registry.FigureSpec`, reading ``result.evidence``), and the risk overview reads the
 result set. So a report loaded from JSON draws the same figures as the live evaluation, and drawing never starts a
 neighbour search.
 
 :func:`render_figure` draws into a pyplot-free Agg figure in the package's one style
-(:func:`synthpriv_report.plotting.figure_style`) and returns SVG (pages, reports) or PNG at 200 dpi (widgets),
+(:func:`synthpriv_report.core.plotting.figure_style`) and returns SVG (pages, reports) or PNG at 200 dpi (widgets),
 identical bytes for identical data; the figure is never registered with pyplot, so nothing is left open.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..plotting import (
+from ..core.plotting import (
     COLORS,
     LEVEL_COLORS,
     MAX_WIDTH_IN,
@@ -31,8 +31,8 @@ from ..plotting import (
     figure_style,
     new_ax,
 )
-from ..registry import REGISTRY, get_spec
-from ..results import MetricResult
+from ..core.registry import REGISTRY, get_spec
+from ..core.results import MetricResult
 
 #: Resolution of PNG figures (widgets); pages and documents embed SVG.
 DPI = 200
@@ -69,7 +69,7 @@ def threshold_values(r: MetricResult) -> list[tuple[float, str]]:
     plus the threshold. Rules on another quantity (a ratio of medians, a drop in percent) have no place on this
     scale and give nothing.
 
-    >>> from synthpriv_report.results import LevelRule
+    >>> from synthpriv_report.core.results import LevelRule
     >>> rule = LevelRule(0.05, 0.2, "", "", scale="the value minus the same metric computed on the holdout")
     >>> r = MetricResult("m", 0.5, calibration=0.3, level_rule=rule, direction="higher_is_riskier",
     ...                  value_range=(0.0, 1.0))
@@ -167,7 +167,7 @@ def plot_risk_overview(results: Any, *, ax: Any = None) -> Any:
 def _draw_figure(draw: Callable[..., Any], ncols: int, size: tuple[float, float], nrows: int = 1) -> Any:
     """A bare Agg :class:`~matplotlib.figure.Figure` (no pyplot state, nothing to close) drawn by ``draw``.
 
-    The figure is laid out at the width it is printed at (at most :data:`~synthpriv_report.plotting.MAX_WIDTH_IN`
+    The figure is laid out at the width it is printed at (at most :data:`~synthpriv_report.core.plotting.MAX_WIDTH_IN`
     inches; wider requests are narrowed, keeping their height), with matplotlib's constrained layout so that
     labels and legends never overlap, and every text raised to at least 8 points.
     """
@@ -300,7 +300,7 @@ class LiveFigure:
     """One declared figure of a metric, for one or several results side by side, kept between slider moves.
 
     The matplotlib figure, its axes and their layout are made once; an update clears the axes, lets the metric's
-    declared drawing function (:class:`~synthpriv_report.registry.FigureSpec`) draw the new result on them and
+    declared drawing function (:class:`~synthpriv_report.core.registry.FigureSpec`) draw the new result on them and
     encodes a PNG at :data:`WIDGET_DPI`. The layout (matplotlib's constrained layout, the slowest step of a
     drawing) is computed on the first drawing only and then frozen; while the axes' frame (limits, ticks, labels,
     titles) stays the same, its pixels are kept and only the new artists are drawn over them (blitting); and
@@ -489,7 +489,7 @@ def _legend_key(legend: Any) -> tuple[Any, ...]:
 
 
 def _raise_small_texts(axes: list[Any], minimum: float = MIN_FONT_PT) -> None:
-    """:func:`~synthpriv_report.plotting.enforce_min_font` for the texts a drawing function makes on its axes
+    """:func:`~synthpriv_report.core.plotting.enforce_min_font` for the texts a drawing function makes on its axes
     (titles, labels, annotations, legends), without walking every artist of the figure."""
     for ax in axes:
         texts = [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
@@ -525,7 +525,7 @@ def share_ranges(axes: list[Any], ncols: int, npanels: int) -> None:
 
 
 def draw_panels(spec: Any, axes: list[Any], results: Sequence[MetricResult], panels: Sequence[str]) -> None:
-    """Draw one declared figure (``spec``, a :class:`~synthpriv_report.registry.FigureSpec`) for several results,
+    """Draw one declared figure (``spec``, a :class:`~synthpriv_report.core.registry.FigureSpec`) for several results,
     each on its own ``spec.ncols`` axes (``axes`` holds them panel by panel), every panel's title led by its label
     (plain text, never mathematics: a "$" in a release's name stays a "$"), and the panels' axis ranges shared
     (:func:`share_ranges`). A result without a value, or without the evidence the figure needs, gets a note in
@@ -562,7 +562,7 @@ def side_by_side_entry(results: Mapping[str, MetricResult], index: int = 0, *,
     same :func:`draw_panels`.
 
     Each result gets a row of the figure's own axes, at the size the metric declares (its size in a report, so
-    its legends and labels fit as they do there; at most :data:`~synthpriv_report.plotting.MAX_WIDTH_IN` inches
+    its legends and labels fit as they do there; at most :data:`~synthpriv_report.core.plotting.MAX_WIDTH_IN` inches
     wide), in the package's style, as SVG (text kept as text, identical bytes for identical results); the x axis's
     label, the same in every row, is written under the last row of each image. Rows that would make an image
     taller than ``max_height`` go on to a next image; the axis ranges are shared across all of them.

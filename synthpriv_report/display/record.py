@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import templating
-from ..formats import fmt_cell
+from ..core.formats import fmt_cell
+from ..text import templating
 from .views import new_id
 
 

@@ -12,10 +12,10 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .. import templating, wording
-from ..formats import LEVEL_WORDS, fmt_cell, fmt_count, level_text
-from ..registry import get_spec
-from ..results import MetricResult, ResultSet, Verdict, to_jsonable
+from ..core.formats import LEVEL_WORDS, fmt_cell, fmt_count, level_text
+from ..core.registry import get_spec
+from ..core.results import MetricResult, ResultSet, Verdict, to_jsonable
+from ..text import templating, wording
 
 DIRECTION_HINTS = {"higher_is_riskier": "higher is riskier", "higher_is_safer": "higher is safer"}
 

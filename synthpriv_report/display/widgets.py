@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from .. import templating
-from ..comparison import Comparison
-from ..formats import fmt_value
-from ..levels import on_headline
-from ..registry import LevelSpec, get_spec, graded_direction
+from ..core.formats import fmt_value
+from ..core.registry import LevelSpec, get_spec, graded_direction
+from ..evaluation.comparison import Comparison
+from ..grading.levels import on_headline
+from ..text import templating
 
 #: Which side of a level threshold is the riskier one, by the direction of the quantity the threshold is on (a
 #: threshold slider's label).
@@ -161,7 +161,7 @@ def level_sliders(metric_names: list[str]) -> list[tuple[str, str, str, float, f
 
     The sliders move the rule's own thresholds (a moved slider sets ``levels={metric: {"medium": m, "high": h,
     "on": "rule"}}``): they start at the rule's thresholds and read in the direction of the quantity the rule
-    grades (:func:`~synthpriv_report.registry.graded_direction`), which may differ from the metric's: the holdout
+    grades (:func:`~synthpriv_report.core.registry.graded_direction`), which may differ from the metric's: the holdout
     tests' value is a score where higher is safer, their rule grades D, where higher is riskier.
 
     >>> [s[:3] for s in level_sliders(["dcr_test"])]
@@ -439,7 +439,7 @@ def compare(evaluations: Mapping[str, Any] | Comparison, metric: str, param: str
     Parameters
     ----------
     evaluations : mapping of label -> Evaluation, or Comparison
-        The evaluations side by side; a :class:`~synthpriv_report.comparison.Comparison` shows its releases'
+        The evaluations side by side; a :class:`~synthpriv_report.evaluation.comparison.Comparison` shows its releases'
         evaluations, under the releases' names.
     metric : str
         The metric to show.
@@ -580,7 +580,7 @@ def first_reactions(results: Mapping[float, Any]) -> dict[str, float | None]:
     dict
         Metric name -> the smallest share at which its level is above low, in the result sets' metric order.
 
-    >>> from synthpriv_report.results import MetricResult
+    >>> from synthpriv_report.core.results import MetricResult
     >>> rs = {0.0: {"m": MetricResult("m", 0.1, level="low")}, 0.1: {"m": MetricResult("m", 0.5, level="high")}}
     >>> first_reactions(rs)
     {'m': 0.1}
@@ -611,8 +611,8 @@ def leak_explorer(results: Mapping[str, Mapping[float, Any]]) -> Any:
     """
     import ipywidgets as w
 
-    from .. import wording
-    from ..formats import fmt_share as fmt_percent
+    from ..core.formats import fmt_share as fmt_percent
+    from ..text import wording
 
     kinds = list(results)
     firsts = {k: first_reactions(results[k]) for k in kinds}
@@ -673,7 +673,7 @@ def _draw_operating_points(ax: Any, points: Mapping[str, Any], fpr: float, promi
     1 - e^-ε (1 - FPR))`` (P. Kairouz, S. Oh, P. Viswanath, ICML 2015)."""
     import numpy as np
 
-    from .. import plotting as plot
+    from ..core import plotting as plot
 
     n_n = max(p.n_nonmembers for p in points.values())
     n_m = max(p.n_members for p in points.values())
@@ -741,7 +741,7 @@ def attack_explorer(evaluations: Any, *, attack: str | None = None, fpr: float =
     import ipywidgets as w
 
     from ..analysis.vulnerable import operating_point
-    from ..formats import fmt_count, fmt_share
+    from ..core.formats import fmt_count, fmt_share
     from .figures import render_png
 
     if isinstance(evaluations, Comparison):

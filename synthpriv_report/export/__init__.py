@@ -1,7 +1,8 @@
 """Compliance export: a validated report document -> an nbformat notebook -> nbconvert template -> HTML, PDF; JSON.
 
 The export never computes anything twice and never starts a kernel. :func:`report_data` turns an
-:class:`~synthpriv_report.evaluation.Evaluation` (or a :class:`~synthpriv_report.results.ResultSet`) into one
+:class:`~synthpriv_report.evaluation.evaluation.Evaluation` (or a :class:`~synthpriv_report.core.results.ResultSet`)
+into one
 JSON-safe document through one adapter (:func:`~synthpriv_report.export.document.build_document`) and validates
 it; a JSON report read back by :func:`from_json` is validated the same way, and checked, not trusted: its SHA-256
 digest (:func:`~synthpriv_report.export.document.content_digest`) must match its content, and every level and the
@@ -68,8 +69,8 @@ conform, or of another version, is refused with a ``ValueError`` naming the fiel
 
 from __future__ import annotations
 
+from ..core.results import InconsistentReportError
 from ..display import bundle
-from ..results import InconsistentReportError
 from .comparison import LoadedComparison, comparison_from_json
 from .document import (
     ReportData,

@@ -1,6 +1,6 @@
 """The data assessment block of a report: what the controller states about the training data, and what to check.
 
-The release context's ``data_assessment`` (schema ``synthpriv_report.context/2``, :mod:`synthpriv_report.release`)
+The release context's ``data_assessment`` (schema ``synthpriv_report.context/2``, :mod:`synthpriv_report.core.release`)
 states who the people in the data are, where the data come from, whether they are a sample or the whole population,
 which columns hold special-category data (Article 9 GDPR) or criminal-offence data (Article 10), the lawful basis,
 the DPIA, other safeguards, the data protection officer's contact and the organisation's role. This module turns it
@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..templating import TEXT_WIDTH, shorten_text
+from ..text.templating import TEXT_WIDTH, shorten_text
 
 __all__ = ["NOT_STATED", "SPECIAL_CATEGORY_WORDS", "assessment_lines", "column_words", "data_assessment_context",
            "special_category_of"]
@@ -255,7 +255,7 @@ def assessment_lines(a: Mapping[str, Any]) -> list[str]:
     -------
     list of str
         A heading, one ``label: text`` line a row and one ``Warning: ...`` line a warning, each text shortened to
-        :data:`~synthpriv_report.templating.TEXT_WIDTH` characters as the HTML form shortens it.
+        :data:`~synthpriv_report.text.templating.TEXT_WIDTH` characters as the HTML form shortens it.
 
     Examples
     --------

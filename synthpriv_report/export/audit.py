@@ -2,15 +2,17 @@
 dossier and the technical annex), with a "Generator audit" page right after the dossier.
 
 The JSON document (schema ``synthpriv_report.audit_document/1``) holds the audit
-(:meth:`~synthpriv_report.audit.Audit.to_dict`: the generator, every run, each measure over the runs, the canary
+(:meth:`~synthpriv_report.evaluation.audit.Audit.to_dict`: the generator, every run, each measure over the runs, the
+canary
 audit, the ε pair and the generator's verdict) and the first run's own report document, under one SHA-256 digest.
 Read back by :func:`load_audit`, it is checked, not trusted: the digest must match; the first run's report is
 validated and its levels derived again like any report's; and the audit's numbers are derived again from what it
 stores, by the functions that computed them: each measure's interval from the runs' values and interval widths
-(:func:`~synthpriv_report.audit.rubin_interval`), each canary row's ε bound from its counts of guesses and correct
+(:func:`~synthpriv_report.evaluation.audit.rubin_interval`), each canary row's ε bound from its counts of guesses and
+correct
 guesses (:func:`~synthpriv_report.stats.one_run_epsilon`), the shadow-model attack's bounds from its counts
-(:func:`~synthpriv_report.shadow.shadow_epsilon`), and the verdict from the runs' levels and the ε pair
-(:func:`~synthpriv_report.audit.grade_generator`).
+(:func:`~synthpriv_report.evaluation.shadow.shadow_epsilon`), and the verdict from the runs' levels and the ε pair
+(:func:`~synthpriv_report.evaluation.audit.grade_generator`).
 """
 
 from __future__ import annotations
@@ -21,11 +23,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..audit import grade_generator, rubin_interval
+from ..core.formats import level_text
+from ..core.registry import get_spec
 from ..display.audit import audit_view, epsilon_reading, runs_figure
-from ..formats import level_text
-from ..registry import get_spec
-from ..shadow import shadow_epsilon
+from ..evaluation.audit import grade_generator, rubin_interval
+from ..evaluation.shadow import shadow_epsilon
 from ..stats import one_run_epsilon
 from .document import ReportData, dumps, read_document, report_data, with_digest
 from .notebook import DEFAULT_TITLE

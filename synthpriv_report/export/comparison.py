@@ -1,8 +1,9 @@
 """A comparison of several releases as one document: the chosen release's full report (the data protection
 officer's dossier and the technical annex), with a page on choosing among the releases right after the dossier.
 
-The JSON document (schema ``synthpriv_report.comparison/1``) holds the comparison (every release's verdicts,
-checks, attacks and utility, and the ranking; :meth:`~synthpriv_report.comparison.Comparison.to_dict`), the chosen
+The JSON document (schema ``synthpriv_report.evaluation.comparison/1``) holds the comparison (every release's verdicts,
+checks, attacks and utility, and the ranking; :meth:`~synthpriv_report.evaluation.comparison.Comparison.to_dict`), the
+chosen
 release's name and the chosen release's own report document, under one SHA-256 digest. Read back by
 :func:`load_comparison`, it is checked, not trusted: the digest must match, the chosen release's report is
 validated and its levels derived again like any report's (:func:`~synthpriv_report.export.document.report_data`),
@@ -18,12 +19,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..core.formats import level_text
+from ..core.plotting import COLORS
+from ..core.registry import REGISTRY
+from ..core.results import MetricResult, to_jsonable
 from ..display.comparison import comparison_view, epsilon_sweep_figure, worst_attack
 from ..display.figures import data_uri, render_figure, side_by_side_entry
-from ..formats import level_text
-from ..plotting import COLORS
-from ..registry import REGISTRY
-from ..results import MetricResult, to_jsonable
 from .document import (
     ReportData,
     dumps,
@@ -43,7 +44,7 @@ __all__ = ["COMPARISON_SCHEMA", "LoadedComparison", "comparison_document", "comp
 NAME_CHARS = 32
 
 #: The schema identifier of a comparison's JSON document.
-COMPARISON_SCHEMA = "synthpriv_report.comparison/1"
+COMPARISON_SCHEMA = "synthpriv_report.evaluation.comparison/1"
 
 
 def comparison_document(cmp: Any, chosen: str | None = None, *, reveal_real_values: bool | None = None,
@@ -205,7 +206,8 @@ def _tradeoff_figure(cmp: Mapping[str, Any], chosen: str) -> dict[str, str] | No
 def _check_figures(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Each check behind the verdict that declares figures, with its figures drawn for every release side by side
     on shared axes, in the ranking's order (:func:`~synthpriv_report.display.figures.side_by_side_entry`, the
-    drawing of :meth:`Comparison.figure <synthpriv_report.comparison.Comparison.figure>`), from the results stored
+    drawing of :meth:`Comparison.figure <synthpriv_report.evaluation.comparison.Comparison.figure>`), from the results
+    stored
     in the document: ``[{"metric", "title", "figures": [{"caption", "alt", "src"}]}]``."""
     stored = release_checks(doc)
     ranking = [name for name in doc["comparison"]["ranking"] if name in stored]
@@ -246,7 +248,7 @@ def comparison_page(doc: Mapping[str, Any]) -> tuple[str, str]:
 class LoadedComparison:
     """A comparison read back from its JSON document (:func:`comparison_from_json`): it writes the comparison's
     HTML, PDF and JSON again without the data, from the checked document alone, as a live
-    :class:`~synthpriv_report.comparison.Comparison` writes them.
+    :class:`~synthpriv_report.evaluation.comparison.Comparison` writes them.
 
     The document holds the chosen release's whole report and, for every release, its verdicts, the results of the
     checks behind its verdict (with the evidence their figures are drawn from), its membership attacks and its
@@ -256,7 +258,7 @@ class LoadedComparison:
     Attributes
     ----------
     document : dict
-        The checked comparison document (schema ``synthpriv_report.comparison/1``).
+        The checked comparison document (schema ``synthpriv_report.evaluation.comparison/1``).
     report : ReportData
         The chosen release's report, its levels derived again on load.
     chosen : str
@@ -286,7 +288,8 @@ class LoadedComparison:
         return list(self.document["comparison"]["ranking"])
 
     def to_dict(self) -> dict[str, Any]:
-        """The comparison's dictionary, as :meth:`Comparison.to_dict <synthpriv_report.comparison.Comparison.to_dict>`
+        """The comparison's dictionary, as :meth:`Comparison.to_dict
+        <synthpriv_report.evaluation.comparison.Comparison.to_dict>`
         gave it (a deep copy)."""
         return copy.deepcopy(dict(self.document["comparison"]))
 

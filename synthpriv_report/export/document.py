@@ -1,7 +1,7 @@
 """The report document: one JSON-safe dict that every export is drawn from.
 
-:func:`build_document` is the one adapter from an :class:`~synthpriv_report.evaluation.Evaluation` (or a
-:class:`~synthpriv_report.results.ResultSet`) to the document; :func:`validate_document` checks a document field by
+:func:`build_document` is the one adapter from an :class:`~synthpriv_report.evaluation.evaluation.Evaluation` (or a
+:class:`~synthpriv_report.core.results.ResultSet`) to the document; :func:`validate_document` checks a document field by
 field (a ``ValueError`` names the field); :func:`load_document` reads a JSON report and validates it (and
 :func:`~synthpriv_report.export.loaded.from_json` makes a report of it). HTML and PDF are rendered from the
 validated document only, so a live evaluation and a JSON report take the same path.
@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..release import validate_context
-from ..results import InconsistentReportError, LevelRule, MetricResult, ResultSet, Verdict, to_jsonable
-from ..templating import shorten_text
-from ..versions import core_versions, tool_versions
+from ..core.release import validate_context
+from ..core.results import InconsistentReportError, LevelRule, MetricResult, ResultSet, Verdict, to_jsonable
+from ..core.versions import core_versions, tool_versions
+from ..text.templating import shorten_text
 from .files import write_atomic
 from .schema import DIGEST_ALGORITHM, JSON_SCHEMA, SCHEMA, SCHEMA_VERSION, parse_schema_id
 
@@ -161,7 +161,7 @@ FINGERPRINT_RECOMPUTE = (
 
 
 def _registered() -> list[str]:
-    from ..registry import metric_names
+    from ..core.registry import metric_names
 
     return list(metric_names())
 
@@ -386,10 +386,10 @@ def check_levels(document: Mapping[str, Any], *, source: str = "document") -> No
     (:func:`synthpriv_report.export.rederive.check_stored_numbers`: the value and every interval within the
     declared range and consistent, and the numbers its level rests on, such as a lower confidence bound, computed
     again from its stored counts by the metric's own ``LevelSpec.rederive``), then it is graded by the package's
-    one level policy (:func:`synthpriv_report.levels.apply_level` with the registry's declaration of that metric
+    one level policy (:func:`synthpriv_report.grading.levels.apply_level` with the registry's declaration of that metric
     and the document's ``params.levels`` overrides), and the stored level and the graded number and thresholds
     shown beside it must be the ones the policy gives. The verdict is computed again
-    (:func:`synthpriv_report.verdict.compute_verdict`) over the driving checks the document's settings name.
+    (:func:`synthpriv_report.grading.verdict.compute_verdict`) over the driving checks the document's settings name.
     Nothing here knows any metric's rule: a rule changed in the registry is the rule applied.
 
     Raises
@@ -403,9 +403,9 @@ def check_levels(document: Mapping[str, Any], *, source: str = "document") -> No
     """
     from dataclasses import replace
 
-    from ..levels import apply_level, validate_levels
-    from ..registry import REGISTRY
-    from ..verdict import compute_verdict
+    from ..core.registry import REGISTRY
+    from ..grading.levels import apply_level, validate_levels
+    from ..grading.verdict import compute_verdict
     from .rederive import check_stored_numbers, same_number
 
     made_by = str((document.get("generator") or {}).get("version") or "an unknown version")

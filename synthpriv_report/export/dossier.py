@@ -7,7 +7,7 @@ decision record checked against the recommendation (:func:`decision_context`), t
 page to its report (:func:`footer`) and the reproducibility block. Each function returns a plain dict for a
 template; every string a user or a file supplied (the context's fields, column and file names) stays a string here
 and is escaped by the templates. What a page
-says of a measure comes from its declaration (:class:`~synthpriv_report.registry.MetricSpec`: ``residual_risk``,
+says of a measure comes from its declaration (:class:`~synthpriv_report.core.registry.MetricSpec`: ``residual_risk``,
 ``limitation``, ``sample_note``, ``group``), never from its name.
 
 The public sources these pages rest on: Article 29 Working Party, Opinion 05/2014 on anonymisation techniques
@@ -23,8 +23,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..formats import fmt_count, fmt_share, level_text
-from ..registry import MetricSpec, get_spec
+from ..core.formats import fmt_count, fmt_share, level_text
+from ..core.registry import MetricSpec, get_spec
 
 __all__ = ["DECISION_FIELDS", "ESTIMATE_STATEMENT", "OUTCOME_WORDS", "PUBLIC_SOURCES", "RELEASE_FACTS",
            "SIMILARITY_LIMITS", "context_rows", "decision_context", "footer", "json_file_sha256",

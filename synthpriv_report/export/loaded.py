@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..core.results import MetricResult, Verdict
 from ..display import bundle
-from ..results import MetricResult, Verdict
 from .document import ReportData, check_levels, load_document, results_from_document, to_json, validate_document
 from .render import to_html, to_pdf
 

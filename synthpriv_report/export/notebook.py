@@ -17,11 +17,11 @@ from typing import Any
 
 import nbformat
 
-from .. import wording
-from ..formats import fmt_count, level_text
-from ..registry import GROUP_TITLES, get_spec
-from ..results import ResultSet
-from ..templating import shorten_text
+from ..core.formats import fmt_count, level_text
+from ..core.registry import GROUP_TITLES, get_spec
+from ..core.results import ResultSet
+from ..text import wording
+from ..text.templating import shorten_text
 from . import dossier
 from .assessment import assessment_lines, data_assessment_context
 from .document import ReportData, dumps, results_from_document
@@ -378,7 +378,7 @@ def _metric(results: Callable[[], ResultSet], m: Mapping[str, Any], group_title:
 
 
 def _appendix(data: ReportData) -> tuple[str, str]:
-    from ..params import SOURCES
+    from ..core.params import SOURCES
 
     doc = data.document
     not_computed = [m for m in doc["metrics"].values() if not m["computed"]]

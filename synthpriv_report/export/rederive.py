@@ -14,7 +14,7 @@ minus the calibration. A metric whose level rests on per-record arrays a report 
 an AUC's variance) gets these checks only.
 
 The first disagreement or impossible value is refused with an
-:class:`~synthpriv_report.results.InconsistentReportError` that names the field (``metrics.exact_copies.details.
+:class:`~synthpriv_report.core.results.InconsistentReportError` that names the field (``metrics.exact_copies.details.
 excess_lower_bound``), the stored number and the one its counts give.
 """
 
@@ -24,9 +24,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..registry import MetricSpec, resolve_level
-from ..results import InconsistentReportError, MetricResult
-from ..templating import shorten_text
+from ..core.registry import MetricSpec, resolve_level
+from ..core.results import InconsistentReportError, MetricResult
+from ..text.templating import shorten_text
 
 __all__ = ["check_stored_numbers", "field_name", "same_number"]
 

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from nbconvert import HTMLExporter
 
-from ..formats import level_text
+from ..core.formats import level_text
 from .document import dumps, report_data
 from .files import AtomicFiles, write_atomic
 from .notebook import DEFAULT_TITLE, build_notebook
@@ -546,7 +546,7 @@ def to_pdf(source: Any, path: str | os.PathLike[str], engine: PdfEngine = "weasy
     dossier_only : bool, default False
         The dossier alone, to be printed and signed apart from the annex.
     """
-    from ..progress import stage
+    from ..core.progress import stage
 
     _check_engine(engine)
     data = report_data(source, reveal_real_values=reveal_real_values, **params)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..release import CONTEXT_SCHEMA, CONTEXT_SCHEMA_V1
+from ..core.release import CONTEXT_SCHEMA, CONTEXT_SCHEMA_V1
 
 __all__ = ["DIGEST_ALGORITHM", "JSON_SCHEMA", "LEVELS", "VERDICT_LEVELS", "SCHEMA", "SCHEMA_NAME", "SCHEMA_VERSION",
            "parse_schema_id"]

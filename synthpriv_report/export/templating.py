@@ -1,6 +1,6 @@
 """The export documents' templates (``synthpriv_report/export/templates``), rendered by the package's one Jinja
-environment factory (:func:`synthpriv_report.templating.environment`): autoescaping on, undefined names are errors,
-the filters ``num``, ``shorten`` and ``value`` (see :mod:`synthpriv_report.templating`, which also holds the
+environment factory (:func:`synthpriv_report.text.templating.environment`): autoescaping on, undefined names are errors,
+the filters ``num``, ``shorten`` and ``value`` (see :mod:`synthpriv_report.text.templating`, which also holds the
 display widths and the shortening functions named here).
 """
 
@@ -10,8 +10,17 @@ from typing import Any
 
 import jinja2
 
-from .. import templating
-from ..templating import MAX_DEPTH, MAX_ITEMS, NAME_WIDTH, TEXT_WIDTH, shorten, shorten_text, value_html, value_text
+from ..text import templating
+from ..text.templating import (
+    MAX_DEPTH,
+    MAX_ITEMS,
+    NAME_WIDTH,
+    TEXT_WIDTH,
+    shorten,
+    shorten_text,
+    value_html,
+    value_text,
+)
 
 __all__ = ["MAX_DEPTH", "MAX_ITEMS", "NAME_WIDTH", "TEXT_WIDTH", "environment", "render", "shorten", "shorten_text",
            "value_html", "value_text"]

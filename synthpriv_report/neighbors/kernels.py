@@ -319,6 +319,6 @@ def query_chunks(n: int, desc: str, progress: bool, chunk: int | None = None):
 def _progress(total: int, desc: str, enabled: bool):
     if not enabled or total < 20_000:
         return None
-    from ..progress import bar
+    from ..core.progress import bar
 
     return bar(total, desc, enabled=True, unit="rec")

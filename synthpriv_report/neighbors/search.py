@@ -490,7 +490,7 @@ def choose_engine(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int
                   m_total: int | None = None) -> SearchChoice:
     """The engine :func:`knn` runs for these queries (the automatic choice samples the tree's work on 64 of
     them). ``self_pos[i]``: the reference position query i skips (-1: none). Searches split over query blocks
-    (:mod:`synthpriv_report.distributed`) choose once for the whole query set and run that choice on every
+    (:mod:`synthpriv_report.cluster.distributed`) choose once for the whole query set and run that choice on every
     block, so the log says one engine per search. A sharded search (:mod:`.shards`) chooses on one shard's tree
     with a sample of the queries: ``n_total`` and ``m_total`` then give the sizes of the whole search (queries,
     references) for the size thresholds."""

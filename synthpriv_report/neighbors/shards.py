@@ -24,7 +24,7 @@ for bit those of one tree over the whole set:
    the other rows are decided by (distance, position) exactly.
 
 Near ties are rare (1 or 2 queries of 862,874 on full Adult, :mod:`.kernels`), so the scan of step 3 costs little.
-The module holds no Dask code: :mod:`synthpriv_report.distributed` runs :func:`search_shard` and
+The module holds no Dask code: :mod:`synthpriv_report.cluster.distributed` runs :func:`search_shard` and
 :func:`merge_shards` as tasks on workers, and :func:`knn_sharded` runs the same steps in this process (tests, and
 the reference for what the cluster must return).
 """

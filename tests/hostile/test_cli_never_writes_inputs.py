@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from _support.frames import mixed
 
-from synthpriv_report.cli import EXIT_USER_ERROR, _parser, main
+from synthpriv_report.tools.cli import EXIT_USER_ERROR, _parser, main
 
 #: What each command reads, by option, as its help text says.
 READS = {"evaluate": {"--real", "--synthetic", "--holdout", "--reference", "--context"}, "demo": {"--context"},
@@ -84,7 +84,7 @@ def test_no_output_of_audit_may_be_any_input(tmp_path: Path, capsys: pytest.Capt
     """``audit`` reads no synthetic file but trains a generator: an output on any input is refused before any
     training, naming both options, the input untouched."""
     files = {flag: p for flag, p in _files(tmp_path).items() if flag != "--synthetic"}
-    args = ["audit", "--generator", "synthpriv_report.generators:SequentialCART", "--runs", "1",
+    args = ["audit", "--generator", "synthpriv_report.evaluation.generators:SequentialCART", "--runs", "1",
             *[str(a) for flag, p in files.items() for a in (flag, p)], "--metrics", "exact_copies", "--no-progress"]
     _refused(args, [(f, files[f]) for f in sorted(READS["audit"])], capsys)
 

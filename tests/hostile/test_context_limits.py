@@ -12,8 +12,8 @@ import pytest
 from _support.frames import mixed
 
 from synthpriv_report import Evaluation
-from synthpriv_report.cli import EXIT_USER_ERROR, main
-from synthpriv_report.release import validate_context
+from synthpriv_report.core.release import validate_context
+from synthpriv_report.tools.cli import EXIT_USER_ERROR, main
 
 LIMIT = 9007199254740992  # 2**53, the documented bound
 

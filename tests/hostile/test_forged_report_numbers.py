@@ -24,12 +24,12 @@ from typing import Any
 import pytest
 
 from synthpriv_report import Evaluation, InconsistentReportError, ResultSet
+from synthpriv_report.core.registry import get_spec
 from synthpriv_report.datasets import load_demo
 from synthpriv_report.export import from_json, report_data
 from synthpriv_report.export.document import results_from_document, with_digest
-from synthpriv_report.levels import apply_level
-from synthpriv_report.registry import get_spec
-from synthpriv_report.verdict import compute_verdict
+from synthpriv_report.grading.levels import apply_level
+from synthpriv_report.grading.verdict import compute_verdict
 
 FieldPath = tuple[Any, ...]
 N = 200

@@ -24,7 +24,8 @@ import pandas as pd
 import pytest
 from _support.evaluation import evaluation
 
-from synthpriv_report import _compiled, identity
+from synthpriv_report import _compiled
+from synthpriv_report.matching import identity
 from synthpriv_report.neighbors import search
 
 pytestmark = [

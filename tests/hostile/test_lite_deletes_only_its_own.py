@@ -1,4 +1,4 @@
-"""``synthpriv-report lite`` (:func:`synthpriv_report.lite.build_site`) deletes only what it wrote: an output
+"""``synthpriv-report lite`` (:func:`synthpriv_report.tools.lite.build_site`) deletes only what it wrote: an output
 folder that holds an input, or any file it did not write, is refused with exit status 2 before anything is
 built; a site it built before is replaced (issue 55)."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from synthpriv_report import lite
-from synthpriv_report.cli import EXIT_USER_ERROR, main
+from synthpriv_report.tools import lite
+from synthpriv_report.tools.cli import EXIT_USER_ERROR, main
 
 NOTEBOOK = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 

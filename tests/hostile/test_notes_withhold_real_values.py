@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from synthpriv_report import Evaluation
-from synthpriv_report.data import prepare
+from synthpriv_report.data.preparation import prepare
 
 #: A value only one training record holds.
 RARE = "Vaduz"

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from _support.evaluation import evaluation
 
-from synthpriv_report.metrics.membership import membership_auc
+from synthpriv_report.metrics.attacks.membership import membership_auc
 
 CHECKS = ["membership_inference", "holdout_dcr_share", "dcr_test", "nndr_test"]
 

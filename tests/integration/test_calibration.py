@@ -13,9 +13,9 @@ import pytest
 from _support.paths import ROOT
 
 from synthpriv_report import Evaluation
-from synthpriv_report.identity import cell_words, one_column_matches
-from synthpriv_report.metrics.copies import leave_one_out_cutoffs
-from synthpriv_report.registry import metric_names
+from synthpriv_report.core.registry import metric_names
+from synthpriv_report.matching.identity import cell_words, one_column_matches
+from synthpriv_report.metrics.closeness.copies import leave_one_out_cutoffs
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 bench = pytest.importorskip("bench_calibration")
@@ -120,7 +120,7 @@ def test_near_copies_by_hand():
 def test_exact_copy_partners_by_brute_force():
     """Each flagged record's partner is the first record of the other set equal to it on every analysed column
     (within one set: the first other one, and the first of a group of duplicates has none), -1 where none."""
-    from synthpriv_report.metrics.copies import _exact_flags
+    from synthpriv_report.metrics.closeness.copies import _exact_flags
 
     T = pd.DataFrame({"a": [1.0, 2.0, 1.0, 3.0, 2.0, 1.0, np.nan, np.nan], "c": list("xyxzyxww")})
     S = pd.DataFrame({"a": [2.0, 5.0, 1.0, np.nan, 1.0], "c": list("yxxwy")})
@@ -152,7 +152,7 @@ def test_pair_groups_by_walking_the_links(monkeypatch, compiled):
     joined by a chain of links in either direction share a group, groups are numbered by their first record, on
     random link lists (cycles, self-links, chains) with the union-find kernel and with the sparse-graph path, in
     int32 (the records' positions' type below 2**31 records)."""
-    from synthpriv_report.metrics import copies
+    from synthpriv_report.metrics.closeness import copies
 
     monkeypatch.setattr(copies, "COMPILED", compiled)
     rng = np.random.default_rng(7)

@@ -12,8 +12,16 @@ from pathlib import Path
 import pytest
 from _support.page_text import no_wbr
 
-from synthpriv_report.cli import EXIT_FAIL_ON, EXIT_INTERNAL_ERROR, EXIT_OK, EXIT_USER_ERROR, _parser, main, read_table
 from synthpriv_report.datasets import load_demo
+from synthpriv_report.tools.cli import (
+    EXIT_FAIL_ON,
+    EXIT_INTERNAL_ERROR,
+    EXIT_OK,
+    EXIT_USER_ERROR,
+    _parser,
+    main,
+    read_table,
+)
 
 METRICS = "exact_copies,holdout_dcr_share,dcr_test"
 
@@ -300,7 +308,7 @@ def test_every_option_has_help() -> None:
 
 
 def test_the_help_names_every_check_behind_the_verdict() -> None:
-    from synthpriv_report.registry import verdict_metric_names
+    from synthpriv_report.core.registry import verdict_metric_names
 
     parser = _parser()
     subparsers = next(a for a in parser._actions if a.choices and "evaluate" in a.choices).choices
@@ -371,8 +379,8 @@ def test_demo_leaky_with_only_dcr_and_nndr_is_not_assessed(tmp_path: Path,
 
 @pytest.mark.parametrize("target, error", [
     ("synthpriv_report.export.report_data", ValueError),                  # after the inputs were accepted
-    ("synthpriv_report.metrics.copies.exact_copy_share", KeyError),     # inside a metric
-    ("synthpriv_report.verdict.max_level", TypeError),                     # inside the verdict
+    ("synthpriv_report.metrics.closeness.copies.exact_copy_share", KeyError),     # inside a metric
+    ("synthpriv_report.grading.verdict.max_level", TypeError),                     # inside the verdict
 ])
 def test_an_internal_failure_exits_1_with_a_hint_not_as_a_user_error(target: str, error: type,
                                                                      files: dict[str, Path], tmp_path: Path,

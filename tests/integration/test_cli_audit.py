@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from synthpriv_report.cli import EXIT_FAIL_ON, EXIT_OK, EXIT_USER_ERROR, main
 from synthpriv_report.datasets import load_demo
 from synthpriv_report.export.audit import AUDIT_DOCUMENT_SCHEMA, load_audit
+from synthpriv_report.tools.cli import EXIT_FAIL_ON, EXIT_OK, EXIT_USER_ERROR, main
 
 METRICS = "exact_copies,near_copies,holdout_dcr_share,dcr_test,mia_worst_case"
 
@@ -30,7 +30,8 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def _args(files: dict[str, Path], *more: str) -> list[str]:
     return ["audit", "--real", str(files["real"]), "--holdout", str(files["holdout"]), "--generator",
-            "synthpriv_report.generators:SequentialCART", "--runs", "2", "--canaries", "100", "--metrics", METRICS,
+            "synthpriv_report.evaluation.generators:SequentialCART",
+            "--runs", "2", "--canaries", "100", "--metrics", METRICS,
             "--no-progress", *more]
 
 
@@ -68,7 +69,7 @@ def test_audit_of_a_memorising_generator_writes_reads_back_and_fails_on(files: d
 
 @pytest.mark.parametrize(("more", "message"), [
     (["--generator", "no_such_module_xyz:Gen"], "cannot import 'no_such_module_xyz'"),
-    (["--generator", "synthpriv_report.generators:NoSuch"], "has no 'NoSuch'"),
+    (["--generator", "synthpriv_report.evaluation.generators:NoSuch"], "has no 'NoSuch'"),
     (["--generator", "nocolon"], "expected MODULE:NAME"),
     (["--generator-settings", "[1, 2]"], "expected a JSON object"),
     (["--canaries", "5"], "canaries must be 0 or at least 20"),

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from synthpriv_report.cli import EXIT_FAIL_ON, EXIT_OK, EXIT_USER_ERROR, _release_name, main
 from synthpriv_report.datasets import load_demo
 from synthpriv_report.export.comparison import COMPARISON_SCHEMA, load_comparison
+from synthpriv_report.tools.cli import EXIT_FAIL_ON, EXIT_OK, EXIT_USER_ERROR, _release_name, main
 
 METRICS = "exact_copies,near_copies,holdout_dcr_share,dcr_test"
 LEAKY = "copy <b>x</b>"

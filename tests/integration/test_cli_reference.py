@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from synthpriv_report.cli import EXIT_OK, EXIT_USER_ERROR, main
 from synthpriv_report.datasets import load_demo
+from synthpriv_report.tools.cli import EXIT_OK, EXIT_USER_ERROR, main
 
 ATTACKS = "mia_distance_ratio,mia_worst_case"
 

@@ -15,11 +15,11 @@ import pandas as pd
 import pytest
 
 from synthpriv_report import Evaluation
+from synthpriv_report.core.release import CONTEXT_SCHEMA_ID, CONTEXT_SCHEMA_ID_V1
 from synthpriv_report.export import from_json, render_html
 from synthpriv_report.export.assessment import data_assessment_context
 from synthpriv_report.export.document import content_digest, load_document
 from synthpriv_report.export.schema import JSON_SCHEMA
-from synthpriv_report.release import CONTEXT_SCHEMA_ID, CONTEXT_SCHEMA_ID_V1
 
 CONTEXT = {"purpose": "Teaching statistics with an old context", "release_mode": "restricted",
            "generator": {"name": "Gaussian copula", "version": "SDV 1.2"}}

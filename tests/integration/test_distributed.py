@@ -1,4 +1,4 @@
-"""Neighbour searches on Dask workers (synthpriv_report.distributed): the numbers of the local run, tasks on the
+"""Neighbour searches on Dask workers (synthpriv_report.cluster.distributed): the numbers of the local run, tasks on the
 cluster's workers, a worker killed during a search, and the tree lost with the worker that held its only copy.
 
 One LocalCluster of 2 worker processes (1 thread each) serves the module; each worker compiles or loads the numba
@@ -24,15 +24,15 @@ from distributed import Client, LocalCluster, get_task_stream  # noqa: E402
 from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
 
 from synthpriv_report import Evaluation  # noqa: E402
-from synthpriv_report.data import prepare  # noqa: E402
-from synthpriv_report.datasets import load_demo  # noqa: E402
-from synthpriv_report.distributed import (  # noqa: E402
+from synthpriv_report.cluster.distributed import (  # noqa: E402
     TASK_PREFIX,
     DaskSearcher,
     DistributedSearchError,
     _forget_worker_tree,
     resolve_client,
 )
+from synthpriv_report.data.preparation import prepare
+from synthpriv_report.datasets import load_demo  # noqa: E402
 from synthpriv_report.neighbors import build_tree, knn, query_order  # noqa: E402
 from synthpriv_report.spaces import SpaceSpec, encode, fit  # noqa: E402
 
@@ -166,7 +166,7 @@ def test_scattered_trees_leave_the_workers_with_the_evaluations_own(sets, cluste
     _, client = cluster
 
     def held(dask_worker):
-        from synthpriv_report.distributed import _WORKER_TREES
+        from synthpriv_report.cluster.distributed import _WORKER_TREES
 
         return sorted(str(k) for k in dask_worker.data.keys()) + [f"own:{k}" for k in _WORKER_TREES]
 
@@ -206,7 +206,7 @@ def test_scattered_trees_leave_the_workers_with_the_evaluations_own(sets, cluste
 
 
 def _held_block_keys(ev) -> set[str]:
-    """Keys of the blocks of ``ev``'s prepared records kept on the workers (:mod:`synthpriv_report.held`): the
+    """Keys of the blocks of ``ev``'s prepared records kept on the workers (:mod:`synthpriv_report.cluster.held`): the
     numbers' (with the order) and the fitted codes'."""
     held = list(ev._engine.data.numeric.values()) + list(ev._engine.fitted.codes.values())
     stores = {id(h._store): h._store for h in held}
@@ -284,7 +284,7 @@ def _search_on(searcher, workers: set[str], tree, qn, qc, tries: int = 5) -> tup
 
 
 def _holds_own_reference(tree_key: str) -> bool:
-    from synthpriv_report.distributed import _WORKER_TREES
+    from synthpriv_report.cluster.distributed import _WORKER_TREES
 
     return tree_key in _WORKER_TREES
 
@@ -489,7 +489,7 @@ def test_sharded_search_with_ties_across_shard_borders_equals_one_tree(cluster, 
     workers."""
     from _support.frames import near_tie_chains
 
-    from synthpriv_report import distributed as distributed_module
+    from synthpriv_report.cluster import distributed as distributed_module
     from synthpriv_report.neighbors.shards import ShardParams
 
     monkeypatch.setattr(distributed_module, "MIN_BLOCK_ROWS", 50)
@@ -570,7 +570,7 @@ def test_the_calling_process_builds_no_tree_of_a_sharded_reference_set(sets, clu
 def _spy_whole_encodings(monkeypatch) -> list[str]:
     """The kinds of the spaces the calling process encodes whole sets in from now on (a spy on the engine's
     ``encode``), in order."""
-    from synthpriv_report import engine as engine_module
+    from synthpriv_report.engine import cache as engine_module
 
     made: list[str] = []
     original = engine_module.encode
@@ -587,8 +587,8 @@ def test_the_calling_process_makes_no_whole_sets_coordinates_for_a_sharded_searc
     """The spy: with a client, the gower and euclidean searches (sharded, and one-shard) read their records a block
     at a time, made as sent; no whole set is encoded in the calling process. The neighbour tables are bit for bit
     those of the local run, which encodes whole sets."""
-    from synthpriv_report import engine as engine_module
     from synthpriv_report import spaces
+    from synthpriv_report.engine import cache as engine_module
 
     metrics = ["dcr", "holdout_dcr_share", "nndr", "privacy_score", "dcr_test"]
     local = _evaluation(sets, metrics=metrics)
@@ -624,7 +624,7 @@ def test_sharded_tables_stay_on_the_workers_and_a_metric_reads_only_the_columns_
     """The lists of a sharded search stay on the workers: the evaluation keeps a handle holding no array, each
     metric reads the columns it uses (the first column of a table searched for more), every read equals the local
     table's columns, and reading again searches nothing."""
-    from synthpriv_report.distributed import RemoteTable
+    from synthpriv_report.cluster.distributed import RemoteTable
 
     _, client = cluster
     local_ev, local_text = local_run
@@ -682,7 +682,7 @@ def test_a_sharded_table_the_cluster_lost_is_searched_again_with_the_same_lists(
 def test_free_heap_given_back_after_each_metric_with_a_client(sets, cluster, monkeypatch):
     """With a client the calling process hands its free heap pages back after the preparation and after each
     metric (the numbers are the same: the other tests compare them); without one it is never asked to."""
-    from synthpriv_report import distributed as distributed_module
+    from synthpriv_report.cluster import distributed as distributed_module
 
     _, client = cluster
     calls = []
@@ -703,7 +703,7 @@ def test_the_clients_log_of_sent_messages_keeps_no_block_task(sets, cluster):
     arguments with them: the evaluation empties that log, so that its block tasks' rows are not kept alive."""
     from collections import deque
 
-    from synthpriv_report import distributed as distributed_module
+    from synthpriv_report.cluster import distributed as distributed_module
 
     _, client = cluster
     comm = client.scheduler_comm
@@ -719,8 +719,8 @@ def test_the_clients_log_of_sent_messages_keeps_no_block_task(sets, cluster):
 
 def test_memoised_arrays_kept_on_the_workers_give_the_numbers_of_the_local_run(sets, cluster, local_run,
                                                                                 monkeypatch):
-    from synthpriv_report import engine as engine_module
-    from synthpriv_report import held as held_module
+    from synthpriv_report.cluster import held as held_module
+    from synthpriv_report.engine import cache as engine_module
 
     _, client = cluster
     _, local_text = local_run
@@ -760,10 +760,10 @@ def test_memoised_arrays_kept_on_the_workers_give_the_numbers_of_the_local_run(s
 
 
 def test_a_value_kept_in_pieces_reads_back_equal_its_arrays_made_whole_from_their_pieces(cluster, monkeypatch):
-    """:class:`~synthpriv_report.held.HeldValue`: every array of at least the minimum size is cut into pieces of
+    """:class:`~synthpriv_report.cluster.held.HeldValue`: every array of at least the minimum size is cut into pieces of
     the block size, one future each, and read back whole (shape, type and every bit: -0.0 and NaN too); smaller
     arrays and anything not an array stay in this process; the containers come back as they went."""
-    from synthpriv_report import held as held_module
+    from synthpriv_report.cluster import held as held_module
 
     _, client = cluster
     monkeypatch.setattr(held_module, "HELD_PIECE_MIN_BYTES", 64)
@@ -790,7 +790,8 @@ def test_a_value_kept_in_pieces_reads_back_equal_its_arrays_made_whole_from_thei
 
 
 def test_plain_results_are_told_from_the_rest():
-    from synthpriv_report.engine import SetRef, _plain_bytes
+    from synthpriv_report.engine.cache import _plain_bytes
+    from synthpriv_report.engine.requests import SetRef
     from synthpriv_report.spaces import SpaceSpec as Spec
 
     assert _plain_bytes((SetRef("T", np.arange(3, dtype=np.int32), "x"), Spec("gower"), {"k": 1.5})) == 12
@@ -811,7 +812,7 @@ def test_shard_rows_without_a_client_is_a_clear_error(sets):
 
 def _near_copy_case(seed: int) -> tuple:
     """Query and reference cell words with exact duplicates, one-column variants and unrelated records."""
-    from synthpriv_report.identity import cell_words
+    from synthpriv_report.matching.identity import cell_words
 
     rng = np.random.default_rng(seed)
     p_num, p_cat = int(rng.integers(0, 3)), int(rng.integers(1, 3))
@@ -835,9 +836,9 @@ def _near_copy_case(seed: int) -> tuple:
 def test_the_near_copy_join_on_the_workers_gives_the_one_process_arrays(cluster, seed):
     """Small blocks and partitions (a few dozen records each), so that matches cross blocks and partitions; both
     with two sets and within one set (a record never its own partner, exact duplicates not counted)."""
-    from synthpriv_report.cluster_joins import JOIN_PREFIX
-    from synthpriv_report.cluster_joins import one_column_matches as on_cluster
-    from synthpriv_report.identity import one_column_matches
+    from synthpriv_report.cluster.joins import JOIN_PREFIX
+    from synthpriv_report.cluster.joins import one_column_matches as on_cluster
+    from synthpriv_report.matching.identity import one_column_matches
 
     _, client = cluster
     q, r = _near_copy_case(seed)
@@ -857,8 +858,8 @@ def test_the_near_copy_join_on_the_workers_gives_the_one_process_arrays(cluster,
 def test_the_near_copy_join_by_hand(cluster):
     """Five records by hand: the second equals the first but in column 1, the fourth equals the third but in column
     0, and the fifth is an exact duplicate of the first."""
-    from synthpriv_report.cluster_joins import one_column_matches as on_cluster
-    from synthpriv_report.identity import cell_words
+    from synthpriv_report.cluster.joins import one_column_matches as on_cluster
+    from synthpriv_report.matching.identity import cell_words
 
     _, client = cluster
     w = cell_words(np.array([[1.0, 2.0], [1.0, 5.0], [7.0, 8.0], [6.0, 8.0], [1.0, 2.0]]),
@@ -876,7 +877,7 @@ def test_the_near_copy_join_by_hand(cluster):
 def _spy_cell_word_blocks(monkeypatch, block_rows: int) -> list[int]:
     """The joins cut their records into blocks of ``block_rows``; the returned list receives the number of records
     of every block of cell words the calling process makes from now on (a spy on ``identity.cell_words``)."""
-    from synthpriv_report import identity
+    from synthpriv_report.matching import identity
 
     made: list[int] = []
     original = identity.cell_words
@@ -886,7 +887,7 @@ def _spy_cell_word_blocks(monkeypatch, block_rows: int) -> list[int]:
         return original(numbers, codes)
 
     monkeypatch.setattr(identity, "cell_words", spy)
-    monkeypatch.setattr("synthpriv_report.cluster_joins.BLOCK_ROWS", block_rows)
+    monkeypatch.setattr("synthpriv_report.cluster.joins.BLOCK_ROWS", block_rows)
     return made
 
 
@@ -909,9 +910,9 @@ def test_the_calling_process_never_makes_a_whole_sets_cell_words(sets, cluster, 
 @pytest.mark.parametrize("seed", range(4))
 def test_identical_record_ids_by_a_join_on_the_workers_are_those_of_one_process(cluster, seed):
     """Three sets with duplicates within and across them, missing numbers and -0.0: the ids of the join equal
-    those of :func:`synthpriv_report.identity.record_ids` (dense, in order of first appearance)."""
-    from synthpriv_report.cluster_joins import record_ids as on_cluster
-    from synthpriv_report.identity import cell_words, record_ids
+    those of :func:`synthpriv_report.matching.identity.record_ids` (dense, in order of first appearance)."""
+    from synthpriv_report.cluster.joins import record_ids as on_cluster
+    from synthpriv_report.matching.identity import cell_words, record_ids
 
     _, client = cluster
     rng = np.random.default_rng(seed)
@@ -934,7 +935,7 @@ def test_identical_record_ids_by_a_join_on_the_workers_are_those_of_one_process(
 def test_a_collision_of_keys_in_the_record_id_join_is_reported_never_a_wrong_id(cluster):
     """Two different records whose cell words sum to one key: the join finds that the second's first key-mate
     differs from it and returns None (the evaluation then numbers the records in one process, exactly)."""
-    from synthpriv_report.cluster_joins import record_ids as on_cluster
+    from synthpriv_report.cluster.joins import record_ids as on_cluster
 
     _, client = cluster
     words = np.array([[1, 2], [2, 1], [1, 2], [5, 5]], dtype=np.uint64)
@@ -1002,8 +1003,8 @@ def test_the_prepared_records_are_held_on_the_workers_two_copies_each_and_read_b
     the workers while the encoders are fitted, in blocks with a copy on each of two workers; the calling process
     holds none of them, and reads back the same values. A block whose first copy is lost is read from the second,
     with the numbers of the local run; a block with no copy left is a clear error, never a number."""
-    from synthpriv_report import held as held_module
-    from synthpriv_report.held import HeldArray, HeldDataLost, HeldNumericSet
+    from synthpriv_report.cluster import held as held_module
+    from synthpriv_report.cluster.held import HeldArray, HeldDataLost, HeldNumericSet
 
     _, client = cluster
     local_ev, local_text = local_run

@@ -16,12 +16,12 @@ from _support.page_text import no_wbr
 from _support.pdf import pdf_text
 
 from synthpriv_report import Evaluation, __version__
+from synthpriv_report.core.results import ResultSet
 from synthpriv_report.datasets import load_demo
 from synthpriv_report.display import bundle
 from synthpriv_report.export.document import report_data
 from synthpriv_report.export.notebook import cover_context
-from synthpriv_report.results import ResultSet
-from synthpriv_report.wording import DISTINGUISHABILITY_TITLE, SETTING_WORDS
+from synthpriv_report.text.wording import DISTINGUISHABILITY_TITLE, SETTING_WORDS
 
 NAMES = {"real": "adult_sample.csv", "synthetic": "generator_output.csv", "holdout": "unseen_people.csv"}
 
@@ -213,7 +213,7 @@ SET_NOTATION = r"\b(?:T|S|H|R1|R2|t\*)(?![\w'])|\bS'"
 def test_every_measure_is_described_in_words_without_set_notation_or_an_unnamed_paper():
     from dataclasses import asdict
 
-    from synthpriv_report.registry import get_spec, metric_names
+    from synthpriv_report.core.registry import get_spec, metric_names
 
     for name in metric_names():
         spec = get_spec(name)

@@ -16,13 +16,13 @@ from _support.page_text import PageParser, no_wbr
 from _support.pdf import pdf_date, pdf_text, pdfa_problems, pikepdf_or_skip, qpdf_check, xmp_properties
 
 from synthpriv_report import Evaluation
-from synthpriv_report.cli import main
+from synthpriv_report.core.formats import fmt_share
+from synthpriv_report.core.release import CONTEXT_SCHEMA_ID, validate_context
 from synthpriv_report.datasets import load_demo
 from synthpriv_report.export import from_json, render_html, write_reports
 from synthpriv_report.export.document import load_document
 from synthpriv_report.export.dossier import decision_context, recommended_action
-from synthpriv_report.formats import fmt_share
-from synthpriv_report.release import CONTEXT_SCHEMA_ID, validate_context
+from synthpriv_report.tools.cli import main
 
 METRICS = ["exact_copies", "near_copies", "holdout_dcr_share", "privacy_score", "dcr_test", "nndr_test",
            "detection_mlp", "singling_out_risk", "linkability_risk", "inference_risk", "membership_inference"]

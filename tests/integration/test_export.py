@@ -24,6 +24,7 @@ from _support.paths import ROOT
 from _support.pdf import pdf_text
 
 from synthpriv_report import Evaluation
+from synthpriv_report.core.registry import metric_names
 from synthpriv_report.datasets import load_demo
 from synthpriv_report.export import (
     SCHEMA,
@@ -35,7 +36,6 @@ from synthpriv_report.export import (
     template_basedirs,
     to_json,
 )
-from synthpriv_report.registry import metric_names
 
 SECRET_CAT = "ZZ_PLANTED_SECRET"
 SECRET_NUM = 987654321
@@ -177,7 +177,7 @@ def test_report_sentences_are_not_rewritten(tmp_path: Path) -> None:
     """
     import pandas as pd
 
-    from synthpriv_report.results import ResultSet
+    from synthpriv_report.core.results import ResultSet
 
     real = pd.DataFrame({"split": ["train"] * 20 + ["a"] * 20, "x": np.arange(40.0)})
     syn = pd.DataFrame({"split": ["a"] * 40, "x": np.arange(40.0) + 0.5})
@@ -333,8 +333,8 @@ def test_measures_sharing_a_rule_share_one_appendix_row(ev: Evaluation, html_tex
 def test_no_declared_title_is_cut_in_a_report() -> None:
     """A metric's title is shown whole: every declared title fits the titles' display width, and the longest ones
     (the classifier recall's disclaimer "not a membership-inference test", the attacks') reach the page whole."""
-    from synthpriv_report.registry import REGISTRY
-    from synthpriv_report.templating import TITLE_WIDTH
+    from synthpriv_report.core.registry import REGISTRY
+    from synthpriv_report.text.templating import TITLE_WIDTH
 
     assert all(len(spec.title) <= TITLE_WIDTH for spec in REGISTRY.values())
     longest = sorted(REGISTRY.values(), key=lambda s: len(s.title))[-3:]

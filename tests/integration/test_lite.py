@@ -1,4 +1,4 @@
-"""Tests of synthpriv_report.lite (``synthpriv-report lite``): the in-browser teaching site, its package wheel
+"""Tests of synthpriv_report.tools.lite (``synthpriv-report lite``): the in-browser teaching site, its package wheel
 (no numba, demo data readable without lzma) and the notebooks' JupyterLite kernel; the wheel run by a Python
 that, like Pyodide's, has neither numba nor lzma."""
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from synthpriv_report import lite
+from synthpriv_report.tools import lite
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -19,7 +19,7 @@ import pytest
 from _support.cuda_host import SHARED_LIMIT, HostDevice, compiler
 from _support.frames import near_tie_chains
 
-from synthpriv_report.data import prepare
+from synthpriv_report.data.preparation import prepare
 from synthpriv_report.neighbors import build_tree, gpu, knn, knn_brute
 from synthpriv_report.spaces import SpaceSpec, encode, fit, project
 

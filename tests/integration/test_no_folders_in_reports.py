@@ -12,8 +12,8 @@ from _support.pdf import pdf_text
 from pypdf import PdfReader
 
 from synthpriv_report import Evaluation
-from synthpriv_report.cli import EXIT_OK, main
 from synthpriv_report.datasets import load_demo
+from synthpriv_report.tools.cli import EXIT_OK, main
 
 
 def test_the_command_line_reports_show_no_folder(tmp_path: Path) -> None:

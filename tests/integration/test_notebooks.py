@@ -180,7 +180,7 @@ CLAIMS: dict[str, list[Claim]] = {
               ("0",)),
         Claim("at the 16:9 shape of a slide",
               "(lambda p: abs(p['width_in'].default / p['height_in'].default - 16 / 9) < 1e-3)"
-              "(__import__('inspect').signature(__import__('synthpriv_report.teaching', fromlist=['x']).slides)"
+              "(__import__('inspect').signature(__import__('synthpriv_report.tools.teaching', fromlist=['x']).slides)"
               ".parameters)", ("16", "9")),
         Claim("The CART release copies\npeople wholesale: every check fails",
               "all(more['CART (memorises)'].results()[c].level == 'high' for c in CHECKS)"),
@@ -200,7 +200,7 @@ CLAIMS: dict[str, list[Claim]] = {
 _PRELUDE = """
 from synthpriv_report.analysis.vulnerable import operating_point
 from synthpriv_report.display.widgets import EXPLORER_FPRS
-from synthpriv_report.registry import get_spec, verdict_metric_names
+from synthpriv_report.core.registry import get_spec, verdict_metric_names
 from pathlib import Path
 """
 _EXTRA = {

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthpriv_report.data import prepare
+from synthpriv_report.data.preparation import prepare
 from synthpriv_report.neighbors import build_tree, knn, knn_brute, pair_distances, ties_at_min
 from synthpriv_report.neighbors.vectorised import accumulate, knn_numpy, ties_numpy, to_dist
 from synthpriv_report.spaces import SpaceSpec, encode, fit
@@ -261,7 +261,7 @@ def test_paired_median_kernel_same_draws_without_numba() -> None:
     """The windowed paired-median kernel run as plain Python (NumPy's legacy generator) gives the compiled
     kernel's replicates, also where resamples leave a narrow window (the record-by-record branch), and leaves
     NumPy's global generator where it was."""
-    from synthpriv_report import _paired_medians as pm
+    from synthpriv_report.stats import _paired_medians as pm
 
     rng = np.random.default_rng(3)
     a, b = np.sort(rng.normal(size=400)), rng.normal(size=400)
@@ -331,7 +331,7 @@ def test_bootstrap_resamples_count_draws_on_32_bit(monkeypatch) -> None:
 def test_int32_index_arrays_give_the_same_numbers() -> None:
     """Index arrays of int32 (NumPy's default integer on a 32-bit platform) in the NumPy search, the tie counts,
     the identical-record checks and the HitR windows give the int64 results."""
-    from synthpriv_report import identity, joins
+    from synthpriv_report.matching import identity, joins
 
     d = prepare(_chains(150, 9, 4e-10, ["a", "b"]), _chains(60, 10, 4e-10, ["a", "b"]))
     enc = encode(d, fit(d), SpaceSpec("gower"))

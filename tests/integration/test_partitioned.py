@@ -1,4 +1,5 @@
-"""Partitioned inputs on a Dask cluster (synthpriv_report.partitioned): Parquet datasets and Dask DataFrames are read,
+"""Partitioned inputs on a Dask cluster (synthpriv_report.cluster.partitioned): Parquet datasets and Dask DataFrames
+are read,
 checked and encoded partition by partition on the workers, and give the prepared data, the fitted encoders and the
 numbers of the whole frames read in one process; the calling process never reads a whole input.
 
@@ -22,11 +23,16 @@ import dask.dataframe as dd  # noqa: E402
 from distributed import Client, LocalCluster, get_task_stream  # noqa: E402
 
 from synthpriv_report import Evaluation  # noqa: E402
-from synthpriv_report import data as dm  # noqa: E402
-from synthpriv_report.data import CodedSet, prepare  # noqa: E402
+from synthpriv_report.cluster.partitioned import (  # noqa: E402
+    merge_tables,
+    number_merge,
+    partitioned_inputs,  # noqa: E402
+    prepare_partitioned,
+)
+from synthpriv_report.data import containers as dm  # noqa: E402
+from synthpriv_report.data.containers import CodedSet
+from synthpriv_report.data.preparation import prepare
 from synthpriv_report.datasets import load_demo  # noqa: E402
-from synthpriv_report.partitioned import merge_tables, number_merge, prepare_partitioned  # noqa: E402
-from synthpriv_report.sources import partitioned_inputs  # noqa: E402
 from synthpriv_report.spaces import fit  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -118,8 +124,8 @@ def test_sets_parked_one_at_a_time_prepare_to_the_whole_frames_data(cluster, tmp
     """Each set handed to ``park`` as soon as its partitions are merged, before the next set's are fetched, and
     again once in its canonical order: the same prepared data (with the identifier column left out and the
     boolean spellings unified, both of which read parked sets), every set then read from where it is kept."""
-    import synthpriv_report.partitioned as pm
-    from synthpriv_report.held import ClusterBlocks, HeldArray, HeldNumericSet, LocalBlocks, Parking
+    import synthpriv_report.cluster.partitioned as pm
+    from synthpriv_report.cluster.held import ClusterBlocks, HeldArray, HeldNumericSet, LocalBlocks, Parking
 
     events: list[tuple[str, int]] = []
     real_encode = pm._encode_parts

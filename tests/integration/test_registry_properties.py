@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from _support.paths import ADULT as ADULT_DIR
 
-from synthpriv_report.registry import get_spec
+from synthpriv_report.core.registry import get_spec
 from synthpriv_report.testing import CHECKS, CheckData, MetricCheckError, metric_check_cases, run_check
 
 ADULT = str(ADULT_DIR) + "/"
@@ -52,8 +52,8 @@ def test_the_order_dependent_metrics_say_why():
 
 def test_a_metric_that_breaks_an_invariant_is_named(data):
     """The checker fails a metric that breaks an invariant: a toy metric whose value leaves its declared range."""
-    from synthpriv_report.registry import MetricSpec, register, unregister
-    from synthpriv_report.results import MetricResult
+    from synthpriv_report.core.registry import MetricSpec, register, unregister
+    from synthpriv_report.core.results import MetricResult
 
     register(MetricSpec(name="out_of_range", title="Out of range", section="test", group="closeness",
                         direction="higher_is_riskier", value_range=(0.0, 1.0),

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from synthpriv_report import Evaluation
-from synthpriv_report.results import ResultSet
+from synthpriv_report.core.results import ResultSet
 
 SECTION2 = ["dcr", "exact_copies", "holdout_dcr_share", "privacy_score", "nndr", "dcr_test", "nndr_test"]
 

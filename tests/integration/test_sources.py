@@ -1,4 +1,4 @@
-"""Parquet paths and Dask DataFrames as inputs (synthpriv_report.sources): the results of the same data given as
+"""Parquet paths and Dask DataFrames as inputs (synthpriv_report.data.sources): the results of the same data given as
 pandas DataFrames, and only the analysed columns read."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from synthpriv_report import Evaluation
+from synthpriv_report.data.sources import read_inputs
 from synthpriv_report.datasets import load_demo
-from synthpriv_report.sources import read_inputs
 
 pytest.importorskip("pyarrow", reason="Parquet inputs need pyarrow (the parquet extra)")
 
@@ -56,7 +56,7 @@ def test_parquet_paths_give_the_pandas_results_and_read_only_the_analysed_column
         read_columns.append(list(columns))
         return original(path, columns=columns, **kw)
 
-    monkeypatch.setattr("synthpriv_report.sources.pd.read_parquet", spy)
+    monkeypatch.setattr("synthpriv_report.data.sources.pd.read_parquet", spy)
     text, ev = _results(str(paths[0]), paths[1], paths[2])
     assert text == pandas_run[0]
     assert len(read_columns) == 3 and all("record_id" not in cols for cols in read_columns)

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from synthpriv_report import Evaluation
-from synthpriv_report.metrics.unique_disclosure import field_counts
-from synthpriv_report.registry import verdict_alpha
+from synthpriv_report.core.registry import verdict_alpha
+from synthpriv_report.metrics.attacks.unique_disclosure import field_counts
 from tests._support.paths import ADULT
 
 pytestmark = pytest.mark.slow

@@ -15,10 +15,10 @@ import pytest
 from _support.page_text import no_wbr
 
 from synthpriv_report import Evaluation
+from synthpriv_report.core.registry import get_spec, unregister
+from synthpriv_report.core.results import ResultSet
 from synthpriv_report.display import bundle
-from synthpriv_report.registry import get_spec, unregister
-from synthpriv_report.results import ResultSet
-from synthpriv_report.wording import check_sentence
+from synthpriv_report.text.wording import check_sentence
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -1,4 +1,5 @@
-"""The generator audit (synthpriv_report.audit): the arithmetic by hand, an audit of generators whose memorisation
+"""The generator audit (synthpriv_report.evaluation.audit): the arithmetic by hand, an audit of generators whose
+memorisation
 is known by construction, reproducibility, the protocol's errors, and the JSON document read back and checked."""
 
 from __future__ import annotations
@@ -10,8 +11,7 @@ import pandas as pd
 import pytest
 from _support.generators import CopyTraining, Ignores
 from scipy.stats import t as student
-
-from synthpriv_report.audit import (
+from synthpriv_report.evaluation.evaluation.audit import (
     Audit,
     audit,
     crafted_canaries,
@@ -19,8 +19,9 @@ from synthpriv_report.audit import (
     grade_generator,
     rubin_interval,
 )
+from synthpriv_report.evaluation.evaluation.generators import GeneratorError
+
 from synthpriv_report.datasets import load_demo
-from synthpriv_report.generators import GeneratorError
 from synthpriv_report.stats import one_run_epsilon
 
 
@@ -253,8 +254,9 @@ def test_a_shadow_attack_on_a_copying_generator_is_counted_and_read_back(small, 
     """Without canaries the shadow attack's pooled bound is the measured epsilon; the copying generator puts each
     target in its release exactly when it was trained on it, so every evaluation guess is right; the bound is the
     one its counts give, read back from the JSON document."""
+    from synthpriv_report.evaluation.evaluation.shadow import shadow_epsilon
+
     from synthpriv_report.export.audit import load_audit
-    from synthpriv_report.shadow import shadow_epsilon
 
     T, H, _ = small
     au = audit(CopyTraining, T.iloc[:60], H.iloc[:60], runs=1, shadow_targets=2, shadow_trainings=8,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from _support.paths import ROOT
 
-from synthpriv_report.catalogue import BEGIN, END, metrics_table
-from synthpriv_report.registry import metric_names
+from synthpriv_report.core.registry import metric_names
+from synthpriv_report.tools.catalogue import BEGIN, END, metrics_table
 
 README = ROOT / "README.md"
 
@@ -13,7 +13,7 @@ README = ROOT / "README.md"
 def test_readme_table_is_current():
     text = README.read_text(encoding="utf-8")
     table = text.split(BEGIN, 1)[1].split(END, 1)[0].strip()
-    assert table == metrics_table(), "run: python -m synthpriv_report.catalogue --write README.md"
+    assert table == metrics_table(), "run: python -m synthpriv_report.tools.catalogue --write README.md"
 
 
 def test_every_metric_has_a_row_with_its_rule():

@@ -1,4 +1,4 @@
-"""Tests of synthpriv_report.comparison: several releases of the same real data side by side."""
+"""Tests of synthpriv_report.evaluation.comparison: several releases of the same real data side by side."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from _support.frames import mixed
 
 from synthpriv_report import Comparison, Evaluation
-from synthpriv_report.evidence import wilson_bounds, z_of
-from synthpriv_report.registry import verdict_false_alarm, verdict_metric_names
+from synthpriv_report.core.registry import verdict_false_alarm, verdict_metric_names
+from synthpriv_report.stats.evidence import wilson_bounds, z_of
 
 SETTINGS = {"progress": False, "calibrate": True, "sensitive_fields": ["c"], "random_state": 0}
 REAL_BASES = {"T", "H", "R"}
@@ -106,8 +106,9 @@ def test_real_sets_search_trees_are_lent_only_where_built_from_the_same_arrays(m
 
 
 def test_a_tree_is_not_lent_to_an_encoding_that_differs() -> None:
-    from synthpriv_report.comparison import _RealTrees
-    from synthpriv_report.engine import SetRef
+    from synthpriv_report.evaluation.evaluation.comparison import _RealTrees
+
+    from synthpriv_report.engine.requests import SetRef
 
     real, fresh, holdout = mixed(40, 1)
     ev = Evaluation(real, fresh, holdout, **SETTINGS)
@@ -132,7 +133,7 @@ def test_a_projection_fitted_for_one_release_is_lent_to_the_next_and_gives_the_s
     """The projected space's fit reads the real sets alone: a release encoded like the first borrows it, and its
     coordinates are bit for bit those of fitting it itself; a release that encodes the real records otherwise (a
     category the real data lack) fits its own."""
-    from synthpriv_report.comparison import _RealTrees
+    from synthpriv_report.evaluation.evaluation.comparison import _RealTrees
 
     real, fresh, holdout = mixed(60, 2)
     copied = mixed(60, 2, copied=10).synthetic

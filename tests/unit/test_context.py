@@ -1,4 +1,5 @@
-"""Tests of :class:`synthpriv_report.engine.Context`, the object a metric's ``plan`` and ``compute`` receive: what its
+"""Tests of :class:`synthpriv_report.engine.context.Context`, the object a metric's ``plan`` and ``compute`` receive:
+what its
 docstrings promise, checked on frames of a few rows with expectations worked out by hand."""
 
 from __future__ import annotations
@@ -8,7 +9,8 @@ import pandas as pd
 import pytest
 
 from synthpriv_report import Evaluation
-from synthpriv_report.engine import Context, SetRef
+from synthpriv_report.engine.context import Context
+from synthpriv_report.engine.requests import SetRef
 
 
 def _evaluation(holdout: bool = False) -> Evaluation:

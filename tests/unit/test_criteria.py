@@ -10,12 +10,22 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import norm
+from synthpriv_report.metrics.criteria._common._common import Rate, criterion_result, residual_risk, wilson_rate
+from synthpriv_report.metrics.criteria._common.inference import correct_guesses
+from synthpriv_report.metrics.criteria._common.linkability import linked, split_columns
+from synthpriv_report.metrics.criteria._common.singling_out import (
+    EQ,
+    GE,
+    GT,
+    ISNULL,
+    LE,
+    LT,
+    NE,
+    column_index,
+    count_matches,
+)
 
 from synthpriv_report import Evaluation
-from synthpriv_report.metrics.criteria import Rate, criterion_result, residual_risk, wilson_rate
-from synthpriv_report.metrics.inference import correct_guesses
-from synthpriv_report.metrics.linkability import linked, split_columns
-from synthpriv_report.metrics.singling_out import EQ, GE, GT, ISNULL, LE, LT, NE, column_index, count_matches
 
 CRITERIA = ["singling_out_risk", "linkability_risk", "inference_risk"]
 

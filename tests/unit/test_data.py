@@ -1,4 +1,4 @@
-"""Tests of synthpriv_report.data.prepare (docs/metrics.md, "Sets and columns")."""
+"""Tests of synthpriv_report.data.preparation.prepare (docs/metrics.md, "Sets and columns")."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from synthpriv_report import Evaluation
-from synthpriv_report.data import MISSING, prepare
+from synthpriv_report.data.containers import MISSING
+from synthpriv_report.data.preparation import prepare
 
 
 def _every_kind():
@@ -183,7 +184,7 @@ def test_fingerprint_of_numbers_read_in_blocks_is_that_of_the_whole_array() -> N
     the whole array's bytes (NaN payloads made one), written out here independently."""
     import hashlib
 
-    from synthpriv_report.data import fingerprint
+    from synthpriv_report.data.fingerprints import fingerprint
 
     rng = np.random.default_rng(3)
     num = rng.normal(size=(700_001, 3))
@@ -335,7 +336,8 @@ def test_fingerprint_distinguishes_values_containing_the_separator() -> None:
 def test_category_text_conversion_is_per_value_for_every_column_type() -> None:
     """The one-conversion-per-distinct-value path gives what converting every value does, missing values and
     integral floats included; an object column mixing True and 1 keeps them apart."""
-    from synthpriv_report.data import MISSING, _as_text, _to_strings
+    from synthpriv_report.data.containers import MISSING
+    from synthpriv_report.data.convert import _as_text, _to_strings
 
     cases = [
         pd.Series([1.0, 2.5, np.nan, 13.0, 1.0]),
@@ -394,7 +396,7 @@ def _people(n: int) -> pd.DataFrame:
     ([f"{i:06d}" for i in range(40)], "zip", "code"),                   # digits as text (leading zeros)
 ])
 def test_identifier_like_columns_are_recognised(values: list, name: str, expected: str) -> None:
-    from synthpriv_report.data import identifier_reason
+    from synthpriv_report.data.identifiers import identifier_reason
 
     reason = identifier_reason(pd.Series(values), name)
     assert reason is not None and expected in reason
@@ -412,14 +414,14 @@ def test_identifier_like_columns_are_recognised(values: list, name: str, expecte
     ([True, False] * 20, "flag"),
 ])
 def test_measurements_and_short_columns_are_not_identifiers(values: object, name: str) -> None:
-    from synthpriv_report.data import identifier_reason
+    from synthpriv_report.data.identifiers import identifier_reason
 
     assert identifier_reason(pd.Series(values), name) is None
 
 
 def test_one_repeat_in_a_hundred_is_nearly_all_distinct() -> None:
     """The documented rule counted by hand: 100 values with one repeat pass, with two repeats fail."""
-    from synthpriv_report.data import identifier_reason
+    from synthpriv_report.data.identifiers import identifier_reason
 
     one = list(range(1, 100)) + [5]  # 99 distinct of 100: 1 repeat <= 100 // 100
     assert identifier_reason(pd.Series(one), "record") is not None
@@ -431,7 +433,7 @@ def test_no_column_of_the_real_adult_data_or_the_demo_is_taken_for_an_identifier
     other columns are measurements or categories, at every size."""
     from _support.paths import shared_data
 
-    from synthpriv_report.data import identifier_columns
+    from synthpriv_report.data.identifiers import identifier_columns
     from synthpriv_report.datasets import load_demo
 
     adult = pd.read_csv(shared_data("adult", "adult_train.csv"))
@@ -514,7 +516,7 @@ def test_key_fields_chosen_says_how_in_plain_words() -> None:
 def test_phases_compose_to_prepare() -> None:
     """prepare() is its phases in order: the frames checked, columns aligned, kinds, values, boolean spellings,
     fingerprints and notes; each phase's output is what prepare returns."""
-    from synthpriv_report import data as dm
+    from synthpriv_report.data import preparation as dm
 
     T, S, H = _every_kind()
     S = S.assign(b=S["b"].map({True: "yes", False: "no"}))
@@ -546,7 +548,7 @@ def test_phases_compose_to_prepare() -> None:
 
 
 def test_column_notes_phase_names_constant_identifier_and_missing_columns() -> None:
-    from synthpriv_report import data as dm
+    from synthpriv_report.data import preparation as dm
 
     n = 25
     T = pd.DataFrame({"k": [1.0] * n, "id": [f"r{i}" for i in range(n)], "m": ["a", "b"] * 12 + ["a"]})
@@ -568,7 +570,7 @@ def test_a_bad_row_order_is_refused_before_the_data_are_examined() -> None:
 
 
 def test_column_kinds_phase_reads_the_holdout_for_an_entirely_missing_column() -> None:
-    from synthpriv_report import data as dm
+    from synthpriv_report.data import preparation as dm
 
     T = pd.DataFrame({"a": [np.nan, np.nan], "b": ["x", "y"]})
     H = pd.DataFrame({"a": [1.0, np.nan], "b": ["x", "y"]})
@@ -586,7 +588,7 @@ def _bits(a):
 
 
 def test_a_numeric_set_gives_back_every_float64_bit_for_bit_in_each_of_its_forms():
-    from synthpriv_report.data import PACKED_MAX_DISTINCT, NumericSet
+    from synthpriv_report.data.containers import PACKED_MAX_DISTINCT, NumericSet
 
     rng = np.random.default_rng(5)
     n = 3 * PACKED_MAX_DISTINCT
@@ -643,9 +645,10 @@ def test_numeric_checks_read_a_block_at_a_time_with_the_whole_columns_conclusion
     """The constant-column and entirely-missing notes and the synthetic precision, read a block of records (every
     column at once, at most ``block`` numbers: one record, two, three, all four) at a time: the conclusions of the
     whole columns, whatever the block (missing values and infinities in any block)."""
-    from synthpriv_report import data as dm
+    from synthpriv_report.data import containers
+    from synthpriv_report.data import preparation as dm
 
-    monkeypatch.setattr(dm, "CHECK_BLOCK", block)
+    monkeypatch.setattr(containers, "CHECK_BLOCK", block)
     nan, inf = np.nan, np.inf
     cols = ["k", "f", "g", "m"]
     num = {  # k: 2 wherever present in T and H; f: S's fractions are float32 numbers, T's are not;

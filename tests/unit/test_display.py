@@ -11,11 +11,11 @@ import pytest
 from _support.frames import Sets, mixed
 
 from synthpriv_report import Evaluation
-from synthpriv_report.applicability import notes_for
+from synthpriv_report.core.applicability import notes_for
+from synthpriv_report.core.registry import get_spec
+from synthpriv_report.core.results import MetricResult
 from synthpriv_report.display import bundle, environment
-from synthpriv_report.registry import get_spec
-from synthpriv_report.results import MetricResult
-from synthpriv_report.wording import check_sentence, fmt_value
+from synthpriv_report.text.wording import check_sentence, fmt_value
 
 EVIL_COL = "<script>alert(1)</script>"
 EVIL_VAL = "<img src=x onerror=alert(2)>"

@@ -8,7 +8,7 @@ import pytest
 from _support.frames import mixed
 
 from synthpriv_report import Evaluation
-from synthpriv_report import engine as engine_module
+from synthpriv_report.engine import cache as engine_module
 from synthpriv_report.spaces import SpaceSpec
 
 

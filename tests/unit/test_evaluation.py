@@ -1,4 +1,4 @@
-"""Tests of synthpriv_report.evaluation: search planning and caching, parameters, exports, errors."""
+"""Tests of synthpriv_report.evaluation.evaluation: search planning and caching, parameters, exports, errors."""
 
 from __future__ import annotations
 
@@ -223,7 +223,8 @@ def test_the_evaluation_reads_texts_from_the_fitted_codes_as_prepare_gave_them()
     """Once the encoders are fitted, an evaluation holds no array of text pointers per set: its categorical
     values are read from the fitted codes, and every column of every set reads as prepare gave it (missing values
     and a category seen in one set only included), in the evaluation's row order."""
-    from synthpriv_report.data import CodedSet, prepare
+    from synthpriv_report.data.containers import CodedSet
+    from synthpriv_report.data.preparation import prepare
 
     T, S, H = mixed(seed=4)
     S = S.copy()

@@ -10,12 +10,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+from synthpriv_report.core.results import MetricResult, ResultSet, Verdict  # noqa: E402
 from synthpriv_report.display.figures import plot_risk_overview, render_png, risk_position  # noqa: E402
-from synthpriv_report.metrics.dcr import plot_dcr  # noqa: E402
-from synthpriv_report.metrics.holdout_share import plot_holdout_share  # noqa: E402
-from synthpriv_report.metrics.nndr import plot_nndr  # noqa: E402
-from synthpriv_report.metrics.privacy_score import plot_privacy_score  # noqa: E402
-from synthpriv_report.results import MetricResult, ResultSet, Verdict  # noqa: E402
+from synthpriv_report.metrics.closeness.dcr import plot_dcr  # noqa: E402
+from synthpriv_report.metrics.closeness.nndr import plot_nndr  # noqa: E402
+from synthpriv_report.metrics.closeness.privacy_score import plot_privacy_score  # noqa: E402
+from synthpriv_report.metrics.holdout.holdout_share import plot_holdout_share  # noqa: E402
 
 DCR = {"S": np.array([0.0, 0.0, 0.1, 0.2]), "H": np.array([0.1, 0.3, 0.5]), "T": np.array([0.05, 0.2, 0.4]),
        "copies": np.array([True, True, False, False]), "space": "gower"}
@@ -105,8 +105,8 @@ def test_svg_is_deterministic_vector_text_of_at_least_8pt():
     (the metric functions ask for 8 pt legends on a figure narrowed to the page width), no wider than the page."""
     import re
 
+    from synthpriv_report.core.plotting import MAX_WIDTH_IN
     from synthpriv_report.display.figures import render_figure
-    from synthpriv_report.plotting import MAX_WIDTH_IN
 
     draw = lambda a, b: (plot_dcr(DCR, ax=a), plot_dcr(DCR, ax=b, kind="ecdf"))  # noqa: E731
     svg = render_figure(draw, ncols=2, size=(6.0, 3.4))
@@ -122,7 +122,7 @@ def test_svg_is_deterministic_vector_text_of_at_least_8pt():
 
 
 def test_figure_style_changes_no_global_setting():
-    from synthpriv_report.plotting import figure_style
+    from synthpriv_report.core.plotting import figure_style
 
     before = dict(matplotlib.rcParams)
     with figure_style():
@@ -133,8 +133,8 @@ def test_figure_style_changes_no_global_setting():
 def test_risk_overview_draws_thresholds_on_the_value_scale():
     """A review metric graded on its excess over the holdout shows its thresholds at holdout + threshold; a
     metric graded on another quantity shows none."""
+    from synthpriv_report.core.results import LevelRule
     from synthpriv_report.display.figures import threshold_values
-    from synthpriv_report.results import LevelRule
 
     excess = LevelRule(0.05, 0.2, "s", "d", scale="the value minus the same metric computed on the holdout")
     r = MetricResult("zcap", 0.6, calibration=0.4, level="medium", level_rule=excess,
@@ -163,8 +163,8 @@ def demo_figures():
     from matplotlib.figure import Figure
 
     from synthpriv_report import Evaluation
+    from synthpriv_report.core.registry import REGISTRY
     from synthpriv_report.datasets import load_demo
-    from synthpriv_report.registry import REGISTRY
 
     d = load_demo()
     names = [n for n, spec in REGISTRY.items() if spec.figures]

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from synthpriv_report import formats
-from synthpriv_report.formats import (
+from synthpriv_report.core import formats
+from synthpriv_report.core.formats import (
     DEFAULT_SET_NAMES,
     LEVEL_WORDS,
     SEARCH_NAMES,

@@ -15,8 +15,7 @@ import types
 import numpy as np
 import pandas as pd
 import pytest
-
-from synthpriv_report.generators import (
+from synthpriv_report.evaluation.evaluation.generators import (
     Generator,
     GeneratorError,
     GeneratorSpec,
@@ -334,7 +333,7 @@ def test_as_generator_kinds_and_descriptions() -> None:
     assert as_generator(SequentialCART).kind == "factory"
     assert as_generator((_fit_fn, _sample_fn)).kind == "functions"
     spec = as_generator(SequentialCART(min_samples_leaf=3))
-    assert spec.description.startswith("SequentialCART (synthpriv_report.generators, synthpriv_report ")
+    assert spec.description.startswith("SequentialCART (synthpriv_report.evaluation.generators, synthpriv_report ")
     assert "min_samples_leaf=3" in spec.description
     assert "_fit_fn and _sample_fn" in as_generator((_fit_fn, _sample_fn)).description
     assert "GlobalOnly (tests.unit.test_generators" in as_generator(GlobalOnly()).description or \

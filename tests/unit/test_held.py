@@ -1,4 +1,4 @@
-"""A set's prepared arrays held in blocks (synthpriv_report.held), read back row for row: every kind of row key
+"""A set's prepared arrays held in blocks (synthpriv_report.cluster.held), read back row for row: every kind of row key
 numpy takes, reads that cross block borders, a packed numeric set read through its blocks, and a lost block."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from synthpriv_report.data import NumericSet
-from synthpriv_report.held import HeldArray, HeldDataLost, HeldNumericSet, HeldSet, LocalBlocks
+from synthpriv_report.cluster.held import HeldArray, HeldDataLost, HeldNumericSet, HeldSet, LocalBlocks
+from synthpriv_report.data.containers import NumericSet
 
 
 def _arrays(n: int, seed: int = 0) -> dict[str, np.ndarray]:

@@ -1,4 +1,4 @@
-"""Tests of synthpriv_report.identity: ids equal exactly when records are identical (docs/metrics.md, "Sets and
+"""Tests of synthpriv_report.matching.identity: ids equal exactly when records are identical (docs/metrics.md, "Sets and
 columns": numbers as float64 exactly with -0.0 equal to 0.0 and missing equal to missing, categories through their
 codes), dense, and exact even when two different records share a hash."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from synthpriv_report import identity
-from synthpriv_report.identity import record_ids, record_ids_by_columns
+from synthpriv_report.matching import identity
+from synthpriv_report.matching.identity import record_ids, record_ids_by_columns
 
 
 def _nan_with_payload(payload: int) -> float:
@@ -102,7 +102,7 @@ def test_canonical_order_reads_a_packed_set_and_code_columns_as_it_reads_whole_a
     order the whole float64 array and the (n, c) int64 codes give; with every hash equal (the collision path,
     which orders by the values themselves) too. Either way the records come out in an order of their values
     alone: the same sequence of records from the rows shuffled."""
-    from synthpriv_report.data import NumericSet
+    from synthpriv_report.data.containers import NumericSet
 
     if collide:
         monkeypatch.setattr(identity, "_row_hashes", lambda bits, codes: np.zeros(bits.shape[0], dtype=np.int64))

@@ -1,4 +1,4 @@
-"""The one level policy (synthpriv_report.levels): overrides for every metric, validation, margins, NaN."""
+"""The one level policy (synthpriv_report.grading.levels): overrides for every metric, validation, margins, NaN."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from synthpriv_report import Evaluation
-from synthpriv_report.levels import apply_level, beyond, grade, validate_levels
-from synthpriv_report.registry import get_spec, metric_names
-from synthpriv_report.results import MetricResult
+from synthpriv_report.core.registry import get_spec, metric_names
+from synthpriv_report.core.results import MetricResult
+from synthpriv_report.grading.levels import apply_level, beyond, grade, validate_levels
 from synthpriv_report.stats import wilson
 
 LEVELLED = [n for n in metric_names() if get_spec(n).level is not None]
@@ -100,7 +100,7 @@ def test_non_finite_values_are_never_graded(bad):
 
 def _copy_result(n_copies: int, n: int, n_base_copies: int, n_base: int) -> MetricResult:
     """An exact_copies result whose evidence comes from the two shares (as the metric computes it)."""
-    from synthpriv_report.metrics.copies import excess_evidence
+    from synthpriv_report.metrics.closeness.copies import excess_evidence
 
     flags = np.arange(n) < n_copies
     base = np.arange(n_base) < n_base_copies
@@ -124,8 +124,8 @@ def test_no_copies_rule_the_copy_risk_out_only_with_enough_records():
     per-check level within 3 points) only once the sets are large enough; below that the check is inconclusive
     and names the bound. By hand: with k = 0 on both sides the upper end is the Wilson upper bound of 0 of n,
     z^2 / (n + z^2), and z = 2.45 at 5%/7 one-sided: below 3 points from n = 189 on."""
-    from synthpriv_report.evidence import z_of
-    from synthpriv_report.registry import verdict_alpha
+    from synthpriv_report.core.registry import verdict_alpha
+    from synthpriv_report.stats.evidence import z_of
 
     spec = get_spec("exact_copies")
     z2 = z_of(verdict_alpha()) ** 2

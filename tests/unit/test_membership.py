@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from synthpriv_report import Evaluation
-from synthpriv_report.metrics.membership import membership_auc
+from synthpriv_report.metrics.attacks.membership import membership_auc
 
 
 def test_auc_and_tpr_by_hand_with_a_tie() -> None:

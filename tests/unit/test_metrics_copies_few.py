@@ -1,4 +1,5 @@
-"""Tests of the copy checks' rules for tables with few columns (synthpriv_report.metrics.copies): the one-column
+"""Tests of the copy checks' rules for tables with few columns (synthpriv_report.metrics.closeness.copies): the
+one-column
 rule's closeness of the differing number, and the copies of training records unique on the analysed columns
 against the holdout's rate of matching them. Hand-computed on frames of 4 to 8 records.
 
@@ -19,9 +20,9 @@ import pandas as pd
 import pytest
 from _support.evaluation import evaluation
 
-from synthpriv_report.identity import cell_words
-from synthpriv_report.metrics.copies import COPY_STATISTICS, one_column_gaps, statistic_alpha
-from synthpriv_report.registry import verdict_alpha
+from synthpriv_report.core.registry import verdict_alpha
+from synthpriv_report.matching.identity import cell_words
+from synthpriv_report.metrics.closeness.copies import COPY_STATISTICS, one_column_gaps, statistic_alpha
 
 T = pd.DataFrame({"x": [0.0, 40.0, 10.0, 100.0, 20.0, 70.0], "c": list("aabbcd")})
 

@@ -20,17 +20,17 @@ import pytest
 from _support.evaluation import evaluation
 
 from synthpriv_report import Evaluation
-from synthpriv_report.identity import cell_words, one_column_matches
-from synthpriv_report.levels import grade
-from synthpriv_report.metrics.arrays import nndr_arrays, nndr_values
-from synthpriv_report.metrics.copies import exact_copy_share
-from synthpriv_report.metrics.dcr import dcr_histogram
-from synthpriv_report.metrics.holdout_share import holdout_dcr_share
-from synthpriv_report.metrics.holdout_tests import holdout_test, nn_ratio
-from synthpriv_report.metrics.privacy_score import privacy_score_arrays, proximity_ratio_score
-from synthpriv_report.metrics.shift import HoldoutShift, holdout_shift, holdout_shift_note
-from synthpriv_report.results import MetricResult, not_computed
-from synthpriv_report.verdict import compute_verdict
+from synthpriv_report.core.results import MetricResult, not_computed
+from synthpriv_report.grading.levels import grade
+from synthpriv_report.grading.verdict import compute_verdict
+from synthpriv_report.matching.identity import cell_words, one_column_matches
+from synthpriv_report.metrics._shared.arrays import nndr_arrays, nndr_values
+from synthpriv_report.metrics._shared.shift import HoldoutShift, holdout_shift, holdout_shift_note
+from synthpriv_report.metrics.closeness.copies import exact_copy_share
+from synthpriv_report.metrics.closeness.dcr import dcr_histogram
+from synthpriv_report.metrics.closeness.privacy_score import privacy_score_arrays, proximity_ratio_score
+from synthpriv_report.metrics.holdout.holdout_share import holdout_dcr_share
+from synthpriv_report.metrics.holdout.holdout_tests import holdout_test, nn_ratio
 
 SECTION2 = ["dcr", "exact_copies", "holdout_dcr_share", "privacy_score", "nndr", "dcr_test", "nndr_test"]
 Z2 = 1.959964 ** 2
@@ -53,7 +53,7 @@ def small_sets_graded(monkeypatch: pytest.MonkeyPatch) -> None:
     """The hand computations below use 3 to 6 records a set, fewer than a holdout comparison needs to be graded
     (``MIN_GROUP_RECORDS``, 10 a group: below it the comparison is reported not computed, tested in
     tests/hostile/test_small_groups_not_graded.py); they check the arithmetic with that minimum lowered to 1."""
-    from synthpriv_report.metrics import arrays
+    from synthpriv_report.metrics._shared import arrays
 
     monkeypatch.setattr(arrays, "MIN_GROUP_RECORDS", 1)
 
@@ -116,8 +116,8 @@ def test_dcr_reads_a_set_at_a_time_and_its_evidence_is_that_of_the_arrays(space:
     """``dcr`` reads each set's distances, reduces them and lets them go before the next set's; its figures'
     evidence and its numbers are those made from the three sets' arrays at once (:func:`dcr_arrays`), in both
     kinds of space (outside gower the histograms share the largest distance of any set)."""
-    from synthpriv_report.metrics.arrays import dcr_arrays
-    from synthpriv_report.metrics.dcr import dcr_evidence, dcr_histogram
+    from synthpriv_report.metrics._shared.arrays import dcr_arrays
+    from synthpriv_report.metrics.closeness.dcr import dcr_evidence, dcr_histogram
 
     ev = _ev(spaces={"dcr": space})
     r = ev.results(metrics=["dcr"])["dcr"]
@@ -728,7 +728,7 @@ def test_holdout_shift_in_blocks_is_scipys_mann_whitney_and_the_same_float_for_e
     floats, bit for bit."""
     from scipy.stats import mannwhitneyu
 
-    from synthpriv_report.metrics import shift as shift_module
+    from synthpriv_report.metrics._shared import shift as shift_module
 
     rng = np.random.default_rng(4)
     draw = {"continuous": lambda n: rng.random(n), "ties": lambda n: rng.integers(0, 6, n) / 5.0,
@@ -749,7 +749,7 @@ def test_tie_sum_past_whole_numbers_is_the_float_sum_of_the_concatenation(monkey
     """Where the tie sum passes 2**53 (a value held 300,000 times: 2.7e16 for it alone), it is the float sum of
     ``c**3 - c`` over the counts of ``np.unique`` of both sets together, bit for bit, although the counts are
     found range by range; below 2**53 it is the whole number."""
-    from synthpriv_report.metrics import shift as shift_module
+    from synthpriv_report.metrics._shared import shift as shift_module
 
     monkeypatch.setattr(shift_module, "SHIFT_BLOCK", block)
     rng = np.random.default_rng(9)
@@ -814,7 +814,7 @@ def test_a_holdout_from_elsewhere_is_noted_beside_every_comparison_with_it_and_t
 def test_the_holdout_note_is_shown_once_under_the_verdict_in_the_notebook_view() -> None:
     from synthpriv_report.datasets import load_demo
     from synthpriv_report.display import bundle
-    from synthpriv_report.wording import SEE_VERDICT_NOTE
+    from synthpriv_report.text.wording import SEE_VERDICT_NOTE
 
     d = load_demo()
     moved = d.holdout.iloc[:600].assign(age=d.holdout["age"].iloc[:600] + 25)

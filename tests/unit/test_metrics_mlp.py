@@ -1,4 +1,5 @@
-"""Tests of synthpriv_report.models.mlp: the compiled D-MLP network reproduces scikit-learn's MLPClassifier."""
+"""Tests of synthpriv_report.metrics.distinguishability.mlp: the compiled D-MLP network reproduces
+scikit-learn's MLPClassifier."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from synthpriv_report.models.mlp import MLP_SETTINGS, fit_mlp, sparse_rows
+from synthpriv_report.metrics.distinguishability.mlp import MLP_SETTINGS, fit_mlp, sparse_rows
 
 
 def _problem(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -14,12 +14,12 @@ import pandas as pd
 import pytest
 from _support.evaluation import evaluation
 
-from synthpriv_report.joins import group_ids, hitting_matches
-from synthpriv_report.metrics.air import air_f1
-from synthpriv_report.metrics.attack_common import correct_exists, entropy_weights
-from synthpriv_report.metrics.cap import gcap_scores, zcap_scores
-from synthpriv_report.metrics.crp import crp_value
-from synthpriv_report.registry import get_spec
+from synthpriv_report.core.registry import get_spec
+from synthpriv_report.matching.joins import group_ids, hitting_matches
+from synthpriv_report.metrics.attacks._common import correct_exists, entropy_weights
+from synthpriv_report.metrics.attacks.air import air_f1
+from synthpriv_report.metrics.attacks.cap import gcap_scores, zcap_scores
+from synthpriv_report.metrics.attacks.crp import crp_value
 from synthpriv_report.stats import bootstrap_ratio
 
 NAMES = ["zcap", "gcap", "air", "crp", "hitting_rate"]
@@ -268,8 +268,8 @@ def test_hitting_rate_above_its_candidate_budget_checks_a_seeded_sample_and_says
     """The HitR join's candidates grow with |T| x |S|: above HITR_MAX_CANDIDATES it checks a random subsample of
     T drawn from default_rng(random_state), sized to the budget, against every synthetic record; the value is the
     share of those records hit (by hand below), the calibration checks the same records, a note says so."""
-    from synthpriv_report.joins import _HitrIndex, hitting_candidates
-    from synthpriv_report.metrics import hitting_rate as metric_module
+    from synthpriv_report.matching.joins import _HitrIndex, hitting_candidates
+    from synthpriv_report.metrics.attacks import hitting_rate as metric_module
 
     T = pd.concat([T_HIT] * 5, ignore_index=True)  # 20 real records: 10 hit (the 1st and 3rd of every 4)
     S, H = S_HIT, S_HIT.iloc[[3, 0]]
@@ -357,7 +357,7 @@ def test_gcap_above_its_pair_budget_uses_a_seeded_sample_of_the_real_records_and
     GCAP_MAX_PAIRS // |S| real records drawn from default_rng(random_state) (sorted positions), against every
     synthetic record; the value is the brute-force mean over exactly those records, the sizes are in the details
     and a note states the sample."""
-    from synthpriv_report.metrics import cap as metric_module
+    from synthpriv_report.metrics.attacks import cap as metric_module
 
     rng = np.random.default_rng(1)
     T, S, H = _random_frame(rng, 60), _random_frame(rng, 50), _random_frame(rng, 40)

@@ -1,4 +1,5 @@
-"""Tests of synthpriv_report.metrics.review_classifier: D-MLP and MIR (docs/metrics.md, sections detection_mlp
+"""Tests of synthpriv_report.metrics.distinguishability.review_classifier: D-MLP and MIR (docs/metrics.md, sections
+detection_mlp
 and mir)."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import pandas as pd
 import pytest
 from _support.evaluation import evaluation
 
-from synthpriv_report.metrics import review_classifier as rc
+from synthpriv_report.metrics.distinguishability import review_classifier as rc
 from synthpriv_report.stats import wilson
 
 

@@ -17,11 +17,11 @@ from _support.evaluation import evaluation
 
 from synthpriv_report import neighbors as nb
 from synthpriv_report import stats
-from synthpriv_report.metrics.authenticity import column_entropy
-from synthpriv_report.metrics.dcr_review import dcr_review_score, mdcr_score
-from synthpriv_report.metrics.nnaa import nnaa_score
-from synthpriv_report.metrics.rescaled import cvp_score, dvp_score, nsnd_score, rescaled_distance
-from synthpriv_report.registry import get_spec
+from synthpriv_report.core.registry import get_spec
+from synthpriv_report.metrics.review.authenticity import column_entropy
+from synthpriv_report.metrics.review.dcr_review import dcr_review_score, mdcr_score
+from synthpriv_report.metrics.review.nnaa import nnaa_score
+from synthpriv_report.metrics.review.rescaled import cvp_score, dvp_score, nsnd_score, rescaled_distance
 
 NAMES = ["cvp", "dvp", "nsnd", "authenticity", "identifiability", "nndr_review", "dcr_review", "mdcr", "nnaa",
          "hidden_rate"]

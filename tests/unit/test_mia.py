@@ -13,9 +13,9 @@ from _support.attacks import distance_ratio_flagged_above_every_nonmember
 from scipy.stats import binom
 
 from synthpriv_report import Evaluation, stats
-from synthpriv_report.metrics.mia_common import MIN_RECORDS, attack_roc, split_positions
-from synthpriv_report.metrics.mia_density_ratio import density_ratio_scores
-from synthpriv_report.metrics.mia_local_lr import bandwidth, local_lr_scores, log_kernel_sums
+from synthpriv_report.metrics.attacks.mia_common import MIN_RECORDS, attack_roc, split_positions
+from synthpriv_report.metrics.attacks.mia_density_ratio import density_ratio_scores
+from synthpriv_report.metrics.attacks.mia_local_lr import bandwidth, local_lr_scores, log_kernel_sums
 
 ATTACKS = ["mia_distance_ratio", "mia_density_ratio", "mia_local_lr", "mia_worst_case"]
 
@@ -251,7 +251,7 @@ def test_worst_case_is_the_strongest_attack_with_a_wider_interval() -> None:
 
 
 def test_a_low_attack_says_how_large_a_leak_it_could_have_shown() -> None:
-    from synthpriv_report.metrics.mia_common import attack_graded
+    from synthpriv_report.metrics.attacks.mia_common import attack_graded
 
     # no flagged-member excess at either rate; the fewest members that must stand out is the smaller of what
     # chance allows (18 at 0.1%, 39 at 1%): 18 of 1,000 = 1.8%

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from synthpriv_report import Evaluation
-from synthpriv_report.metrics.mia_common import (
+from synthpriv_report.metrics.attacks.mia_common import (
     attack_roc,
     atypical_breakdown,
     atypical_order,
@@ -18,7 +18,7 @@ from synthpriv_report.metrics.mia_common import (
     member_ranks,
     top_scores,
 )
-from synthpriv_report.metrics.mia_worst_case import worst_case_records
+from synthpriv_report.metrics.attacks.mia_worst_case import worst_case_records
 
 # ---------------------------------------------------------------------------------------------------------------
 # the pure functions
@@ -231,8 +231,8 @@ def test_the_operating_point_by_hand_at_the_ends() -> None:
 
 def test_the_operating_point_of_a_named_attack_and_the_refusals() -> None:
     from synthpriv_report.analysis.vulnerable import operating_point
-    from synthpriv_report.metrics.mia_common import attack_roc
-    from synthpriv_report.metrics.mia_worst_case import ATTACKS
+    from synthpriv_report.metrics.attacks.mia_common import attack_roc
+    from synthpriv_report.metrics.attacks.mia_worst_case import ATTACKS
 
     T, H, S = _tiny()
     ev, _ = _worst(T, S, H)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from _support.frames import near_tie_chains
 
-from synthpriv_report.data import prepare
+from synthpriv_report.data.preparation import prepare
 from synthpriv_report.neighbors import (
     DENSE_MIN_DIMS,
     MODE_L2,
@@ -487,7 +487,7 @@ def test_row_means_are_the_tables_row_means_bit_for_bit_whether_read_or_made_whe
     """NNDR divides by each real record's mean distance to its k neighbours. A kept table makes those means where
     its lists are, a block of rows at a time (``distributed._block_columns``); the bits must be those of the
     whole table's ``dist.mean(axis=1)``, for any k (numpy sums 8 or more values pairwise) and any block cut."""
-    from synthpriv_report.distributed import _block_columns
+    from synthpriv_report.cluster.distributed import _block_columns
 
     rng = np.random.default_rng(3)
     for k in (1, 2, 5, 8, 9, 17):

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthpriv_report.data import prepare
+from synthpriv_report.data.preparation import prepare
 from synthpriv_report.neighbors import (
     NeighborTable,
     SearchChoice,

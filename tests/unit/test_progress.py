@@ -1,12 +1,13 @@
-"""Tests of synthpriv_report.progress and the progress bars of an evaluation (stderr, silenced by progress=False)."""
+"""Tests of synthpriv_report.core.progress and the progress bars of an evaluation (stderr, silenced by
+progress=False)."""
 
 from __future__ import annotations
 
 import pytest
 from _support.frames import mixed
+from synthpriv_report.evaluation.evaluation.evaluation import Evaluation
 
-from synthpriv_report import progress
-from synthpriv_report.evaluation import Evaluation
+from synthpriv_report.core import progress
 
 
 @pytest.fixture
@@ -67,7 +68,7 @@ def test_evaluation_records_stage_and_metric_seconds() -> None:
 
 
 def test_cli_bars_on_stderr_and_no_progress(no_delay: None, tmp_path, capfd: pytest.CaptureFixture[str]) -> None:
-    from synthpriv_report.cli import main
+    from synthpriv_report.tools.cli import main
 
     T, S, H = mixed(60, n_synthetic=60)
     paths = {}

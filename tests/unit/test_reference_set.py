@@ -12,14 +12,15 @@ from _support.attacks import distance_ratio_flagged_above_every_nonmember
 from _support.golden.numbers import numbers
 
 from synthpriv_report import Evaluation
-from synthpriv_report.metrics.mia_common import (
+from synthpriv_report.cluster.partitioned import partitioned_inputs
+from synthpriv_report.data.sources import read_inputs
+from synthpriv_report.metrics.attacks.mia_common import (
     MIN_RECORDS,
     REFERENCE_GIVEN,
     REFERENCE_HALF,
     attack_split,
     split_positions,
 )
-from synthpriv_report.sources import partitioned_inputs, read_inputs
 
 ATTACKS = ["mia_distance_ratio", "mia_density_ratio", "mia_local_lr", "mia_worst_case"]
 
@@ -269,7 +270,7 @@ def test_fingerprint_provenance_and_words_are_recorded() -> None:
     for m in ATTACKS:
         finding = res[m].to_dict()["details"]["reference_set"]
         assert finding == REFERENCE_GIVEN
-    from synthpriv_report.registry import get_spec
+    from synthpriv_report.core.registry import get_spec
 
     text = get_spec("mia_worst_case").finding(doc["metrics"]["mia_worst_case"])
     assert f"a reference set of {len(R)} records given by the user" in text

@@ -1,4 +1,4 @@
-"""Tests of :mod:`synthpriv_report.release`: the release context's schema, version 2 (``data_assessment``) and
+"""Tests of :mod:`synthpriv_report.core.release`: the release context's schema, version 2 (``data_assessment``) and
 version 1 (still read, written out as version 2)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from synthpriv_report.release import (
+from synthpriv_report.core.release import (
     CONTEXT_SCHEMA,
     CONTEXT_SCHEMA_ID,
     CONTEXT_SCHEMA_ID_V1,

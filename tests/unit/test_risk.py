@@ -10,8 +10,8 @@ import pytest
 
 from synthpriv_report import Evaluation, ResultSet
 from synthpriv_report.analysis.risk import calibrate_cutoffs, differing_matrix, flag_records
-from synthpriv_report.data import prepare
-from synthpriv_report.metrics.arrays import dcr_arrays, nndr_arrays
+from synthpriv_report.data.preparation import prepare
+from synthpriv_report.metrics._shared.arrays import dcr_arrays, nndr_arrays
 
 
 def _with_planted_copies():

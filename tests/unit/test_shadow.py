@@ -1,4 +1,4 @@
-"""The shadow-model membership attack (synthpriv_report.shadow): generators whose memorisation is known by
+"""The shadow-model membership attack (synthpriv_report.evaluation.shadow): generators whose memorisation is known by
 construction (copies, ignores its data, sequential trees with leaves of one), the distance by hand, the threshold
 rule, reproducibility, the guard against too many trainings and the JSON form."""
 
@@ -11,9 +11,14 @@ import numpy as np
 import pandas as pd
 import pytest
 from _support.generators import CopyTraining, Ignores
+from synthpriv_report.evaluation.evaluation.generators import SequentialCART, as_generator
+from synthpriv_report.evaluation.evaluation.shadow import (
+    ShadowOutcome,
+    gower_distances,
+    shadow_attack,
+    shadow_threshold,
+)
 
-from synthpriv_report.generators import SequentialCART, as_generator
-from synthpriv_report.shadow import ShadowOutcome, gower_distances, shadow_attack, shadow_threshold
 from synthpriv_report.stats import clopper_pearson, epsilon_lower_bound
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from _support.frames import near_tie_chains
 
-from synthpriv_report.data import prepare
+from synthpriv_report.data.preparation import prepare
 from synthpriv_report.neighbors import build_tree, knn, knn_brute
 from synthpriv_report.neighbors.search import SearchChoice
 from synthpriv_report.neighbors.shards import (

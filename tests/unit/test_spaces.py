@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthpriv_report.data import prepare
+from synthpriv_report.data.preparation import prepare
 from synthpriv_report.neighbors import knn_brute, pair_distances
 from synthpriv_report.spaces import (
     MODE_GOWER,

@@ -364,7 +364,7 @@ def test_clustered_variance_by_hand_and_the_same_with_either_grouping(monkeypatc
     the same whether the groups' sums come from the compiled passes over ranges of group numbers (of every width:
     one number, three, all) or from sorting the groups (groups past 2n, negative or not integers take the sorting
     path)."""
-    from synthpriv_report import evidence
+    from synthpriv_report.stats import evidence
 
     monkeypatch.setattr(evidence, "COMPILED", compiled)
     if width is not None:

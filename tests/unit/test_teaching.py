@@ -1,4 +1,4 @@
-"""For the lecturer (synthpriv_report.teaching): slides, the worksheet, the quiz and the Colab copy."""
+"""For the lecturer (synthpriv_report.tools.teaching): slides, the worksheet, the quiz and the Colab copy."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from _support.paths import ROOT
 
-from synthpriv_report import Evaluation, teaching
+from synthpriv_report import Evaluation
 from synthpriv_report.datasets import load_demo
 from synthpriv_report.export.render import CSP
+from synthpriv_report.tools import teaching
 
 LAB = ROOT / "notebooks" / "02_teaching_the_metrics.ipynb"
 METRICS = ["dcr", "holdout_dcr_share"]
@@ -321,7 +322,7 @@ def test_the_quiz_needs_no_export_package() -> None:
     import sys
 
     code = ("import sys; sys.modules['nbconvert'] = None\n"
-            "from synthpriv_report.teaching import LAB_QUIZ, quiz\n"
+            "from synthpriv_report.tools.teaching import LAB_QUIZ, quiz\n"
             "q = quiz(LAB_QUIZ)\n"
             "assert 'synthpriv_report.export' not in sys.modules\n"
             "print('ok')")

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from synthpriv_report import display, templating
+from synthpriv_report import display
 from synthpriv_report.export import templating as export_templating
+from synthpriv_report.text import templating
 
 DISPLAY, EXPORT = "synthpriv_report.display", "synthpriv_report.export"
 

@@ -17,8 +17,9 @@ import pytest
 from _support.evaluation import evaluation
 from scipy.stats import beta
 
-from synthpriv_report import evidence, stats
-from synthpriv_report.metrics.unique_disclosure import (
+from synthpriv_report import stats
+from synthpriv_report.core.registry import get_spec, verdict_alpha
+from synthpriv_report.metrics.attacks.unique_disclosure import (
     absent_from,
     clustered_design_effect,
     disclosed,
@@ -27,7 +28,7 @@ from synthpriv_report.metrics.unique_disclosure import (
     synthetic_matches,
     unique_within,
 )
-from synthpriv_report.registry import get_spec, verdict_alpha
+from synthpriv_report.stats import evidence
 
 NAME = "unique_disclosure"
 NAN = float("nan")

@@ -1,4 +1,4 @@
-"""Tests of synthpriv_report.utility: each expectation derived by hand on frames of 4 to 10 rows."""
+"""Tests of synthpriv_report.analysis.utility: each expectation derived by hand on frames of 4 to 10 rows."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthpriv_report.utility import (
+from synthpriv_report.analysis.utility import (
     association_difference,
     association_matrix,
     correlation_ratio,

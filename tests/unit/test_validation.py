@@ -1,4 +1,4 @@
-"""Tests of synthpriv_report.validation and of the declarations built on it: the Evaluation's settings
+"""Tests of synthpriv_report.core.validation and of the declarations built on it: the Evaluation's settings
 (evaluation.SETTINGS), the reduction parameters of results() (params.result_params) and prepare's row_order.
 
 The invalid values are derived from the declarations themselves: for every declared setting or parameter, the
@@ -19,13 +19,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from synthpriv_report.evaluation.evaluation.evaluation import SETTINGS
 
 from synthpriv_report import Evaluation
-from synthpriv_report.data import ROW_ORDER
-from synthpriv_report.evaluation import SETTINGS
-from synthpriv_report.params import STRUCTURAL, merge_params, result_params, validate_params
-from synthpriv_report.registry import Param, declared_params, metric_names
-from synthpriv_report.validation import (
+from synthpriv_report.core.params import STRUCTURAL, merge_params, result_params, validate_params
+from synthpriv_report.core.registry import Param, declared_params, metric_names
+from synthpriv_report.core.validation import (
     NONE,
     AnyOf,
     Boolean,
@@ -44,6 +43,7 @@ from synthpriv_report.validation import (
     quote,
     validate_all,
 )
+from synthpriv_report.data.preparation import ROW_ORDER
 
 PACKAGE = Path(__file__).resolve().parents[2] / "synthpriv_report"
 KNOWN = {"metric": metric_names(), "column": ["a", "k", "s"], "analysed column": ["a", "k", "s"]}
@@ -385,7 +385,7 @@ for _w, _d, _v in INVALID:
 
 @pytest.mark.parametrize("name", list(FIRST_BAD))
 def test_evaluation_refuses_a_derived_bad_setting_before_reading_the_data(frames, name, monkeypatch) -> None:
-    import synthpriv_report.evaluation as ev_module
+    import synthpriv_report.evaluation.evaluation.evaluation as ev_module
 
     def never(*a: Any, **k: Any) -> None:
         raise AssertionError("the data were read before the settings were checked")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from synthpriv_report.results import LevelRule, MetricResult, not_computed
-from synthpriv_report.verdict import compute_verdict
+from synthpriv_report.core.results import LevelRule, MetricResult, not_computed
+from synthpriv_report.grading.verdict import compute_verdict
 
 DRIVING = ["exact_copies", "holdout_dcr_share", "privacy_score"]
 

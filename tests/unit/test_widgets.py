@@ -225,7 +225,7 @@ def ruled() -> Evaluation:
 def _rule_direction(metric: str) -> str:
     """The direction of the quantity a metric's rule grades, read from the registry here (not through the
     package's helper): the rule's own where it declares one, else the metric's."""
-    from synthpriv_report.registry import get_spec
+    from synthpriv_report.core.registry import get_spec
 
     spec = get_spec(metric)
     return spec.level.direction or spec.direction
@@ -245,8 +245,8 @@ def test_every_level_slider_reads_in_its_rules_direction_and_starts_in_order():
     """Every level slider the registry gives (all metrics, not only one evaluation's): the word of its label
     follows the direction of the quantity its rule grades, it starts at the rule's threshold, the pair starts
     uncrossed, and its readout shows as many decimals as its step has."""
+    from synthpriv_report.core.registry import REGISTRY, LevelSpec
     from synthpriv_report.display.widgets import level_sliders, readout_format
-    from synthpriv_report.registry import REGISTRY, LevelSpec
 
     sliders = level_sliders(list(REGISTRY))
     ruled_metrics = {n for n, s in REGISTRY.items()

@@ -10,9 +10,10 @@ import math
 
 import pytest
 
-from synthpriv_report import levels, wording
-from synthpriv_report.registry import REGISTRY, LevelSpec
-from synthpriv_report.results import MetricResult
+from synthpriv_report.core.registry import REGISTRY, LevelSpec
+from synthpriv_report.core.results import MetricResult
+from synthpriv_report.grading import levels
+from synthpriv_report.text import wording
 
 
 @pytest.mark.parametrize("value, text", [

@@ -20,8 +20,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from synthpriv_report.cli import EXIT_OK, EXIT_USER_ERROR, main
 from synthpriv_report.datasets import load_demo
+from synthpriv_report.tools.cli import EXIT_OK, EXIT_USER_ERROR, main
 
 
 @pytest.fixture()

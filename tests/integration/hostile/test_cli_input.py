@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from synthpriv_report.cli import EXIT_OK, main
 from synthpriv_report.datasets import load_demo
+from synthpriv_report.tools.cli import EXIT_OK, main
 
 ESCAPE = "\x1b[2J\x1b[31mrecord id"  # clear the screen, turn red; and a space
 

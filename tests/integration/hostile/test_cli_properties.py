@@ -25,8 +25,8 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, event, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from synthpriv_report.cli import EXIT_FAIL_ON, EXIT_OK, EXIT_USER_ERROR, main  # noqa: E402
 from synthpriv_report.datasets import load_demo  # noqa: E402
+from synthpriv_report.tools.cli import EXIT_FAIL_ON, EXIT_OK, EXIT_USER_ERROR, main  # noqa: E402
 
 PROFILE = settings(derandomize=True, max_examples=120, deadline=None, database=None,
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,

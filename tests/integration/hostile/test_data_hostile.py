@@ -15,7 +15,8 @@ import pytest
 
 from synthpriv_report import Evaluation
 from synthpriv_report import spaces as sp
-from synthpriv_report.data import MISSING, prepare
+from synthpriv_report.data.containers import MISSING
+from synthpriv_report.data.preparation import prepare
 from synthpriv_report.spaces import SCALED_LIMIT, SpaceSpec, embed, encode, fit, project
 
 

@@ -20,13 +20,13 @@ import pytest
 from _support.pdf import pdf_text
 
 from synthpriv_report import Evaluation, InconsistentReportError
+from synthpriv_report.core.registry import LevelSpec, MetricSpec, Words, get_spec, register, unregister
+from synthpriv_report.core.results import MetricResult, ResultSet
 from synthpriv_report.datasets import load_demo
 from synthpriv_report.export import from_json, render_html, report_data
 from synthpriv_report.export.document import content_digest, with_digest
-from synthpriv_report.levels import apply_level
-from synthpriv_report.registry import LevelSpec, MetricSpec, Words, get_spec, register, unregister
-from synthpriv_report.results import MetricResult, ResultSet
-from synthpriv_report.verdict import compute_verdict
+from synthpriv_report.grading.levels import apply_level
+from synthpriv_report.grading.verdict import compute_verdict
 
 METRICS = ["exact_copies", "dcr", "holdout_dcr_share"]
 DRIVING = ["exact_copies", "holdout_dcr_share"]
@@ -259,7 +259,7 @@ def test_a_metric_this_version_does_not_know_cannot_carry_a_level(toy: MetricSpe
 def test_every_registered_metric_of_a_live_report_checks_out_after_a_json_round_trip(leaky: bool,
                                                                                      holdout: bool) -> None:
     """The guard for any level rule: what a rule reads must survive JSON (NaN becomes null, tuples lists)."""
-    from synthpriv_report.registry import metric_names
+    from synthpriv_report.core.registry import metric_names
 
     demo = load_demo()
     syn = demo.synthetic_leaky if leaky else demo.synthetic

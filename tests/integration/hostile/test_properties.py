@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from synthpriv_report import Evaluation
-from synthpriv_report.data import prepare
+from synthpriv_report.data.preparation import prepare
 
 settings.register_profile(
     "synthpriv-hostile",

@@ -100,9 +100,9 @@ def test_edge_intervals_never_break_a_figure():
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    from synthpriv_report.metrics.copies import plot_exact_copies
-    from synthpriv_report.metrics.holdout_share import plot_holdout_share
-    from synthpriv_report.results import MetricResult
+    from synthpriv_report.core.results import MetricResult
+    from synthpriv_report.metrics.closeness.copies import plot_exact_copies
+    from synthpriv_report.metrics.holdout.holdout_share import plot_holdout_share
     from synthpriv_report.stats import wilson
 
     ax = Figure().subplots()

@@ -25,9 +25,9 @@ from pathlib import Path
 import pytest
 from _support.paths import ROOT
 
-from synthpriv_report.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, EXIT_USER_ERROR, main
 from synthpriv_report.datasets import load_demo
 from synthpriv_report.export import write_atomic
+from synthpriv_report.tools.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, EXIT_USER_ERROR, main
 
 METRICS = "exact_copies"
 
@@ -123,7 +123,7 @@ def _child(code: str, *args: str, **kw: object) -> subprocess.Popen:
 
 def test_json_to_the_standard_output_pipes_a_document_alone(folder: Path) -> None:
     """``--json /dev/fd/1 | jq``: stdout holds the document only (the verdict lines go to stderr)."""
-    p = _child("import sys; from synthpriv_report.cli import main; sys.exit(main(sys.argv[1:]))",
+    p = _child("import sys; from synthpriv_report.tools.cli import main; sys.exit(main(sys.argv[1:]))",
                *_args(folder, "--json", "/dev/fd/1"))
     out, err = p.communicate(timeout=600)
     assert p.returncode == EXIT_OK, err.decode()
@@ -134,7 +134,7 @@ def test_json_to_the_standard_output_pipes_a_document_alone(folder: Path) -> Non
 _SLOW_PDF = """
 import sys, time
 import numba
-from synthpriv_report import cli
+from synthpriv_report.tools import cli
 from synthpriv_report.export import render
 
 @numba.njit(cache=False)
@@ -187,7 +187,7 @@ def test_interrupt_surfacing_as_a_system_error_is_an_interruption(folder: Path, 
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """numba's dispatcher can turn a KeyboardInterrupt into ``SystemError: ... returned a result with an
     exception set`` (the interrupt as its context)."""
-    from synthpriv_report import cli
+    from synthpriv_report.tools import cli
 
     def dispatcher(*a: object, **kw: object) -> None:
         try:

@@ -83,7 +83,7 @@ def poison(doc: dict[str, Any], *, checkable: bool = True) -> dict[str, Any]:
     # the sentences under the verdict are derived again from the metrics (with their payload titles) and checked,
     # so the document carries the ones its poisoned metrics give
     from synthpriv_report.export.document import results_from_document
-    from synthpriv_report.verdict import compute_verdict
+    from synthpriv_report.grading.verdict import compute_verdict
 
     res = results_from_document(out)
     driving = [c["metric"] if isinstance(c, dict) else c[0] for c in out["verdict"]["checks"]]

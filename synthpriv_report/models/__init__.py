@@ -1,2 +1,0 @@
-"""Models the metrics train (not metrics themselves): the compiled multilayer perceptron behind the detection
-classifier (:mod:`.mlp`)."""
