@@ -67,6 +67,9 @@ def _nav_pages(nav: list) -> list[str]:
 def test_the_site_builds_strictly_and_quickly(site):
     assert (site.path / "index.html").is_file() and (site.path / "search" / "search_index.json").is_file()
     assert (site.path / "lite" / "lab" / "index.html").is_file(), "the teaching lab was not built into lite/"
+    assert (site.path / "lite" / "files" / "02_teaching_the_metrics.ipynb").is_file()
+    teaching = (site.path / "teaching.html").read_text(encoding="utf-8")
+    assert 'href="lite/lab/index.html?path=02_teaching_the_metrics.ipynb"' in teaching
     print(f"mkdocs build --strict: {site.seconds:.1f} s")
     # a small part of the test command: the notebooks are not executed at build time (see test_notebook_pages)
     assert site.seconds < 90, f"the documentation build took {site.seconds:.0f} s"
