@@ -15,8 +15,8 @@ a canonical order of the pooled records (sorted by a hash of each record), never
 
 Run by hand (it prints its tables; nothing is asserted)::
 
-    python benchmarks/bench_calibration.py                 # the full tables of the README (see the README for its
-    run time)
+    python benchmarks/bench_calibration.py                 # the full tables of docs/calibration.md (see that page
+    for its run time)
     python benchmarks/bench_calibration.py --quick         # a few draws per cell
     python benchmarks/bench_calibration.py --power         # smallest leak share detected with 95% power
     python benchmarks/bench_calibration.py --part attacks  # the membership attacks: honest and atypical-leak cells

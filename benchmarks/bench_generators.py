@@ -58,7 +58,8 @@ Usage::
 
 Releases and DOMIAS's BNAF scores are cached under ``benchmarks/.cache/generators`` (by data set, size, seed and
 generator): a second run evaluates every release again, ours and DOMIAS's KDE, without refitting (``--refit`` fits
-again). The README's tables came from::
+again). The tables of the documentation's "Membership attacks" page (docs/reference/membership-attacks.md) came
+from::
 
     python benchmarks/bench_generators.py --sizes 500 1000 5000 --bnaf-sizes 500 \\
         --bnaf-generators gaussian_copula tvae_overfit --json generators.json

@@ -5,7 +5,7 @@ folder; made once per N under ``--data``). Every N runs in a fresh process, so t
 own. Printed per N: wall seconds, CPU seconds (all threads of the process), peak RSS, the seconds of the data
 preparation, of every engine stage (encoder fits, encodings, search trees, identical-record ids), of every
 neighbour search and of every metric (a metric's seconds include the searches it was first to need), then a
-table ready for the README.
+table ready for the documentation's benchmarks page (docs/benchmarks.md).
 
     python benchmarks/bench_scale.py                          # section 2 at 100k, 300k, 1M
     python benchmarks/bench_scale.py --sizes 1M --metrics all --sensitive income --pairing identity

@@ -22,7 +22,7 @@ from ..core.registry import verdict_metric_names
 from ..core.results import MetricResult, ResultSet, Verdict
 from ..text import templating
 
-__all__ = ["bundle", "explore", "explain", "render_html", "render_markdown", "render_text", "environment", "preload"]
+__all__ = ["bundle", "explore", "render_html", "render_markdown", "render_text", "environment", "preload"]
 
 
 def environment() -> jinja2.Environment:

@@ -1,4 +1,5 @@
-"""The README's "Adding a metric": the one file it shows, run from the README itself, registers a metric that
+"""The documentation's "Adding a metric" (docs/contributing.md): the one file it shows, run from that page itself,
+registers a metric that
 appears in ``results()`` with its level, the cover's sentence, the notebook HTML, the JSON, the sliders (for its
 parameter) and the HTML export, and no other module needed a change."""
 
@@ -20,21 +21,21 @@ from synthpriv_report.core.results import ResultSet
 from synthpriv_report.display import bundle
 from synthpriv_report.text.wording import check_sentence
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "contributing.md"
 
 
 def readme_metric_module() -> str:
-    """The code block under the README's ``<!-- adding-a-metric -->`` marker."""
-    text = README.read_text(encoding="utf-8")
+    """The code block under the ``<!-- adding-a-metric -->`` marker of docs/contributing.md."""
+    text = GUIDE.read_text(encoding="utf-8")
     m = re.search(r"<!-- adding-a-metric -->\s*```python\n(.*?)```", text, re.S)
-    assert m, "the README's 'Adding a metric' section lost its code block"
+    assert m, "docs/contributing.md's 'Adding a metric' section lost its code block"
     return m.group(1)
 
 
 @pytest.fixture(scope="module")
 def ev():
     module = types.ModuleType("close_share")
-    exec(compile(readme_metric_module(), "README.md (Adding a metric)", "exec"), module.__dict__)
+    exec(compile(readme_metric_module(), "docs/contributing.md (Adding a metric)", "exec"), module.__dict__)
     rng = np.random.default_rng(1)
     T = pd.DataFrame({"a": rng.normal(size=80), "c": rng.choice(list("xyz"), 80)})
     S = pd.concat([T.iloc[:30], pd.DataFrame({"a": rng.normal(size=50), "c": rng.choice(list("xyz"), 50)})],
@@ -92,7 +93,7 @@ def test_readme_metric_in_html_export(ev, tmp_path):
 
 
 def test_the_readme_metric_holds_the_invariants(ev):
-    """The README's `check_metric` line: the example metric passes every check that applies to it (it is not
+    """The guide's `check_metric` line: the example metric passes every check that applies to it (it is not
     declared copy-sensitive, so the copy check is left out)."""
     from synthpriv_report.extend import check_metric
 

@@ -1,6 +1,6 @@
 """How often a verdict is wrong for data like a report's (``synthpriv_report/export/error_rates.py``): the nearest
 measured cell of the calibration harness, Wilson intervals checked against the formula, the partial template, and
-the packaged cells checked row by row against the README tables they were transcribed from."""
+the packaged cells checked row by row against the published tables they were transcribed from (docs/calibration.md)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_a_thousand_row_mixed_table_with_a_holdout_gets_the_adult_thousand_holdo
     assert e["measured"] and not e["shape_far"] and e["size_note"] is None
     assert (e["cell"]["shape"], e["cell"]["records"]["training"], e["cell"]["holdout"]) == ("adult", 1000, True)
     assert e["cell"]["words"] == "Adult-like mixed table, 1,000 records per set, with a holdout"
-    # ideal 0/40, marginals 2/40, copula 0/40 in the README's honest table
+    # ideal 0/40, marginals 2/40, copula 0/40 in the published honest table
     assert [(g["generator"], g["count"], g["draws"]) for g in e["honest"]] == [
         ("ideal", 0, 40), ("marginals", 2, 40), ("copula", 0, 40)]
     assert e["false_alarms"]["of"] == "2 of 120" and e["inconclusive"]["of"] == "0 of 120"
@@ -160,7 +160,7 @@ def test_every_interval_is_the_wilson_interval_of_its_counts(training, holdout, 
         assert r["rate"] == r["count"] / r["draws"]
 
 
-def test_wilson_bounds_quoted_by_the_readme():
+def test_wilson_bounds_quoted_by_the_published_tables():
     assert _wilson(0, 10)[1] == pytest.approx(0.2775, abs=5e-5)  # "0 alarms in 10 draws: 27.8%"
     assert _wilson(0, 40)[1] == pytest.approx(0.0876, abs=5e-5)  # "0 alarms in 40 draws bound the rate at 8.8%"
     e = error_rates(_doc(30000, 9000, 6, 8, synthetic=9000))
@@ -201,11 +201,11 @@ def test_the_template_escapes_every_string():
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# the packaged cells against the README
+# the packaged cells against the published tables (docs/calibration.md)
 
 
-def _readme_rows(start: str, stop: str) -> list[list[str]]:
-    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+def _published_rows(start: str, stop: str) -> list[list[str]]:
+    lines = (ROOT / "docs" / "calibration.md").read_text(encoding="utf-8").splitlines()
     i = next(k for k, ln in enumerate(lines) if ln.startswith(start))
     rows = []
     for ln in lines[i:]:
@@ -232,8 +232,8 @@ def test_the_packaged_cells_carry_the_metadata():
     assert cells["shapes"]["adult_categorical"]["categorical_columns"] == 4
 
 
-def test_the_packaged_honest_cells_match_every_row_of_the_readme_table():
-    rows = _readme_rows("**False alarms**", "- Over every honest cell")
+def test_the_packaged_honest_cells_match_every_row_of_the_published_table():
+    rows = _published_rows("**False alarms**", "- Over every honest cell")
     cells = load_cells()["honest"]
     assert len(rows) == len(cells) == 56
     for row, cell in zip(rows, cells):
@@ -243,13 +243,13 @@ def test_the_packaged_honest_cells_match_every_row_of_the_readme_table():
         assert [cell["counts"][lv] for lv in LEVELS] == [int(x) for x in counts.split("/")], row
         k, n = (int(x) for x in re.match(r"(\d+)/(\d+) =", alarms).groups())
         assert (cell["counts"]["medium"] + cell["counts"]["high"], cell["draws"]) == (k, n), row
-    # the README's sum: 20 alarms in 1,880 draws
+    # the page's sum: 20 alarms in 1,880 draws
     assert sum(c["counts"]["medium"] + c["counts"]["high"] for c in cells) == 20
     assert sum(c["draws"] for c in cells) == 1880
 
 
-def test_the_packaged_leak_cells_match_every_row_of_the_readme_table():
-    rows = _readme_rows("**Power** (", "- Adult and Bank as they are")
+def test_the_packaged_leak_cells_match_every_row_of_the_published_table():
+    rows = _published_rows("**Power** (", "- Adult and Bank as they are")
     cells = load_cells()["leaks"]
     assert len(rows) == len(cells) == 82
     for row, cell in zip(rows, cells):
@@ -261,8 +261,8 @@ def test_the_packaged_leak_cells_match_every_row_of_the_readme_table():
         assert (cell["high"], cell["draws"]) == (k, n), row
 
 
-def test_the_packaged_smallest_shares_match_every_row_of_the_readme_table():
-    rows = _readme_rows("**Smallest leaked share", "- Exact copies are graded high from")
+def test_the_packaged_smallest_shares_match_every_row_of_the_published_table():
+    rows = _published_rows("**Smallest leaked share", "- Exact copies are graded high from")
     cells = load_cells()["smallest_share"]
     assert len(rows) == len(cells) == 20
     for row, cell in zip(rows, cells):
