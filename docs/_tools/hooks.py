@@ -8,12 +8,14 @@
   it
   in your browser" link works wherever the site is served. ``SYNTHPRIV_DOCS_NO_LITE=1`` leaves it out (quicker
   rebuilds while editing).
+- The import graph on the Design page is drawn from the code at every build (:mod:`import_graph`).
 - Notebook pages (mkdocs-jupyter) lose the script tags that nbconvert's template points at a CDN (MathJax,
   Mermaid; the notebooks use neither): the site loads nothing from another host.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import sys
@@ -26,6 +28,9 @@ sys.path.insert(0, str(DOCS.parent))  # the package of this checkout, not an ins
 
 from synthpriv_report.tools.catalogue import metric_nav, metric_pages  # noqa: E402
 
+sys.path.insert(0, str(DOCS / "_tools"))
+import import_graph  # noqa: E402
+
 #: A script or style sheet loaded from another host (an http(s) or protocol-relative URL).
 _EXTERNAL_TAG = re.compile(r"<script[^>]*\ssrc=[\"'](?:https?:)?//[^\"']*[\"'][^>]*>\s*</script>"
                            r"|<link[^>]*\shref=[\"'](?:https?:)?//[^\"']*[\"'][^>]*>", re.I)
@@ -34,6 +39,9 @@ _CDN_MODULE = re.compile(r"<script type=\"module\">(?:(?!</script>).)*?https?://
 
 
 def on_files(files, config):
+    picture = io.BytesIO()
+    import_graph.draw(picture, "svg")  # the import graph of the code being documented, drawn at every build
+    files.append(File.generated(config, "images/import-graph.svg", content=picture.getvalue()))
     pages = metric_pages((DOCS / "metrics.md").read_text(encoding="utf-8"))
     for path, text in pages.items():
         files.append(File.generated(config, path, content=text))
