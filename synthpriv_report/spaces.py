@@ -261,7 +261,8 @@ def fit(data: PreparedData, *, each_set: EachSet | None = None,
 
     ``each_set(set_name, codes, levels)``, where given, is called with each set's codes as soon as they are made,
     set after set, and what it returns is held in their place (an evaluation with a Dask client hands the set to
-    the workers there: :meth:`synthpriv_report.engine.cache._Engine.hold_codes`); ``levels`` are the fitted levels.
+    the workers there: :meth:`synthpriv_report.cluster.backend.DaskBackend.hold_codes`); ``levels`` are the fitted
+    levels.
     ``numbers_read()``, where given, is called once the numbers have been read (the ranges and the columns with
     missing values found), before any codes are made (an evaluation with a Dask client hands every set's numbers to
     the workers there: :meth:`~synthpriv_report.engine.cache._Engine.hold_numbers`).

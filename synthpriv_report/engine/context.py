@@ -383,7 +383,7 @@ class Context:
     @property
     def on_cluster(self) -> bool:
         """Whether the evaluation runs its searches and joins on a Dask cluster."""
-        return self._engine.dask is not None
+        return self._engine.backend.remote
 
     def other_column_ids(self, query: str, ref: str, j: int) -> tuple[NDArray[np.integer], NDArray[np.integer]] | None:
         """With a Dask client, shared ids of the records of sets ``query`` and ``ref`` by every column but column
