@@ -412,7 +412,7 @@ class EncodedRows:
     """
 
     def __init__(self, make: Callable[[NDArray[np.int64] | slice], NDArray[Any]], n: int,
-                 rows: NDArray[np.int64] | None = None):
+                 rows: NDArray[np.integer[Any]] | None = None):
         self._make, self._rows = make, rows
         self.shape = (int(n) if rows is None else int(rows.shape[0]),)
 
@@ -527,7 +527,7 @@ def _one_hot(enc: Encoding, num: NDArray[np.float64], codes: NDArray[np.int64]) 
     return out
 
 
-def embed(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None = None) -> NDArray[np.float64]:
+def embed(enc: Encoding, set_name: str, rows: NDArray[np.integer[Any]] | None = None) -> NDArray[np.float64]:
     """Dense one-hot embedding of an l2 encoding: its squared euclidean distances equal the compact ones.
 
     Each numeric coordinate is multiplied by sqrt(weight); each categorical column becomes a one-hot block over

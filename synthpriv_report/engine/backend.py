@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 
 from .. import neighbors as nb
 from ..matching.identity import one_column_matches
+from ..neighbors.search import Device, Engine
 
 if TYPE_CHECKING:
     from ..data.containers import PreparedData
@@ -42,8 +43,6 @@ class Backend(Protocol):
     #: Whether an encoding stays cached once its searches have run (here: so that a slider never waits for one);
     #: with remote searches the calling process lets it go.
     keeps_encodings: bool
-    #: How many times a search or a join lost with a worker is run again.
-    retries: int
     #: The error of work the backend lost (a table kept on a worker that has gone); never raised locally.
     lost: type[Exception]
 
@@ -56,6 +55,11 @@ class Backend(Protocol):
     def prepare_partitioned(self, inputs: Any, **settings: Any) -> tuple[PreparedData, dict[str, str], dict[str, str]]:
         """The prepared data of partitioned ``inputs``, with the identifier-like columns left out and those kept
         (:func:`synthpriv_report.cluster.partitioned.prepare_partitioned`)."""
+        ...
+
+    @property
+    def retries(self) -> int:
+        """How many times a search or a join lost with a worker is run again."""
         ...
 
     def fit_hooks(self, data: PreparedData) -> tuple[Callable[..., Any] | None, Callable[[], None] | None]:
@@ -73,15 +77,16 @@ class Backend(Protocol):
         ...
 
     def search_sharded(self, key: Hashable, params: ShardParams, rnum: Any, rcat: Any, qnum: Any, qcat: Any, *,
-                       k: int, exclude_self: bool, engine: str, desc: str) -> tuple[Any, nb.SearchChoice, dict]:
+                       k: int, exclude_self: bool, engine: Engine, desc: str
+                       ) -> tuple[Any, nb.SearchChoice, dict[str, Any]]:
         """A search against a reference set cut into shards: a handle to the lists (kept where they were made,
         with ``columns(which, k)`` and ``release()``), the engine chosen, and where it ran (for the search log)."""
         ...
 
     def search(self, key: Hashable, tree: nb.RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], *, k: int,
-               exclude_self: bool, engine: str, device: str, progress: bool, desc: str,
+               exclude_self: bool, engine: Engine, device: Device, progress: bool, desc: str,
                order: Callable[[], NDArray[np.int64]]
-               ) -> tuple[NDArray[np.float64], NDArray[np.int64], nb.SearchChoice | None, dict]:
+               ) -> tuple[NDArray[np.float64], NDArray[np.int64], nb.SearchChoice | None, dict[str, Any]]:
         """The ``k`` nearest references in ``tree`` of each query (:func:`synthpriv_report.neighbors.knn`): the
         distances, the positions, the engine chosen and where it ran (for the search log)."""
         ...
@@ -157,13 +162,14 @@ class LocalBackend:
         return False
 
     def search_sharded(self, key: Hashable, params: ShardParams, rnum: Any, rcat: Any, qnum: Any, qcat: Any, *,
-                       k: int, exclude_self: bool, engine: str, desc: str) -> tuple[Any, nb.SearchChoice, dict]:
+                       k: int, exclude_self: bool, engine: Engine, desc: str
+                       ) -> tuple[Any, nb.SearchChoice, dict[str, Any]]:
         raise NotImplementedError("a local search has no shards (LocalBackend.shards is always False)")
 
     def search(self, key: Hashable, tree: nb.RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], *, k: int,
-               exclude_self: bool, engine: str, device: str, progress: bool, desc: str,
+               exclude_self: bool, engine: Engine, device: Device, progress: bool, desc: str,
                order: Callable[[], NDArray[np.int64]]
-               ) -> tuple[NDArray[np.float64], NDArray[np.int64], nb.SearchChoice | None, dict]:
+               ) -> tuple[NDArray[np.float64], NDArray[np.int64], nb.SearchChoice | None, dict[str, Any]]:
         info: dict[str, Any] = {}
         dist, idx = nb.knn(tree, qnum, qcat, k=k, exclude_self=exclude_self, progress=progress, desc=desc,
                            engine=engine, device=device, info=info, order=order)

@@ -60,24 +60,24 @@ class _Engine:
         self.device = device
         self.encodings: dict[SpaceSpec, Encoding] = {}
         self.projections: dict[SpaceSpec, Projection] = {}
-        self.trees: dict[tuple, nb.RefTree] = {}
+        self.trees: dict[tuple[Any, ...], nb.RefTree] = {}
         #: Where a search tree, or a projected space's fit, may be taken instead of made (set by a comparison of
         #: several releases of the same real data): an object with ``lend(spec, ref, enc) -> RefTree | None`` and
         #: ``projection(spec, base_enc) -> Projection | None``, which give one only where it was made from the
         #: same arrays, and ``keep(spec, ref, enc, tree)``, ``keep_projection(spec, base_enc, projection)``;
         #: None: everything is made here.
         self.lender: Any = None
-        self.orders: dict[tuple, NDArray[np.int64]] = {}
-        self.tables: dict[tuple, nb.NeighborTable] = {}
+        self.orders: dict[tuple[Any, ...], NDArray[np.int64]] = {}
+        self.tables: dict[tuple[Any, ...], nb.NeighborTable] = {}
         #: Tables whose lists stay on the workers (sharded searches): key -> (table, space, query, reference).
-        self.remote: dict[tuple, tuple[Any, SpaceSpec, SetRef, SetRef]] = {}
-        self.planned_k: dict[tuple, int] = {}
-        self.planned_reads: dict[tuple, set[str]] = {}
+        self.remote: dict[tuple[Any, ...], tuple[Any, SpaceSpec, SetRef, SetRef]] = {}
+        self.planned_k: dict[tuple[Any, ...], int] = {}
+        self.planned_reads: dict[tuple[Any, ...], set[str]] = {}
         self.searches: list[SearchRecord] = []
         self.memo: dict[Any, Any] = {}
 
     # stages -------------------------------------------------------------------------------------------------
-    def stage(self, name: str):
+    def stage(self, name: str) -> _TimedStage:
         """A timed stage: its seconds are added to :attr:`stage_seconds` and a progress bar names it when it runs
         longer than :data:`synthpriv_report.core.progress.DELAY`."""
         return _TimedStage(self, name)
@@ -211,7 +211,7 @@ class _Engine:
         self._release_encoding(spec)
         return table.head(k)
 
-    def _read_remote(self, key: tuple, which: str, k: int) -> NDArray[Any]:
+    def _read_remote(self, key: tuple[Any, ...], which: str, k: int) -> NDArray[Any]:
         """``k`` columns of a table kept where it was searched (:meth:`knn`'s sharded searches,
         :class:`~synthpriv_report.cluster.distributed.RemoteTable`). A table the backend lost (a worker died with
         blocks of it) is searched again, the same lists, and read from the new search; up to the backend's
@@ -226,7 +226,8 @@ class _Engine:
                 return np.ascontiguousarray((table.dist if which == "dist" else table.idx)[:, :k])
             remote, spec, query, ref = held
             try:
-                return remote.columns(which, k)
+                columns: NDArray[Any] = remote.columns(which, k)
+                return columns
             except self.backend.lost as exc:
                 last = exc
                 remote.release()
@@ -274,7 +275,7 @@ class _Engine:
     def _release_tree(self, spec: SpaceSpec, ref: SetRef) -> None:
         self._release_tree_key(spec, ref.key)
 
-    def _release_tree_key(self, spec: SpaceSpec, ref_key: tuple) -> None:
+    def _release_tree_key(self, spec: SpaceSpec, ref_key: tuple[Any, ...]) -> None:
         """Drop a tree once every planned search against it has run and every metric that planned to read it
         (:class:`TreeRequest`) has been computed: at a million records a tree holds a few hundred megabytes, and
         the searches of one space end before those of the next begin. A tree asked for again (a per-record view,
@@ -440,7 +441,7 @@ class _Engine:
         ids = self.backend.record_ids(words, [d.sizes[s] for s in sets], len(d.columns))
         if ids is not None:
             return {s: ids[offsets[i]:offsets[i + 1]] for i, s in enumerate(sets)}
-        return record_ids(compared_numbers(d), self.fitted.codes, sets)
+        return dict(record_ids(compared_numbers(d), self.fitted.codes, sets))
 
 
 def _plain_bytes(value: Any) -> int | None:
@@ -486,7 +487,7 @@ def compared_numbers(data: PreparedData, set_name: str | None = None, rows: slic
     equality: float64, except that a column the synthetic data holds at a lower precision
     (:attr:`PreparedData.precision`) is rounded to it in every set."""
     if set_name is not None:
-        num = data.numeric[set_name][rows]
+        num: NDArray[np.float64] = data.numeric[set_name][rows]
         if not data.precision:
             return num
         num = num.copy()
