@@ -41,10 +41,26 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .. import data as dm
 from ..core.formats import SET_LABELS
-from ..data.containers import Kind, PreparedData
+from ..data import containers as dm
+from ..data.containers import CodedSet, Kind, NumericSet, PreparedData, code_dtype, float32_exact, packed_column
+from ..data.convert import ROW_OFFSET, _is_datetime, _kind_of
+from ..data.identifiers import (
+    check_include_exclude,
+    numeric_identifier_reason,
+    split_identifiers,
+    text_identifier_reason,
+)
 from ..data.parquet import _index_columns, parquet_layout, read_parquet_part
+from ..data.preparation import (
+    Park,
+    _check_same_columns,
+    _checked_column_lists,
+    _checked_frames,
+    all_missing_error,
+    encode_set,
+    finish,
+)
 from ..data.sources import _kind
 
 __all__ = ["Partitions", "partitions_of", "prepare_partitioned", "PartitionedInputs", "partitioned_inputs"]
@@ -166,17 +182,17 @@ def encode_part(part: Any, kind: str, set_name: str, real_meta: pd.DataFrame, nu
     out = EncodedPart(n=n, num=[], cat=[], all_missing={c: bool(df[c].isna().all()) for c in df.columns})
     for c in num_cols:
         try:
-            values = dm.encode_set(df[[c]], set_name, real_meta, [c], [], reveal=reveal)[0][:, 0]
+            values = encode_set(df[[c]], set_name, real_meta, [c], [], reveal=reveal)[0][:, 0]
         except ValueError:
             out.failed.append(c)
             values = np.full(n, np.nan)
-        out.num.append(dm.packed_column(values))  # packed here: no float64 column travels or is stacked
+        out.num.append(packed_column(values))  # packed here: no float64 column travels or is stacked
         del values
     for c in cat_cols:
         try:
-            _, _, fact = dm.encode_set(df[[c]], set_name, real_meta, [], [c], reveal=reveal)
+            _, _, fact = encode_set(df[[c]], set_name, real_meta, [], [c], reveal=reveal)
             codes, table = fact[0]
-            out.cat.append((codes.astype(dm.code_dtype(len(table)), copy=False), table))
+            out.cat.append((codes.astype(code_dtype(len(table)), copy=False), table))
         except ValueError:
             out.failed.append(c)
             out.cat.append((np.full(n, -1, dtype=np.int8), np.empty(0, dtype=object)))
@@ -197,12 +213,12 @@ def raise_part(part: Any, kind: str, set_name: str, real_meta: pd.DataFrame, col
     """Check one column of one partition again, with its rows numbered from ``offset``: raises the error that
     names the set, the column and the row's position in the whole set (a task on a worker)."""
     df = _read_part(part, kind, [column])
-    token = dm.ROW_OFFSET.set(offset)
+    token = ROW_OFFSET.set(offset)
     try:
-        dm.encode_set(df, set_name, real_meta, [column] if numeric else [], [] if numeric else [column],
+        encode_set(df, set_name, real_meta, [column] if numeric else [], [] if numeric else [column],
                       reveal=reveal)
     finally:
-        dm.ROW_OFFSET.reset(token)
+        ROW_OFFSET.reset(token)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -238,7 +254,7 @@ def table_remaps(tables: Sequence[NDArray[np.object_]]) -> tuple[list[NDArray[np
     ([[0, 1, -1], [2, 0, -1]], ['b', 'a', 'c'], 'int8')
     """
     numbered, position = _in_order_of_first_appearance([table.tolist() for table in tables])
-    dtype = dm.code_dtype(len(position))
+    dtype = code_dtype(len(position))
     remaps = [np.array(codes + [-1], dtype=dtype) for codes in numbered]  # code -1 (missing) takes the last entry
     return remaps, np.array(list(position), dtype=object)
 
@@ -310,7 +326,7 @@ def number_merge(parts: Sequence[tuple[NDArray[Any], NDArray[np.float64] | None]
             dtype = np.dtype(np.uint8 if len(position) <= 256 else np.uint16)
             merged = np.array(list(position), dtype=np.uint64).view(np.float64)
             return NumberMerge(dtype, merged, [np.array(codes, dtype=dtype) for codes in numbered])
-    narrow = all(held.dtype == np.float32 if table is None else dm.float32_exact(table) for held, table in parts)
+    narrow = all(held.dtype == np.float32 if table is None else float32_exact(table) for held, table in parts)
     return NumberMerge(np.dtype(np.float32 if narrow else np.float64), None, None)
 
 
@@ -369,7 +385,7 @@ def _encode_parts(client: Any, jobs: list[tuple[Partitions, Any]], settings: dic
 def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequence[str] | None,
                         categorical: Sequence[str] | None, include: Sequence[str] | None,
                         named: Sequence[Sequence[str] | None], reveal_real_values: bool,
-                        row_order: str, park: dm.Park | None = None
+                        row_order: str, park: Park | None = None
                         ) -> tuple[PreparedData, dict[str, str], dict[str, str], list[str]]:
     """Prepare sets given as partitions: encoded on the workers, merged here.
 
@@ -392,17 +408,17 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
     """
     sets = inputs.sets
     metas = {s: p.meta for s, p in sets.items()}
-    frames = dm._checked_frames(*(_placeholder(metas[s]) if s in metas else None for s in ("T", "S", "H")))
-    dm._check_same_columns({s: metas[s] for s in frames})
+    frames = _checked_frames(*(_placeholder(metas[s]) if s in metas else None for s in ("T", "S", "H")))
+    _check_same_columns({s: metas[s] for s in frames})
     real_meta = metas["T"]
     excl = list(inputs.excluded)
-    exclude, num_over, cat_over = dm._checked_column_lists(list(real_meta.columns), exclude=excl,
+    exclude, num_over, cat_over = _checked_column_lists(list(real_meta.columns), exclude=excl,
                                                            numeric=numeric, categorical=categorical)
     columns = [c for c in real_meta.columns if c not in exclude]
     if not columns:
         raise ValueError("every column is excluded; at least one column must be analysed")
     kinds: dict[str, Kind] = {c: ("numeric" if c in num_over else "categorical" if c in cat_over
-                                  else dm._kind_of(real_meta[c])) for c in columns}
+                                  else _kind_of(real_meta[c])) for c in columns}
     num_cols = [c for c in columns if kinds[c] == "numeric"]
     cat_cols = [c for c in columns if kinds[c] == "categorical"]
     requested = {c for group in named if group is not None for c in group}
@@ -424,7 +440,7 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
     if sizes["T"] < 2:
         raise ValueError(f"the real data needs at least 2 records, got {sizes['T']}")
 
-    num: dict[str, dm.NumericSet] = {}
+    num: dict[str, NumericSet] = {}
     fact: dict[str, list[tuple[NDArray[np.integer], NDArray[np.object_]]]] = {}
     for s in sizes:  # each partition's arrays are fetched, copied into the set's and let go: one at a time
         merged = [table_remaps([r.cat[j][1] for _, r in by_set[s]]) for j in range(len(cat_cols))]
@@ -440,7 +456,7 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
                 codes[j][offset:offset + whole.n] = remaps[k][whole.cat[j][0]]
             offset += whole.n
             del whole
-        num[s] = dm.NumericSet([(numbers[j], m.table) for j, m in enumerate(packing)], rows=sizes[s])
+        num[s] = NumericSet([(numbers[j], m.table) for j, m in enumerate(packing)], rows=sizes[s])
         del numbers
         if park is not None:  # kept elsewhere in the caller's order until finish puts it in its canonical order
             num[s], codes, _ = park(num[s], codes, None)
@@ -465,7 +481,7 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
     # a column entirely missing in the real data, then the first bad value (set by set, column by column)
     for c in columns:
         if all(r.all_missing[c] for s in ("T", "H") if s in by_set for _, r in by_set[s]):
-            raise dm.all_missing_error(c)
+            raise all_missing_error(c)
     for s in ("T", "S", "H"):
         if s not in by_set:
             continue
@@ -478,8 +494,8 @@ def prepare_partitioned(client: Any, inputs: PartitionedInputs, *, numeric: Sequ
                 offset += r.n
 
     # each set's texts are read from its codes and tables: no object pointer per cell is made
-    cat = {s: dm.CodedSet.of_factorized(fact[s], rows=sizes[s]) for s in sizes}
-    data = dm.finish(sizes=sizes, synthetic_dtypes=metas["S"].dtypes, columns=tuple(columns), kinds=kinds,
+    cat = {s: CodedSet.of_factorized(fact[s], rows=sizes[s]) for s in sizes}
+    data = finish(sizes=sizes, synthetic_dtypes=metas["S"].dtypes, columns=tuple(columns), kinds=kinds,
                      num_arrays=num, cat_arrays=cat, factorized=fact,
                      exclude=list(exclude) + [c for c in auto if c not in exclude], kept=list(kept),
                      row_order=row_order, park=park,  # type: ignore[arg-type]
@@ -507,17 +523,17 @@ def _raise_again(client: Any, p: Partitions, part: Any, real_meta: pd.DataFrame,
 
 
 def _identifiers(parts: list[tuple[Any, EncodedPart]], real_meta: pd.DataFrame, candidates: Sequence[str],
-                 num_cols: Sequence[str], cat_cols: Sequence[str], num_t: dm.NumericSet,
+                 num_cols: Sequence[str], cat_cols: Sequence[str], num_t: NumericSet,
                  fact_t: list[tuple[NDArray[np.int64], NDArray[np.object_]]], failed: set[str],
                  include: Sequence[str] | None, exclude: Sequence[str], requested: set[str]
                  ) -> tuple[dict[str, str], dict[str, str]]:
     """The identifier check of :class:`~synthpriv_report.evaluation.evaluation.Evaluation` on the encoded real data."""
     incl = list(include or [])
-    dm.check_include_exclude(incl, exclude)
+    check_include_exclude(incl, exclude)
     found: dict[str, str] = {}
     for c in candidates:
         dtype = real_meta[c].dtype
-        if (pd.api.types.is_bool_dtype(dtype) or dm._is_datetime(real_meta[c])
+        if (pd.api.types.is_bool_dtype(dtype) or _is_datetime(real_meta[c])
                 or pd.api.types.is_timedelta64_dtype(dtype) or pd.api.types.is_complex_dtype(dtype)):
             continue
         extra = [r.identifier.get(c) for _, r in parts]
@@ -529,7 +545,7 @@ def _identifiers(parts: list[tuple[Any, EncodedPart]], real_meta: pd.DataFrame, 
                 arr = arr[~np.isnan(arr)]
             else:
                 arr = np.concatenate([e[1] for e in extra]) if extra else np.zeros(0)
-            reason = dm.numeric_identifier_reason(arr, c, integer=pd.api.types.is_integer_dtype(dtype))
+            reason = numeric_identifier_reason(arr, c, integer=pd.api.types.is_integer_dtype(dtype))
         else:
             if all(e is None for e in extra) and c in cat_cols:
                 codes, table = fact_t[list(cat_cols).index(c)]
@@ -542,10 +558,10 @@ def _identifiers(parts: list[tuple[Any, EncodedPart]], real_meta: pd.DataFrame, 
                     for v in (e[1] if e is not None else ()):
                         seen.setdefault(v, None)
                 uniq = np.array(list(seen), dtype=object)
-            reason = dm.text_identifier_reason(uniq, n)
+            reason = text_identifier_reason(uniq, n)
         if reason is not None:
             found[c] = reason
-    return dm.split_identifiers(found, candidates, incl, requested, stacklevel=5)
+    return split_identifiers(found, candidates, incl, requested, stacklevel=5)
 
 
 def partitioned_inputs(real: Any, synthetic: Any, holdout: Any = None, *,
