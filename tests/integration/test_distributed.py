@@ -682,11 +682,12 @@ def test_a_sharded_table_the_cluster_lost_is_searched_again_with_the_same_lists(
 def test_free_heap_given_back_after_each_metric_with_a_client(sets, cluster, monkeypatch):
     """With a client the calling process hands its free heap pages back after the preparation and after each
     metric (the numbers are the same: the other tests compare them); without one it is never asked to."""
+    from synthpriv_report.cluster import backend as backend_module
     from synthpriv_report.cluster import distributed as distributed_module
 
     _, client = cluster
     calls = []
-    monkeypatch.setattr(distributed_module, "give_back_free_heap", lambda: calls.append(1) or True)
+    monkeypatch.setattr(backend_module, "give_back_free_heap", lambda: calls.append(1) or True)
     ev = _evaluation(sets, client=client, shard_rows=SHARD_ROWS, metrics=["dcr", "exact_copies"])
     after_preparation = len(calls)
     ev.results()
@@ -888,6 +889,7 @@ def _spy_cell_word_blocks(monkeypatch, block_rows: int) -> list[int]:
         return original(numbers, codes)
 
     monkeypatch.setattr(identity, "cell_words", spy)
+    monkeypatch.setattr("synthpriv_report.engine.cache.cell_words", spy)  # the engine's own reference to it
     monkeypatch.setattr("synthpriv_report.cluster.joins.BLOCK_ROWS", block_rows)
     return made
 
