@@ -261,7 +261,8 @@ def fit(data: PreparedData, *, each_set: EachSet | None = None,
 
     ``each_set(set_name, codes, levels)``, where given, is called with each set's codes as soon as they are made,
     set after set, and what it returns is held in their place (an evaluation with a Dask client hands the set to
-    the workers there: :meth:`synthpriv_report.engine.cache._Engine.hold_codes`); ``levels`` are the fitted levels.
+    the workers there: :meth:`synthpriv_report.cluster.backend.DaskBackend.hold_codes`); ``levels`` are the fitted
+    levels.
     ``numbers_read()``, where given, is called once the numbers have been read (the ranges and the columns with
     missing values found), before any codes are made (an evaluation with a Dask client hands every set's numbers to
     the workers there: :meth:`~synthpriv_report.engine.cache._Engine.hold_numbers`).
@@ -411,7 +412,7 @@ class EncodedRows:
     """
 
     def __init__(self, make: Callable[[NDArray[np.int64] | slice], NDArray[Any]], n: int,
-                 rows: NDArray[np.int64] | None = None):
+                 rows: NDArray[np.integer[Any]] | None = None):
         self._make, self._rows = make, rows
         self.shape = (int(n) if rows is None else int(rows.shape[0]),)
 
@@ -526,7 +527,7 @@ def _one_hot(enc: Encoding, num: NDArray[np.float64], codes: NDArray[np.int64]) 
     return out
 
 
-def embed(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None = None) -> NDArray[np.float64]:
+def embed(enc: Encoding, set_name: str, rows: NDArray[np.integer[Any]] | None = None) -> NDArray[np.float64]:
     """Dense one-hot embedding of an l2 encoding: its squared euclidean distances equal the compact ones.
 
     Each numeric coordinate is multiplied by sqrt(weight); each categorical column becomes a one-hot block over

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
@@ -14,7 +13,10 @@ from numpy.typing import NDArray
 from .. import neighbors as nb
 from ..core import progress as pg
 from ..data.containers import PreparedData
+from ..matching.identity import cell_words, record_ids
+from ..matching.joins import group_ids
 from ..neighbors.search import Device, Engine
+from ..neighbors.shards import ShardParams
 from ..spaces import (
     EncodedRows,
     Encoding,
@@ -28,10 +30,11 @@ from ..spaces import (
     fit,
     project,
 )
+from .backend import LocalBackend
 from .requests import SearchRecord, SearchRequest, SetRef, TreeRequest
 
 if TYPE_CHECKING:
-    from ..cluster.held import HeldArray
+    from .backend import Backend
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -44,41 +47,37 @@ class _Engine:
     of the searches run. Metrics reach it only through a :class:`Context`."""
 
     def __init__(self, data: PreparedData, *, progress: bool, search_engine: Engine = "auto", device: Device = "cpu",
-                 client: Any = None, shard_rows: int | None = None):
+                 backend: Backend | None = None):
         self.data = data
-        self.dask = None
-        self._blocks: Any = None  # where hold_numbers and hold_codes keep the sets' blocks
-        if client is not None:
-            from ..cluster.distributed import DaskSearcher
-
-            self.dask = DaskSearcher(client, shard_rows=shard_rows)
+        #: Where the searches, joins and kept results run (:mod:`synthpriv_report.engine.backend`).
+        self.backend: Backend = LocalBackend() if backend is None else backend
         self.progress = progress
         self.stage_seconds: dict[str, float] = {}
+        each_set, numbers_read = self.backend.fit_hooks(data)
         with self.stage("fitting the encoders"):
-            self.fitted: Fitted = fit(data, each_set=None if self.dask is None else self.hold_codes,
-                                      numbers_read=None if self.dask is None else self.hold_numbers)
+            self.fitted: Fitted = fit(data, each_set=each_set, numbers_read=numbers_read)
         self.search_engine = search_engine
         self.device = device
         self.encodings: dict[SpaceSpec, Encoding] = {}
         self.projections: dict[SpaceSpec, Projection] = {}
-        self.trees: dict[tuple, nb.RefTree] = {}
+        self.trees: dict[tuple[Any, ...], nb.RefTree] = {}
         #: Where a search tree, or a projected space's fit, may be taken instead of made (set by a comparison of
         #: several releases of the same real data): an object with ``lend(spec, ref, enc) -> RefTree | None`` and
         #: ``projection(spec, base_enc) -> Projection | None``, which give one only where it was made from the
         #: same arrays, and ``keep(spec, ref, enc, tree)``, ``keep_projection(spec, base_enc, projection)``;
         #: None: everything is made here.
         self.lender: Any = None
-        self.orders: dict[tuple, NDArray[np.int64]] = {}
-        self.tables: dict[tuple, nb.NeighborTable] = {}
+        self.orders: dict[tuple[Any, ...], NDArray[np.int64]] = {}
+        self.tables: dict[tuple[Any, ...], nb.NeighborTable] = {}
         #: Tables whose lists stay on the workers (sharded searches): key -> (table, space, query, reference).
-        self.remote: dict[tuple, tuple[Any, SpaceSpec, SetRef, SetRef]] = {}
-        self.planned_k: dict[tuple, int] = {}
-        self.planned_reads: dict[tuple, set[str]] = {}
+        self.remote: dict[tuple[Any, ...], tuple[Any, SpaceSpec, SetRef, SetRef]] = {}
+        self.planned_k: dict[tuple[Any, ...], int] = {}
+        self.planned_reads: dict[tuple[Any, ...], set[str]] = {}
         self.searches: list[SearchRecord] = []
         self.memo: dict[Any, Any] = {}
 
     # stages -------------------------------------------------------------------------------------------------
-    def stage(self, name: str):
+    def stage(self, name: str) -> _TimedStage:
         """A timed stage: its seconds are added to :attr:`stage_seconds` and a progress bar names it when it runs
         longer than :data:`synthpriv_report.core.progress.DELAY`."""
         return _TimedStage(self, name)
@@ -151,68 +150,10 @@ class _Engine:
             self._release_encoding(spec)
         self.settle()
 
-    def hold_numbers(self) -> None:
-        """With a Dask client, hand every set's packed numbers (and its canonical order, where the sets are held in
-        one) to the workers (:mod:`synthpriv_report.cluster.held`), set after set, in blocks of a few megabytes with two
-        copies each; :func:`~synthpriv_report.spaces.fit` calls this once it has read them, before it makes any
-        category codes. ``data.numeric[s]`` and ``data.order[s]`` then read the rows they are asked for from the
-        workers, the same values; this process keeps the handles and each packed column's table of distinct
-        values, and lets a set's numbers go before the next set's are handed over. A set the preparation has
-        already kept on the workers (:class:`~synthpriv_report.cluster.held.Parking`, partitioned inputs) stays
-        there."""
-        from ..cluster.held import HeldNumericSet, Parking
-
-        d = self.data
-        park = Parking(self._held_blocks())
-        for s in d.sets:
-            if isinstance(d.numeric[s], HeldNumericSet):
-                continue  # kept on the workers since the preparation (held.Parking), with its order
-            d.numeric[s], _, order = park(d.numeric[s], [], None if d.order is None else d.order[s])
-            if d.order is not None:
-                d.order[s] = order  # type: ignore[assignment]
-            del order
-            self.settle()
-
-    def hold_codes(self, s: str, codes: NDArray[np.signedinteger[Any]], levels: tuple[NDArray[np.object_], ...]
-                   ) -> HeldArray:
-        """With a Dask client, hand set ``s``'s fitted category ``codes`` to the workers as soon as
-        :func:`~synthpriv_report.spaces.fit` has made them (set after set), as :meth:`hold_numbers` hands the
-        numbers. ``data.categorical[s]`` and the fitted codes (what this returns) then read the rows they are asked
-        for from the workers; this process keeps the handles and each column's texts, and lets the set's codes go
-        before the next set's are made."""
-        from ..cluster.held import HeldArray, HeldSet  # noqa: F811
-        from ..data.containers import CodedSet
-
-        d = self.data
-        held = HeldArray(HeldSet(self._held_blocks(), {"codes": codes}), "codes")
-        del codes
-        d.categorical[s] = CodedSet(held, levels)  # type: ignore[assignment]
-        if d.factorized is not None:
-            d.factorized[s] = ()  # its codes are the fitted codes' now (fit has read them)
-        self.settle()
-        return held
-
-    def _held_blocks(self) -> Any:
-        """Where the sets' blocks are kept (:class:`~synthpriv_report.cluster.held.ClusterBlocks`, made on first
-        use)."""
-        from ..cluster.held import ClusterBlocks
-
-        assert self.dask is not None
-        if self._blocks is None:
-            self._blocks = ClusterBlocks(self.dask.client)
-        return self._blocks
-
     def settle(self) -> None:
-        """With a Dask client, give the heap's free pages back to the system
-        (:func:`synthpriv_report.cluster.distributed.give_back_free_heap`): between steps, the calling process holds
-        what
-        it keeps, not the holes its freed arrays left, nor the client's copies of the messages it sent
-        (:func:`~synthpriv_report.cluster.distributed.stop_message_log`)."""
-        if self.dask is not None:
-            from ..cluster.distributed import give_back_free_heap, stop_message_log
-
-            stop_message_log(self.dask.client)  # a client that reconnected has a new log
-            give_back_free_heap()
+        """Between steps, the backend gives back what the calling process no longer holds
+        (:meth:`synthpriv_report.engine.backend.Backend.settle`)."""
+        self.backend.settle()
 
     def knn(self, spec: SpaceSpec, query: SetRef, ref: SetRef, k: int) -> nb.NeighborTable:
         key = (spec, query.key, ref.key)
@@ -225,19 +166,16 @@ class _Engine:
         desc = f"{spec.label}: {query.label} -> {ref.label}"
         where: dict[str, Any] = {}
         choice: nb.SearchChoice | None
-        if self.dask is not None and (spec, ref.key) not in self.trees and (
-                self.dask.shard_size(n_ref) is not None or (spec, ref.key) not in self.planned_reads):
+        if (spec, ref.key) not in self.trees and self.backend.shards(
+                n_ref, tree_read_here=(spec, ref.key) in self.planned_reads):
             # a reference set cut into shards, each with its own tree on one worker, or one shard where the set is
             # no larger than a shard and no metric reads its tree here: no tree of it in the calling process, and
             # (gower and euclidean-type spaces) no whole set's coordinates either: each block is made as sent
-            from ..neighbors.shards import ShardParams
-
             header = self._header(spec)
             (qn, qc), (rn, rc) = self._rows(spec, query, header), self._rows(spec, ref, header)
-            remote, choice, placed = self.dask.search_sharded(
+            remote, choice, where = self.backend.search_sharded(
                 (spec, ref.key), ShardParams.from_encoding(header), rn, rc, qn, qc, k=k_search,
                 exclude_self=(query.key == ref.key), engine=self.search_engine, desc=desc)
-            where = {"where": "dask", "blocks": placed.blocks, "workers": placed.workers}
             self.searches.append(SearchRecord(spec.label, query.label, ref.label, k_search, qn.shape[0], n_ref,
                                               time.perf_counter() - t0, engine=choice.engine, reason=choice.reason,
                                               **where))
@@ -257,22 +195,11 @@ class _Engine:
         enc = self.encoding(spec)
         qn = enc.num[query.base] if query.rows is None else enc.num[query.base][query.rows]
         qc = enc.cat[query.base] if query.rows is None else enc.cat[query.base][query.rows]
-        if self.dask is not None:
-            qn, qc = np.ascontiguousarray(qn), np.ascontiguousarray(qc)
-            # the blocks are cut from the queries in the tree walk's visiting order, found once per query set as
-            # in a local search: each block holds neighbouring queries and no worker orders its block again
-            dist, idx, choice, placed = self.dask.knn((spec, ref.key), tree, qn, qc, k=k_search,
-                                                      exclude_self=(query.key == ref.key), engine=self.search_engine,
-                                                      progress=self.progress, desc=desc,
-                                                      order=lambda: self.query_order(spec, query, tree, qn, qc))
-            where = {"where": "dask", "blocks": placed.blocks, "workers": placed.workers}
-        else:
-            info: dict[str, Any] = {}
-            qn, qc = np.ascontiguousarray(qn), np.ascontiguousarray(qc)
-            dist, idx = nb.knn(tree, qn, qc, k=k_search, exclude_self=(query.key == ref.key),
-                               progress=self.progress, desc=desc, engine=self.search_engine, device=self.device,
-                               info=info, order=lambda: self.query_order(spec, query, tree, qn, qc))
-            choice = info.get("choice")
+        qn, qc = np.ascontiguousarray(qn), np.ascontiguousarray(qc)
+        dist, idx, choice, where = self.backend.search(
+            (spec, ref.key), tree, qn, qc, k=k_search, exclude_self=(query.key == ref.key),
+            engine=self.search_engine, device=self.device, progress=self.progress, desc=desc,
+            order=lambda: self.query_order(spec, query, tree, qn, qc))
         self.searches.append(SearchRecord(spec.label, query.label, ref.label, k_search, len(qn), tree.size,
                                           time.perf_counter() - t0, engine=getattr(choice, "engine", ""),
                                           reason=getattr(choice, "reason", ""), **where))
@@ -284,15 +211,13 @@ class _Engine:
         self._release_encoding(spec)
         return table.head(k)
 
-    def _read_remote(self, key: tuple, which: str, k: int) -> NDArray[Any]:
-        """``k`` columns of a table kept on the workers (:meth:`knn`'s sharded searches,
-        :class:`~synthpriv_report.cluster.distributed.RemoteTable`). A table the cluster lost (a worker died with blocks
-        of it) is searched again, the same lists, and read from the new search; up to the searcher's retries."""
-        from ..cluster.distributed import DistributedSearchError
-
-        assert self.dask is not None
+    def _read_remote(self, key: tuple[Any, ...], which: str, k: int) -> NDArray[Any]:
+        """``k`` columns of a table kept where it was searched (:meth:`knn`'s sharded searches,
+        :class:`~synthpriv_report.cluster.distributed.RemoteTable`). A table the backend lost (a worker died with
+        blocks of it) is searched again, the same lists, and read from the new search; up to the backend's
+        retries."""
         last: Exception | None = None
-        for _attempt in range(self.dask.retries + 1):
+        for _attempt in range(self.backend.retries + 1):
             held = self.remote.get(key)
             if held is None:  # searched again where the lists come here (a tree of the reference is cached now)
                 table = self.tables[key]
@@ -301,14 +226,15 @@ class _Engine:
                 return np.ascontiguousarray((table.dist if which == "dist" else table.idx)[:, :k])
             remote, spec, query, ref = held
             try:
-                return remote.columns(which, k)
-            except DistributedSearchError as exc:
+                columns: NDArray[Any] = remote.columns(which, k)
+                return columns
+            except self.backend.lost as exc:
                 last = exc
                 remote.release()
                 del self.remote[key]
                 k_search = self.tables.pop(key).k
                 self.knn(spec, query, ref, k_search)  # the same search again: its lists replace the lost ones
-        raise DistributedSearchError(f"{last} (searched again {self.dask.retries} times)") from last
+        raise self.backend.lost(f"{last} (searched again {self.backend.retries} times)") from last
 
     def _blockwise(self, spec: SpaceSpec) -> bool:
         """Whether a search on the workers reads ``spec``'s records a block at a time (a gower or euclidean-type
@@ -349,7 +275,7 @@ class _Engine:
     def _release_tree(self, spec: SpaceSpec, ref: SetRef) -> None:
         self._release_tree_key(spec, ref.key)
 
-    def _release_tree_key(self, spec: SpaceSpec, ref_key: tuple) -> None:
+    def _release_tree_key(self, spec: SpaceSpec, ref_key: tuple[Any, ...]) -> None:
         """Drop a tree once every planned search against it has run and every metric that planned to read it
         (:class:`TreeRequest`) has been computed: at a million records a tree holds a few hundred megabytes, and
         the searches of one space end before those of the next begin. A tree asked for again (a per-record view,
@@ -360,8 +286,7 @@ class _Engine:
         pending = any(k[0] == spec and k[2] == ref_key and k not in self.tables for k in self.planned_k)
         if not pending:
             self.trees.pop((spec, ref_key), None)
-            if self.dask is not None:  # the workers' copies go too
-                self.dask.release((spec, ref_key))
+            self.backend.release((spec, ref_key))  # copies kept elsewhere go too
 
     def _release_encoding(self, spec: SpaceSpec) -> None:
         """With a Dask client, drop an encoding once every search planned in its space has run and no tree of it
@@ -370,7 +295,7 @@ class _Engine:
         planned), it is rebuilt: the same arrays, since an encoding depends only on the data and the fitted
         encoders. Without a client encodings stay, so that a slider never waits for one. (A sharded search in a
         gower or euclidean-type space makes no whole encoding at all: see :meth:`_rows`.)"""
-        if self.dask is None or spec not in self.encodings:
+        if self.backend.keeps_encodings or spec not in self.encodings:
             return
         planned = [key for key in self.planned_k if key[0] == spec]
         if not planned or any(key not in self.tables for key in planned):
@@ -409,8 +334,6 @@ class _Engine:
         Numbers are compared at the synthetic columns' precision (:func:`compared_numbers`). With a Dask client
         the join runs on the workers, hash-partitioned, and the calling process makes each block's cell words
         from its rows alone; the arrays are the same."""
-        from ..matching.identity import cell_words, one_column_matches
-
         d, codes = self.data, self.fitted.codes
 
         def words(s: str) -> Callable[[int, int], NDArray[np.uint64]]:
@@ -419,19 +342,13 @@ class _Engine:
         same = query == ref
         p = len(d.columns)
         with self.stage("records equal but one column"):
-            if self.dask is None:
-                wq = words(query)(0, d.sizes[query])
-                return one_column_matches(wq, wq if same else words(ref)(0, d.sizes[ref]), same=same)
-            return self.dask.one_column_matches(words(query), d.sizes[query], None if same else words(ref),
-                                                d.sizes[ref], p)
+            return self.backend.one_column_matches(words(query), d.sizes[query], None if same else words(ref),
+                                                   d.sizes[ref], p)
 
     def other_column_ids(self, query: str, ref: str, j: int) -> tuple[NDArray[np.integer], NDArray[np.integer]] | None:
         """:meth:`Context.other_column_ids`: the join of the records' cell words less column ``j`` on the workers
-        (:func:`synthpriv_report.cluster.joins.record_ids`); ``None`` without a Dask client."""
-        if self.dask is None:
-            return None
-        from ..matching.identity import cell_words
-
+        (:func:`synthpriv_report.cluster.joins.record_ids`); ``None`` where the backend joins nothing itself (in
+        this process)."""
         d, codes = self.data, self.fitted.codes
         p = len(d.columns)
         keep = [c for c in range(p) if c != j]
@@ -444,7 +361,7 @@ class _Engine:
 
         sizes = [n_q] if same else [n_q, d.sizes[ref]]
         with self.stage("records equal but one column"):
-            ids = self.dask.record_ids(words, sizes, p - 1, desc="records equal but one column")
+            ids = self.backend.record_ids(words, sizes, p - 1, desc="records equal but one column")
         if ids is None:
             return None
         return (ids, ids) if same else (ids[:n_q], ids[n_q:])
@@ -468,11 +385,8 @@ class _Engine:
         n_groups : int
             Number of distinct value combinations over both sets.
         """
-        from ..matching.identity import cell_words
-        from ..matching.joins import group_ids
-
         d = self.data
-        if self.dask is not None and columns:
+        if columns:
             ni = [d.numeric_columns.index(c) for c in columns if c in d.numeric_columns]
             ci = [d.categorical_columns.index(c) for c in columns if c in d.categorical_columns]
             n_a = d.sizes[a]
@@ -482,7 +396,7 @@ class _Engine:
                 return cell_words(d.numeric[s].columns(ni, rows), self.fitted.codes[s][rows][:, ci])
 
             with self.stage("key groupings"):
-                ids = self.dask.record_ids(words, [n_a, d.sizes[b]], len(ni) + len(ci), desc="key groupings")
+                ids = self.backend.record_ids(words, [n_a, d.sizes[b]], len(ni) + len(ci), desc="key groupings")
             if ids is not None:
                 return ids[:n_a], ids[n_a:], int(ids.max()) + 1 if ids.shape[0] else 0
         enc = self.encoding(SpaceSpec("hamming", columns=columns))
@@ -491,18 +405,10 @@ class _Engine:
 
     # memoised steps -----------------------------------------------------------------------------------------
     def keep(self, key: Hashable, value: Any) -> None:
-        """Cache ``value`` under ``key`` (:meth:`Context.memo`): here, or, with a Dask client and at least
-        :data:`MEMO_KEPT_BYTES` of arrays in plain containers (:func:`_plain_bytes`), on a worker, this process
-        keeping only the handle; with a client, an array that is a view of a larger one is kept here as a copy of
-        its own, so that it does not keep the larger one alive."""
-        if self.dask is not None:
-            size = _plain_bytes(value)
-            if size is not None and size >= MEMO_KEPT_BYTES:
-                self.memo[key] = _OnWorker(self.dask.hold(value))
-                return
-            if isinstance(value, np.ndarray) and value.base is not None:
-                value = value.copy()  # a view kept here would keep the whole array it is cut from (every set's ids)
-        self.memo[key] = value
+        """Cache ``value`` under ``key`` (:meth:`Context.memo`), in the form the backend keeps it
+        (:meth:`synthpriv_report.engine.backend.Backend.keep`: here as it is, or on a worker with a Dask client
+        where it holds many bytes of arrays in plain containers, :func:`_plain_bytes`)."""
+        self.memo[key] = self.backend.keep(value, _plain_bytes(value))
 
     def recall(self, key: Hashable) -> Any:
         """What :meth:`keep` cached under ``key`` (a copy read from the worker where it was kept there).
@@ -512,52 +418,30 @@ class _Engine:
         LookupError
             It was kept on a worker that has gone; the entry is dropped.
         """
-        from ..cluster.distributed import DistributedSearchError
-
-        held = self.memo[key]
-        if not isinstance(held, _OnWorker):
-            return held
-        assert self.dask is not None
         try:
-            return self.dask.held(held.kept)
-        except DistributedSearchError as exc:
+            return self.backend.recall(self.memo[key])
+        except LookupError:
             del self.memo[key]
-            raise LookupError(str(exc)) from exc
+            raise
 
     def _compute_record_ids(self) -> dict[str, NDArray[np.integer]]:
         """With a Dask client, a hash-partitioned join on the workers (:func:`synthpriv_report.cluster.joins.
         record_ids`): the calling process makes each block's cell words from its rows alone and receives the
         ids (8 bytes a record). Where that join meets two different records under one key (a collision of 64-bit
         sums, about one chance in 10^7 at three million records), the ids are numbered here, exactly."""
-        from ..matching.identity import cell_words, record_ids
-
         d = self.data
         sets = list(d.sets)
-        if self.dask is not None:
-            offsets = np.cumsum([0] + [d.sizes[s] for s in sets])
+        offsets = np.cumsum([0] + [d.sizes[s] for s in sets])
 
-            def words(a: int, b: int) -> NDArray[np.uint64]:  # a block lies within one set
-                i = int(np.searchsorted(offsets, a, side="right")) - 1
-                s, rows = sets[i], slice(a - int(offsets[i]), b - int(offsets[i]))
-                return cell_words(compared_numbers(d, s, rows=rows), self.fitted.codes[s][rows])
+        def words(a: int, b: int) -> NDArray[np.uint64]:  # a block lies within one set
+            i = int(np.searchsorted(offsets, a, side="right")) - 1
+            s, rows = sets[i], slice(a - int(offsets[i]), b - int(offsets[i]))
+            return cell_words(compared_numbers(d, s, rows=rows), self.fitted.codes[s][rows])
 
-            ids = self.dask.record_ids(words, [d.sizes[s] for s in sets], len(d.columns))
-            if ids is not None:
-                return {s: ids[offsets[i]:offsets[i + 1]] for i, s in enumerate(sets)}
-        return record_ids(compared_numbers(d), self.fitted.codes, sets)
-
-
-#: With a Dask client, a memoised result holding at least this many bytes of arrays is kept on a worker
-#: (:meth:`_Engine.keep`): per-record arrays of a few hundred thousand records and more.
-MEMO_KEPT_BYTES = 4 * 2**20
-
-
-@dataclass(frozen=True)
-class _OnWorker:
-    """A memoised result kept on the Dask workers: the handle it is read from
-    (:class:`~synthpriv_report.cluster.held.HeldValue`)."""
-
-    kept: Any
+        ids = self.backend.record_ids(words, [d.sizes[s] for s in sets], len(d.columns))
+        if ids is not None:
+            return {s: ids[offsets[i]:offsets[i + 1]] for i, s in enumerate(sets)}
+        return dict(record_ids(compared_numbers(d), self.fitted.codes, sets))
 
 
 def _plain_bytes(value: Any) -> int | None:
@@ -603,7 +487,7 @@ def compared_numbers(data: PreparedData, set_name: str | None = None, rows: slic
     equality: float64, except that a column the synthetic data holds at a lower precision
     (:attr:`PreparedData.precision`) is rounded to it in every set."""
     if set_name is not None:
-        num = data.numeric[set_name][rows]
+        num: NDArray[np.float64] = data.numeric[set_name][rows]
         if not data.precision:
             return num
         num = num.copy()

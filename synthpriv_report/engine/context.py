@@ -152,7 +152,8 @@ class Context:
     def random_state(self) -> int | None:
         """The evaluation's seed: every random step of a metric draws from ``numpy.random.default_rng`` of it (or
         of a number derived from it), so that the same evaluation gives the same numbers."""
-        return self.settings["random_state"]
+        seed: int | None = self.settings["random_state"]
+        return seed
 
     def size(self, s: str | SetRef) -> int:
         """Number of records of a set, or of a subset's rows.
@@ -383,7 +384,7 @@ class Context:
     @property
     def on_cluster(self) -> bool:
         """Whether the evaluation runs its searches and joins on a Dask cluster."""
-        return self._engine.dask is not None
+        return self._engine.backend.remote
 
     def other_column_ids(self, query: str, ref: str, j: int) -> tuple[NDArray[np.integer], NDArray[np.integer]] | None:
         """With a Dask client, shared ids of the records of sets ``query`` and ``ref`` by every column but column
@@ -423,7 +424,8 @@ class Context:
         # ids are small non-negative integers: a flag per id, not a sort of both sets' ids (np.isin)
         present = np.zeros(int(max(qi.max(initial=-1), ri.max(initial=-1))) + 1, dtype=bool)
         present[ri] = True
-        return present[qi]
+        found: NDArray[np.bool_] = present[qi]
+        return found
 
     # generic memo -------------------------------------------------------------------------------------------
     def memo(self, key: Hashable, fn: Callable[[], R]) -> R:

@@ -394,7 +394,7 @@ class Comparison:
         if len(self._results) == self.n_compared:
             return
         trees = _RealTrees()
-        local = [ev for ev in self.evaluations.values() if ev._engine.dask is None and ev._engine.lender is None]
+        local = [ev for ev in self.evaluations.values() if not ev._engine.backend.remote and ev._engine.lender is None]
         for ev in local:
             ev._engine.lender = trees
         try:

@@ -29,9 +29,7 @@ from .._compiled import surfacing_interrupts
 from ..analysis.record import explain_record
 from ..analysis.risk import records_at_risk, risk_overview, risk_rule_applies
 from ..analysis.vulnerable import vulnerable_records
-from ..cluster.distributed import resolve_client, stop_message_log
-from ..cluster.held import ClusterBlocks, Parking
-from ..cluster.partitioned import partitioned_inputs, prepare_partitioned
+from ..cluster.distributed import resolve_client
 from ..core import applicability
 from ..core import progress as pg
 from ..core.formats import DEFAULT_SET_NAMES, SET_ROLES
@@ -60,6 +58,7 @@ from ..data.containers import REAL_SETS, PreparedData, coded_texts
 from ..data.identifiers import check_include_exclude, identifier_columns, split_identifiers
 from ..data.preparation import prepare, reference_without_holdout
 from ..data.sources import read_inputs
+from ..engine.backend import Backend, backend_for
 from ..engine.cache import _Engine
 from ..engine.context import Context
 from ..engine.requests import SearchRecord, SearchRequest, TreeRequest
@@ -301,21 +300,21 @@ def _check_combinations(s: Mapping[str, Any], client: Any) -> None:
 
 
 def _prepared(real: DataSource, synthetic: DataSource, holdout: DataSource | None, s: Mapping[str, Any],
-              client: Any = None, reference: DataSource | None = None) -> tuple[PreparedData, dict[str, str]]:
+              backend: Backend, reference: DataSource | None = None) -> tuple[PreparedData, dict[str, str]]:
     """The sets read (:mod:`synthpriv_report.data.sources`), identifier-like columns set aside, and prepared
-    (:func:`synthpriv_report.data.preparation.prepare`); with the reason each left-out column was left out. With a Dask
-    client, Parquet and Dask inputs stay partitioned: each partition is read, checked and encoded on a worker
-    (:mod:`synthpriv_report.cluster.partitioned`; a reference set is refused there, naming ``reference=``)."""
-    partitioned = (partitioned_inputs(real, synthetic, holdout, exclude=s["exclude"], reference=reference)
-                   if client is not None else None)
-    if client is not None:
-        stop_message_log(client)  # the preparation's tasks too: its log would keep their arguments
+    (:func:`synthpriv_report.data.preparation.prepare`); with the reason each left-out column was left out. Inputs
+    the backend reads in partitions where they are (Parquet and Dask inputs with a Dask client,
+    :meth:`~synthpriv_report.engine.backend.Backend.partitioned_inputs`) are prepared there, each partition read,
+    checked and encoded on a worker (:mod:`synthpriv_report.cluster.partitioned`; a reference set is refused there,
+    naming ``reference=``)."""
+    partitioned = backend.partitioned_inputs(real, synthetic, holdout, exclude=s["exclude"], reference=reference)
+    backend.settle()  # the preparation's tasks too: a client's log of sent messages would keep their arguments
     with pg.stage("preparing the data", enabled=s["progress"]):
         if partitioned is not None:
-            data, auto_excluded, kept, _ = prepare_partitioned(
-                client, partitioned, numeric=s["numeric"], categorical=s["categorical"], include=s["include"],
+            data, auto_excluded, kept = backend.prepare_partitioned(
+                partitioned, numeric=s["numeric"], categorical=s["categorical"], include=s["include"],
                 named=(s["key_fields"], s["sensitive_fields"]), reveal_real_values=s["reveal_real_values"],
-                row_order=s["row_order"], park=Parking(ClusterBlocks(client)))
+                row_order=s["row_order"])
         else:
             inputs = read_inputs(real, synthetic, holdout, exclude=s["exclude"], reference=reference)
             exclude, auto_excluded, kept = _identifiers(inputs.real, exclude=inputs.exclude, include=s["include"],
@@ -530,7 +529,8 @@ class Evaluation:
             raise ValueError(reference_without_holdout())
         client = resolve_client(s["client"], s["backend"])
         _check_combinations(s, client)
-        self.data, self.excluded_reasons = _prepared(real, synthetic, holdout, s, client, reference=reference)
+        backend = backend_for(client, shard_rows=s["shard_rows"])
+        self.data, self.excluded_reasons = _prepared(real, synthetic, holdout, s, backend, reference=reference)
         self.metric_names = s["metrics"] or metric_names()
         self.verdict_metrics = (tuple(verdict_metric_names()) if s["verdict_metrics"] is None
                                 else tuple(s["verdict_metrics"]))
@@ -554,10 +554,10 @@ class Evaluation:
             "pairing": fields["pairing"],
             **{k: s[k] for k in ("spaces", "nndr_k", "n_components", "max_rows", "random_state", "row_order",
                                  "calibrate", "reveal_real_values", "engine", "device")},
-            "backend": "local" if client is None else "dask",
+            "backend": backend.where,
         }
         self._engine = _Engine(self.data, progress=s["progress"], search_engine=s["engine"], device=s["device"],
-                               client=client, shard_rows=s["shard_rows"])
+                               backend=backend)
         # the per-column numbering prepare found has served the fit: its codes (8 bytes per cell) need not stay;
         # the texts are read from the fitted codes from now on instead of an array of object pointers per set
         fitted = self._engine.fitted
@@ -754,12 +754,12 @@ class Evaluation:
     def _dask_notice(self) -> Any:
         """In a notebook, while searches run on a Dask client: a line linking to its dashboard (a display
         handle, updated when the computation ends); None elsewhere."""
-        searcher = self._engine.dask
-        if searcher is None or not self._engine.progress:
+        backend = self._engine.backend
+        if not backend.remote or not self._engine.progress:
             return None
         from ..display.dask import live_notice
 
-        return live_notice(searcher.dashboard_link, self._engine.searches)
+        return live_notice(backend.dashboard(), self._engine.searches)
 
     # ---------------------------------------------------------------------------------------------------------
     # the real side: what depends on the real sets alone, shared between evaluations of several releases
@@ -775,7 +775,7 @@ class Evaluation:
         set, every search between real sets and every metric computed with the holdout in the synthetic role is
         then the same, bit for bit.
         """
-        if self._engine.dask is not None:
+        if self._engine.backend.remote:
             return None
         d, f = self.data, self._engine.fitted
         real = [s for s in REAL_SETS if s in d.sizes]

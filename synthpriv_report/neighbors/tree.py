@@ -6,7 +6,7 @@ level by level in parallel and numbered depth-first.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -376,7 +376,7 @@ def _preorder(start, end, left, right):
     return s2, e2, l2, r2
 
 
-def build_tree(enc: Encoding, set_name: str, rows: NDArray[np.int64] | None = None) -> RefTree:
+def build_tree(enc: Encoding, set_name: str, rows: NDArray[np.integer[Any]] | None = None) -> RefTree:
     """Organise the reference set ``set_name`` (optionally only ``rows`` of it) for search.
 
     Without numba (:mod:`synthpriv_report._compiled`) the tree is one leaf holding every record in position

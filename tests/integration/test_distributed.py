@@ -173,16 +173,16 @@ def test_scattered_trees_leave_the_workers_with_the_evaluations_own(sets, cluste
     before = {w: set(keys) for w, keys in client.run(held).items()}
     ev = _evaluation(sets, client=client, metrics=["air"])
     scattered = []
-    original = ev._engine.dask.scattered_tree
+    original = ev._engine.backend.searcher.scattered_tree
 
     def spy(key, tree):
         fut = original(key, tree)
         scattered.append(fut.key)
         return fut
 
-    ev._engine.dask.scattered_tree = spy
+    ev._engine.backend.searcher.scattered_tree = spy
     ev.results()
-    assert scattered and ev._engine.dask._trees == {}
+    assert scattered and ev._engine.backend.searcher._trees == {}
     for _ in range(50):  # the scheduler tells the workers to forget released data a moment later
         now = client.run(held)
         if all(str(k) not in now[w] for w in now for k in scattered):
@@ -373,7 +373,7 @@ def test_a_search_that_cannot_complete_is_a_clear_error_never_a_number(sets, clu
     cl.scheduler.allowed_failures = 0  # the first death of a block's worker fails the block
     try:
         ev = _evaluation(sets, client=client, metrics=FAULT_METRICS)
-        ev._engine.dask.retries = 0  # one try: a search whose shard was lost is not run again on new shards
+        ev._engine.backend.searcher.retries = 0  # one try: a search whose shard was lost is not run again on new shards
         with pytest.raises(DistributedSearchError, match=r"could not be completed on the Dask cluster.*"
                                                          r"No result of this search was used"):
             ev.results()
@@ -477,7 +477,7 @@ def test_sharded_references_give_the_numbers_and_tables_of_the_local_run(sets, c
     builds = {str(t["key"]) for t in ts.data if str(t["key"]).startswith("synthpriv-shard")}
     assert len(builds) >= 3  # trees built on the workers, one task per shard
     assert {t["worker"] for t in ts.data if str(t["key"]).startswith("synthpriv-shard")} == _workers(client)
-    assert ev._engine.dask._shards == {}  # every shard released after its last planned search
+    assert ev._engine.backend.searcher._shards == {}  # every shard released after its last planned search
 
 
 def test_sharded_search_with_ties_across_shard_borders_equals_one_tree(cluster, monkeypatch):
@@ -682,11 +682,12 @@ def test_a_sharded_table_the_cluster_lost_is_searched_again_with_the_same_lists(
 def test_free_heap_given_back_after_each_metric_with_a_client(sets, cluster, monkeypatch):
     """With a client the calling process hands its free heap pages back after the preparation and after each
     metric (the numbers are the same: the other tests compare them); without one it is never asked to."""
+    from synthpriv_report.cluster import backend as backend_module
     from synthpriv_report.cluster import distributed as distributed_module
 
     _, client = cluster
     calls = []
-    monkeypatch.setattr(distributed_module, "give_back_free_heap", lambda: calls.append(1) or True)
+    monkeypatch.setattr(backend_module, "give_back_free_heap", lambda: calls.append(1) or True)
     ev = _evaluation(sets, client=client, shard_rows=SHARD_ROWS, metrics=["dcr", "exact_copies"])
     after_preparation = len(calls)
     ev.results()
@@ -719,18 +720,19 @@ def test_the_clients_log_of_sent_messages_keeps_no_block_task(sets, cluster):
 
 def test_memoised_arrays_kept_on_the_workers_give_the_numbers_of_the_local_run(sets, cluster, local_run,
                                                                                 monkeypatch):
+    from synthpriv_report.cluster import backend as backend_module
     from synthpriv_report.cluster import held as held_module
     from synthpriv_report.engine import cache as engine_module
 
     _, client = cluster
     _, local_text = local_run
-    monkeypatch.setattr(engine_module, "MEMO_KEPT_BYTES", 1)  # every memoised result with an array goes
+    monkeypatch.setattr(backend_module, "MEMO_KEPT_BYTES", 1)  # every memoised result with an array goes
     monkeypatch.setattr(held_module, "HELD_PIECE_MIN_BYTES", 1)  # and every array of it, in pieces of 512 bytes
     monkeypatch.setattr(held_module, "HELD_BLOCK_BYTES", 512)
     ev = _evaluation(sets, client=client, shard_rows=SHARD_ROWS)
     assert _differences(_canonical(ev.results()), local_text) == []
     memo = ev._engine.memo
-    kept = {k: v for k, v in memo.items() if isinstance(v, engine_module._OnWorker)}
+    kept = {k: v for k, v in memo.items() if isinstance(v, backend_module._OnWorker)}
     assert kept and any(k[0] == "nndr.values" for k in kept) and any(k[0] == "near_copies.columns" for k in kept)
     # the identical-record ids too, set by set; one the cluster lost is found again, every set's the same ids
     assert {k for k in kept if k[0] == "identical records"} == {("identical records", s) for s in ("T", "S", "H")}
@@ -739,7 +741,7 @@ def test_memoised_arrays_kept_on_the_workers_give_the_numbers_of_the_local_run(s
     client.cancel(kept[("identical records", "S")].kept.futures()[1:2])
     assert np.array_equal(ev._engine.record_ids("S"), ids["S"]) and ("identical records", "S") in memo
     assert all(np.array_equal(ev._engine.record_ids(s), ids[s]) for s in ("T", "H"))
-    kept = {k: v for k, v in memo.items() if isinstance(v, engine_module._OnWorker)}
+    kept = {k: v for k, v in memo.items() if isinstance(v, backend_module._OnWorker)}
     assert all(f.status == "finished" for v in kept.values() for f in v.kept.futures())
     # nothing kept on a worker is an array here; what stays here holds no array, or is not plain data
     for key, value in memo.items():
@@ -887,6 +889,7 @@ def _spy_cell_word_blocks(monkeypatch, block_rows: int) -> list[int]:
         return original(numbers, codes)
 
     monkeypatch.setattr(identity, "cell_words", spy)
+    monkeypatch.setattr("synthpriv_report.engine.cache.cell_words", spy)  # the engine's own reference to it
     monkeypatch.setattr("synthpriv_report.cluster.joins.BLOCK_ROWS", block_rows)
     return made
 
@@ -991,7 +994,7 @@ def test_cap_key_groupings_by_a_join_on_the_workers_are_those_of_one_process(clu
     assert "hamming" not in made
 
     # a collision reported by the join: the grouping is made here, from the hamming encoding, with the same ids
-    monkeypatch.setattr(ev._engine.dask, "record_ids", lambda *a, **k: None)
+    monkeypatch.setattr(ev._engine.backend.searcher, "record_ids", lambda *a, **k: None)
     again = ev.context.key_groups(["a", "b"], "T", "S")
     assert again[0].tolist() == ids_t.tolist() and again[1].tolist() == ids_s.tolist() and again[2] == n_groups
     assert "hamming" in made

@@ -37,7 +37,7 @@ its value (numbers by their float64 bits, categories by their code), a record's 
 the sum of its other cells' words; per column the training records are sorted by that key and then by the
 column's value, so the nearest differing value is found by binary search, and every match is then checked cell by
 cell, so a match is exact (:func:`one_column_gaps`; with a Dask client the records are grouped by every column
-but one in a join on the workers, a column at a time, :func:`_gaps_on_cluster`, with the same result).
+but one in a join on the workers, a column at a time, :func:`_gaps_by_joins`, with the same result).
 """
 
 from __future__ import annotations
@@ -727,13 +727,13 @@ _nearest_differing: Any = njit(cache=True)(_nearest_differing_loop)
 
 def _gap_arrays(ctx: Any, query: str, ref: str) -> dict[str, NDArray[Any]]:
     """:func:`one_column_gaps` of ``query`` against ``ref`` (the numbers at the synthetic columns' precision,
-    range-scaled on the real data as in the Gower space), found once per evaluation (memoised). With a Dask client
-    the records equal on every column but one are grouped by a join on the workers
-    (:meth:`~synthpriv_report.engine.context.Context.other_column_ids`), and this process holds a column at a time: the
-    same arrays."""
+    range-scaled on the real data as in the Gower space), found once per evaluation (memoised). Where the backend
+    groups the records equal on every column but one by a join of its own (on a Dask cluster's workers,
+    :meth:`~synthpriv_report.engine.context.Context.other_column_ids`), this process holds a column at a time
+    (:func:`_gaps_by_joins`): the same arrays."""
 
     def make() -> dict[str, NDArray[Any]]:
-        g = _gaps_on_cluster(ctx, query, ref) if ctx.on_cluster else None
+        g = _gaps_by_joins(ctx, query, ref)
         if g is None:
             from ...engine.cache import compared_numbers
             from ...matching.identity import cell_words
@@ -758,25 +758,28 @@ def _gap_arrays(ctx: Any, query: str, ref: str) -> dict[str, NDArray[Any]]:
     return out
 
 
-def _gaps_on_cluster(ctx: Any, query: str, ref: str) -> dict[str, NDArray[Any]] | None:
-    """:func:`one_column_gaps` from the workers' groupings of the records by every column but one, a column at a
+def _gaps_by_joins(ctx: Any, query: str, ref: str) -> dict[str, NDArray[Any]] | None:
+    """:func:`one_column_gaps` from the backend's groupings of the records by every column but one, a column at a
     time: the groups are exact (no key to check), a categorical value differs where the whole record's id does,
-    and a number is read one column at a time. ``None`` where a join met a collision (the caller then works in
-    this process)."""
+    and a number is read one column at a time. ``None`` where the backend does not join records itself (in this
+    process), or where a join met a collision: the caller then works on whole columns here."""
     from ...engine.cache import compared_numbers
 
     d = ctx.data
     p, n_num = len(d.columns), len(d.numeric_columns)
     n_q = ctx.size(query)
+    if p < 2 or n_q == 0 or ctx.size(ref) == 0:
+        return None  # nothing to group by the other columns: the caller's whole-column path, small here
+    first = ctx.other_column_ids(query, ref, 0)
+    if first is None:
+        return None
     out = {"gap": np.full(n_q, np.inf), "gap_column": np.full(n_q, -1, dtype=np.int64),
            "gap_partner": np.full(n_q, -1, dtype=np.int64), "category_column": np.full(n_q, -1, dtype=np.int64),
            "category_partner": np.full(n_q, -1, dtype=np.int64)}
-    if p < 2 or n_q == 0 or ctx.size(ref) == 0:
-        return out
     rid_q = ctx.record_ids(query).astype(np.float64)
     rid_r = rid_q if query == ref else ctx.record_ids(ref).astype(np.float64)
     for j in range(p):
-        ids = ctx.other_column_ids(query, ref, j)
+        ids = first if j == 0 else ctx.other_column_ids(query, ref, j)
         if ids is None:
             return None
         kq, kr = (np.asarray(k, dtype=np.int64) for k in ids)
