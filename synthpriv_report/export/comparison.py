@@ -167,8 +167,8 @@ def release_checks(doc: Mapping[str, Any], data: ReportData | None = None, *,
 def _tradeoff_figure(cmp: Mapping[str, Any], chosen: str) -> dict[str, str] | None:
     """Privacy against utility, one point per release: the marginal distance (left is more faithful) and the
     strongest membership attack's true-positive rate at a 1% false-positive rate (down is safer)."""
-    points = [(r["name"], r["utility"].get("marginal_distance"), worst_attack(r)) for r in cmp["per_release"]]
-    points = [(n, float(x), float(y)) for n, x, y in points if x is not None and y is not None]
+    found = [(r["name"], r["utility"].get("marginal_distance"), worst_attack(r)) for r in cmp["per_release"]]
+    points = [(str(n), float(x), float(y)) for n, x, y in found if x is not None and y is not None]
     if not points:
         return None
 

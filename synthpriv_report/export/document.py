@@ -254,7 +254,7 @@ def _kind(v: Any) -> str:
 
 def _scan(doc: Any) -> None:
     """Non-finite or out-of-range numbers, unpaired surrogates and runaway nesting, named by field."""
-    stack: list[tuple[Any, tuple, int]] = [(doc, (), 0)]
+    stack: list[tuple[Any, tuple[Any, ...], int]] = [(doc, (), 0)]
     while stack:
         v, where, depth = stack.pop()
         if depth > MAX_NESTING:
@@ -291,7 +291,7 @@ def _schema_error(err: Any) -> str:
     if err.validator == "type":
         want = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
         names = " or ".join({"object": "an object", "array": "an array", "string": "a string", "number": "a number",
-                             "integer": "an integer", "boolean": "true or false", "null": "null"}.get(w, w)
+                             "integer": "an integer", "boolean": "true or false", "null": "null"}.get(str(w), str(w))
                             for w in want)
         return f"field {_path(where)} must be {names}, found {_kind(inst)}"
     if err.validator in ("enum", "const"):
@@ -403,8 +403,9 @@ def check_levels(document: Mapping[str, Any], *, source: str = "document") -> No
     """
     from dataclasses import replace
 
+    from ..core.params import validate_levels
     from ..core.registry import REGISTRY
-    from ..grading.levels import apply_level, validate_levels
+    from ..grading.levels import apply_level
     from ..grading.verdict import compute_verdict
     from .rederive import check_stored_numbers, same_number
 
@@ -500,6 +501,11 @@ def check_levels(document: Mapping[str, Any], *, source: str = "document") -> No
 # document -> result objects
 
 
+def _or_nan(x: Any) -> float:
+    """A JSON number as a float; NaN for null (an interval's open end)."""
+    return float("nan") if x is None else float(x)
+
+
 def _result_from_dict(d: Mapping[str, Any]) -> MetricResult:
     rule = d.get("level_rule")
     lo, hi = d["value_range"]
@@ -523,7 +529,7 @@ def _result_from_dict(d: Mapping[str, Any]) -> MetricResult:
     return MetricResult(
         name=d["name"],
         value=float(d["value"]) if d["computed"] else None,
-        interval=None if iv is None else tuple(float("nan") if x is None else float(x) for x in iv),
+        interval=None if iv is None else (_or_nan(iv[0]), _or_nan(iv[1])),
         direction=d["direction"],
         level=d["level"],
         details=dict(d["details"]),
@@ -650,7 +656,8 @@ def report_data(source: Any, *, reveal_real_values: bool | None = None, inputs: 
     if isinstance(source, ReportData):
         return source
     if isinstance(getattr(source, "data", None), ReportData):
-        return source.data
+        data: ReportData = source.data
+        return data
     if isinstance(source, Mapping) and not isinstance(source, ResultSet):
         doc = _checked(source, "document")
         return ReportData(doc, results_from_document(doc), from_json=True)

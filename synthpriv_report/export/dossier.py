@@ -346,10 +346,11 @@ def decision_context(doc: Mapping[str, Any]) -> dict[str, Any]:
     boxes = [{"key": k, "text": t, "ticked": k == outcome, "field": f"outcome_{k}"} for k, t in _OUTCOMES.items()]
     fields = [{"label": label, "value": "" if key is None or d.get(key) is None else str(d[key]), "field": name}
               for label, key, name in DECISION_FIELDS]
-    departs = outcome in _STRICTNESS and _STRICTNESS[outcome] > _STRICTNESS[rec["action"]]
+    departs = (isinstance(outcome, str) and outcome in _STRICTNESS
+               and _STRICTNESS[outcome] > _STRICTNESS[str(rec["action"])])
     warning = ""
     if departs:
-        warning = (f"The decision recorded in the release context, \"{_OUTCOMES[outcome]}\", is less strict than "
+        warning = (f"The decision recorded in the release context, \"{_OUTCOMES[str(outcome)]}\", is less strict than "
                    f"this report's recommendation, \"{rec['action_text']}\" ({rec['why']}). A decision that "
                    "departs from the recommendation should state its reason below, and the data protection officer's "
                    "opinion on it.")
@@ -423,7 +424,8 @@ def risk_evidence(doc: Mapping[str, Any]) -> list[dict[str, str]]:
         title = str(m.get("title") or m.get("name"))
         level = str(m.get("level") or "")
         rates = d.get("rates") if isinstance(d.get("rates"), Mapping) else None
-        iv = m.get("interval") if isinstance(m.get("interval"), (list, tuple)) else [None, None]
+        given = m.get("interval")
+        iv = list(given) if isinstance(given, (list, tuple)) else [None, None]
         if rates and spec.residual_risk is not None:
             att, ctl, base = (dict(rates.get(k) or {}) for k in ("attack", "control", "baseline"))
             unit = "attempts"

@@ -86,7 +86,7 @@ def load_cells() -> dict[str, Any]:
     >>> cells["format"], cells["date"], len(cells["honest"]) > 0
     ('synthpriv_report/calibration_cells/1', '2026-12-06', True)
     """
-    cells = json.loads(_cells_text())
+    cells: dict[str, Any] = json.loads(_cells_text())
     if cells.get("format") != CELLS_FORMAT:
         raise ValueError(f"the calibration cells file declares format {cells.get('format')!r}, not {CELLS_FORMAT!r}")
     return cells

@@ -46,7 +46,8 @@ def _code(source: str, html: str, text: str, *tags: str) -> Any:
     """
     out = nbformat.NotebookNode(output_type="display_data", metadata={},
                                 data={"text/plain": text, "text/html": html})
-    cell = nbformat.NotebookNode(id=nbformat.v4.nbbase.random_cell_id(), cell_type="code",
+    cell = nbformat.NotebookNode(id=nbformat.v4.nbbase.random_cell_id(),  # type: ignore[attr-defined]
+                                 cell_type="code",
                                  metadata=nbformat.NotebookNode(), execution_count=None, source=source,
                                  outputs=[out])
     if tags:
@@ -398,7 +399,8 @@ def _appendix(data: ReportData) -> tuple[str, str]:
         group = groups.setdefault(key, {"description": key[0], "scale": key[1], "source": key[2], "measures": []})
         group["measures"].append((m["title"] or m["name"], m["name"]))
     rules = list(groups.values())
-    ctx = doc.get("context") if isinstance(doc.get("context"), Mapping) else {}
+    given = doc.get("context")
+    ctx = given if isinstance(given, Mapping) else {}
     html = render("appendix.html.j2", rules=rules, sources=list(SOURCES.values()), not_computed=not_computed,
                   not_selected=not_selected, user_levels=bool((doc.get("params") or {}).get("levels")),
                   levels_reason=str(ctx.get("levels_reason") or ""))

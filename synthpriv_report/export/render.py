@@ -80,9 +80,12 @@ class SynthprivHTMLExporter(HTMLExporter):
     export_from_notebook = "synthpriv report (HTML)"
 
     def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **_exporter_kwargs(kwargs))
+        super().__init__(*args, **_exporter_kwargs(kwargs))  # type: ignore[no-untyped-call]
 
-    def from_notebook_node(self, nb: Any, resources: dict | None = None, **kw: Any) -> tuple[str, dict]:
+    # nbconvert's own annotations of this method disagree between its classes (text, a notebook node): the page
+    # is text here, and bytes for the PDF exporter below
+    def from_notebook_node(  # type: ignore[override]
+            self, nb: Any, resources: dict[str, Any] | None = None, **kw: Any) -> tuple[str, dict[str, Any]]:
         html, resources = super().from_notebook_node(nb, resources=resources, **kw)
         # nbconvert re-serialises the page with BeautifulSoup, which sorts attributes; put the policy's own
         # http-equiv first again, so that the first thing a reader (or a checker) meets in <head> is the policy
@@ -101,7 +104,8 @@ class SynthprivPDFExporter(SynthprivHTMLExporter):
     export_from_notebook = "synthpriv report (PDF, WeasyPrint)"
     engine: PdfEngine = "weasyprint"
 
-    def from_notebook_node(self, nb: Any, resources: dict | None = None, **kw: Any) -> tuple[bytes, dict]:
+    def from_notebook_node(  # type: ignore[override]
+            self, nb: Any, resources: dict[str, Any] | None = None, **kw: Any) -> tuple[bytes, dict[str, Any]]:
         html, resources = super().from_notebook_node(nb, resources=resources, **kw)
         pdf = html_to_pdf(html, engine=self.engine)
         resources["output_extension"] = ".pdf"
@@ -299,7 +303,10 @@ def _section_pages(pdf: bytes) -> dict[str, int]:
     named = {}
     for name, dest in reader.named_destinations.items():
         try:
-            named[str(name).lstrip("/")] = reader.get_destination_page_number(dest) + 1
+            page = reader.get_destination_page_number(dest)
+            if page is None:
+                continue
+            named[str(name).lstrip("/")] = page + 1
         except Exception:  # noqa: BLE001 - a destination without a page
             continue
     return named
@@ -497,8 +504,9 @@ def html_to_pdf(html: str, *, engine: PdfEngine = "weasyprint", executable_path:
                                                             description=ATTACHMENT_DESCRIPTION,
                                                             relationship="Source")]
         with _quiet_weasyprint(), few_collections():
-            return weasyprint.HTML(string=html, base_url=None, url_fetcher=_url_fetcher()).write_pdf(
+            pdf: bytes = weasyprint.HTML(string=html, base_url=None, url_fetcher=_url_fetcher()).write_pdf(
                 finisher=_finish_archival, **options)
+            return pdf
     if engine == "chromium":
         if not Path(executable_path).exists():
             raise FileNotFoundError(f"Chromium not found at {executable_path!r}; pass executable_path= or use "
@@ -622,9 +630,7 @@ def write_documents(page: Callable[[], str], document: str, *, html: str | os.Pa
         The written files, in the order html, pdf, json, then ``more``.
     """
     step = on_stage or (lambda name, done: None)
-    made = None
-    if html is not None or pdf is not None:
-        made = page()
+    made = page() if html is not None or pdf is not None else ""  # the page, made once for both files
     files: list[tuple[str, Any, Callable[[], Any]]] = [
         ("html", html, lambda: made),
         ("pdf", pdf, lambda: html_to_pdf(made, engine=engine, executable_path=executable_path,
