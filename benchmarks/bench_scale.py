@@ -122,7 +122,7 @@ def run_one(args: argparse.Namespace) -> dict:
     read_s = time.perf_counter() - t0
     with open("/proc/self/statm") as f:  # resident pages now: the interpreter, the libraries and the frames
         rss_read_mb = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-    from synthpriv_report.evaluation.evaluation.evaluation import Evaluation
+    from synthpriv_report.evaluation.evaluation import Evaluation
 
     metrics = None if args.metrics == "all" else (SECTION_2 if args.metrics == "section2"
                                                      else args.metrics.split(","))
