@@ -530,7 +530,7 @@ class MetricSpec:
         How its value is graded.
     presentation : Presentation
         How it is shown.
-    **fields
+    **flat
         The fields of the groups given flat, as in earlier releases (``MetricSpec(name=..., title=...,
         direction=..., compute=...)``): deprecated, with a ``DeprecationWarning`` naming the group of each, and
         removed in a later release. A group given both ways is an error, and so is an unknown field.
