@@ -8,16 +8,21 @@ scikit-learn gives estimator authors ``check_estimator``; this module gives metr
     ordered and holds the value.
 ``row_order``
     Shuffling the rows of every set (the pairing shuffled with them) changes neither the value nor the calibration
-    value, unless the metric's declaration gives a reason why it depends on the row order (``MetricSpec.row_order``).
+    value, unless the metric's declaration gives a reason why it depends on the row order (``Computation.row_order``).
 ``reproducible``
     Two evaluations with the same ``random_state`` give the same result, field for field.
 ``json``
     The result's JSON form is strict JSON (no NaN, no infinity) and names the metric, with and without the
     optional inputs.
+``details``
+    Every computed result's ``details`` carry the keys the declaration lists (``Computation.details``, a
+    ``TypedDict``): each required key, and no key it does not declare, in every evaluation (with and without the
+    optional inputs, on a copy, ...). The keys the evaluation adds to a calibratable metric's details
+    (:data:`~synthpriv_report.core.registry.EVALUATION_DETAILS`) need no declaration.
 ``not_computed``
     A result that is not computed has no value and no level and says why; a computed one has a value and a level.
 ``copy``
-    For a copy-sensitive metric (``MetricSpec.copy_sensitive``): a synthetic set that is an exact copy of the
+    For a copy-sensitive metric (``Computation.copy_sensitive``): a synthetic set that is an exact copy of the
     training data scores within 5% of the risky end of the range, and one whose columns were resampled
     independently scores clearly less risky (by a tenth of the range at least).
 ``no_search_on_move``
@@ -49,11 +54,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .core.registry import get_spec, metric_names
+from .core.registry import EVALUATION_DETAILS, get_spec, metric_names
 from .evaluation.evaluation import Evaluation
 
 #: The checks, in the order :func:`check_metric` runs them.
-CHECKS: tuple[str, ...] = ("range", "row_order", "reproducible", "json", "not_computed", "copy", "no_search_on_move")
+CHECKS: tuple[str, ...] = ("range", "row_order", "reproducible", "json", "details", "not_computed", "copy",
+                           "no_search_on_move")
 
 #: Parameter moves of :func:`check_metric`'s ``no_search_on_move``: every slider of the package's metrics, and
 #: level thresholds; a move of a parameter no metric of the evaluation reads is ignored by it.
@@ -193,6 +199,10 @@ def evaluations(data: CheckData) -> dict[str, Evaluation]:
     return out
 
 
+#: The evaluations of :func:`evaluations`, in the order the checks that read them all go through them.
+_LABELS: tuple[str, ...] = ("main", "again", "shuffled", "copy", "independent", "bare")
+
+
 def _risk(name: str, value: float) -> float:
     """Position of ``value`` in the declared range, 1 at the risky end."""
     spec = get_spec(name)
@@ -280,6 +290,21 @@ def run_check(name: str, check: str, data: CheckData | None = None) -> str | Non
                 raise _fail(name, check, f"its JSON form ({label} evaluation) is not strict JSON: {exc}") from exc
             if json.loads(text).get("name") != name:
                 raise _fail(name, check, f"its JSON form ({label} evaluation) does not name it")
+    elif check == "details":
+        required, optional = spec.detail_keys()
+        allowed = required | optional | (set(EVALUATION_DETAILS) if spec.calibratable else set())
+        declared = spec.details.__name__ if spec.details is not None else "no details type"
+        for label in _LABELS:
+            r = evs[label].results(metrics=[name])[name]
+            if not r.computed:
+                continue
+            keys = set(r.details)
+            missing, extra = sorted(required - keys), sorted(keys - allowed)
+            if missing or extra:
+                what = "; ".join(part for part in (
+                    f"lacks the required key(s) {', '.join(missing)}" if missing else "",
+                    f"carries the undeclared key(s) {', '.join(extra)}" if extra else "") if part)
+                raise _fail(name, check, f"its details ({label} evaluation) {what} (declared: {declared})")
     elif check == "not_computed":
         for label in ("main", "bare", "copy"):
             r = evs[label].results(metrics=[name])[name]

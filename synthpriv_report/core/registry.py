@@ -1,10 +1,12 @@
 """Metric declarations and the registry: everything the package knows about one metric, in one place.
 
-A metric is one :class:`MetricSpec`, declared in the metric's own module: its compute function, the neighbour
-searches it needs, its parameters (:class:`Param`: type, allowed range, default, slider range and step), its level
-rule (:class:`LevelSpec`: direction, thresholds on a stated scale, the public source of the rule), the figures it
-draws (:class:`FigureSpec`: functions of the result alone), its plain-language sentences (what it measures, what a
-high value means, the ideal value) and its applicability checks. The evaluation, the level policy
+A metric is one :class:`MetricSpec`, declared in the metric's own module, with its fields in three groups.
+:class:`Computation`: its compute function, the neighbour searches it needs, its parameters (:class:`Param`: type,
+allowed range, default, slider range and step), the keys of its details (a ``TypedDict``) and its applicability
+checks. :class:`Grading`: its direction, range and level rule (:class:`LevelSpec`: thresholds on a stated scale,
+the public source of the rule). :class:`Presentation`: its titles, the figures it draws (:class:`FigureSpec`:
+functions of the result alone) and its plain-language sentences (what it measures, what a high value means, the
+ideal value). The evaluation, the level policy
 (:mod:`synthpriv_report.grading.levels`), the widgets, the report and the README's tables are built from these
 declarations; adding a metric is one module plus one :func:`register` call.
 """
@@ -13,15 +15,28 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import re
+import sys
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, fields
+from typing import Any, ForwardRef, Literal
 
 from ..stats.evidence import VERDICT_FALSE_ALARM, check_alpha
 from .formats import ValueKind
 from .protocols import MetricContext
 from .results import Direction, Level, MetricResult
 from .validation import Constraint, Interval, Options, check
+
+# A metric declares the details of its results as a ``TypedDict`` (``Computation.details``), ``NotRequired`` marking
+# a key that only some results carry: from typing, or from typing_extensions before Python 3.11.
+if sys.version_info < (3, 11):  # pragma: no cover - Python 3.10
+    from typing import get_origin
+
+    from typing_extensions import NotRequired, Required, TypedDict, is_typeddict
+else:
+    from typing import NotRequired, Required, TypedDict, get_origin, is_typeddict
+
 
 #: What a metric's ``compute`` and ``plan`` receive: the evaluation's context
 #: (:class:`synthpriv_report.engine.context.Context`), typed by the protocol it satisfies, so that the declarations sit
@@ -269,68 +284,176 @@ class Words:
 # ---------------------------------------------------------------------------------------------------------------
 # the declaration
 
+#: The keys the evaluation itself adds to the details of a metric declared ``calibratable`` when its calibration
+#: value is computed (the value minus the calibration value); its details type need not declare them.
+EVALUATION_DETAILS: tuple[str, ...] = ("excess_over_calibration",)
+
+
+#: A key's qualifier written in a postponed annotation: ``NotRequired[...]``, ``typing.Required[...]``, ...
+_QUALIFIER = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*(NotRequired|Required)\s*\[")
+
+
+def _qualifier(hint: object) -> str | None:
+    """``"NotRequired"`` or ``"Required"`` when the annotation of a key says so, else None."""
+    if isinstance(hint, ForwardRef):
+        hint = hint.__forward_arg__
+    if isinstance(hint, str):
+        m = _QUALIFIER.match(hint)
+        return m.group(1) if m else None
+    origin: object = get_origin(hint)
+    if origin is NotRequired:
+        return "NotRequired"
+    if origin is Required:
+        return "Required"
+    return None
+
+
+def detail_keys(details: type | None) -> tuple[frozenset[str], frozenset[str]]:
+    """The required and the optional keys of a details ``TypedDict`` (``None``: no keys).
+
+    A key is optional when its annotation says ``NotRequired[...]``, or when the class that declares it is
+    ``total=False`` and its annotation does not say ``Required[...]``. The annotations are read as written, so
+    that the qualifiers count also in a module with ``from __future__ import annotations`` (where the class's
+    own ``__required_keys__`` does not see them) and the types need not be importable where they are checked.
+
+    >>> class Sizes(TypedDict):
+    ...     n: int
+    ...     n_holdout: NotRequired[int]
+    >>> detail_keys(Sizes)
+    (frozenset({'n'}), frozenset({'n_holdout'}))
+    """
+    if details is None:
+        return frozenset(), frozenset()
+    if not is_typeddict(details):
+        raise TypeError(f"a metric's details must be declared as a TypedDict class, got {details!r}")
+    annotations: dict[str, object] = dict(getattr(details, "__annotations__", {}))
+    declared_required: frozenset[str] = frozenset(getattr(details, "__required_keys__", frozenset()))
+    required, optional = set(), set()
+    for key, hint in annotations.items():
+        qualifier = _qualifier(hint)
+        if qualifier == "Required" or (qualifier is None and key in declared_required):
+            required.add(key)
+        else:
+            optional.add(key)
+    return frozenset(required), frozenset(optional)
+
 
 @dataclass(frozen=True)
-class MetricSpec:
-    """The declaration of one metric.
+class Computation:
+    """How a metric is computed: what the evaluation reads to compute its result, and what that result is.
 
     Parameters
     ----------
-    name : str
-        Registry name (also the JSON and command-line name).
-    title : str
-        Short human title.
-    section : str
-        Section of the metric definitions the package implements, e.g. ``"2.2"``.
-    group : str
-        Report group, a key of :data:`GROUP_TITLES`.
-    direction : {"higher_is_riskier", "higher_is_safer"}
-        Which way risk grows.
-    value_range : tuple of float
-        Declared range of the headline value.
     compute : callable
         ``compute(ctx, params) -> MetricResult`` without a level; reads cached arrays from the context.
     plan : callable or None
         ``plan(ctx, params) -> list[SearchRequest]``: the neighbour searches ``compute`` will ask for, so the
         evaluation can run each (space, query, reference) search once with the largest ``k``.
     needs : tuple of str
-        Inputs besides T and S: ``"holdout"``, ``"sensitive_fields"``, ``"pairing"``.
+        Inputs besides the training and synthetic data: ``"holdout"``, ``"sensitive_fields"``, ``"pairing"``.
+        Without one of them the metric is not computed, and its result says why.
     default_space : str or None
         Default distance space; ``None`` when the metric uses no space or a fixed one.
     space_choosable : bool
         Whether the caller may choose another space.
     params : tuple of Param
-        The reduction parameters the metric reads.
+        The reduction parameters ``compute`` reads (each a slider of :meth:`Evaluation.explore`).
+    calibratable : bool
+        The metric compares the synthetic data with the training data, so it can be computed again with the
+        holdout in the role of the synthetic data (the result's calibration value).
+    details : TypedDict class, optional
+        The keys, and the types of their values, that ``compute`` puts in the result's ``details``: a class
+        derived from ``TypedDict`` (``NotRequired[...]`` for a key that only some results carry).
+        :func:`~synthpriv_report.testing.check_metric` holds every computed result to it: each required key
+        present, no key undeclared (besides those the evaluation adds, :data:`EVALUATION_DETAILS`). ``None``:
+        the details are empty.
+    checks : tuple of callable
+        Applicability checks ``check(ctx, spec, result) -> str or None``, run on each computed result: a note
+        when an assumption of the metric fails on these data.
+    copy_sensitive : bool
+        An exact copy of the training data scores at the risky end of the range (held by the ``copy`` check of
+        :mod:`synthpriv_report.testing`).
+    row_order : str
+        Why the value depends on the order of the rows by definition (a split or a permutation drawn by position),
+        or ``""`` when it does not: the ``row_order`` check of :mod:`synthpriv_report.testing` holds it to that.
+    """
+
+    compute: Callable[[Context, dict[str, Any]], MetricResult]
+    plan: Callable[[Context, dict[str, Any]], Sequence[Any]] | None = None
+    needs: tuple[Need, ...] = ()
+    default_space: str | None = None
+    space_choosable: bool = False
+    params: tuple[Param, ...] = ()
+    calibratable: bool = False
+    details: type | None = None
+    checks: tuple[Callable[..., str | None], ...] = ()
+    copy_sensitive: bool = False
+    row_order: str = ""
+
+    def __post_init__(self) -> None:
+        if self.details is not None and not is_typeddict(self.details):
+            raise TypeError(f"details must be a TypedDict class listing the keys of the result's details, got "
+                            f"{self.details!r}")
+
+
+@dataclass(frozen=True)
+class Grading:
+    """How a metric's value is graded: what the level policy (:mod:`synthpriv_report.grading.levels`) and the
+    verdict read to turn the value into a level.
+
+    Parameters
+    ----------
+    direction : {"higher_is_riskier", "higher_is_safer"}
+        Which way risk grows.
+    value_range : tuple of float
+        Declared range of the headline value. A value outside it is an error, and a report read back from JSON
+        with one is refused.
+    value_kind : {"share", "score", "auc", "distance", "number"}, optional
+        What kind of number the headline value is; it says how thresholds read (a share's in percent or
+        percentage points) and how the value is written. ``None``: read from the range (:meth:`MetricSpec.kind`).
     level : LevelSpec, callable or None
-        The default level rule (``None``: the metric has no level).
-    figures : tuple of FigureSpec
-        Figures drawn from the result alone.
+        The default level rule, or ``level(result) -> LevelSpec`` choosing it from the result (``None``: the
+        metric has no level).
+    drives_verdict : bool
+        The metric is one of the checks behind the verdict by default (``Evaluation(verdict_metrics=None)``).
+        The verdict's per-check test level is shared among these checks (:func:`verdict_alpha`).
+    """
+
+    direction: Direction
+    value_range: tuple[float, float]
+    value_kind: ValueKind | None = None
+    level: LevelChoice | None = None
+    drives_verdict: bool = False
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """How a metric is shown: its names, sentences, figures and notes. Nothing here changes a number or a level.
+
+    The callables take the result's JSON form ``m`` (:data:`ResultJSON`), so that a report drawn again from its
+    JSON file says the same words as the live evaluation.
+
+    Parameters
+    ----------
+    title : str
+        Short human title.
+    section : str
+        Section of the metric definitions, e.g. ``"2.2"`` (``"package"``: defined by this package).
+    group : str
+        Report group, a key of :data:`GROUP_TITLES`.
     summary : str
         One plain-language line for the report.
     definition : str
         Two sentences defining the metric.
     words : Words or None
         What it measures, what a high value means, the ideal value.
-    checks : tuple of callable
-        Applicability checks ``check(ctx, spec, result) -> str or None`` (a note when an assumption fails).
-    copy_sensitive : bool
-        An exact copy of T scores at the risky end (used by the registry-driven tests).
-    row_order : str
-        Why the value depends on the order of the rows by definition (a split or a permutation drawn by position),
-        or ``""`` when it does not: the row-order invariant (:mod:`synthpriv_report.testing`) holds it to that.
-    calibratable : bool
-        The metric compares S with T, so it can be recomputed with H in the role of S.
     interval_kind : str
         How the interval is made, in words ("Wilson 95%", "bootstrap 95%", ...).
-    value_kind : {"share", "score", "auc", "distance", "number"}, optional
-        What kind of number the headline value is. ``None``: a ``"score"`` on a [0, 100] range, a ``"share"`` on
-        [0, 1] with a Wilson interval, otherwise a plain ``"number"`` (see :meth:`kind`).
-    drives_verdict : bool
-        The metric is one of the checks behind the verdict by default (``Evaluation(verdict_metrics=None)``).
-        The verdict's per-check test level is shared among these checks (:func:`verdict_alpha`).
+    figures : tuple of FigureSpec
+        Figures drawn from the result alone.
     finding : callable, optional
-        ``finding(m) -> str``: the one plain sentence the cover of a report prints for a computed result, from
-        its JSON form ``m`` (numbers formatted for the reader). ``None``: "<title>: <value>. It measures <what>."
+        ``finding(m) -> str``: the one plain sentence the cover of a report prints for a computed result
+        (numbers formatted for the reader). ``None``: "<title>: <value>. It measures <what>."
     graded_note : callable, optional
         ``graded_note(m) -> str or None``: when the level is graded on another quantity than the value shown,
         the sentence that says which and its number. ``None`` (or a ``None`` return): the rule's scale and its
@@ -341,8 +464,8 @@ class MetricSpec:
     residual_risk : callable, optional
         ``residual_risk(m) -> str or None``: the residual risk in a regulator's terms, one sentence for a data
         protection officer ("an attacker who knows X succeeds on at most Y% of people (95% upper bound) more often
-        than on people not in the training data"), from the result's JSON form. Declared by the measures that
-        simulate an attacker against people, which the report's threat model lists as testing that attacker.
+        than on people not in the training data"). Declared by the measures that simulate an attacker against
+        people, which the report's threat model lists as testing that attacker.
     limitation : str
         What the measure cannot see (a kind of leak it is blind to), for the report's limitations page.
     sample_note : callable, optional
@@ -353,30 +476,14 @@ class MetricSpec:
         short plain sentence that the measure's section prints under its result.
     """
 
-    name: str
     title: str
     section: str
     group: Group
-    direction: Direction
-    value_range: tuple[float, float]
-    compute: Callable[[Context, dict[str, Any]], MetricResult]
-    plan: Callable[[Context, dict[str, Any]], Sequence[Any]] | None = None
-    needs: tuple[Need, ...] = ()
-    default_space: str | None = None
-    space_choosable: bool = False
-    params: tuple[Param, ...] = ()
-    level: LevelChoice | None = None
-    figures: tuple[FigureSpec, ...] = ()
     summary: str = ""
     definition: str = ""
     words: Words | None = None
-    checks: tuple[Callable[..., str | None], ...] = ()
-    copy_sensitive: bool = False
-    row_order: str = ""
-    calibratable: bool = False
     interval_kind: str = ""
-    value_kind: ValueKind | None = None
-    drives_verdict: bool = False
+    figures: tuple[FigureSpec, ...] = ()
     finding: Callable[[ResultJSON], str] | None = None
     graded_note: Callable[[ResultJSON], str | None] | None = None
     range_note: Callable[[ResultJSON], str | None] | None = None
@@ -385,18 +492,278 @@ class MetricSpec:
     sample_note: Callable[[ResultJSON], str | None] | None = None
     records_note: Callable[[ResultJSON], str | None] | None = None
 
+
+#: The group each field of a declaration belongs to, by field name.
+FIELD_GROUPS: dict[str, str] = {
+    **{f.name: "computation" for f in fields(Computation)},
+    **{f.name: "grading" for f in fields(Grading)},
+    **{f.name: "presentation" for f in fields(Presentation)},
+}
+
+_GROUP_CLASSES: dict[str, type[Any]] = {"computation": Computation, "grading": Grading, "presentation": Presentation}
+
+
+@dataclass(frozen=True, init=False)
+class MetricSpec:
+    """The declaration of one metric: its name and three groups of fields.
+
+    Each field sits in the group of what reads it:
+
+    - :class:`Computation`: what the evaluation reads to compute a result (the compute function, its searches,
+      inputs, space and parameters, the calibration), and what the result is (its details' keys, the invariants
+      of :mod:`synthpriv_report.testing` it is held to).
+    - :class:`Grading`: what the level policy and the verdict read to turn the value into a level (its direction,
+      range and kind, the level rule, whether it drives the verdict).
+    - :class:`Presentation`: what only the reader sees (titles, sentences, figures, notes); nothing there changes
+      a number or a level.
+
+    Every field can also be read on the declaration itself, by its name: ``spec.direction`` is
+    ``spec.grading.direction``, ``spec.compute`` is ``spec.computation.compute``.
+
+    Parameters
+    ----------
+    name : str
+        Registry name (also the JSON and command-line name).
+    computation : Computation
+        How the metric is computed.
+    grading : Grading
+        How its value is graded.
+    presentation : Presentation
+        How it is shown.
+    **flat
+        The fields of the groups given flat, as in earlier releases (``MetricSpec(name=..., title=...,
+        direction=..., compute=...)``): deprecated, with a ``DeprecationWarning`` naming the group of each, and
+        removed in a later release. A group given both ways is an error, and so is an unknown field.
+
+    Examples
+    --------
+    >>> spec = MetricSpec(
+    ...     name="m",
+    ...     computation=Computation(compute=print),
+    ...     grading=Grading(direction="higher_is_safer", value_range=(0.0, 100.0)),
+    ...     presentation=Presentation(title="M", section="package", group="closeness"))
+    >>> spec.direction, spec.kind()
+    ('higher_is_safer', 'score')
+    """
+
+    name: str
+    computation: Computation
+    grading: Grading
+    presentation: Presentation
+
+    def __init__(self, name: str, computation: Computation | None = None, grading: Grading | None = None,
+                 presentation: Presentation | None = None, **flat: Any) -> None:
+        given: dict[str, Any] = {"computation": computation, "grading": grading, "presentation": presentation}
+        if flat:
+            unknown = sorted(k for k in flat if k not in FIELD_GROUPS)
+            if unknown:
+                raise TypeError(f"MetricSpec got unknown field(s) {', '.join(map(repr, unknown))}; the fields of "
+                                f"each group: {_fields_in_words()}")
+            by_group: dict[str, dict[str, Any]] = {}
+            for key, value in flat.items():
+                by_group.setdefault(FIELD_GROUPS[key], {})[key] = value
+            clash = sorted(g for g in by_group if given[g] is not None)
+            if clash:
+                raise TypeError(f"MetricSpec {name!r}: {' and '.join(clash)} given both as a group and as flat "
+                                f"fields ({', '.join(sorted(k for g in clash for k in by_group[g]))})")
+            warnings.warn(
+                f"MetricSpec {name!r}: flat fields are deprecated; group them: "
+                + "; ".join(f"{group}={_GROUP_CLASSES[group].__name__}({', '.join(sorted(kw))})"
+                            for group, kw in sorted(by_group.items())),
+                DeprecationWarning, stacklevel=2)
+            for group, kw in by_group.items():
+                try:
+                    given[group] = _GROUP_CLASSES[group](**kw)
+                except TypeError as exc:
+                    raise TypeError(f"MetricSpec {name!r}: {exc}") from None
+        for group, cls in _GROUP_CLASSES.items():
+            if not isinstance(given[group], cls):
+                raise TypeError(f"MetricSpec {name!r}: {group} must be a {cls.__name__}(...), got "
+                                f"{given[group]!r}")
+        object.__setattr__(self, "name", name)
+        for group in _GROUP_CLASSES:
+            object.__setattr__(self, group, given[group])
+
+    # the fields by their own names, read-only -------------------------------------------------------------------
+
+    @property
+    def compute(self) -> Callable[[Context, dict[str, Any]], MetricResult]:
+        """:attr:`Computation.compute`."""
+        return self.computation.compute
+
+    @property
+    def plan(self) -> Callable[[Context, dict[str, Any]], Sequence[Any]] | None:
+        """:attr:`Computation.plan`."""
+        return self.computation.plan
+
+    @property
+    def needs(self) -> tuple[Need, ...]:
+        """:attr:`Computation.needs`."""
+        return self.computation.needs
+
+    @property
+    def default_space(self) -> str | None:
+        """:attr:`Computation.default_space`."""
+        return self.computation.default_space
+
+    @property
+    def space_choosable(self) -> bool:
+        """:attr:`Computation.space_choosable`."""
+        return self.computation.space_choosable
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        """:attr:`Computation.params`."""
+        return self.computation.params
+
+    @property
+    def calibratable(self) -> bool:
+        """:attr:`Computation.calibratable`."""
+        return self.computation.calibratable
+
+    @property
+    def details(self) -> type | None:
+        """:attr:`Computation.details`."""
+        return self.computation.details
+
+    @property
+    def checks(self) -> tuple[Callable[..., str | None], ...]:
+        """:attr:`Computation.checks`."""
+        return self.computation.checks
+
+    @property
+    def copy_sensitive(self) -> bool:
+        """:attr:`Computation.copy_sensitive`."""
+        return self.computation.copy_sensitive
+
+    @property
+    def row_order(self) -> str:
+        """:attr:`Computation.row_order`."""
+        return self.computation.row_order
+
+    @property
+    def direction(self) -> Direction:
+        """:attr:`Grading.direction`."""
+        return self.grading.direction
+
+    @property
+    def value_range(self) -> tuple[float, float]:
+        """:attr:`Grading.value_range`."""
+        return self.grading.value_range
+
+    @property
+    def value_kind(self) -> ValueKind | None:
+        """:attr:`Grading.value_kind`."""
+        return self.grading.value_kind
+
+    @property
+    def level(self) -> LevelChoice | None:
+        """:attr:`Grading.level`."""
+        return self.grading.level
+
+    @property
+    def drives_verdict(self) -> bool:
+        """:attr:`Grading.drives_verdict`."""
+        return self.grading.drives_verdict
+
+    @property
+    def title(self) -> str:
+        """:attr:`Presentation.title`."""
+        return self.presentation.title
+
+    @property
+    def section(self) -> str:
+        """:attr:`Presentation.section`."""
+        return self.presentation.section
+
+    @property
+    def group(self) -> Group:
+        """:attr:`Presentation.group`."""
+        return self.presentation.group
+
+    @property
+    def summary(self) -> str:
+        """:attr:`Presentation.summary`."""
+        return self.presentation.summary
+
+    @property
+    def definition(self) -> str:
+        """:attr:`Presentation.definition`."""
+        return self.presentation.definition
+
+    @property
+    def words(self) -> Words | None:
+        """:attr:`Presentation.words`."""
+        return self.presentation.words
+
+    @property
+    def interval_kind(self) -> str:
+        """:attr:`Presentation.interval_kind`."""
+        return self.presentation.interval_kind
+
+    @property
+    def figures(self) -> tuple[FigureSpec, ...]:
+        """:attr:`Presentation.figures`."""
+        return self.presentation.figures
+
+    @property
+    def finding(self) -> Callable[[ResultJSON], str] | None:
+        """:attr:`Presentation.finding`."""
+        return self.presentation.finding
+
+    @property
+    def graded_note(self) -> Callable[[ResultJSON], str | None] | None:
+        """:attr:`Presentation.graded_note`."""
+        return self.presentation.graded_note
+
+    @property
+    def range_note(self) -> Callable[[ResultJSON], str | None] | None:
+        """:attr:`Presentation.range_note`."""
+        return self.presentation.range_note
+
+    @property
+    def residual_risk(self) -> Callable[[ResultJSON], str | None] | None:
+        """:attr:`Presentation.residual_risk`."""
+        return self.presentation.residual_risk
+
+    @property
+    def limitation(self) -> str:
+        """:attr:`Presentation.limitation`."""
+        return self.presentation.limitation
+
+    @property
+    def sample_note(self) -> Callable[[ResultJSON], str | None] | None:
+        """:attr:`Presentation.sample_note`."""
+        return self.presentation.sample_note
+
+    @property
+    def records_note(self) -> Callable[[ResultJSON], str | None] | None:
+        """:attr:`Presentation.records_note`."""
+        return self.presentation.records_note
+
+    # ------------------------------------------------------------------------------------------------------------
+
     @property
     def param_names(self) -> tuple[str, ...]:
         """The names of the reduction parameters the metric reads."""
         return tuple(p.name for p in self.params)
 
+    def detail_keys(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The required and the optional keys of the result's details (:func:`detail_keys` of
+        :attr:`Computation.details`)."""
+        return detail_keys(self.details)
+
     def kind(self) -> ValueKind:
         """What kind of number the headline value is: the declared ``value_kind``, else read from the range.
 
-        >>> MetricSpec("m", "M", "x", "closeness", "higher_is_safer", (0.0, 100.0), compute=print).kind()
-        'score'
-        >>> MetricSpec("m", "M", "x", "closeness", "higher_is_riskier", (0.0, 1.0), compute=print,
-        ...            interval_kind="Wilson 95%").kind()
+        A value on [0, 100] is a ``"score"``, one on [0, 1] with a Wilson interval a ``"share"``, any other a
+        ``"number"``.
+
+        >>> grading = Grading("higher_is_riskier", (0.0, 1.0))
+        >>> MetricSpec("m", Computation(print), grading, Presentation("M", "x", "closeness")).kind()
+        'number'
+        >>> MetricSpec("m", Computation(print), grading,
+        ...            Presentation("M", "x", "closeness", interval_kind="Wilson 95%")).kind()
         'share'
         """
         if self.value_kind is not None:
@@ -406,6 +773,10 @@ class MetricSpec:
         if self.interval_kind.lower().startswith("wilson") and tuple(self.value_range) == (0.0, 1.0):
             return "share"
         return "number"
+
+
+def _fields_in_words() -> str:
+    return "; ".join(f"{cls.__name__}: {', '.join(f.name for f in fields(cls))}" for cls in _GROUP_CLASSES.values())
 
 
 REGISTRY: dict[str, MetricSpec] = {}
@@ -569,7 +940,9 @@ def resolve_level(spec: MetricSpec, result: MetricResult) -> LevelSpec | None:
 
 
 __all__ = [
-    "GROUP_TITLES", "Param", "LevelSpec", "FigureSpec", "Words", "MetricSpec", "REGISTRY", "register",
+    "GROUP_TITLES", "Param", "LevelSpec", "FigureSpec", "Words", "MetricSpec", "Computation", "Grading",
+    "Presentation", "FIELD_GROUPS", "EVALUATION_DETAILS", "detail_keys", "NotRequired", "Required", "TypedDict",
+    "REGISTRY", "register",
     "unregister", "metric_names", "get_spec", "SHARED_PARAMS", "SHARED_LEVEL_FAMILIES", "register_shared",
     "declared_params", "verdict_metric_names", "verdict_alpha", "verdict_false_alarm", "verdict_false_alarm_rate",
     "ValueKind", "ResultJSON", "level_families", "resolve_level", "graded_direction",

@@ -52,12 +52,15 @@ def test_the_order_dependent_metrics_say_why():
 
 def test_a_metric_that_breaks_an_invariant_is_named(data):
     """The checker fails a metric that breaks an invariant: a toy metric whose value leaves its declared range."""
-    from synthpriv_report.core.registry import MetricSpec, register, unregister
+    from synthpriv_report.core.registry import Computation, Grading, MetricSpec, Presentation, register, unregister
     from synthpriv_report.core.results import MetricResult
 
-    register(MetricSpec(name="out_of_range", title="Out of range", section="test", group="closeness",
-                        direction="higher_is_riskier", value_range=(0.0, 1.0),
-                        compute=lambda ctx, params: MetricResult("out_of_range", 1.5)))
+    register(MetricSpec(
+        name="out_of_range",
+        computation=Computation(compute=lambda ctx, params: MetricResult("out_of_range", 1.5)),
+        grading=Grading(direction="higher_is_riskier", value_range=(0.0, 1.0)),
+        presentation=Presentation(title="Out of range", section="test", group="closeness"),
+    ))
     try:
         with pytest.raises(MetricCheckError, match="'out_of_range' fails the check 'range': value 1.5"):
             run_check("out_of_range", "range", data)
@@ -67,3 +70,51 @@ def test_a_metric_that_breaks_an_invariant_is_named(data):
     finally:
         unregister("out_of_range")
     assert CHECKS[0] == "range"
+
+
+def test_a_metric_whose_details_break_their_declaration_is_named(data):
+    """The ``details`` check fails a metric whose results lack a required key or carry one it does not declare,
+    and passes the same metric once its declaration lists them."""
+    from synthpriv_report.core.registry import (
+        Computation,
+        Grading,
+        MetricSpec,
+        NotRequired,
+        Presentation,
+        TypedDict,
+        register,
+        unregister,
+    )
+    from synthpriv_report.core.results import MetricResult
+
+    class Declared(TypedDict):
+        n: int
+
+    class Complete(TypedDict):
+        size: int
+        note: NotRequired[str]
+
+    def compute(ctx, params):
+        return MetricResult("toy", 0.5, details={"size": ctx.size(ctx.T)})
+
+    cases = {"lacking": (Declared, r"lacks the required key\(s\) n; carries the undeclared key\(s\) size "
+                                   r"\(declared: Declared\)"),
+             "undeclared": (None, r"carries the undeclared key\(s\) size \(declared: no details type\)"),
+             "complete": (Complete, None)}
+    for case, (details, error) in cases.items():
+        name = f"details_{case}"
+        register(MetricSpec(
+            name=name,
+            computation=Computation(compute=compute, details=details),
+            grading=Grading(direction="higher_is_riskier", value_range=(0.0, 1.0)),
+            presentation=Presentation(title="Toy details", section="test", group="closeness"),
+        ))
+        try:
+            if error is None:
+                assert run_check(name, "details", data) is None
+            else:
+                with pytest.raises(MetricCheckError, match=f"'{name}' fails the check 'details': its details "
+                                                           r"\(main evaluation\) " + error):
+                    run_check(name, "details", data)
+        finally:
+            unregister(name)

@@ -97,7 +97,7 @@ def test_the_readme_metric_holds_the_invariants(ev):
     declared copy-sensitive, so the copy check is left out)."""
     from synthpriv_report.extend import check_metric
 
-    assert check_metric("close_share") == ["range", "row_order", "reproducible", "json", "not_computed",
+    assert check_metric("close_share") == ["range", "row_order", "reproducible", "json", "details", "not_computed",
                                            "no_search_on_move"]
 
 

@@ -12,7 +12,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ... import stats
-from ...core.params import review_level
 from ...core.registry import Words
 from ...spaces import SpaceSpec
 from ...stats import bootstrap_ratio
@@ -173,5 +172,3 @@ _WORDS_ATTACK = Words(measures="how much an attacker who knows some of a person'
                                  "up to there the attack learns what any data of the population would teach",
                       ideal="the value the holdout reaches when it stands in for the synthetic data")
 
-
-_COMMON = {"level": review_level, "words": _WORDS_ATTACK}

@@ -12,15 +12,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ... import neighbors as nb
-from ...core.params import N_BOOTSTRAP
-from ...core.registry import MetricSpec, Param, register
+from ...core.params import N_BOOTSTRAP, review_level
+from ...core.registry import Computation, Grading, MetricSpec, Param, Presentation, TypedDict, register
 from ...core.results import MetricResult, not_computed
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...engine.context import Context
 
 from ._common import (
-    _COMMON,
+    _WORDS_ATTACK,
     _euclid_keys,
     _interval,
     _key_groups,
@@ -147,16 +147,37 @@ AIR_TOLERANCE = Param("air_tolerance", 0.1, low=0.0, slider=(0.0, 0.5, 0.01), la
                       doc="A numeric sensitive value is guessed right when within this share of the true value.")
 
 
+class AirDetails(TypedDict):
+    """The details of ``air``: the keys its compute function sets."""
+
+    per_attribute: dict[str, float]
+    dataset_level: dict[str, Any]
+    air_tolerance: float
+    sensitive_used: list[str]
+    key_fields: list[str]
+    n_key_combinations_real: int
+    mean_matches_per_real: float
+    max_matches_per_real: int
+    share_exact_key_match: float
+    sum_weights: float
+    n_real: int
+
+
 register(MetricSpec(
-    name="air", title="Attribute inference risk", section="3", group="attack",
-    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_air_compute, plan=_air_plan,
-    needs=("sensitive_fields",), default_space="euclidean", params=(AIR_TOLERANCE, N_BOOTSTRAP), calibratable=True,
-    interval_kind="bootstrap 95% (percentile)", **_COMMON,
-    summary="How well an attacker who knows a person's key values guesses their sensitive values from the "
-            "nearest synthetic records.",
-    definition="For each real record, the synthetic records at the minimal euclidean distance on the key "
-               "attributes are guesses, correct when the sensitive value is equal (categorical) or within the "
-               "relative tolerance (numeric), scored by F1 = 2TP/(2TP + FP). AIR is the mean of these F1 "
-               "scores weighted by -P ln P of each record's frequency in the real data, averaged over sensitive "
-               "attributes (Trudslev et al., Eq. 8-11).",
+    name="air",
+    computation=Computation(
+        compute=_air_compute, plan=_air_plan, needs=("sensitive_fields",), default_space="euclidean",
+        params=(AIR_TOLERANCE, N_BOOTSTRAP), calibratable=True, details=AirDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), level=review_level),
+    presentation=Presentation(
+        title="Attribute inference risk", section="3", group="attack",
+        summary="How well an attacker who knows a person's key values guesses their sensitive values from the "
+                "nearest synthetic records.",
+        definition="For each real record, the synthetic records at the minimal euclidean distance on the key "
+                   "attributes are guesses, correct when the sensitive value is equal (categorical) or within the "
+                   "relative tolerance (numeric), scored by F1 = 2TP/(2TP + FP). AIR is the mean of these F1 "
+                   "scores weighted by -P ln P of each record's frequency in the real data, averaged over sensitive "
+                   "attributes (Trudslev et al., Eq. 8-11).",
+        interval_kind="bootstrap 95% (percentile)", words=_WORDS_ATTACK),
 ))

@@ -22,15 +22,15 @@ from numpy.typing import ArrayLike, NDArray
 
 from ... import neighbors as nb
 from ...core.applicability import continuous_keys
-from ...core.params import N_BOOTSTRAP
-from ...core.registry import MetricSpec, register
+from ...core.params import N_BOOTSTRAP, review_level
+from ...core.registry import Computation, Grading, MetricSpec, Presentation, TypedDict, register
 from ...core.results import MetricResult, not_computed
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...engine.context import Context
 
 from ._common import (
-    _COMMON,
+    _WORDS_ATTACK,
     _budget_rows,
     _hamming_keys,
     _interval,
@@ -237,29 +237,70 @@ def _gcap_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
                         details=details, space=_hamming_keys(ctx).label, notes=notes)
 
 
+class ZcapDetails(TypedDict):
+    """The details of ``zcap``: the keys its compute function sets."""
+
+    per_attribute: dict[str, float]
+    sensitive_used: list[str]
+    sensitive_skipped_numeric: list[str]
+    key_fields: list[str]
+    n_key_combinations_real: int
+    share_real_with_match: float
+    mean_matches_per_real: float
+    n_real: int
+    n_synthetic: int
+
+
+class GcapDetails(TypedDict):
+    """The details of ``gcap``: the keys its compute function sets."""
+
+    per_attribute: dict[str, float]
+    sensitive_used: list[str]
+    sensitive_skipped_numeric: list[str]
+    key_fields: list[str]
+    n_key_combinations_real: int
+    mean_min_distance: float
+    share_exact_key_match: float
+    mean_matches_per_real: float
+    max_matches_per_real: int
+    n_real: int
+    n_real_used: int
+    n_real_total: int
+    max_pairs: int
+
+
 register(MetricSpec(
-    name="zcap", title="Zero CAP (exact key match)", section="3", group="attack",
-    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_zcap_compute, plan=lambda ctx, p: [],
-    needs=("sensitive_fields",), params=(N_BOOTSTRAP,), calibratable=True, copy_sensitive=True,
-    checks=(continuous_keys(),),
-    interval_kind="bootstrap 95% (percentile)", **_COMMON,
-    summary="How often a synthetic record with a real person's exact key values also reveals their sensitive "
-            "value.",
-    definition="For each real record, the share of synthetic records with identical key attributes that also "
-               "share its categorical sensitive value (0 when none matches). ZCAP is the mean over real records "
-               "and sensitive attributes (Trudslev et al., Eq. 3-4).",
+    name="zcap",
+    computation=Computation(
+        compute=_zcap_compute, plan=lambda ctx, p: [], needs=("sensitive_fields",), params=(N_BOOTSTRAP,),
+        calibratable=True, checks=(continuous_keys(),), copy_sensitive=True, details=ZcapDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), level=review_level),
+    presentation=Presentation(
+        title="Zero CAP (exact key match)", section="3", group="attack",
+        summary="How often a synthetic record with a real person's exact key values also reveals their sensitive "
+                "value.",
+        definition="For each real record, the share of synthetic records with identical key attributes that also "
+                   "share its categorical sensitive value (0 when none matches). ZCAP is the mean over real records "
+                   "and sensitive attributes (Trudslev et al., Eq. 3-4).",
+        interval_kind="bootstrap 95% (percentile)", words=_WORDS_ATTACK),
 ))
 
 
 register(MetricSpec(
-    name="gcap", title="Generalised CAP (nearest keys)", section="3", group="attack",
-    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_gcap_compute, plan=_gcap_plan,
-    needs=("sensitive_fields",), default_space="hamming", params=(N_BOOTSTRAP,), calibratable=True,
-    checks=(continuous_keys(),), interval_kind="bootstrap 95% (percentile)", **_COMMON,
-    summary="How often the synthetic records closest to a real person's key values reveal their sensitive "
-            "value.",
-    definition="For each real record, the synthetic records at the minimal Hamming distance on the key "
-               "attributes are its matches, and its score is the share of them sharing its categorical "
-               "sensitive value. GCAP is the mean over real records and sensitive attributes "
-               "(Trudslev et al., Eq. 5-6).",
+    name="gcap",
+    computation=Computation(
+        compute=_gcap_compute, plan=_gcap_plan, needs=("sensitive_fields",), default_space="hamming",
+        params=(N_BOOTSTRAP,), calibratable=True, checks=(continuous_keys(),), details=GcapDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), level=review_level),
+    presentation=Presentation(
+        title="Generalised CAP (nearest keys)", section="3", group="attack",
+        summary="How often the synthetic records closest to a real person's key values reveal their sensitive "
+                "value.",
+        definition="For each real record, the synthetic records at the minimal Hamming distance on the key "
+                   "attributes are its matches, and its score is the share of them sharing its categorical "
+                   "sensitive value. GCAP is the mean over real records and sensitive attributes "
+                   "(Trudslev et al., Eq. 5-6).",
+        interval_kind="bootstrap 95% (percentile)", words=_WORDS_ATTACK),
 ))

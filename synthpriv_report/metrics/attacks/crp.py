@@ -11,13 +11,14 @@ import numpy as np
 
 from ... import stats
 from ...core.applicability import continuous_keys
-from ...core.registry import MetricSpec, register
+from ...core.params import review_level
+from ...core.registry import Computation, Grading, MetricSpec, Presentation, TypedDict, register
 from ...core.results import MetricResult
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...engine.context import Context
 
-from ._common import _COMMON
+from ._common import _WORDS_ATTACK
 
 
 def crp_value(n_copies: int, n_real: int) -> float:
@@ -49,13 +50,29 @@ def _crp_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
                         details=details)
 
 
+class CrpDetails(TypedDict):
+    """The details of ``crp``: the keys its compute function sets."""
+
+    n_copies: int
+    ratio_unclipped: float
+    share_synthetic_copied: float
+    n_real_copied: int
+    n_real: int
+    n_synthetic: int
+
+
 register(MetricSpec(
-    name="crp", title="Common rows proportion", section="3", group="attack",
-    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_crp_compute, plan=lambda ctx, p: [],
-    calibratable=True, copy_sensitive=True, checks=(continuous_keys(all_columns=True),), interval_kind="Wilson 95%",
-    **_COMMON,
-    summary="How many synthetic records are exact copies of real records, relative to the real data's size.",
-    definition="The number of synthetic records identical to some real record, counted with multiplicity, "
-               "divided by the number of real records and clipped to [0, 1]. Identical means every analysed "
-               "column equal (Trudslev et al., Eq. 12).",
+    name="crp",
+    computation=Computation(
+        compute=_crp_compute, plan=lambda ctx, p: [], calibratable=True, checks=(continuous_keys(all_columns=True),),
+        copy_sensitive=True, details=CrpDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), level=review_level),
+    presentation=Presentation(
+        title="Common rows proportion", section="3", group="attack",
+        summary="How many synthetic records are exact copies of real records, relative to the real data's size.",
+        definition="The number of synthetic records identical to some real record, counted with multiplicity, "
+                   "divided by the number of real records and clipped to [0, 1]. Identical means every analysed "
+                   "column equal (Trudslev et al., Eq. 12).",
+        interval_kind="Wilson 95%", words=_WORDS_ATTACK),
 ))

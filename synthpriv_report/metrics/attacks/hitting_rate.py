@@ -22,14 +22,15 @@ from numpy.typing import NDArray
 
 from ... import stats
 from ...core.applicability import continuous_keys
-from ...core.registry import MetricSpec, Param, register
+from ...core.params import review_level
+from ...core.registry import Computation, Grading, MetricSpec, NotRequired, Param, Presentation, TypedDict, register
 from ...core.results import MetricResult
 from ...matching.joins import _HitrIndex, _hits_from_index, hitting_candidates
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...engine.context import Context
 
-from ._common import _COMMON, _budget_rows, _sample_note
+from ._common import _WORDS_ATTACK, _budget_rows, _sample_note
 
 
 def _hitr_index(ctx: Context, syn: str | None = None) -> _HitrIndex:
@@ -109,13 +110,32 @@ HITR_DIVISOR = Param("hitr_divisor", 30.0, low=0.0, low_open=True, slider=(5.0, 
                      doc="A numeric value matches when it is within the real column's range divided by this.")
 
 
+class HittingRateDetails(TypedDict):
+    """The details of ``hitting_rate``: the keys its compute function sets."""
+
+    n_real_hit: int
+    n_pairs: int
+    hitr_divisor: float
+    n_categorical_signatures_real: int
+    n_real: int
+    n_real_total: int
+    n_synthetic: int
+    tolerances: NotRequired[dict[str, float]]
+
+
 register(MetricSpec(
-    name="hitting_rate", title="Hitting rate", section="3", group="attack",
-    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_hitr_compute, plan=lambda ctx, p: [],
-    params=(HITR_DIVISOR,), calibratable=True, copy_sensitive=True,
-    checks=(continuous_keys(all_columns=True, match="tolerance match"),), interval_kind="Wilson 95%", **_COMMON,
-    summary="The share of real records that have a near-identical synthetic record.",
-    definition="A real record is hit when some synthetic record has every categorical value equal and every "
-               "numeric value within the real range divided by the divisor (30 by default). The hitting rate "
-               "is the share of real records hit (Trudslev et al., Eq. 32-33, counting real records).",
+    name="hitting_rate",
+    computation=Computation(
+        compute=_hitr_compute, plan=lambda ctx, p: [], params=(HITR_DIVISOR,), calibratable=True,
+        checks=(continuous_keys(all_columns=True, match="tolerance match"),), copy_sensitive=True,
+        details=HittingRateDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), level=review_level),
+    presentation=Presentation(
+        title="Hitting rate", section="3", group="attack",
+        summary="The share of real records that have a near-identical synthetic record.",
+        definition="A real record is hit when some synthetic record has every categorical value equal and every "
+                   "numeric value within the real range divided by the divisor (30 by default). The hitting rate "
+                   "is the share of real records hit (Trudslev et al., Eq. 32-33, counting real records).",
+        interval_kind="Wilson 95%", words=_WORDS_ATTACK),
 ))

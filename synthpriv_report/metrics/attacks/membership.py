@@ -45,7 +45,18 @@ from numpy.typing import ArrayLike, NDArray
 from ... import stats
 from ...core import plotting as plot
 from ...core.formats import fmt_number, fmt_share
-from ...core.registry import FigureSpec, LevelSpec, MetricSpec, ResultJSON, Words, register
+from ...core.registry import (
+    Computation,
+    FigureSpec,
+    Grading,
+    LevelSpec,
+    MetricSpec,
+    Presentation,
+    ResultJSON,
+    TypedDict,
+    Words,
+    register,
+)
 from ...core.results import MetricResult, not_computed
 from ...stats.comparisons import ABS_TOL, REL_TOL
 from .._shared.arrays import SmallResult, groups_too_small, space_for
@@ -306,54 +317,64 @@ def membership_graded(m: ResultJSON) -> str | None:
             f"is {fmt_number(m.get('value'))}).")
 
 
+class MembershipInferenceDetails(TypedDict):
+    """The details of ``membership_inference``: the keys its compute function sets."""
+
+    tpr_at_1pct_fpr: float
+    tpr_interval: list[float]
+    fpr_achieved: float
+    target_fpr: float
+    n_members: int
+    n_nonmembers: int
+    flagged_members: int
+    flagged_nonmembers: int
+    tied_pairs_share: float
+    interval_kind: str
+    score: str
+    sources: list[str]
+
+
 register(MetricSpec(
     name="membership_inference",
-    title="Membership inference (training members against holdout non-members)",
-    section="membership",
-    group="attack",
-    direction="higher_is_riskier",
-    value_range=(0.0, 1.0),
-    compute=_compute,
-    plan=_plan,
-    needs=("holdout",),
-    default_space="gower",
-    space_choosable=True,
-    copy_sensitive=True,
-    calibratable=False,
-    interval_kind="DeLong 95% (normal approximation)",
-    value_kind="auc",
-    finding=membership_finding,
-    graded_note=membership_graded,
-    residual_risk=lambda m: membership_residual(m),
-    limitation="the attacker scores people by their distance to the nearest synthetic record only; attacks that "
-               "use the trained generator or shadow models (not run here) can be stronger, above all when the "
-               "model is released too",
-    level=LevelSpec(
-        medium=0.55, high=0.65, same_scale=True,
-        of=lambda r: r.interval[0] if r.interval is not None else r.value,
-        risky_end=lambda r: r.interval[1] if r.interval is not None else None,
-        risky_scale="the upper end of the AUC's DeLong interval",
-        scale="the lower end of the AUC's DeLong interval",
-        source="package default (no regulator publishes membership-inference thresholds); the attack and its "
-               "reporting follow " + SOURCE_STADLER + " and " + SOURCE_CARLINI,
-        description="high when the lower end of the AUC's interval is above {high}, medium when above {medium}: "
-                    "the attacker tells training members from real people not in the training data better than a "
-                    "coin (0.5), beyond chance"),
-    figures=(FigureSpec(lambda r, a: plot_membership(r, ax=a),
-                        "Distance to the nearest synthetic record of training records (members) and of holdout "
-                        "records (non-members); curves that coincide mean membership cannot be told",
-                        size=(6.0, 2.8)),),
-    summary="Whether an attacker holding the synthetic data can tell that a person was in the training data: "
-            "AUC of members against non-members scored by distance to the synthetic data, and the share of members "
-            "found at 1% false accusations.",
-    definition="Each training record (member) and each holdout record (non-member) is scored by its distance to "
-               "the nearest synthetic record; the AUC is the probability that a member lies closer than a "
-               "non-member (ties one half), and the true-positive rate is read at a 1% false-positive rate.",
-    words=Words(measures="whether an attacker holding the synthetic data can tell that a person was in the "
-                         "training data",
-                high_means="an AUC well above 0.5, or many members found at 1% false accusations, means the "
-                           "synthetic data sit closer to the people they were trained on than to other people",
-                ideal="an AUC of 0.5 and a true-positive rate of about 1% at a 1% false-positive rate"),
+    computation=Computation(
+        compute=_compute, plan=_plan, needs=("holdout",), default_space="gower", space_choosable=True,
+        calibratable=False, copy_sensitive=True, details=MembershipInferenceDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="auc",
+        level=LevelSpec(
+            medium=0.55, high=0.65, same_scale=True,
+            of=lambda r: r.interval[0] if r.interval is not None else r.value,
+            risky_end=lambda r: r.interval[1] if r.interval is not None else None,
+            risky_scale="the upper end of the AUC's DeLong interval",
+            scale="the lower end of the AUC's DeLong interval",
+            source="package default (no regulator publishes membership-inference thresholds); the attack and its "
+                   "reporting follow " + SOURCE_STADLER + " and " + SOURCE_CARLINI,
+            description="high when the lower end of the AUC's interval is above {high}, medium when above {medium}: "
+                        "the attacker tells training members from real people not in the training data better than a "
+                        "coin (0.5), beyond chance")),
+    presentation=Presentation(
+        title="Membership inference (training members against holdout non-members)", section="membership",
+        group="attack",
+        summary="Whether an attacker holding the synthetic data can tell that a person was in the training data: "
+                "AUC of members against non-members scored by distance to the synthetic data, and the share of members "
+                "found at 1% false accusations.",
+        definition="Each training record (member) and each holdout record (non-member) is scored by its distance to "
+                   "the nearest synthetic record; the AUC is the probability that a member lies closer than a "
+                   "non-member (ties one half), and the true-positive rate is read at a 1% false-positive rate.",
+        words=Words(measures="whether an attacker holding the synthetic data can tell that a person was in the "
+                             "training data",
+                    high_means="an AUC well above 0.5, or many members found at 1% false accusations, means the "
+                               "synthetic data sit closer to the people they were trained on than to other people",
+                    ideal="an AUC of 0.5 and a true-positive rate of about 1% at a 1% false-positive rate"),
+        interval_kind="DeLong 95% (normal approximation)",
+        figures=(FigureSpec(lambda r, a: plot_membership(r, ax=a),
+                            "Distance to the nearest synthetic record of training records (members) and of holdout "
+                            "records (non-members); curves that coincide mean membership cannot be told",
+                            size=(6.0, 2.8)),),
+        finding=membership_finding, graded_note=membership_graded, residual_risk=lambda m: membership_residual(m),
+        limitation="the attacker scores people by their distance to the nearest synthetic record only; attacks that "
+                   "use the trained generator or shadow models (not run here) can be stronger, above all when the "
+                   "model is released too"),
 ))
 
 __all__ = ["MembershipScores", "membership_auc", "membership_finding", "plot_membership", "TARGET_FPR"]

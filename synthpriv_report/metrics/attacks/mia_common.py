@@ -61,7 +61,7 @@ from ..._compiled import njit
 from ...core import plotting as plot
 from ...core.formats import fmt_count, fmt_number, fmt_share
 from ...core.formats import is_finite_number as finite
-from ...core.registry import LevelSpec, ResultJSON, verdict_alpha
+from ...core.registry import LevelSpec, NotRequired, ResultJSON, TypedDict, verdict_alpha
 from ...core.results import InconsistentReportError, MetricResult, not_computed, stored_count, stored_number
 from ...stats.comparisons import ABS_TOL, REL_TOL
 from .._shared.arrays import SmallResult, eps_ratio
@@ -701,6 +701,30 @@ def declared_epsilon(ctx: Any) -> float | None:
 
 # ---------------------------------------------------------------------------------------------------------------
 # the result of an attack
+
+
+class AttackDetails(TypedDict):
+    """The keys of a membership attack's result details (:func:`attack_result`), which each attack extends with
+    its own."""
+
+    attack: str
+    score: str
+    auc: float
+    auc_interval: list[float]
+    advantage: float
+    tpr_at: dict[str, dict[str, Any]]
+    n_members: int
+    n_nonmembers: int
+    n_reference: int
+    tied_pairs_share: float
+    excess_lower_bound: float
+    epsilon_lower_bound: float
+    epsilon_confidence: float
+    check_alpha: float
+    interval_kind: str
+    sources: list[str]
+    reference_set: str
+    declared_epsilon: NotRequired[float]
 
 
 def roc_details(roc: AttackROC, *, attack: str, score: str, n_reference: int, alpha: float,

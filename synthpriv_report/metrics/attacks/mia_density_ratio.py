@@ -21,11 +21,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.registry import FigureSpec, MetricSpec, Words, register
+from ...core.registry import Computation, FigureSpec, Grading, MetricSpec, Presentation, Words, register
 from ...core.results import MetricResult
 from .mia_common import (
     K_DENSITY,
     SOURCE_CARLINI,
+    AttackDetails,
     attack_finding,
     attack_graded,
     attack_level,
@@ -101,43 +102,45 @@ def _compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
                          sources=[SOURCE_DOMIAS, SOURCE_CARLINI], extra=lambda: {"k": _k(ctx)})
 
 
+class MiaDensityRatioDetails(AttackDetails):
+    """The details of ``mia_density_ratio``: the keys every membership attack's result has (:class:`AttackDetails`),
+    and its own."""
+
+    k: int
+
+
 register(MetricSpec(
     name=NAME,
-    title="Membership attack: density ratio (synthetic over reference density, after DOMIAS)",
-    section="mia_density_ratio",
-    group="attack",
-    direction="higher_is_riskier",
-    value_range=(0.0, 1.0),
-    compute=_compute,
-    plan=plan,
-    needs=("holdout",),
-    default_space="gower",
-    copy_sensitive=False,  # a person with a natural twin among the synthetic records scores as a copy does
-    calibratable=False,
-    interval_kind="Clopper-Pearson 95% (exact)",
-    value_kind="share",
-    finding=attack_finding(HOW),
-    graded_note=attack_graded,
-    residual_risk=attack_residual(HOW),
-    limitation="its densities are nearest-neighbour estimates from five records; a density model fitted to the "
-               "reference data, or the generator itself, can see overfitting that five neighbours do not",
-    level=attack_level("the density-ratio attack"),
-    figures=(FigureSpec(lambda r, a: plot_attack_roc(r, ax=a, label="Density ratio"),
-                        "ROC curve of the density-ratio attack on log-log axes: training members found against "
-                        "real non-members wrongly accused; the dotted line is chance", size=(4.6, 3.4)),),
-    summary="Whether an attacker with some real reference data finds training members: each person scored by the "
-            "density of the synthetic data around them over the density of the reference data (DOMIAS); the "
-            "share of members found while wrongly accusing 1% of non-members.",
-    definition="Each training record (member) and each holdout target (non-member) is scored by the log of its "
-               "5th-nearest reference distance over its 5th-nearest synthetic distance, the log ratio of the two "
-               "k-nearest-neighbour densities up to a constant; the value is the true-positive rate at a 1% "
-               "false-positive rate.",
-    words=Words(measures="whether an attacker holding the synthetic data and other real records can tell that a "
-                         "person was in the training data, from where the synthetic data are denser than the "
-                         "population",
-                high_means="many members found at few false accusations means the generator overfitted: it put "
-                           "synthetic records around the people it was trained on",
-                ideal="about 1% of members found at a 1% false-positive rate (chance)"),
+    computation=Computation(
+        compute=_compute, plan=plan, needs=("holdout",), default_space="gower", calibratable=False,
+        copy_sensitive=False,  # a person with a natural twin among the synthetic records scores as a copy does
+        details=MiaDensityRatioDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="share",
+        level=attack_level("the density-ratio attack")),
+    presentation=Presentation(
+        title="Membership attack: density ratio (synthetic over reference density, after DOMIAS)",
+        section="mia_density_ratio", group="attack",
+        summary="Whether an attacker with some real reference data finds training members: each person scored by the "
+                "density of the synthetic data around them over the density of the reference data (DOMIAS); the "
+                "share of members found while wrongly accusing 1% of non-members.",
+        definition="Each training record (member) and each holdout target (non-member) is scored by the log of its "
+                   "5th-nearest reference distance over its 5th-nearest synthetic distance, the log ratio of the two "
+                   "k-nearest-neighbour densities up to a constant; the value is the true-positive rate at a 1% "
+                   "false-positive rate.",
+        words=Words(measures="whether an attacker holding the synthetic data and other real records can tell that a "
+                             "person was in the training data, from where the synthetic data are denser than the "
+                             "population",
+                    high_means="many members found at few false accusations means the generator overfitted: it put "
+                               "synthetic records around the people it was trained on",
+                    ideal="about 1% of members found at a 1% false-positive rate (chance)"),
+        interval_kind="Clopper-Pearson 95% (exact)",
+        figures=(FigureSpec(lambda r, a: plot_attack_roc(r, ax=a, label="Density ratio"),
+                            "ROC curve of the density-ratio attack on log-log axes: training members found against "
+                            "real non-members wrongly accused; the dotted line is chance", size=(4.6, 3.4)),),
+        finding=attack_finding(HOW), graded_note=attack_graded, residual_risk=attack_residual(HOW),
+        limitation="its densities are nearest-neighbour estimates from five records; a density model fitted to the "
+                   "reference data, or the generator itself, can see overfitting that five neighbours do not"),
 ))
 
 __all__ = ["density_ratio_scores", "density_k", "scores"]

@@ -23,11 +23,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.registry import FigureSpec, MetricSpec, Words, register
+from ...core.registry import Computation, FigureSpec, Grading, MetricSpec, Presentation, Words, register
 from ...core.results import MetricResult
 from .mia_common import (
     SOURCE_CARLINI,
     SOURCE_DCR_DELUSION,
+    AttackDetails,
     attack_finding,
     attack_graded,
     attack_level,
@@ -84,41 +85,41 @@ def _compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
                          sources=[SOURCE_GAN_LEAKS, SOURCE_DCR_DELUSION, SOURCE_CARLINI])
 
 
+class MiaDistanceRatioDetails(AttackDetails):
+    """The details of ``mia_distance_ratio``: the keys every membership attack's result has (:class:`AttackDetails`),
+    and its own."""
+
+
 register(MetricSpec(
     name=NAME,
-    title="Membership attack: distance ratio (nearest synthetic over nearest reference record)",
-    section="mia_distance_ratio",
-    group="attack",
-    direction="higher_is_riskier",
-    value_range=(0.0, 1.0),
-    compute=_compute,
-    plan=plan,
-    needs=("holdout",),
-    default_space="gower",
-    copy_sensitive=False,  # a person with a natural twin among the synthetic records scores as a copy does
-    calibratable=False,
-    interval_kind="Clopper-Pearson 95% (exact)",
-    value_kind="share",
-    finding=attack_finding(HOW),
-    graded_note=attack_graded,
-    residual_risk=attack_residual(HOW),
-    limitation="it uses only the nearest synthetic and the nearest reference record; attacks with the trained "
-               "generator or shadow models (not run here) can be stronger",
-    level=attack_level("the distance-ratio attack"),
-    figures=(FigureSpec(lambda r, a: plot_attack_roc(r, ax=a, label="Distance ratio"),
-                        "ROC curve of the distance-ratio attack on log-log axes: training members found against "
-                        "real non-members wrongly accused; the dotted line is chance", size=(4.6, 3.4)),),
-    summary="Whether an attacker with some real reference data finds training members: each person scored by how "
-            "much closer the synthetic data come to them than the reference data do; the share of members found "
-            "while wrongly accusing 1% of non-members.",
-    definition="Each training record (member) and each holdout target (non-member) is scored by the log of its "
-               "distance to the nearest reference record over its distance to the nearest synthetic record; the "
-               "value is the true-positive rate at a 1% false-positive rate.",
-    words=Words(measures="whether an attacker holding the synthetic data and other real records can tell that a "
-                         "person was in the training data",
-                high_means="many members found at few false accusations means the generator reproduced the "
-                           "people it was trained on, atypical people above all",
-                ideal="about 1% of members found at a 1% false-positive rate (chance)"),
+    computation=Computation(
+        compute=_compute, plan=plan, needs=("holdout",), default_space="gower", calibratable=False,
+        copy_sensitive=False,  # a person with a natural twin among the synthetic records scores as a copy does
+        details=MiaDistanceRatioDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="share",
+        level=attack_level("the distance-ratio attack")),
+    presentation=Presentation(
+        title="Membership attack: distance ratio (nearest synthetic over nearest reference record)",
+        section="mia_distance_ratio", group="attack",
+        summary="Whether an attacker with some real reference data finds training members: each person scored by how "
+                "much closer the synthetic data come to them than the reference data do; the share of members found "
+                "while wrongly accusing 1% of non-members.",
+        definition="Each training record (member) and each holdout target (non-member) is scored by the log of its "
+                   "distance to the nearest reference record over its distance to the nearest synthetic record; the "
+                   "value is the true-positive rate at a 1% false-positive rate.",
+        words=Words(measures="whether an attacker holding the synthetic data and other real records can tell that a "
+                             "person was in the training data",
+                    high_means="many members found at few false accusations means the generator reproduced the "
+                               "people it was trained on, atypical people above all",
+                    ideal="about 1% of members found at a 1% false-positive rate (chance)"),
+        interval_kind="Clopper-Pearson 95% (exact)",
+        figures=(FigureSpec(lambda r, a: plot_attack_roc(r, ax=a, label="Distance ratio"),
+                            "ROC curve of the distance-ratio attack on log-log axes: training members found against "
+                            "real non-members wrongly accused; the dotted line is chance", size=(4.6, 3.4)),),
+        finding=attack_finding(HOW), graded_note=attack_graded, residual_risk=attack_residual(HOW),
+        limitation="it uses only the nearest synthetic and the nearest reference record; attacks with the trained "
+                   "generator or shadow models (not run here) can be stronger"),
 ))
 
 __all__ = ["distance_ratio_scores", "scores"]

@@ -25,12 +25,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.registry import FigureSpec, MetricSpec, Words, register
+from ...core.registry import Computation, FigureSpec, Grading, MetricSpec, Presentation, Words, register
 from ...core.results import MetricResult
 from .mia_common import (
     K_LOCAL_REF,
     K_LOCAL_SYN,
     SOURCE_CARLINI,
+    AttackDetails,
     attack_finding,
     attack_graded,
     attack_level,
@@ -141,43 +142,46 @@ def _compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
                                                 "bandwidth": _bandwidth_of(ctx)})
 
 
+class MiaLocalLrDetails(AttackDetails):
+    """The details of ``mia_local_lr``: the keys every membership attack's result has (:class:`AttackDetails`),
+    and its own."""
+
+    k_synthetic: int
+    k_reference: int
+    bandwidth: float
+
+
 register(MetricSpec(
     name=NAME,
-    title="Membership attack: local likelihood ratio (after Gen-LRA)",
-    section="mia_local_lr",
-    group="attack",
-    direction="higher_is_riskier",
-    value_range=(0.0, 1.0),
-    compute=_compute,
-    plan=plan,
-    needs=("holdout",),
-    default_space="gower",
-    copy_sensitive=False,  # a person with a natural twin among the synthetic records scores as a copy does
-    calibratable=False,
-    interval_kind="Clopper-Pearson 95% (exact)",
-    value_kind="share",
-    finding=attack_finding(HOW),
-    graded_note=attack_graded,
-    residual_risk=attack_residual(HOW),
-    limitation="its reference density is a kernel sum over the ten reference records nearest to each synthetic "
-               "record, with one bandwidth for all of the data; attacks with the trained generator or shadow "
-               "models (not run here) can be stronger",
-    level=attack_level("the local likelihood-ratio attack"),
-    figures=(FigureSpec(lambda r, a: plot_attack_roc(r, ax=a, label="Local likelihood ratio"),
-                        "ROC curve of the local likelihood-ratio attack on log-log axes: training members found "
-                        "against real non-members wrongly accused; the dotted line is chance", size=(4.6, 3.4)),),
-    summary="Whether an attacker with some real reference data finds training members: each person scored by how "
-            "much better the synthetic records near them are explained once they are added to the reference data "
-            "(Gen-LRA); the share of members found while wrongly accusing 1% of non-members.",
-    definition="Each training record (member) and each holdout target (non-member) is scored by the log "
-               "likelihood ratio, under a kernel density of the reference data with and without the record, of "
-               "its five nearest synthetic records; the value is the true-positive rate at a 1% false-positive "
-               "rate.",
-    words=Words(measures="whether an attacker holding the synthetic data and other real records can tell that a "
-                         "person was in the training data, from the synthetic records around them",
-                high_means="many members found at few false accusations means the synthetic records around the "
-                           "people the generator was trained on are explained by those people",
-                ideal="about 1% of members found at a 1% false-positive rate (chance)"),
+    computation=Computation(
+        compute=_compute, plan=plan, needs=("holdout",), default_space="gower", calibratable=False,
+        copy_sensitive=False,
+        details=MiaLocalLrDetails),  # a person with a natural twin among the synthetic records scores as a copy does
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="share",
+        level=attack_level("the local likelihood-ratio attack")),
+    presentation=Presentation(
+        title="Membership attack: local likelihood ratio (after Gen-LRA)", section="mia_local_lr", group="attack",
+        summary="Whether an attacker with some real reference data finds training members: each person scored by how "
+                "much better the synthetic records near them are explained once they are added to the reference data "
+                "(Gen-LRA); the share of members found while wrongly accusing 1% of non-members.",
+        definition="Each training record (member) and each holdout target (non-member) is scored by the log "
+                   "likelihood ratio, under a kernel density of the reference data with and without the record, of "
+                   "its five nearest synthetic records; the value is the true-positive rate at a 1% false-positive "
+                   "rate.",
+        words=Words(measures="whether an attacker holding the synthetic data and other real records can tell that a "
+                             "person was in the training data, from the synthetic records around them",
+                    high_means="many members found at few false accusations means the synthetic records around the "
+                               "people the generator was trained on are explained by those people",
+                    ideal="about 1% of members found at a 1% false-positive rate (chance)"),
+        interval_kind="Clopper-Pearson 95% (exact)",
+        figures=(FigureSpec(lambda r, a: plot_attack_roc(r, ax=a, label="Local likelihood ratio"),
+                            "ROC curve of the local likelihood-ratio attack on log-log axes: training members found "
+                            "against real non-members wrongly accused; the dotted line is chance", size=(4.6, 3.4)),),
+        finding=attack_finding(HOW), graded_note=attack_graded, residual_risk=attack_residual(HOW),
+        limitation="its reference density is a kernel sum over the ten reference records nearest to each synthetic "
+                   "record, with one bandwidth for all of the data; attacks with the trained generator or shadow "
+                   "models (not run here) can be stronger"),
 ))
 
 __all__ = ["bandwidth", "log_kernel_sums", "local_lr_scores", "scores"]

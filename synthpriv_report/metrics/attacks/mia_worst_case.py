@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from ... import stats
 from ...core.formats import fmt_count, fmt_number, fmt_share
-from ...core.registry import FigureSpec, MetricSpec, Words, register, verdict_alpha
+from ...core.registry import Computation, FigureSpec, Grading, MetricSpec, Presentation, Words, register, verdict_alpha
 from ...core.results import MetricResult, not_computed
 from . import mia_density_ratio, mia_distance_ratio, mia_local_lr
 from .mia_common import (
@@ -33,6 +33,7 @@ from .mia_common import (
     RULE_OUT_FPRS,
     SOURCE_CARLINI,
     SOURCE_JAGIELSKI,
+    AttackDetails,
     attack_graded,
     attack_level,
     attack_roc,
@@ -212,44 +213,48 @@ def worst_case_records(m: Any) -> str | None:
                    f"{fmt_number(rest.get('chance'))}).")
 
 
+class MiaWorstCaseDetails(AttackDetails):
+    """The details of ``mia_worst_case``: the keys every membership attack's result has (:class:`AttackDetails`),
+    and its own."""
+
+    worst_attack: str
+    n_attacks: int
+    epsilon_attack: str
+    attacks: dict[str, Any]
+    atypical: dict[str, Any]
+    top_scores: dict[str, Any]
+
+
 register(MetricSpec(
     name=NAME,
-    title="Membership attacks: the worst case",
-    section="mia_worst_case",
-    group="attack",
-    direction="higher_is_riskier",
-    value_range=(0.0, 1.0),
-    compute=_compute,
-    plan=_plan,
-    needs=("holdout",),
-    default_space="gower",
-    copy_sensitive=True,
-    calibratable=False,
-    interval_kind="Clopper-Pearson, 95% over the attacks (Bonferroni)",
-    value_kind="share",
-    drives_verdict=True,
-    finding=worst_case_finding,
-    graded_note=attack_graded,
-    residual_risk=worst_case_residual,
-    records_note=worst_case_records,
-    limitation="it is the best of four attacks that see only the released data and some real reference records; "
-               "attacks with the trained generator, shadow models or knowledge of the training procedure can be "
-               "stronger, and its ε is a lower bound from one release, never a guarantee",
-    level=attack_level("one of the attacks", n_attacks=len(ATTACKS)),
-    figures=(FigureSpec(lambda r, a: plot_attack_roc(r, ax=a, curves=(r.evidence or {}).get("curves"),
-                                                        label="Strongest attack"),
-                        "ROC curves of every membership attack on log-log axes: training members found against "
-                        "real non-members wrongly accused; the dotted line is chance", size=(5.2, 3.6)),),
-    summary="The strongest of the membership attacks (the three reference-calibrated ones and the plain distance "
-            "attack), with its test and its ε lower bound adjusted for having tried several.",
-    definition="Each attack scores the training records (members) and the holdout's targets (non-members); the "
-               "strongest is the one that finds the most members beyond chance, and the value is its true-positive "
-               "rate at a 1% false-positive rate, its interval and tests at a confidence shared by the attacks "
-               "(Bonferroni).",
-    words=Words(measures="how many training members the best of several membership attacks finds",
-                high_means="a high rate at few false accusations means some people's presence in the training data "
-                           "can be told from the release",
-                ideal="about 1% of members found at a 1% false-positive rate (chance), for every attack"),
+    computation=Computation(
+        compute=_compute, plan=_plan, needs=("holdout",), default_space="gower", calibratable=False,
+        copy_sensitive=True, details=MiaWorstCaseDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="share",
+        level=attack_level("one of the attacks", n_attacks=len(ATTACKS)), drives_verdict=True),
+    presentation=Presentation(
+        title="Membership attacks: the worst case", section="mia_worst_case", group="attack",
+        summary="The strongest of the membership attacks (the three reference-calibrated ones and the plain distance "
+                "attack), with its test and its ε lower bound adjusted for having tried several.",
+        definition="Each attack scores the training records (members) and the holdout's targets (non-members); the "
+                   "strongest is the one that finds the most members beyond chance, and the value is its true-positive "
+                   "rate at a 1% false-positive rate, its interval and tests at a confidence shared by the attacks "
+                   "(Bonferroni).",
+        words=Words(measures="how many training members the best of several membership attacks finds",
+                    high_means="a high rate at few false accusations means some people's presence in the training data "
+                               "can be told from the release",
+                    ideal="about 1% of members found at a 1% false-positive rate (chance), for every attack"),
+        interval_kind="Clopper-Pearson, 95% over the attacks (Bonferroni)",
+        figures=(FigureSpec(lambda r, a: plot_attack_roc(r, ax=a, curves=(r.evidence or {}).get("curves"),
+                                                            label="Strongest attack"),
+                            "ROC curves of every membership attack on log-log axes: training members found against "
+                            "real non-members wrongly accused; the dotted line is chance", size=(5.2, 3.6)),),
+        finding=worst_case_finding, graded_note=attack_graded, residual_risk=worst_case_residual,
+        limitation="it is the best of four attacks that see only the released data and some real reference records; "
+                   "attacks with the trained generator, shadow models or knowledge of the training procedure can be "
+                   "stronger, and its ε is a lower bound from one release, never a guarantee",
+        records_note=worst_case_records),
 ))
 
 __all__ = ["ATTACKS", "concentration", "distance_scores", "worst_case_finding", "worst_case_records"]

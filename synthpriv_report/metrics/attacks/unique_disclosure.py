@@ -49,7 +49,19 @@ from ... import stats
 from ...core.applicability import continuous_columns, continuous_keys
 from ...core.formats import fmt_count, fmt_share
 from ...core.formats import is_finite_number as finite
-from ...core.registry import LevelSpec, MetricSpec, ResultJSON, Words, register, verdict_alpha
+from ...core.registry import (
+    Computation,
+    Grading,
+    LevelSpec,
+    MetricSpec,
+    NotRequired,
+    Presentation,
+    ResultJSON,
+    TypedDict,
+    Words,
+    register,
+    verdict_alpha,
+)
 from ...core.results import MetricResult, not_computed
 from ._common import _key_groups, _keys
 from .cap import key_matches, zcap_scores
@@ -454,26 +466,64 @@ def unique_disclosure_residual(m: ResultJSON) -> str | None:
             " more often than of people not in the training data.")
 
 
+class UniqueDisclosureDetails(TypedDict):
+    """The details of ``unique_disclosure``: the keys its compute function sets."""
+
+    n_training: int
+    n_training_unique: int
+    n_disclosed: int
+    share: float
+    n_training_unique_in_synthetic: int
+    n_replicated_uniques: int
+    rep_u: float
+    rep_u_of_training: float
+    disco_of_training: float
+    n_holdout: int
+    n_holdout_unseen_keys: int
+    n_holdout_disclosed: int
+    holdout_share: float
+    n_holdout_replicated: int
+    holdout_rep_u: float
+    disco_of_holdout: float
+    interval: list[float]
+    holdout_interval: list[float]
+    holdout_design_effect: float
+    excess: float
+    excess_interval: list[float]
+    excess_lower_bound: float
+    excess_upper_bound: float
+    sensitive_field: str
+    key_fields: list[str]
+    check_alpha: float
+    confidence_level: float
+    per_field: NotRequired[dict[str, dict[str, Any]]]
+
+
 register(MetricSpec(
-    name=NAME, title="Unique-record disclosure (DiSCO of training uniques)", section="package", group="attack",
-    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_compute,
-    needs=("holdout", "sensitive_fields"), level=LEVEL, checks=(continuous_keys(), continuous_sensitive),
-    copy_sensitive=True, calibratable=False, interval_kind="Clopper-Pearson 95%", value_kind="share",
-    drives_verdict=False, finding=unique_disclosure_finding, residual_risk=unique_disclosure_residual,
-    summary="How many people unique on the key fields in the training data have their sensitive value given "
-            "away by the synthetic data, against the same rate for real people the generator never saw.",
-    definition="A training record unique on the key fields is disclosed (DiSCO) when synthetic records with its "
-               "key values exist and all hold its true sensitive value. The value is the share of training "
-               "uniques disclosed; the baseline is the same share among holdout records whose key values no "
-               "training record has, and the level grades the excess (Raab, Nowok and Dibben 2024).",
-    words=Words(measures="whether the synthetic data give away the sensitive value of people who are alone in the "
-                         "training data with their key values: every synthetic record with those values holds the "
-                         "person's true value",
-                high_means="a value above the holdout's rate is risky: rare real people were reproduced with "
-                           "their sensitive value",
-                ideal="the holdout's rate (real people the generator never saw, who would have been unique)"),
-    limitation="it counts exact matches only: a unique person's key values reproduced with a small change (an age "
-               "off by one), or their true value mixed with other values among the synthetic records with their "
-               "key values, is not counted; and only people unique in the training data are counted, not those "
-               "who share their key values with a few others",
+    name=NAME,
+    computation=Computation(
+        compute=_compute, needs=("holdout", "sensitive_fields"), calibratable=False,
+        checks=(continuous_keys(), continuous_sensitive), copy_sensitive=True, details=UniqueDisclosureDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="share", level=LEVEL, drives_verdict=False),
+    presentation=Presentation(
+        title="Unique-record disclosure (DiSCO of training uniques)", section="package", group="attack",
+        summary="How many people unique on the key fields in the training data have their sensitive value given "
+                "away by the synthetic data, against the same rate for real people the generator never saw.",
+        definition="A training record unique on the key fields is disclosed (DiSCO) when synthetic records with its "
+                   "key values exist and all hold its true sensitive value. The value is the share of training "
+                   "uniques disclosed; the baseline is the same share among holdout records whose key values no "
+                   "training record has, and the level grades the excess (Raab, Nowok and Dibben 2024).",
+        words=Words(measures="whether the synthetic data give away the sensitive value of people who are alone in the "
+                             "training data with their key values: every synthetic record with those values holds the "
+                             "person's true value",
+                    high_means="a value above the holdout's rate is risky: rare real people were reproduced with "
+                               "their sensitive value",
+                    ideal="the holdout's rate (real people the generator never saw, who would have been unique)"),
+        interval_kind="Clopper-Pearson 95%", finding=unique_disclosure_finding,
+        residual_risk=unique_disclosure_residual,
+        limitation="it counts exact matches only: a unique person's key values reproduced with a small change (an age "
+                   "off by one), or their true value mixed with other values among the synthetic records with their "
+                   "key values, is not counted; and only people unique in the training data are counted, not those "
+                   "who share their key values with a few others"),
 ))

@@ -55,7 +55,21 @@ from ...core import plotting as plot
 from ...core.formats import fmt_count, fmt_share
 from ...core.formats import is_finite_number as finite
 from ...core.params import SOURCES
-from ...core.registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
+from ...core.registry import (
+    Computation,
+    FigureSpec,
+    Grading,
+    LevelSpec,
+    MetricSpec,
+    NotRequired,
+    Param,
+    Presentation,
+    ResultJSON,
+    TypedDict,
+    Words,
+    register,
+    verdict_alpha,
+)
 from ...core.results import InconsistentReportError, MetricResult, not_computed, stored_count, stored_number
 from ...data.containers import code_dtype, position_dtype
 from ...stats import evidence
@@ -1069,57 +1083,119 @@ def near_copies_finding(m: ResultJSON) -> str:
 # ---------------------------------------------------------------------------------------------------------------
 # declarations (report order)
 
+class ExactCopiesDetails(TypedDict):
+    """The details of ``exact_copies``: the keys its compute function sets."""
+
+    n_copies: int
+    n: int
+    distinct_real_records_copied: int
+    baseline: str
+    baseline_share: float
+    n_baseline: int
+    baseline_interval: tuple[float, float]
+    baseline_design_effect: float
+    excess: float
+    excess_lower_bound: float
+    check_alpha: float
+    statistic_alpha: float
+    holdout_copy_share: NotRequired[float]
+    holdout_copy_interval: NotRequired[tuple[float, float]]
+    unique_copies: NotRequired[dict[str, Any]]
+    near_copies: NotRequired[dict[str, Any]]
+    copy_check_lower_bound: float
+    unique_training_share: float
+
+
+class NearCopiesDetails(TypedDict):
+    """The details of ``near_copies``: the keys its compute function sets."""
+
+    n_near_copies: int
+    n: int
+    n_exact: int
+    n_one_column: int
+    n_closer_than_real: int
+    one_column_by_column: dict[str, int]
+    distance_cutoff: float
+    number_cutoff: float
+    cutoff_quantile: float
+    space: str
+    baseline: str
+    baseline_share: float
+    n_baseline: int
+    baseline_interval: tuple[float, float]
+    baseline_design_effect: float
+    excess: float
+    excess_lower_bound: float
+    check_alpha: float
+    statistic_alpha: float
+
+
 register(MetricSpec(
-    name="exact_copies", title="Exact copies", section="2.1", group="closeness",
-    limitation=("it sees only records equal to a training record in every analysed column; a copy with noise added to"
-                " a number, or with a value changed, is not an exact copy (the near-copy check looks for those)"),
-    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_copies_compute, plan=_near_plan,
-    params=(NEAR_COPY_QUANTILE,), calibratable=True, copy_sensitive=True, interval_kind="Wilson 95%",
-    value_kind="share", drives_verdict=True, finding=exact_copies_finding,
-    level=copy_check_level(
-        "copy (or near-copy) share", "exact copies, or more near copies,",
-        "the same share of holdout records; without a holdout, of training records against the others",
-        "package default, after " + SOURCES["apx"] + " (a distance of 0 leaks a real record); near copies "
-        "count as copies", key="copy_check_lower_bound", statistics=COPY_STATISTICS),
-    figures=(FigureSpec(lambda r, a: plot_exact_copies(r, ax=a),
-                        "Share of synthetic records identical to a training record, against the holdout's own "
-                        "share", size=(6.0, 2.2), needs_evidence=False),),
-    summary="Share of synthetic records that are identical to a real training record.",
-    definition="The share of synthetic records with an identical record (every column equal) in the real "
-               "training data. Its baseline is the share of holdout records that coincide with a training record; "
-               "the share of training records unique on the analysed columns that the synthetic data contain is "
-               "compared with the share of holdout records no training record equals that they contain.",
-    words=Words(measures="how many synthetic records are exact copies of a real person's record",
-                high_means="a high value is risky: real records were reproduced",
-                ideal="no more than the share of unseen real records that happen to equal a training record"),
+    name="exact_copies",
+    computation=Computation(
+        compute=_copies_compute, plan=_near_plan, params=(NEAR_COPY_QUANTILE,), calibratable=True, copy_sensitive=True,
+        details=ExactCopiesDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="share",
+        level=copy_check_level(
+            "copy (or near-copy) share", "exact copies, or more near copies,",
+            "the same share of holdout records; without a holdout, of training records against the others",
+            "package default, after " + SOURCES["apx"] + " (a distance of 0 leaks a real record); near copies "
+            "count as copies", key="copy_check_lower_bound", statistics=COPY_STATISTICS),
+        drives_verdict=True),
+    presentation=Presentation(
+        title="Exact copies", section="2.1", group="closeness",
+        summary="Share of synthetic records that are identical to a real training record.",
+        definition="The share of synthetic records with an identical record (every column equal) in the real "
+                   "training data. Its baseline is the share of holdout records that coincide with a training record; "
+                   "the share of training records unique on the analysed columns that the synthetic data contain is "
+                   "compared with the share of holdout records no training record equals that they contain.",
+        words=Words(measures="how many synthetic records are exact copies of a real person's record",
+                    high_means="a high value is risky: real records were reproduced",
+                    ideal="no more than the share of unseen real records that happen to equal a training record"),
+        interval_kind="Wilson 95%",
+        figures=(FigureSpec(lambda r, a: plot_exact_copies(r, ax=a),
+                            "Share of synthetic records identical to a training record, against the holdout's own "
+                            "share", size=(6.0, 2.2), needs_evidence=False),),
+        finding=exact_copies_finding,
+        limitation=("it sees only records equal to a training record in every analysed column; a copy with noise "
+                    "added to a number, or with a value changed, is not an exact copy (the near-copy check looks for "
+                    "those)")),
 ))
 
 
 register(MetricSpec(
-    name="near_copies", title="Near copies", section="package", group="closeness",
-    limitation=("it sees copies with one value changed or lying closer to a training record than nearly all real "
-                "records lie to one another; a copy with enough noise added to several columns to sit as far away as "
-                "real neighbours do is not seen"),
-    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_near_compute, plan=_near_plan, calibratable=True,
-    copy_sensitive=True, params=(NEAR_COPY_QUANTILE,), interval_kind="Wilson 95%",
-    value_kind="share", drives_verdict=True, finding=near_copies_finding,
-    level=copy_check_level(
-        "near-copy share", "near copies", "holdout records that are near copies of a training record; without a "
-        "holdout, training records near another one",
-        "package default: near copies count as copies (Article 29 Working Party, Opinion 05/2014 on anonymisation "
-        "techniques: a record that singles out a person)", flagged="n_near_copies"),
-    figures=(FigureSpec(lambda r, a: plot_near_copies(r, ax=a),
-                        "Share of synthetic records that are near copies of a training record, by kind, against "
-                        "the same share for fresh real records", size=(6.0, 2.2), needs_evidence=False),),
-    summary="Share of synthetic records that are a training record with a small change: equal on every column "
-            "but one with the differing value close, or closer to it than real people are to one another.",
-    definition="A synthetic record is a near copy when it is an exact copy of a training record, equals one on "
-               "every column but one (a differing number no farther than all but 1% of training records' own "
-               "one-number neighbours; a differing category whatever its value), or lies closer to one than all "
-               "but 1% of training records lie to their own closest other training record. The same count for "
-               "fresh real records (the holdout, or the training records among themselves) is its baseline.",
-    words=Words(measures="how many synthetic records are a real person's record with a small change",
-                high_means="a high value is risky: real records were reproduced with cosmetic changes",
-                ideal="no more than the share of unseen real records that lie as close to a training record"),
+    name="near_copies",
+    computation=Computation(
+        compute=_near_compute, plan=_near_plan, params=(NEAR_COPY_QUANTILE,), calibratable=True, copy_sensitive=True,
+        details=NearCopiesDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="share",
+        level=copy_check_level(
+            "near-copy share", "near copies", "holdout records that are near copies of a training record; without a "
+            "holdout, training records near another one",
+            "package default: near copies count as copies (Article 29 Working Party, Opinion 05/2014 on anonymisation "
+            "techniques: a record that singles out a person)", flagged="n_near_copies"),
+        drives_verdict=True),
+    presentation=Presentation(
+        title="Near copies", section="package", group="closeness",
+        summary="Share of synthetic records that are a training record with a small change: equal on every column "
+                "but one with the differing value close, or closer to it than real people are to one another.",
+        definition="A synthetic record is a near copy when it is an exact copy of a training record, equals one on "
+                   "every column but one (a differing number no farther than all but 1% of training records' own "
+                   "one-number neighbours; a differing category whatever its value), or lies closer to one than all "
+                   "but 1% of training records lie to their own closest other training record. The same count for "
+                   "fresh real records (the holdout, or the training records among themselves) is its baseline.",
+        words=Words(measures="how many synthetic records are a real person's record with a small change",
+                    high_means="a high value is risky: real records were reproduced with cosmetic changes",
+                    ideal="no more than the share of unseen real records that lie as close to a training record"),
+        interval_kind="Wilson 95%",
+        figures=(FigureSpec(lambda r, a: plot_near_copies(r, ax=a),
+                            "Share of synthetic records that are near copies of a training record, by kind, against "
+                            "the same share for fresh real records", size=(6.0, 2.2), needs_evidence=False),),
+        finding=near_copies_finding,
+        limitation=("it sees copies with one value changed or lying closer to a training record than nearly all real "
+                    "records lie to one another; a copy with enough noise added to several columns to sit as far away "
+                    "as real neighbours do is not seen")),
 ))
 

@@ -15,7 +15,19 @@ from numpy.typing import ArrayLike
 from ... import stats
 from ...core import plotting as plot
 from ...core.params import N_BOOTSTRAP, SOURCES
-from ...core.registry import FigureSpec, LevelSpec, MetricSpec, ResultJSON, Words, register
+from ...core.registry import (
+    Computation,
+    FigureSpec,
+    Grading,
+    LevelSpec,
+    MetricSpec,
+    NotRequired,
+    Presentation,
+    ResultJSON,
+    TypedDict,
+    Words,
+    register,
+)
 from ...core.results import MetricResult
 from .._shared.arrays import describe, figure_evidence, space_for
 from .._shared.shift import holdout_shift_note, holdout_shift_of
@@ -219,29 +231,53 @@ def dcr_range(m: ResultJSON) -> str | None:
     return None
 
 
+class DcrDetails(TypedDict):
+    """The details of ``dcr``: the keys its compute function sets."""
+
+    mean: float
+    median: float
+    p5: float
+    mean_ci: tuple[float, float]
+    p5_ci: tuple[float, float]
+    n: int
+    histogram: dict[str, Any]
+    exact_copy_share: float
+    baseline_within_real: dict[str, Any]
+    baseline_holdout: NotRequired[dict[str, Any]]
+    ratio_to_baseline: float
+    baseline: str
+    holdout_vs_within_real: NotRequired[dict[str, Any]]
+
+
 register(MetricSpec(
-    name="dcr", title="Distance to closest record", section="2.1", group="closeness",
-    direction="higher_is_safer", value_range=(0.0, float("inf")), compute=_dcr_compute, plan=_dcr_plan,
-    default_space="gower", space_choosable=True, params=(N_BOOTSTRAP,), calibratable=True,
-    interval_kind="bootstrap 95% (percentile, records resampled)", value_kind="distance", range_note=dcr_range,
-    level=LevelSpec(
-        medium=0.9, high=0.5, direction="higher_is_safer", of=lambda r: r.details.get("ratio_to_baseline"),
-        scale="the median DCR divided by the baseline's median DCR (holdout to train; without a holdout, "
-              "within the real data)",
-        source="package default, after " + SOURCES["apx"],
-        description="high when synthetic records are typically less than {high} times as far from the training "
-                    "data as the baseline, medium when less than {medium} times"),
-    figures=(FigureSpec(lambda r, a, b: (plot_dcr(r, ax=a, kind="hist"),
-                                         plot_dcr(r, ax=b, kind="ecdf", legend=False)),
-                        "Distances from synthetic records to their closest training record, against the same "
-                        "distances for holdout records and within the real data", ncols=2, size=(5.0, 3.4)),),
-    summary="Median distance from each synthetic record to its closest real training record; compare it with "
-            "the same distance for fresh real (holdout) records.",
-    definition="The distance to closest record (DCR) of a synthetic record is its distance to the nearest real "
-               "training record. Their distribution is compared with the same distances of holdout records and "
-               "with the distances between training records themselves; synthetic data much closer to the "
-               "training data than fresh real records are is suspicious.",
-    words=Words(measures="how far each synthetic record is from the nearest real person in the training data",
-                high_means="a high value is safe: synthetic records are not near-copies of real people",
-                ideal="about the holdout's own median distance to the training data"),
+    name="dcr",
+    computation=Computation(
+        compute=_dcr_compute, plan=_dcr_plan, default_space="gower", space_choosable=True, params=(N_BOOTSTRAP,),
+        calibratable=True, details=DcrDetails),
+    grading=Grading(
+        direction="higher_is_safer", value_range=(0.0, float("inf")), value_kind="distance",
+        level=LevelSpec(
+            medium=0.9, high=0.5, direction="higher_is_safer", of=lambda r: r.details.get("ratio_to_baseline"),
+            scale="the median DCR divided by the baseline's median DCR (holdout to train; without a holdout, "
+                  "within the real data)",
+            source="package default, after " + SOURCES["apx"],
+            description="high when synthetic records are typically less than {high} times as far from the training "
+                        "data as the baseline, medium when less than {medium} times")),
+    presentation=Presentation(
+        title="Distance to closest record", section="2.1", group="closeness",
+        summary="Median distance from each synthetic record to its closest real training record; compare it with "
+                "the same distance for fresh real (holdout) records.",
+        definition="The distance to closest record (DCR) of a synthetic record is its distance to the nearest real "
+                   "training record. Their distribution is compared with the same distances of holdout records and "
+                   "with the distances between training records themselves; synthetic data much closer to the "
+                   "training data than fresh real records are is suspicious.",
+        words=Words(measures="how far each synthetic record is from the nearest real person in the training data",
+                    high_means="a high value is safe: synthetic records are not near-copies of real people",
+                    ideal="about the holdout's own median distance to the training data"),
+        interval_kind="bootstrap 95% (percentile, records resampled)",
+        figures=(FigureSpec(lambda r, a, b: (plot_dcr(r, ax=a, kind="hist"),
+                                             plot_dcr(r, ax=b, kind="ecdf", legend=False)),
+                            "Distances from synthetic records to their closest training record, against the same "
+                            "distances for holdout records and within the real data", ncols=2, size=(5.0, 3.4)),),
+        range_note=dcr_range),
 ))

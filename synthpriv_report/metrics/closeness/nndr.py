@@ -13,7 +13,19 @@ import numpy as np
 from ... import stats
 from ...core import plotting as plot
 from ...core.params import N_BOOTSTRAP, SOURCES
-from ...core.registry import FigureSpec, LevelSpec, MetricSpec, Param, Words, register
+from ...core.registry import (
+    Computation,
+    FigureSpec,
+    Grading,
+    LevelSpec,
+    MetricSpec,
+    NotRequired,
+    Param,
+    Presentation,
+    TypedDict,
+    Words,
+    register,
+)
 from ...core.results import MetricResult, not_computed
 from .._shared.arrays import describe, figure_evidence, nndr_arrays, space_for
 
@@ -102,29 +114,50 @@ def plot_nndr(data: Any, *, ax: Any = None, threshold: float | None = None) -> A
     return ax
 
 
+class NndrDetails(TypedDict):
+    """The details of ``nndr``: the keys its compute function sets."""
+
+    threshold: float
+    k: int
+    mean: float
+    median: float
+    p5: float
+    mean_ci: tuple[float, float]
+    median_ci: tuple[float, float]
+    n_below: int
+    n: int
+    holdout_share: NotRequired[float]
+    holdout_interval: NotRequired[tuple[float, float]]
+    excess_over_holdout: float | None
+
+
 register(MetricSpec(
-    name="nndr", title="Nearest-neighbour distance ratio", section="2.4", group="closeness",
-    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_nndr_compute, plan=_nndr_plan,
-    default_space="gower", space_choosable=True, params=(NNDR_THRESHOLD, N_BOOTSTRAP), calibratable=True,
-    value_kind="share",
-    interval_kind="Wilson 95%",
-    level=LevelSpec(
-        medium=0.05, high=0.2, difference=True,
-        of=lambda r: r.details.get("excess_over_holdout") if r.details.get("excess_over_holdout") is not None
-        else r.value,
-        scale="the share below the threshold minus the holdout's share (without a holdout: the share)",
-        source="package default, after " + SOURCES["apx"],
-        description="high when the share exceeds the holdout's share by more than {high}, medium by more than "
-                    "{medium}"),
-    figures=(FigureSpec(lambda r, a: plot_nndr(r, ax=a),
-                        "Nearest-neighbour distance ratios of synthetic and holdout records, with the threshold"),),
-    summary="Share of synthetic records much closer to their nearest real record than real records typically "
-            "are to their own neighbours.",
-    definition="For each synthetic record, the nearest-neighbour distance ratio (NNDR) divides its distance to "
-               "the nearest real training record by that real record's mean distance to its k nearest other "
-               "real records. A low ratio means the synthetic record sits unusually close to one real person; "
-               "the measure is the share of synthetic records below the threshold.",
-    words=Words(measures="how many synthetic records sit unusually close to one real person",
-                high_means="a high share is risky",
-                ideal="about the holdout's own share"),
+    name="nndr",
+    computation=Computation(
+        compute=_nndr_compute, plan=_nndr_plan, default_space="gower", space_choosable=True,
+        params=(NNDR_THRESHOLD, N_BOOTSTRAP), calibratable=True, details=NndrDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="share",
+        level=LevelSpec(
+            medium=0.05, high=0.2, difference=True,
+            of=lambda r: r.details.get("excess_over_holdout") if r.details.get("excess_over_holdout") is not None
+            else r.value,
+            scale="the share below the threshold minus the holdout's share (without a holdout: the share)",
+            source="package default, after " + SOURCES["apx"],
+            description="high when the share exceeds the holdout's share by more than {high}, medium by more than "
+                        "{medium}")),
+    presentation=Presentation(
+        title="Nearest-neighbour distance ratio", section="2.4", group="closeness",
+        summary="Share of synthetic records much closer to their nearest real record than real records typically "
+                "are to their own neighbours.",
+        definition="For each synthetic record, the nearest-neighbour distance ratio (NNDR) divides its distance to "
+                   "the nearest real training record by that real record's mean distance to its k nearest other "
+                   "real records. A low ratio means the synthetic record sits unusually close to one real person; "
+                   "the measure is the share of synthetic records below the threshold.",
+        words=Words(measures="how many synthetic records sit unusually close to one real person",
+                    high_means="a high share is risky",
+                    ideal="about the holdout's own share"),
+        interval_kind="Wilson 95%",
+        figures=(FigureSpec(lambda r, a: plot_nndr(r, ax=a), "Nearest-neighbour distance ratios of synthetic and "
+                            "holdout records, with the threshold"),)),
 ))

@@ -18,7 +18,20 @@ from ...core import plotting as plot
 from ...core.formats import fmt_number, fmt_share
 from ...core.formats import is_finite_number as finite
 from ...core.params import SOURCES
-from ...core.registry import FigureSpec, LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
+from ...core.registry import (
+    Computation,
+    FigureSpec,
+    Grading,
+    LevelSpec,
+    MetricSpec,
+    Param,
+    Presentation,
+    ResultJSON,
+    TypedDict,
+    Words,
+    register,
+    verdict_alpha,
+)
 from ...core.results import InconsistentReportError, MetricResult, not_computed, stored_count, stored_number
 from ...data.containers import position_dtype
 from ...stats import evidence
@@ -348,40 +361,65 @@ def privacy_score_finding(m: ResultJSON) -> str:
     return f"The privacy score is {fmt_number(v)} out of 100 (100: no excess closeness)."
 
 
+class PrivacyScoreDetails(TypedDict):
+    """The details of ``privacy_score``: the keys its compute function sets."""
+
+    alpha: float
+    q: float
+    f_tt: float
+    f_ts: float
+    f_ts_interval: tuple[float, float]
+    sizes: dict[str, int]
+    upper_bound_for_level: float
+    f_ts_minus_f_tt_lower: float
+    lower_bound_for_level: float
+    f_ts_minus_f_tt_upper: float
+    check_alpha: float
+    note: str
+    interval_method: str
+
+
 register(MetricSpec(
-    name="privacy_score", title="Proximity-ratio privacy score", section="2.3", group="closeness",
-    row_order="R1 and R2 are a random permutation of the training records' positions (docs/metrics.md, "
-              "privacy_score)",
-    limitation=("it counts synthetic records unusually close to real people as a share: a small share of copied "
-                "records among many honest ones may not move it beyond chance (the copy checks look for those)"),
-    direction="higher_is_safer", value_range=(0.0, 100.0), compute=_ps_compute, plan=_ps_plan,
-    default_space="gower", space_choosable=True, params=(ALPHA,), calibratable=True,
-    value_kind="score", drives_verdict=True, finding=privacy_score_finding,
-    interval_kind="Wilson 95% (the score at the two ends of the Wilson interval of the share of real records with a "
-                  "synthetic record unusually close)",
-    level=LevelSpec(medium=90.0, high=50.0, source="package default, after " + SOURCES["aindo"], same_scale=True,
-                    rederive=score_again,
-                    of=lambda r: r.details.get("upper_bound_for_level", r.value),
-                    risky_end=lambda r: r.details.get("lower_bound_for_level"), negligible=SCORE_NEGLIGIBLE,
-                    risky_scale="the lower confidence bound of the score",
-                    scale="the upper confidence bound of the score",
-                    description="high when the score is below {high} beyond chance, medium when below {medium} "
-                                "beyond chance: the upper end of its confidence interval (both halves' "
-                                "uncertainty counted, at the level that keeps the verdict's false alarms near 5%) "
-                                "is below the threshold"),
-    figures=(FigureSpec(lambda r, a: plot_privacy_score(r, ax=a),
-                        "Proximity ratios of real records to other real records (TTPR) and to synthetic records "
-                        "(TSPR), with the alpha-quantile"),),
-    summary="Compares how often synthetic records fall unusually close to real records with how often real "
-            "records do; 100 means no excess closeness.",
-    definition="The real training records are split at random into two halves, A and B. For each record of A, "
-               "its distance to the nearest record of B and its distance to the nearest synthetic record are "
-               "each divided by its distance to the nearest other record of A: the train-to-train and "
-               "train-to-synthetic proximity ratios. The score is 100 times the share of train-to-train ratios "
-               "below their alpha-quantile divided by the share of train-to-synthetic ratios below that same "
-               "value, capped at 100.",
-    words=Words(measures="how often synthetic records fall unusually close to real people, compared with how "
-                         "often real people fall close to each other",
-                high_means="a high score is safe; 100 means no excess closeness",
-                ideal="100"),
+    name="privacy_score",
+    computation=Computation(
+        compute=_ps_compute, plan=_ps_plan, default_space="gower", space_choosable=True, params=(ALPHA,),
+        calibratable=True,
+        row_order="R1 and R2 are a random permutation of the training records' positions (docs/metrics.md, "
+                  "privacy_score)",
+        details=PrivacyScoreDetails),
+    grading=Grading(
+        direction="higher_is_safer", value_range=(0.0, 100.0), value_kind="score",
+        level=LevelSpec(medium=90.0, high=50.0, source="package default, after " + SOURCES["aindo"], same_scale=True,
+                        rederive=score_again,
+                        of=lambda r: r.details.get("upper_bound_for_level", r.value),
+                        risky_end=lambda r: r.details.get("lower_bound_for_level"), negligible=SCORE_NEGLIGIBLE,
+                        risky_scale="the lower confidence bound of the score",
+                        scale="the upper confidence bound of the score",
+                        description="high when the score is below {high} beyond chance, medium when below {medium} "
+                                    "beyond chance: the upper end of its confidence interval (both halves' "
+                                    "uncertainty counted, at the level that keeps the verdict's false alarms near 5%) "
+                                    "is below the threshold"),
+        drives_verdict=True),
+    presentation=Presentation(
+        title="Proximity-ratio privacy score", section="2.3", group="closeness",
+        summary="Compares how often synthetic records fall unusually close to real records with how often real "
+                "records do; 100 means no excess closeness.",
+        definition="The real training records are split at random into two halves, A and B. For each record of A, "
+                   "its distance to the nearest record of B and its distance to the nearest synthetic record are "
+                   "each divided by its distance to the nearest other record of A: the train-to-train and "
+                   "train-to-synthetic proximity ratios. The score is 100 times the share of train-to-train ratios "
+                   "below their alpha-quantile divided by the share of train-to-synthetic ratios below that same "
+                   "value, capped at 100.",
+        words=Words(measures="how often synthetic records fall unusually close to real people, compared with how "
+                             "often real people fall close to each other",
+                    high_means="a high score is safe; 100 means no excess closeness",
+                    ideal="100"),
+        interval_kind="Wilson 95% (the score at the two ends of the Wilson interval of the share of real records with "
+                      "a synthetic record unusually close)",
+        figures=(FigureSpec(lambda r, a: plot_privacy_score(r, ax=a),
+                            "Proximity ratios of real records to other real records (TTPR) and to synthetic records "
+                            "(TSPR), with the alpha-quantile"),),
+        finding=privacy_score_finding,
+        limitation=("it counts synthetic records unusually close to real people as a share: a small share of copied "
+                    "records among many honest ones may not move it beyond chance (the copy checks look for those)")),
 ))

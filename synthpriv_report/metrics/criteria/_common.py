@@ -29,7 +29,7 @@ import numpy as np
 
 from ...core import plotting as plot
 from ...core.formats import fmt_number, fmt_share
-from ...core.registry import LevelSpec, Param, ResultJSON
+from ...core.registry import LevelSpec, Param, ResultJSON, TypedDict
 from ...core.results import MetricResult
 from ...stats import wilson_score_counts
 from .._shared.arrays import SmallResult
@@ -191,6 +191,18 @@ def tie_note(share: float) -> tuple[str, ...]:
         return ()
     return (f"{fmt_share(share)} of the targets had several equally near synthetic records; the one listed first "
             "in the evaluation's row order was taken (the package's tie rule, the same in every run)",)
+
+
+class CriterionDetails(TypedDict):
+    """The keys :func:`criterion_result` adds to a criterion's own details: the three success rates with their
+    Wilson intervals, the residual risk, its error, the sources and the caveat."""
+
+    rates: dict[str, dict[str, Any]]
+    confidence_level: float
+    residual: float
+    risk_error: float
+    sources: list[str]
+    caveat: str
 
 
 def criterion_result(name: str, *, k_attack: float, n_attack: int, k_control: float, n_control: int,

@@ -43,7 +43,17 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ... import stats
-from ...core.registry import FigureSpec, MetricSpec, Param, ResultJSON, Words, register
+from ...core.registry import (
+    Computation,
+    FigureSpec,
+    Grading,
+    MetricSpec,
+    Param,
+    Presentation,
+    ResultJSON,
+    Words,
+    register,
+)
 from ...core.results import MetricResult, not_computed
 from ...spaces import SpaceSpec
 from ._common import (
@@ -52,6 +62,7 @@ from ._common import (
     LEVEL,
     LIMITATION,
     N_ATTACKS,
+    CriterionDetails,
     attacks_note,
     criterion_result,
     criterion_rng,
@@ -216,31 +227,50 @@ def inference_finding(m: ResultJSON) -> str:
             f"from the nearest synthetic record on the key fields, {rates_sentence(m)}.")
 
 
+class InferenceRiskDetails(CriterionDetails):
+    """The details of ``inference_risk``: the keys every criterion's result has (:class:`CriterionDetails`),
+    and its own."""
+
+    secret: str
+    per_secret: dict[str, Any]
+    aux_columns: list[str]
+    aux_columns_chosen: str
+    n_attacks: int
+    n_attacks_asked: int
+    tied_share: float
+    inference_tolerance: float
+    random_state: int
+
+
 register(MetricSpec(
-    name="inference_risk", title="Inference risk (anonymisation criterion)", section="package", group="criteria",
-    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_compute, plan=_plan,
-    needs=("holdout", "sensitive_fields"), default_space="gower",
-    params=(N_ATTACKS, CONFIDENCE_LEVEL, INFERENCE_TOLERANCE), level=LEVEL,
-    figures=(FigureSpec(plot_rates, "Success of the inference attack on training records, of the same attack on "
-                        "holdout records and of a random guess, with their Wilson intervals", size=(6.0, 2.2),
-                        needs_evidence=False),),
-    summary="How much better an attacker who knows a person's key fields guesses their sensitive value from the "
-            "synthetic data for training records than for real records the generator never saw.",
-    definition="For each target, the secret of the synthetic record nearest on the key fields is the guess. The "
-               "risk is the success rate on training targets in excess of that on holdout targets, normalised "
-               "(Giomi et al. 2023), one per sensitive field; the worst is shown. " + CAVEAT,
-    words=Words(measures="whether something about a person (a sensitive value) can be inferred from the synthetic "
-                         "data: an attacker who knows a person's key fields takes the sensitive value of the "
-                         "nearest synthetic record as the guess",
-                high_means="a high value is risky: the guesses are right more often for the people in the "
-                           "training data than for people the generator never saw",
-                ideal="0 (the attack works no better on training records than on fresh real records)"),
-    copy_sensitive=True, interval_kind="Wilson, propagated to the risk (confidence_level, default 95%)",
-    value_kind="number", drives_verdict=False, finding=inference_finding,
-    residual_risk=lambda m: residual_sentence(
-        m, ", ".join((m.get("details") or {}).get("aux_columns", [])) or "the key fields",
-        f"infers the {(m.get('details') or {}).get('secret')} (the sensitive field with the highest risk)"),
-    limitation=LIMITATION + "; what is true of the population (a sensitive value common among people like the "
-               "target) is inferred for training and fresh records alike and is not counted as a leak",
-    sample_note=attacks_note,
+    name="inference_risk",
+    computation=Computation(
+        compute=_compute, plan=_plan, needs=("holdout", "sensitive_fields"), default_space="gower",
+        params=(N_ATTACKS, CONFIDENCE_LEVEL, INFERENCE_TOLERANCE), copy_sensitive=True, details=InferenceRiskDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="number", level=LEVEL, drives_verdict=False),
+    presentation=Presentation(
+        title="Inference risk (anonymisation criterion)", section="package", group="criteria",
+        summary="How much better an attacker who knows a person's key fields guesses their sensitive value from the "
+                "synthetic data for training records than for real records the generator never saw.",
+        definition="For each target, the secret of the synthetic record nearest on the key fields is the guess. The "
+                   "risk is the success rate on training targets in excess of that on holdout targets, normalised "
+                   "(Giomi et al. 2023), one per sensitive field; the worst is shown. " + CAVEAT,
+        words=Words(measures="whether something about a person (a sensitive value) can be inferred from the synthetic "
+                             "data: an attacker who knows a person's key fields takes the sensitive value of the "
+                             "nearest synthetic record as the guess",
+                    high_means="a high value is risky: the guesses are right more often for the people in the "
+                               "training data than for people the generator never saw",
+                    ideal="0 (the attack works no better on training records than on fresh real records)"),
+        interval_kind="Wilson, propagated to the risk (confidence_level, default 95%)",
+        figures=(FigureSpec(plot_rates, "Success of the inference attack on training records, of the same attack on "
+                            "holdout records and of a random guess, with their Wilson intervals", size=(6.0, 2.2),
+                            needs_evidence=False),),
+        finding=inference_finding,
+        residual_risk=lambda m: residual_sentence(
+            m, ", ".join((m.get("details") or {}).get("aux_columns", [])) or "the key fields",
+            f"infers the {(m.get('details') or {}).get('secret')} (the sensitive field with the highest risk)"),
+        limitation=LIMITATION + "; what is true of the population (a sensitive value common among people like the "
+                   "target) is inferred for training and fresh records alike and is not counted as a leak",
+        sample_note=attacks_note),
 ))

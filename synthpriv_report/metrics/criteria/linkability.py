@@ -39,7 +39,17 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ... import stats
-from ...core.registry import FigureSpec, MetricSpec, Param, ResultJSON, Words, register
+from ...core.registry import (
+    Computation,
+    FigureSpec,
+    Grading,
+    MetricSpec,
+    Param,
+    Presentation,
+    ResultJSON,
+    Words,
+    register,
+)
 from ...core.results import MetricResult, not_computed
 from ...spaces import SpaceSpec
 from ._common import (
@@ -48,6 +58,7 @@ from ._common import (
     LEVEL,
     LIMITATION,
     N_ATTACKS,
+    CriterionDetails,
     attacks_note,
     criterion_result,
     criterion_rng,
@@ -222,32 +233,53 @@ def linkability_finding(m: ResultJSON) -> str:
             f"{', '.join(d.get('columns_b', []))} through the nearest synthetic records, {rates_sentence(m)}.")
 
 
+class LinkabilityRiskDetails(CriterionDetails):
+    """The details of ``linkability_risk``: the keys every criterion's result has (:class:`CriterionDetails`),
+    and its own."""
+
+    columns_a: list[str]
+    columns_b: list[str]
+    link_split: str
+    link_neighbors: int
+    key_fields_chosen: str
+    n_attacks: int
+    n_attacks_asked: int
+    tied_share: float
+    random_state: int
+
+
 register(MetricSpec(
-    name="linkability_risk", title="Linkability risk (anonymisation criterion)", section="package",
-    group="criteria", direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_compute, plan=_plan,
-    needs=("holdout",), default_space="gower", params=(N_ATTACKS, CONFIDENCE_LEVEL, LINK_NEIGHBORS, LINK_SPLIT),
-    level=LEVEL,
-    figures=(FigureSpec(plot_rates, "Success of the linkage attack on training records, of the same attack on "
-                        "holdout records and of random links, with their Wilson intervals", size=(6.0, 2.2),
-                        needs_evidence=False),),
-    summary="How much more often the two halves of a person's key fields can be linked through the synthetic data "
-            "for training records than for real records the generator never saw.",
-    definition="The attacker holds two datasets about the same people, one with each half of the key fields, and "
-               "links a person's two records when their nearest synthetic records on each half coincide. The risk "
-               "is the linkage success on training targets in excess of that on holdout targets, normalised "
-               "(Giomi et al. 2023). " + CAVEAT,
-    words=Words(measures="whether records about the same person can be linked through the synthetic data: an "
-                         "attacker who holds two datasets with different columns about a person matches each to "
-                         "its nearest synthetic records and links them when these coincide",
-                high_means="a high value is risky: the synthetic data link the training records more often than "
-                           "records of people the generator never saw",
-                ideal="0 (links succeed no more often for training records than for fresh real records)"),
-    copy_sensitive=False, interval_kind="Wilson, propagated to the risk (confidence_level, default 95%)",
-    value_kind="number", drives_verdict=False, finding=linkability_finding,
-    residual_risk=lambda m: residual_sentence(
-        m, f"a person's {', '.join((m.get('details') or {}).get('columns_a', []))} in one dataset and their "
-           f"{', '.join((m.get('details') or {}).get('columns_b', []))} in another",
-        "links the two records"),
-    limitation=LIMITATION + "; the attacker links only through the nearest synthetic records on each half of the "
-               "key fields", sample_note=attacks_note,
+    name="linkability_risk",
+    computation=Computation(
+        compute=_compute, plan=_plan, needs=("holdout",), default_space="gower",
+        params=(N_ATTACKS, CONFIDENCE_LEVEL, LINK_NEIGHBORS, LINK_SPLIT), copy_sensitive=False,
+        details=LinkabilityRiskDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="number", level=LEVEL, drives_verdict=False),
+    presentation=Presentation(
+        title="Linkability risk (anonymisation criterion)", section="package", group="criteria",
+        summary="How much more often the two halves of a person's key fields can be linked through the synthetic data "
+                "for training records than for real records the generator never saw.",
+        definition="The attacker holds two datasets about the same people, one with each half of the key fields, and "
+                   "links a person's two records when their nearest synthetic records on each half coincide. The risk "
+                   "is the linkage success on training targets in excess of that on holdout targets, normalised "
+                   "(Giomi et al. 2023). " + CAVEAT,
+        words=Words(measures="whether records about the same person can be linked through the synthetic data: an "
+                             "attacker who holds two datasets with different columns about a person matches each to "
+                             "its nearest synthetic records and links them when these coincide",
+                    high_means="a high value is risky: the synthetic data link the training records more often than "
+                               "records of people the generator never saw",
+                    ideal="0 (links succeed no more often for training records than for fresh real records)"),
+        interval_kind="Wilson, propagated to the risk (confidence_level, default 95%)",
+        figures=(FigureSpec(plot_rates, "Success of the linkage attack on training records, of the same attack on "
+                            "holdout records and of random links, with their Wilson intervals", size=(6.0, 2.2),
+                            needs_evidence=False),),
+        finding=linkability_finding,
+        residual_risk=lambda m: residual_sentence(
+            m, f"a person's {', '.join((m.get('details') or {}).get('columns_a', []))} in one dataset and their "
+               f"{', '.join((m.get('details') or {}).get('columns_b', []))} in another",
+            "links the two records"),
+        limitation=LIMITATION + "; the attacker links only through the nearest synthetic records on each half of the "
+                   "key fields",
+        sample_note=attacks_note),
 ))

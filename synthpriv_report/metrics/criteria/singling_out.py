@@ -44,7 +44,17 @@ from numpy.typing import NDArray
 
 from ..._compiled import njit
 from ...core.formats import fmt_share
-from ...core.registry import FigureSpec, MetricSpec, Param, ResultJSON, Words, register
+from ...core.registry import (
+    Computation,
+    FigureSpec,
+    Grading,
+    MetricSpec,
+    Param,
+    Presentation,
+    ResultJSON,
+    Words,
+    register,
+)
 from ...core.results import MetricResult, not_computed
 from ._common import (
     CAVEAT,
@@ -52,6 +62,7 @@ from ._common import (
     LEVEL,
     LIMITATION,
     N_ATTACKS,
+    CriterionDetails,
     attacks_note,
     criterion_result,
     criterion_rng,
@@ -419,31 +430,53 @@ def singling_out_finding(m: ResultJSON) -> str:
             f"holdout record; {v('baseline')} of random predicates single out a training record.")
 
 
+class SinglingOutRiskDetails(CriterionDetails):
+    """The details of ``singling_out_risk``: the keys every criterion's result has (:class:`CriterionDetails`),
+    and its own."""
+
+    n_queries: int
+    n_attacks_asked: int
+    tries: int
+    predicate_columns: int
+    columns: list[str]
+    population_size: int
+    training_size: int
+    holdout_size: int
+    attack_rate_all_training: float
+    random_state: int
+
+
 register(MetricSpec(
-    name="singling_out_risk", title="Singling-out risk (anonymisation criterion)", section="package",
-    group="criteria", direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_compute, plan=None,
-    needs=("holdout",), params=(N_ATTACKS, CONFIDENCE_LEVEL, SINGLING_OUT_COLUMNS), level=LEVEL,
-    figures=(FigureSpec(plot_rates, "Share of predicates that single out a training record, a holdout record, "
-                        "and of random predicates that single out a training record, with their Wilson intervals",
-                        size=(6.0, 2.2), needs_evidence=False),),
-    summary="How much more often a rule read off one synthetic record picks out exactly one person of the "
-            "training data than exactly one real person the generator never saw.",
-    definition="Predicates on a few columns that match exactly one synthetic record are tried on the real data; "
-               "one that matches exactly one real record singles that person out. The risk is the success on "
-               "training records in excess of that on holdout records of the same number, normalised (Giomi et "
-               "al. 2023). " + CAVEAT,
-    words=Words(measures="whether a person can be singled out with the synthetic data: rules such as \"age >= "
-                         "71 and occupation = X and sex = F\" that fit exactly one synthetic record are tried "
-                         "on the real records",
-                high_means="a high value is risky: such rules pick out exactly one training record more often "
-                           "than exactly one record of a person the generator never saw",
-                ideal="0 (rules read off the synthetic data single out training and fresh real records alike)"),
-    copy_sensitive=True, interval_kind="Wilson, propagated to the risk (confidence_level, default 95%)",
-    value_kind="number", drives_verdict=False, finding=singling_out_finding,
-    residual_risk=lambda m: residual_sentence(
-        m, f"a few of a person's values (rules on {(m.get('details') or {}).get('predicate_columns')} columns read "
-           "off the synthetic records)", "singles out one record (the rule matches it alone)",
-        "the rules tried"),
-    limitation=LIMITATION + "; rules are read off synthetic records, so a person the synthetic data do not resemble "
-               "is never tried", sample_note=attacks_note,
+    name="singling_out_risk",
+    computation=Computation(
+        compute=_compute, plan=None, needs=("holdout",), params=(N_ATTACKS, CONFIDENCE_LEVEL, SINGLING_OUT_COLUMNS),
+        copy_sensitive=True, details=SinglingOutRiskDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="number", level=LEVEL, drives_verdict=False),
+    presentation=Presentation(
+        title="Singling-out risk (anonymisation criterion)", section="package", group="criteria",
+        summary="How much more often a rule read off one synthetic record picks out exactly one person of the "
+                "training data than exactly one real person the generator never saw.",
+        definition="Predicates on a few columns that match exactly one synthetic record are tried on the real data; "
+                   "one that matches exactly one real record singles that person out. The risk is the success on "
+                   "training records in excess of that on holdout records of the same number, normalised (Giomi et "
+                   "al. 2023). " + CAVEAT,
+        words=Words(measures="whether a person can be singled out with the synthetic data: rules such as \"age >= "
+                             "71 and occupation = X and sex = F\" that fit exactly one synthetic record are tried "
+                             "on the real records",
+                    high_means="a high value is risky: such rules pick out exactly one training record more often "
+                               "than exactly one record of a person the generator never saw",
+                    ideal="0 (rules read off the synthetic data single out training and fresh real records alike)"),
+        interval_kind="Wilson, propagated to the risk (confidence_level, default 95%)",
+        figures=(FigureSpec(plot_rates, "Share of predicates that single out a training record, a holdout record, "
+                            "and of random predicates that single out a training record, with their Wilson intervals",
+                            size=(6.0, 2.2), needs_evidence=False),),
+        finding=singling_out_finding,
+        residual_risk=lambda m: residual_sentence(
+            m, f"a few of a person's values (rules on {(m.get('details') or {}).get('predicate_columns')} columns read "
+               "off the synthetic records)", "singles out one record (the rule matches it alone)",
+            "the rules tried"),
+        limitation=LIMITATION + "; rules are read off synthetic records, so a person the synthetic data do not "
+                   "resemble is never tried",
+        sample_note=attacks_note),
 ))

@@ -53,7 +53,18 @@ from ...core.formats import fmt_on_unit, fmt_share
 from ...core.formats import is_finite_number as finite
 from ...core.params import SOURCES
 from ...core.progress import threads_available
-from ...core.registry import LevelSpec, MetricSpec, ResultJSON, Words, register
+from ...core.registry import (
+    Computation,
+    Grading,
+    LevelSpec,
+    MetricSpec,
+    NotRequired,
+    Presentation,
+    ResultJSON,
+    TypedDict,
+    Words,
+    register,
+)
 from ...core.results import MetricResult, not_computed
 from ...stats import subsample, wilson
 from .._shared.arrays import SmallResult
@@ -474,67 +485,90 @@ def classifier_sample_note(m: ResultJSON) -> str | None:
             f"{d['max_rows']:,} per class, drawn with the evaluation's random state)")
 
 
+class DetectionMlpDetails(TypedDict):
+    """The details of ``detection_mlp``: the keys its compute function sets."""
+
+    advantage: float
+    fold_aucs: NDArray[np.float64]
+    interval_kind: str
+    n_real_used: int
+    n_synthetic_used: int
+    n_real_total: int
+    n_synthetic_total: int
+    max_rows: int
+    note: str
+
+
+class MirDetails(TypedDict):
+    """The details of ``mir``: the keys its compute function sets."""
+
+    membership_advantage: NotRequired[float]
+    holdout_predicted_real: NotRequired[float]
+    n_holdout: NotRequired[int]
+    recall: float
+    n_real_test: int
+    n_test: int
+    real_share_test: float
+    interval_kind: str
+    n_real_used: int
+    n_synthetic_used: int
+    n_real_total: int
+    n_synthetic_total: int
+    max_rows: int
+    note: str
+
+
 register(MetricSpec(
     name="detection_mlp",
-    limitation=("it measures how easily real and synthetic records are told apart, not leakage: an exact copy of the "
-                "training data cannot be told apart at all, so it does not see copying"),
-    sample_note=classifier_sample_note,
-    title="D-MLP (detection classifier AUC)",
-    section="3",
-    group="distinguishability",
-    direction="higher_is_riskier",
-    value_range=(0.0, 1.0),
-    compute=_compute_dmlp,
-    plan=_plan,
-    default_space="euclidean",
-    summary="How well a small neural network tells real training records from synthetic ones (0.5 = not at "
-            "all); a distinguishability signal, not a copy detector.",
-    definition="Mean ROC AUC over 5 stratified folds of an MLP trained to label real records 1 and synthetic "
-               "records 0 on the one-hot euclidean embedding. An exact copy of the real data scores about 0.5.",
-    row_order="StratifiedKFold(shuffle=True) assigns the folds by position and the network's minibatches "
-              "follow the row order (docs/metrics.md, detection_mlp)",
-    copy_sensitive=False,
-    calibratable=False,
-    level=DMLP_LEVEL,
-    interval_kind="min-max over the 5 fold AUCs",
-    value_kind="auc",
-    words=Words(measures="how easily a classifier tells synthetic records from real ones",
-                high_means="a high AUC means the synthetic data looks different from the real data; this is "
-                           "about fidelity, not leakage: a perfect copy of the real data scores 0.5",
-                ideal="0.5"),
+    computation=Computation(
+        compute=_compute_dmlp, plan=_plan, default_space="euclidean", calibratable=False, copy_sensitive=False,
+        row_order="StratifiedKFold(shuffle=True) assigns the folds by position and the network's minibatches "
+                  "follow the row order (docs/metrics.md, detection_mlp)",
+        details=DetectionMlpDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="auc", level=DMLP_LEVEL),
+    presentation=Presentation(
+        title="D-MLP (detection classifier AUC)", section="3", group="distinguishability",
+        summary="How well a small neural network tells real training records from synthetic ones (0.5 = not at "
+                "all); a distinguishability signal, not a copy detector.",
+        definition="Mean ROC AUC over 5 stratified folds of an MLP trained to label real records 1 and synthetic "
+                   "records 0 on the one-hot euclidean embedding. An exact copy of the real data scores about 0.5.",
+        words=Words(measures="how easily a classifier tells synthetic records from real ones",
+                    high_means="a high AUC means the synthetic data looks different from the real data; this is "
+                               "about fidelity, not leakage: a perfect copy of the real data scores 0.5",
+                    ideal="0.5"),
+        interval_kind="min-max over the 5 fold AUCs",
+        limitation=("it measures how easily real and synthetic records are told apart, not leakage: an exact copy of "
+                    "the training data cannot be told apart at all, so it does not see copying"),
+        sample_note=classifier_sample_note),
 ))
 
 register(MetricSpec(
     name="mir",
-    limitation=("it measures how easily real and synthetic records are told apart, not leakage: an exact copy of the "
-                "training data cannot be told apart at all, so it does not see copying"),
-    sample_note=classifier_sample_note,
-    title="Real-vs-synthetic classifier recall (called MIR by Trudslev et al.; not a membership-inference test)",
-    section="3",
-    group="distinguishability",
-    direction="higher_is_riskier",
-    value_range=(0.0, 1.0),
-    compute=_compute_mir,
-    plan=_plan,
-    default_space="euclidean",
-    summary="Share of held-out real training records a gradient-boosting classifier labels real; with a "
-            "holdout, the excess over fresh real records (membership advantage) is the privacy number.",
-    definition="A HistGradientBoosting classifier is trained on 70% of real (1) and synthetic (0) records; MIR is "
-               "its recall of the real class on the other 30%. The membership advantage subtracts the share of "
-               "holdout records it labels real.",
-    row_order="train_test_split draws the test part by position (docs/metrics.md, mir)",
-    copy_sensitive=False,
-    calibratable=False,
-    level=_mir_level,
-    interval_kind="Wilson 95% on the recall",
-    value_kind="share",
-    graded_note=mir_graded,
-    words=Words(measures="how often a classifier trained to tell real from synthetic records labels unseen "
-                         "training records as real: a measure of how easily the two can be told apart (Trudslev et al. "
-                         "call it MIR; it is not the membership-inference attack regulators mean, which is "
-                         "the separate membership-inference test of this report)",
-                high_means="a high value alone shows the synthetic data differs from the real data; with a "
-                           "holdout, the membership advantage (training records minus unseen real records labelled "
-                           "real) is the privacy signal",
-                ideal="a membership advantage of 0"),
+    computation=Computation(
+        compute=_compute_mir, plan=_plan, default_space="euclidean", calibratable=False, copy_sensitive=False,
+        row_order="train_test_split draws the test part by position (docs/metrics.md, mir)",
+        details=MirDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="share", level=_mir_level),
+    presentation=Presentation(
+        title="Real-vs-synthetic classifier recall (called MIR by Trudslev et al.; not a membership-inference test)",
+        section="3", group="distinguishability",
+        summary="Share of held-out real training records a gradient-boosting classifier labels real; with a "
+                "holdout, the excess over fresh real records (membership advantage) is the privacy number.",
+        definition="A HistGradientBoosting classifier is trained on 70% of real (1) and synthetic (0) records; MIR is "
+                   "its recall of the real class on the other 30%. The membership advantage subtracts the share of "
+                   "holdout records it labels real.",
+        words=Words(measures="how often a classifier trained to tell real from synthetic records labels unseen "
+                             "training records as real: a measure of how easily the two can be told apart (Trudslev et "
+                             "al. call it MIR; it is not the membership-inference attack regulators mean, which is "
+                             "the separate membership-inference test of this report)",
+                    high_means="a high value alone shows the synthetic data differs from the real data; with a "
+                               "holdout, the membership advantage (training records minus unseen real records labelled "
+                               "real) is the privacy signal",
+                    ideal="a membership advantage of 0"),
+        interval_kind="Wilson 95% on the recall", graded_note=mir_graded,
+        limitation=("it measures how easily real and synthetic records are told apart, not leakage: an exact copy of "
+                    "the training data cannot be told apart at all, so it does not see copying"),
+        sample_note=classifier_sample_note),
 ))

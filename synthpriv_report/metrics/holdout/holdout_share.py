@@ -17,7 +17,19 @@ from ... import stats
 from ...core import plotting as plot
 from ...core.formats import fmt_share
 from ...core.params import SOURCES
-from ...core.registry import FigureSpec, LevelSpec, MetricSpec, ResultJSON, Words, register, verdict_alpha
+from ...core.registry import (
+    Computation,
+    FigureSpec,
+    Grading,
+    LevelSpec,
+    MetricSpec,
+    Presentation,
+    ResultJSON,
+    TypedDict,
+    Words,
+    register,
+    verdict_alpha,
+)
 from ...core.results import InconsistentReportError, MetricResult, not_computed, stored_count, stored_number
 from ...data.containers import position_dtype
 from ...stats import evidence
@@ -314,35 +326,57 @@ def share_sample_note(m: ResultJSON) -> str | None:
             + ", ".join(f"{k} {v:,}" for k, v in sizes.items()) + ") with the evaluation's random state")
 
 
+class HoldoutDcrShareDetails(TypedDict):
+    """The details of ``holdout_dcr_share``: the keys its compute function sets."""
+
+    wins: int
+    ties: int
+    n: int
+    k: int
+    p_value: float
+    lower_bound_for_level: float
+    design_effect: float
+    check_alpha: float
+    real_sizes_used: dict[str, int]
+    subsampled: str | None
+
+
 register(MetricSpec(
-    name="holdout_dcr_share", title="Closer to the training data than to the holdout", section="2.2", group="holdout",
-    limitation=("it compares where synthetic records sit as a whole: a small share of copied records among many "
-                "honest ones may not move the share beyond chance (the copy checks look for those)"),
-    sample_note=share_sample_note,
-    direction="higher_is_riskier", value_range=(0.0, 1.0), compute=_share_compute, plan=_share_plan,
-    needs=("holdout",), default_space="gower", space_choosable=True, copy_sensitive=True,
-    interval_kind="Wilson 95%", value_kind="share", drives_verdict=True, finding=holdout_share_finding,
-    level=LevelSpec(
-        medium=0.5, high=0.55, same_scale=True, rederive=share_again,
-        of=lambda r: r.details.get("lower_bound_for_level", r.interval[0] if r.interval is not None else r.value),
-        risky_end=share_upper, negligible=SHARE_NEGLIGIBLE,
-        risky_scale="the upper confidence bound of the share",
-        scale="the lower confidence bound of the share",
-        source="package default, after " + SOURCES["clearbox"],
-        description="high when the share is above {high} beyond chance, medium when above {medium} beyond chance: "
-                    "the lower end of its confidence interval (at the level that keeps the verdict's false alarms "
-                    "near 5%; synthetic records that share their nearest real record count as one group) is above "
-                    "the threshold; an honest generator gives about 50%"),
-    figures=(FigureSpec(lambda r, a: plot_holdout_share(r, ax=a),
-                        "Share of synthetic records closer to the training data than to the holdout, with its "
-                        "interval, the 50% line and the high-risk threshold", size=(6.0, 2.2),
-                        needs_evidence=False),),
-    summary="Share of synthetic records closer to a training record than to any holdout record; 50% is ideal.",
-    definition="For each synthetic record, is its nearest training record closer than its nearest holdout "
-               "record (ties count one half)? A generator that learned the population and not the individuals "
-               "gives about 50% on equal-sized real sets.",
-    words=Words(measures="whether synthetic records sit nearer the training records than real records the "
-                         "generator never saw",
-                high_means="a value well above 50% is risky: the generator memorised training records",
-                ideal="50%"),
+    name="holdout_dcr_share",
+    computation=Computation(
+        compute=_share_compute, plan=_share_plan, needs=("holdout",), default_space="gower", space_choosable=True,
+        copy_sensitive=True, details=HoldoutDcrShareDetails),
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="share",
+        level=LevelSpec(
+            medium=0.5, high=0.55, same_scale=True, rederive=share_again,
+            of=lambda r: r.details.get("lower_bound_for_level", r.interval[0] if r.interval is not None else r.value),
+            risky_end=share_upper, negligible=SHARE_NEGLIGIBLE,
+            risky_scale="the upper confidence bound of the share",
+            scale="the lower confidence bound of the share",
+            source="package default, after " + SOURCES["clearbox"],
+            description="high when the share is above {high} beyond chance, medium when above {medium} beyond chance: "
+                        "the lower end of its confidence interval (at the level that keeps the verdict's false alarms "
+                        "near 5%; synthetic records that share their nearest real record count as one group) is above "
+                        "the threshold; an honest generator gives about 50%"),
+        drives_verdict=True),
+    presentation=Presentation(
+        title="Closer to the training data than to the holdout", section="2.2", group="holdout",
+        summary="Share of synthetic records closer to a training record than to any holdout record; 50% is ideal.",
+        definition="For each synthetic record, is its nearest training record closer than its nearest holdout "
+                   "record (ties count one half)? A generator that learned the population and not the individuals "
+                   "gives about 50% on equal-sized real sets.",
+        words=Words(measures="whether synthetic records sit nearer the training records than real records the "
+                             "generator never saw",
+                    high_means="a value well above 50% is risky: the generator memorised training records",
+                    ideal="50%"),
+        interval_kind="Wilson 95%",
+        figures=(FigureSpec(lambda r, a: plot_holdout_share(r, ax=a),
+                            "Share of synthetic records closer to the training data than to the holdout, with its "
+                            "interval, the 50% line and the high-risk threshold", size=(6.0, 2.2),
+                            needs_evidence=False),),
+        finding=holdout_share_finding,
+        limitation=("it compares where synthetic records sit as a whole: a small share of copied records among many "
+                    "honest ones may not move the share beyond chance (the copy checks look for those)"),
+        sample_note=share_sample_note),
 ))

@@ -17,7 +17,19 @@ from ... import stats
 from ...core.formats import fmt_number
 from ...core.formats import is_finite_number as finite
 from ...core.params import N_BOOTSTRAP, SOURCES
-from ...core.registry import LevelSpec, MetricSpec, Param, ResultJSON, Words, register, verdict_alpha
+from ...core.registry import (
+    Computation,
+    Grading,
+    LevelSpec,
+    MetricSpec,
+    Param,
+    Presentation,
+    ResultJSON,
+    TypedDict,
+    Words,
+    register,
+    verdict_alpha,
+)
 from ...core.results import InconsistentReportError, MetricResult, not_computed, stored_number
 from ...spaces import SpaceSpec
 from .._shared.arrays import SmallResult, eps_ratio, groups_too_small, space_for
@@ -280,41 +292,89 @@ _D_LEVEL = LevelSpec(
                 "interval (at the level that keeps the verdict's false alarms near 5%) reaches the band")
 
 
+class DcrTestDetails(TypedDict):
+    """The details of ``dcr_test``: the keys its compute function sets."""
+
+    statistic: str
+    quantity: str
+    DCR_HT: float
+    DCR_ST: float
+    D: float
+    band: str
+    DCR_HT_ci: tuple[float, float]
+    DCR_ST_ci: tuple[float, float]
+    D_ci: tuple[float, float]
+    n_holdout: int
+    n_synthetic: int
+    D_lower_bound_for_level: float
+    D_upper_bound_for_level: float
+    check_alpha: float
+    interval_method: str
+
+
+class NndrTestDetails(TypedDict):
+    """The details of ``nndr_test``: the keys its compute function sets."""
+
+    statistic: str
+    quantity: str
+    NNDR_HT: float
+    NNDR_ST: float
+    D: float
+    band: str
+    NNDR_HT_ci: tuple[float, float]
+    NNDR_ST_ci: tuple[float, float]
+    D_ci: tuple[float, float]
+    n_holdout: int
+    n_synthetic: int
+    D_lower_bound_for_level: float
+    D_upper_bound_for_level: float
+    check_alpha: float
+    interval_method: str
+
+
 register(MetricSpec(
-    name="dcr_test", title="Closest-record distance test against the holdout", section="2.5", group="holdout",
-    limitation=("it compares a mean or median distance: a small share of copied records among many honest ones may "
-                "not move it beyond chance (the copy checks look for those)"),
-    direction="higher_is_safer", value_range=(0.0, 100.0), compute=_dcr_test_compute,
-    plan=_test_plan("dcr_test", 1), needs=("holdout",), default_space="euclidean", space_choosable=True,
-    params=(TEST_STATISTIC, N_BOOTSTRAP), interval_kind="bootstrap 95% (percentile)", level=_D_LEVEL,
-    value_kind="score", drives_verdict=True, finding=dcr_test_finding, graded_note=d_graded,
-    summary="How much closer synthetic records are to the training data than holdout records are (100 = no "
-            "closer).",
-    definition="D is the drop, in percent, from the holdout records' distance-to-closest-training-record "
-               "statistic to the synthetic records' one; the privacy score is 100 - max(D, 0). Bands: D below "
-               "10 high privacy, 10 to 50 medium, above 50 low.",
-    words=Words(measures="whether synthetic records are closer to the training data than unseen real records are",
-                high_means="a high score is safe; 100 means synthetic records are no closer than unseen real ones",
-                ideal="100"),
+    name="dcr_test",
+    computation=Computation(
+        compute=_dcr_test_compute, plan=_test_plan("dcr_test", 1), needs=("holdout",), default_space="euclidean",
+        space_choosable=True, params=(TEST_STATISTIC, N_BOOTSTRAP), details=DcrTestDetails),
+    grading=Grading(
+        direction="higher_is_safer", value_range=(0.0, 100.0), value_kind="score", level=_D_LEVEL, drives_verdict=True),
+    presentation=Presentation(
+        title="Closest-record distance test against the holdout", section="2.5", group="holdout",
+        summary="How much closer synthetic records are to the training data than holdout records are (100 = no "
+                "closer).",
+        definition="D is the drop, in percent, from the holdout records' distance-to-closest-training-record "
+                   "statistic to the synthetic records' one; the privacy score is 100 - max(D, 0). Bands: D below "
+                   "10 high privacy, 10 to 50 medium, above 50 low.",
+        words=Words(measures="whether synthetic records are closer to the training data than unseen real records are",
+                    high_means="a high score is safe; 100 means synthetic records are no closer than unseen real ones",
+                    ideal="100"),
+        interval_kind="bootstrap 95% (percentile)", finding=dcr_test_finding, graded_note=d_graded,
+        limitation=("it compares a mean or median distance: a small share of copied records among many honest ones may "
+                    "not move it beyond chance (the copy checks look for those)")),
 ))
 
 
 register(MetricSpec(
-    name="nndr_test", title="Distance-ratio test against the holdout", section="2.5", group="holdout",
-    limitation=("it compares a mean or median distance: a small share of copied records among many honest ones may "
-                "not move it beyond chance (the copy checks look for those)"),
-    direction="higher_is_safer", value_range=(0.0, 100.0), compute=_nndr_test_compute,
-    plan=_test_plan("nndr_test", 2), needs=("holdout",), default_space="euclidean", space_choosable=True,
-    params=(TEST_STATISTIC, N_BOOTSTRAP), interval_kind="bootstrap 95% (percentile)", level=_D_LEVEL,
-    value_kind="score", drives_verdict=True, finding=nndr_test_finding, graded_note=d_graded,
-    summary="Whether synthetic records are more distinctly close to a single training record than holdout "
-            "records are (100 = no difference).",
-    definition="A record's distance ratio divides its distance to the nearest training record by its distance "
-               "to the second-nearest one (0 for a copy of a training record). D is the drop, in percent, from "
-               "the holdout records' ratio statistic to the synthetic records' one, and the score and bands are "
-               "those of the closest-record distance test.",
-    words=Words(measures="whether synthetic records sit distinctly close to one single training record more "
-                         "often than unseen real records do",
-                high_means="a high score is safe; 100 means no difference from unseen real records",
-                ideal="100"),
+    name="nndr_test",
+    computation=Computation(
+        compute=_nndr_test_compute, plan=_test_plan("nndr_test", 2), needs=("holdout",), default_space="euclidean",
+        space_choosable=True, params=(TEST_STATISTIC, N_BOOTSTRAP), details=NndrTestDetails),
+    grading=Grading(
+        direction="higher_is_safer", value_range=(0.0, 100.0), value_kind="score", level=_D_LEVEL, drives_verdict=True),
+    presentation=Presentation(
+        title="Distance-ratio test against the holdout", section="2.5", group="holdout",
+        summary="Whether synthetic records are more distinctly close to a single training record than holdout "
+                "records are (100 = no difference).",
+        definition="A record's distance ratio divides its distance to the nearest training record by its distance "
+                   "to the second-nearest one (0 for a copy of a training record). D is the drop, in percent, from "
+                   "the holdout records' ratio statistic to the synthetic records' one, and the score and bands are "
+                   "those of the closest-record distance test.",
+        words=Words(measures="whether synthetic records sit distinctly close to one single training record more "
+                             "often than unseen real records do",
+                    high_means="a high score is safe; 100 means no difference from unseen real records",
+                    ideal="100"),
+        interval_kind="bootstrap 95% (percentile)", finding=nndr_test_finding, graded_note=d_graded,
+        limitation=("it compares a mean or median distance: a small share of copied records among many honest ones may "
+                    "not move it beyond chance (the copy checks look for those)")),
 ))

@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ... import stats
 from ...core.params import review_level
-from ...core.registry import MetricSpec, Param, Words, register
+from ...core.registry import Computation, Grading, MetricSpec, Param, Presentation, Words, register
 from ...core.results import MetricResult
 from ...spaces import SpaceSpec
 
@@ -84,11 +84,15 @@ _WORDS_CLOSE = Words(measures="how close synthetic records come to real people, 
 def _spec(name: str, title: str, compute: Any, plan: Any, *, space: str | None, summary: str, definition: str,
           params: tuple[Param, ...] = (), copy_sensitive: bool = False, calibratable: bool = True,
           choosable: bool = True, needs: tuple = (), interval_kind: str = "Wilson 95%",
-          group: str = "closeness", words: Words = _WORDS_CLOSE) -> MetricSpec:
+          group: str = "closeness", words: Words = _WORDS_CLOSE, details: type | None = None) -> MetricSpec:
     return register(MetricSpec(
-        name=name, title=title, section="3", group=group, direction="higher_is_riskier",
-        value_range=(0.0, 1.0), compute=compute, plan=plan, needs=needs, default_space=space,
-        space_choosable=choosable, params=params, summary=summary, definition=definition,
-        copy_sensitive=copy_sensitive, calibratable=calibratable, level=review_level, words=words,
-        interval_kind=interval_kind,
+        name=name,
+        computation=Computation(
+            compute=compute, plan=plan, needs=needs, default_space=space, space_choosable=choosable, params=params,
+            calibratable=calibratable, details=details, copy_sensitive=copy_sensitive),
+        grading=Grading(
+            direction="higher_is_riskier", value_range=(0.0, 1.0), level=review_level),
+        presentation=Presentation(
+            title=title, section="3", group=group, summary=summary, definition=definition, words=words,
+            interval_kind=interval_kind),
     ))

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ... import stats
+from ...core.registry import TypedDict
 from ...core.results import MetricResult, not_computed
 from ...spaces import SpaceSpec
 
@@ -151,12 +152,39 @@ def _compute_identifiability(ctx: Context, params: dict[str, Any]) -> MetricResu
     return _closer_than_real("identifiability", ctx, sp, params, extra)
 
 
+class AuthenticityDetails(TypedDict):
+    """The details of ``authenticity``: the keys its compute function sets."""
+
+    n_real: int
+    n_synthetic: int
+    n_synthetic_closer: int
+    n_ties: int
+    dcr_synthetic_median: float
+    dcr_real_median: float
+    authenticity_original: float
+
+
+class IdentifiabilityDetails(TypedDict):
+    """The details of ``identifiability``: the keys its compute function sets."""
+
+    n_real: int
+    n_synthetic: int
+    entropy: dict[str, float]
+    weights: dict[str, float]
+    columns_left_out: list[str]
+    n_synthetic_closer: int
+    n_ties: int
+    dcr_synthetic_median: float
+    dcr_real_median: float
+
+
 _spec("authenticity", "Authenticity'", _compute_authenticity, _plan_authenticity, space="euclidean",
       copy_sensitive=True,
       summary="Share of real records whose nearest synthetic record is closer than their nearest other real one.",
       definition="For each real record, its distance to the nearest synthetic record is compared with its "
       "distance to the nearest other real record; a closer synthetic record counts 1, a tie one half. "
-      "Authenticity' is the mean count, i.e. 1 minus the authenticity of Trudslev et al.")
+      "Authenticity' is the mean count, i.e. 1 minus the authenticity of Trudslev et al.",
+      details=AuthenticityDetails)
 
 
 _spec("identifiability", "Identifiability (ID)", _compute_identifiability, _plan_identifiability,
@@ -165,4 +193,5 @@ _spec("identifiability", "Identifiability (ID)", _compute_identifiability, _plan
       definition="Each column's euclidean coordinates are multiplied by 1/(entropy + 1e-8), the column's "
       "entropy taken in the real data (constant columns left out). ID is the share of real records whose nearest "
       "synthetic record is "
-      "closer than their nearest other real record in that weighted space, ties counted one half.")
+      "closer than their nearest other real record in that weighted space, ties counted one half.",
+      details=IdentifiabilityDetails)

@@ -11,6 +11,7 @@ import numpy as np
 
 from ... import stats
 from ...core.params import N_BOOTSTRAP
+from ...core.registry import NotRequired, TypedDict
 from ...core.results import MetricResult, not_computed
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -104,13 +105,39 @@ def _compute_mdcr(ctx: Context, params: dict[str, Any]) -> MetricResult:
                         space=sp.label)
 
 
+class DcrReviewDetails(TypedDict):
+    """The details of ``dcr_review``: the keys its compute function sets."""
+
+    n_real: int
+    n_synthetic: int
+    space: str
+    projected_k: NotRequired[int]
+    explained_variance: NotRequired[float]
+    dcr_mean: float
+    dcr_median: float
+    dcr_mean_interval: tuple[float, float]
+
+
+class MdcrDetails(TypedDict):
+    """The details of ``mdcr``: the keys its compute function sets."""
+
+    n_real: int
+    n_synthetic: int
+    median_dcr_synthetic: float
+    median_dcr_real: float
+    ratio: float
+    mdcr_original: float
+    share_real_with_identical_real: NotRequired[float]
+
+
 _spec("dcr_review", "Distance to closest record (DCR')", _compute_dcr_review, _plan_dcr_review,
       space="projected", copy_sensitive=True,
       params=(N_BOOTSTRAP,), interval_kind="bootstrap 95% (percentile)",
       summary="1/(1 + mean distance from each real record to its nearest synthetic record) in PCA space.",
       definition="DCR is the mean over real records of the distance to the nearest synthetic record in the "
       "projected (PCA) space. DCR' = 1 - sigmoid(ln DCR) = 1/(1 + DCR), 1 when DCR = 0; its level depends on "
-      "the space's scale.")
+      "the space's scale.",
+      details=DcrReviewDetails)
 
 
 _spec("mdcr", "Median distance to closest record (MDCR')", _compute_mdcr, _plan_mdcr, space="euclidean",
@@ -120,4 +147,5 @@ _spec("mdcr", "Median distance to closest record (MDCR')", _compute_mdcr, _plan_
       definition="ratio = the median, over real records, of the distance to the nearest synthetic record, "
       "divided by the median distance to the nearest other real record. MDCR' = 1/(1 + ratio), 1 when the "
       "numerator is 0, so a synthetic set closer than real records are to "
-      "each other scores above 0.5.")
+      "each other scores above 0.5.",
+      details=MdcrDetails)

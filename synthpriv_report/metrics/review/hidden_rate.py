@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 
 from ... import neighbors as nb
 from ... import stats
+from ...core.registry import NotRequired, TypedDict
 from ...core.results import MetricResult, not_computed
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -78,9 +79,25 @@ def _compute_hidden_rate(ctx: Context, params: dict[str, Any]) -> MetricResult:
     return _share_result("hidden_rate", value, n_paired, params, sp, details)
 
 
+class HiddenRateDetails(TypedDict):
+    """The details of ``hidden_rate``: the keys its compute function sets."""
+
+    n_real: int
+    n_synthetic: int
+    space: str
+    projected_k: NotRequired[int]
+    explained_variance: NotRequired[float]
+    n_pairs: int
+    n_real_paired: int
+    n_real_counted: int
+    n_pairs_at_minimum: int
+    hidden_rate_paper: float
+
+
 _spec("hidden_rate", "Hidden rate (HiddR)", _compute_hidden_rate, _plan_hidden_rate, space="projected",
       needs=("pairing",), calibratable=False,
       summary="Share of real records whose own synthetic offspring is their nearest synthetic record.",
       definition="Given the generator's pairing of real and synthetic records, a real record counts when one "
       "of its paired synthetic records is at its minimal distance to the synthetic data in the projected space. "
-      "HiddR is the counted share of the real records that appear in the pairing.")
+      "HiddR is the counted share of the real records that appear in the pairing.",
+      details=HiddenRateDetails)

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ... import stats
+from ...core.registry import TypedDict
 from ...core.results import MetricResult, not_computed
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -102,10 +103,22 @@ def _compute_nnaa(ctx: Context, params: dict[str, Any]) -> MetricResult:
     return _share_result("nnaa", value, 2 * m, params, sp, details)
 
 
+class NnaaDetails(TypedDict):
+    """The details of ``nnaa``: the keys its compute function sets."""
+
+    n_real: int
+    n_synthetic: int
+    evaluation_size: int
+    n_draws: int
+    draw_values: list[float]
+    aa: float
+
+
 _spec("nnaa", "Nearest neighbour adversarial accuracy (NNAA')", _compute_nnaa, _plan_nnaa, space="euclidean",
       copy_sensitive=True,
       summary="One minus the accuracy of telling real from synthetic by whose nearest neighbour is which.",
       definition="AA averages, over real records, whether the nearest synthetic record is farther than the "
       "nearest other real one, and over synthetic records, whether the nearest real record is farther than the "
       "nearest other synthetic one (ties one half), on equally sized sets. NNAA' = 1 - AA; 1 when the synthetic "
-      "data copies the real data.")
+      "data copies the real data.",
+      details=NnaaDetails)

@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ... import stats
 from ...core.params import N_BOOTSTRAP
+from ...core.registry import NotRequired, TypedDict
 from ...core.results import MetricResult, not_computed
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -80,10 +81,24 @@ def _compute_nndr_review(ctx: Context, params: dict[str, Any]) -> MetricResult:
                         details=details, space=sp.label)
 
 
+class NndrReviewDetails(TypedDict):
+    """The details of ``nndr_review``: the keys its compute function sets."""
+
+    n_real: int
+    n_synthetic: int
+    space: str
+    projected_k: NotRequired[int]
+    explained_variance: NotRequired[float]
+    nndr_original_mean: float
+    n_copies: int
+    ratio_median: float
+
+
 _spec("nndr_review", "Nearest neighbour distance ratio (review NNDR)", _compute_nndr_review, _plan_nndr_review,
       space="projected", copy_sensitive=True,
       params=(N_BOOTSTRAP,), interval_kind="bootstrap 95% (percentile)",
       summary="Mean over synthetic records of 1 - d1/d2 to the real records (1 for copies), in PCA space.",
       definition="For each synthetic record, d1 and d2 are the distances to its two nearest real records in the "
       "projected (PCA) space; its score is 1 for an exact copy of a real record, else 1 - d1/d2 (1 when d2 = 0). "
-      "The value is the mean score; the mean of Trudslev et al. (Eq. 27) is in the details.")
+      "The value is the mean score; the mean of Trudslev et al. (Eq. 27) is in the details.",
+      details=NndrReviewDetails)

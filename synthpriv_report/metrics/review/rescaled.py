@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ... import stats
 from ...core.params import N_BOOTSTRAP
-from ...core.registry import Param, Words
+from ...core.registry import Param, TypedDict, Words
 from ...core.results import MetricResult, not_computed
 from ...spaces import SpaceSpec
 
@@ -163,12 +163,60 @@ DVP_THRESHOLD = Param("dvp_threshold", 0.8, low=0.0, high=1.0, slider=(0.5, 0.95
                           "to the synthetic data, rescaled to [0, 1], is at least this.")
 
 
+class CvpDetails(TypedDict):
+    """The details of ``cvp``: the keys its compute function sets."""
+
+    n_real: int
+    n_synthetic: int
+    d_min: float
+    d_max: float
+    farthest_pair: list[int]
+    dcr_mean: float
+    dcr_median: float
+    threshold: float
+    n_close: int
+    u_mean: float
+    u_median: float
+
+
+class DvpDetails(TypedDict):
+    """The details of ``dvp``: the keys its compute function sets."""
+
+    n_real: int
+    n_synthetic: int
+    d_min: float
+    d_max: float
+    farthest_pair: list[int]
+    dcr_mean: float
+    dcr_median: float
+    threshold: float
+    dvp_original: float
+    n_far: int
+    u_mean: float
+    u_median: float
+
+
+class NsndDetails(TypedDict):
+    """The details of ``nsnd``: the keys its compute function sets."""
+
+    n_real: int
+    n_synthetic: int
+    d_min: float
+    d_max: float
+    farthest_pair: list[int]
+    dcr_mean: float
+    dcr_median: float
+    nsnd_original: float
+    u_median: float
+
+
 _spec("cvp", "Close value probability (CVP)", _compute_cvp, _plan_closeness("cvp"), space="euclidean",
       params=(CVP_THRESHOLD,),
       summary="Share of real records with a synthetic record unusually close, on a min-max rescaled distance.",
       definition="For each real record, the distance to its nearest synthetic record is rescaled to u in [0, 1] "
       "between the smallest and largest real-synthetic distances. CVP is the share of real records with u at "
-      "most the threshold (0.2).")
+      "most the threshold (0.2).",
+      details=CvpDetails)
 
 
 _spec("dvp", "Distant value probability (DVP')", _compute_dvp, _plan_closeness("dvp"), space="euclidean",
@@ -181,7 +229,8 @@ _spec("dvp", "Distant value probability (DVP')", _compute_dvp, _plan_closeness("
       summary="One minus the share of real records far from every synthetic record; near 1 on almost any data.",
       definition="With the same rescaled nearest-synthetic distance u as CVP, DVP is the share of real records "
       "with u at least the threshold (0.8). DVP' = 1 - DVP, so 1 means no real record is far from the "
-      "synthetic data.")
+      "synthetic data.",
+      details=DvpDetails)
 
 
 _spec("nsnd", "Nearest synthetic neighbour distance (NSND)", _compute_nsnd, _plan_closeness("nsnd"),
@@ -190,4 +239,5 @@ _spec("nsnd", "Nearest synthetic neighbour distance (NSND)", _compute_nsnd, _pla
       summary="One minus the mean rescaled distance from each real record to its nearest synthetic record.",
       definition="With the same rescaled nearest-synthetic distance u as CVP, NSND = 1 - mean u over the real "
       "records. The mean u of Trudslev et al. (Eq. 24) grows with distance, so it is turned around to keep 1 = no "
-      "privacy.")
+      "privacy.",
+      details=NsndDetails)

@@ -20,7 +20,17 @@ import pytest
 from _support.pdf import pdf_text
 
 from synthpriv_report import Evaluation, InconsistentReportError
-from synthpriv_report.core.registry import LevelSpec, MetricSpec, Words, get_spec, register, unregister
+from synthpriv_report.core.registry import (
+    Computation,
+    Grading,
+    LevelSpec,
+    MetricSpec,
+    Presentation,
+    Words,
+    get_spec,
+    register,
+    unregister,
+)
 from synthpriv_report.core.results import MetricResult, ResultSet
 from synthpriv_report.datasets import load_demo
 from synthpriv_report.export import from_json, render_html, report_data
@@ -210,11 +220,16 @@ def _p_rule(result: MetricResult) -> str:
     return "high" if p < 0.001 else "medium" if p < 0.05 else "low"
 
 
-TOY = MetricSpec(name="toy_test", title="Toy test", section="toy", group="holdout", direction="higher_is_riskier",
-                 value_range=(0.0, 1.0), compute=lambda ctx, params: None,  # never computed here
-                 level=LevelSpec(None, None, source="a test of this package", description="on a p-value",
-                                 scale="the p-value", rule=_p_rule),
-                 words=Words(measures="a toy", high_means="risky", ideal="0"))
+TOY = MetricSpec(
+    name="toy_test",
+    computation=Computation(compute=lambda ctx, params: None),  # never computed here
+    grading=Grading(
+        direction="higher_is_riskier", value_range=(0.0, 1.0),
+        level=LevelSpec(None, None, source="a test of this package", description="on a p-value",
+                        scale="the p-value", rule=_p_rule)),
+    presentation=Presentation(
+        title="Toy test", section="toy", group="holdout", words=Words(measures="a toy", high_means="risky", ideal="0")),
+)
 
 
 @pytest.fixture()
