@@ -128,6 +128,22 @@ def test_the_design_page_keeps_how_it_is_built():
     assert re.search(r"^## How it is built$", text, re.M)
 
 
+def test_the_design_page_shows_the_import_graph_of_this_code(site):
+    """The picture is drawn at the build from the code and the contract: one box per tier member, and no arrow
+    that breaks the contract (the title counts them)."""
+    import tomllib
+
+    svg = (site.path / "images" / "import-graph.svg").read_text(encoding="utf-8")
+    assert "images/import-graph.svg" in (site.path / "design.html").read_text(encoding="utf-8")
+    with open(ROOT / "pyproject.toml", "rb") as fh:
+        layers = next(c for c in tomllib.load(fh)["tool"]["importlinter"]["contracts"] if c["id"] == "layers")
+    assert len(layers["layers"]) <= 16
+    members = [m.strip() for tier in layers["layers"] for m in re.split(r"[|:]", tier)]
+    for m in members:
+        assert m.removeprefix("synthpriv_report.") in svg, m
+    assert "a break of the contract: 0)" in svg
+
+
 def test_the_reader_text_names_no_internal_tracker():
     for page in (ROOT / "docs").rglob("*.md"):
         text = page.read_text(encoding="utf-8")
