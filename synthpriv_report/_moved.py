@@ -5,7 +5,9 @@ name is an alias of the module at its new path (the same module object, so a set
 seen through the other), and the first import through an old path warns with a ``DeprecationWarning`` naming the
 new one. Running an old path as a program (``python -m synthpriv_report.warmup``) is not supported: use the new
 path (``python -m synthpriv_report.tools.warmup``). ``synthpriv_report.audit`` is the function :func:`audit`, as it
-was before; its module is ``synthpriv_report.evaluation.audit``.
+was before; its module is ``synthpriv_report.evaluation.audit``. A path that names a folder now
+(``synthpriv_report.evaluation``, whose ``__init__`` gives :class:`Evaluation`, and the metric family
+``synthpriv_report.metrics.criteria``) is that folder.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ MOVED: dict[str, str] = {
     "synthpriv_report.cluster_joins": "synthpriv_report.cluster.joins",
     "synthpriv_report.comparison": "synthpriv_report.evaluation.comparison",
     "synthpriv_report.distributed": "synthpriv_report.cluster.distributed",
-    "synthpriv_report.evaluation": "synthpriv_report.evaluation.evaluation",
     "synthpriv_report.evidence": "synthpriv_report.stats.evidence",
     "synthpriv_report.formats": "synthpriv_report.core.formats",
     "synthpriv_report.generators": "synthpriv_report.evaluation.generators",
@@ -42,7 +43,6 @@ MOVED: dict[str, str] = {
     "synthpriv_report.metrics.authenticity": "synthpriv_report.metrics.review.authenticity",
     "synthpriv_report.metrics.cap": "synthpriv_report.metrics.attacks.cap",
     "synthpriv_report.metrics.copies": "synthpriv_report.metrics.closeness.copies",
-    "synthpriv_report.metrics.criteria": "synthpriv_report.metrics.criteria._common",
     "synthpriv_report.metrics.crp": "synthpriv_report.metrics.attacks.crp",
     "synthpriv_report.metrics.dcr": "synthpriv_report.metrics.closeness.dcr",
     "synthpriv_report.metrics.dcr_review": "synthpriv_report.metrics.review.dcr_review",
@@ -118,6 +118,8 @@ class _MovedFinder(importlib.abc.MetaPathFinder):
 
 
 def install() -> None:
-    """Put the finder on ``sys.meta_path`` once (after the ordinary finders: a real module always wins)."""
+    """Put the finder on ``sys.meta_path`` once, first: an old path is found here before the ordinary finders
+    could load a second copy of a moved module under it (``synthpriv_report.models.mlp`` through the moved package
+    ``synthpriv_report.models``). It answers for the paths of :data:`MOVED` only, none of which is a file."""
     if not any(isinstance(f, _MovedFinder) for f in sys.meta_path):
-        sys.meta_path.append(_MovedFinder())
+        sys.meta_path.insert(0, _MovedFinder())
