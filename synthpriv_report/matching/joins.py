@@ -139,7 +139,8 @@ class _HitrIndex:
     """Divisor-independent part of the HitR join: groups on the categorical signature and, per numeric column,
     S sorted by (group, rank of the value)."""
 
-    def __init__(self, cat_t, num_t, cat_s, num_s):
+    def __init__(self, cat_t: NDArray[np.int64], num_t: NDArray[np.float64], cat_s: NDArray[np.int64],
+                 num_s: NDArray[np.float64]) -> None:
         sig_t = np.concatenate([cat_t, np.isnan(num_t).astype(np.int64)], axis=1)
         sig_s = np.concatenate([cat_s, np.isnan(num_s).astype(np.int64)], axis=1)
         self.g_t, self.g_s, _ = group_ids(sig_t, sig_s)

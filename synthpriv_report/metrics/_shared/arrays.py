@@ -103,7 +103,8 @@ RATIO_BLOCK = 1 << 20
 
 def space_for(ctx: Any, metric: str, default: str) -> SpaceSpec:
     """The distance space ``metric`` runs in: the caller's choice (``spaces={metric: ...}``) or ``default``."""
-    return ctx.metric_space(metric, default)
+    space: SpaceSpec = ctx.metric_space(metric, default)
+    return space
 
 
 def dcr_arrays(ctx: Any, space: SpaceSpec | None = None, *, within_real: bool = True, holdout: bool = True,
@@ -191,13 +192,14 @@ def nndr_arrays(ctx: Any) -> dict[str, Any]:
     sp = space_for(ctx, "nndr", "gower")
     k = ctx.settings["nndr_k"]
 
-    def make():
+    def make() -> dict[str, Any]:
         out = {"space": sp.label, "k": k, "S": nndr_of(ctx, ctx.S)}
         if ctx.H is not None:
             out["H"] = nndr_of(ctx, ctx.H)
         return out
 
-    return ctx.memo(("nndr.arrays", sp, k, ctx.S, ctx.H), make)
+    arrays: dict[str, Any] = ctx.memo(("nndr.arrays", sp, k, ctx.S, ctx.H), make)
+    return arrays
 
 
 def bootstrap_summary(values: NDArray[np.float64], ctx: Any,
@@ -211,13 +213,15 @@ def bootstrap_summary(values: NDArray[np.float64], ctx: Any,
 def describe(values: NDArray[np.float64], ctx: Any, params: dict[str, Any], key: str) -> dict[str, Any]:
     """Summary statistics with bootstrap intervals, cached per array so that slider moves stay cheap."""
 
-    def make():
-        s = stats.summary(values)
+    def make() -> dict[str, Any]:
+        s: dict[str, Any] = stats.summary(values)
         ci = bootstrap_summary(values, ctx, params)
         s.update({"mean_ci": ci["mean"], "median_ci": ci["q0.5"], "p5_ci": ci["q0.05"]})
         return s
 
-    return ctx.memo(("describe", key, ctx.S, ctx.H, int(params["n_bootstrap"]), ctx.random_state), make)
+    described: dict[str, Any] = ctx.memo(("describe", key, ctx.S, ctx.H, int(params["n_bootstrap"]), ctx.random_state),
+                                         make)
+    return described
 
 
 def figure_evidence(data: Any, build: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any] | None:

@@ -131,8 +131,8 @@ def _tie_sum(hs: NDArray[np.float64], ts: NDArray[np.float64]) -> float:
     is made as written above.
     """
     if not (np.isfinite(hs[[0, -1]]).all() and np.isfinite(ts[[0, -1]]).all()):
-        counts = np.unique(np.concatenate([hs, ts]), return_counts=True)[1].astype(np.float64)
-        return float(np.sum(counts ** 3 - counts))
+        all_counts = np.unique(np.concatenate([hs, ts]), return_counts=True)[1].astype(np.float64)
+        return float(np.sum(all_counts ** 3 - all_counts))
     cuts = np.unique(np.concatenate([hs[::SHIFT_BLOCK], ts[::SHIFT_BLOCK]]))  # both minima among them
     h_at = np.searchsorted(hs, cuts, side="left").tolist() + [hs.size]
     t_at = np.searchsorted(ts, cuts, side="left").tolist() + [ts.size]
@@ -194,14 +194,16 @@ def holdout_shift_of(ctx: Any, *, compute: bool = True) -> HoldoutShift | None:
     sp = space_for(ctx, "dcr", "gower")
     key = ("holdout_shift", sp, ctx.T, ctx.H)
     if not compute:
-        return ctx.peek(key)
+        held: HoldoutShift | None = ctx.peek(key)
+        return held
 
     def make() -> HoldoutShift:
         # each set's distances read and sorted, the read let go before the other's is read
         hs = np.sort(ctx.knn(sp, ctx.H, ctx.T, 1).dist[:, 0])
         return holdout_shift_sorted(hs, np.sort(ctx.knn(sp, ctx.T, ctx.T, 1).dist[:, 0]))
 
-    return ctx.memo(key, make)
+    shift: HoldoutShift = ctx.memo(key, make)
+    return shift
 
 
 def holdout_shift_notes(ctx: Any) -> tuple[str, ...]:

@@ -51,7 +51,7 @@ def entropy_weights(record_ids: ArrayLike) -> NDArray[np.float64]:
     if n == 0:
         return np.zeros(0)
     _, inv, counts = np.unique(ids, return_inverse=True, return_counts=True)
-    p = counts[inv.reshape(-1)] / n
+    p: NDArray[np.float64] = counts[inv.reshape(-1)] / n
     return np.abs(p * np.log(p))  # -P ln P >= 0 (abs avoids -0.0)
 
 

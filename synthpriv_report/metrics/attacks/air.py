@@ -6,7 +6,8 @@ choices: ``docs/metrics.md``, section "air".
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -17,6 +18,7 @@ from ...core.registry import Computation, Grading, MetricSpec, Param, Presentati
 from ...core.results import MetricResult, not_computed
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ...core.protocols import MetricContext
     from ...engine.context import Context
 
 from ._common import (
@@ -61,16 +63,16 @@ def air_f1(n_min: ArrayLike, n_correct: ArrayLike) -> NDArray[np.float64]:
     return np.where(tp > 0, 2.0 * tp / np.maximum(denom, 1.0), 0.0)
 
 
-def _air_plan(ctx: Context, params: dict[str, Any]) -> list:
+def _air_plan(ctx: Context, params: dict[str, Any]) -> list[Any]:
     sp = _euclid_keys(ctx)
     return [ctx.request(sp, ctx.T, ctx.S, 1), ctx.tree_request(sp, ctx.S)]  # the ties at the minimum read S's tree
 
 
-def _air_ties(ctx: Context, attrs: list[str], kind: int, tol: float):
+def _air_ties(ctx: Context, attrs: list[str], kind: int, tol: float) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """(|N(y)|, TP per attribute) for the categorical (kind 0) or numeric (kind 1, tolerance ``tol``) a_S."""
     space = _euclid_keys(ctx)
 
-    def build():
+    def build() -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         dmin = ctx.knn(space, ctx.T, ctx.S, 1).dist[:, 0]
         tree = ctx.tree(space, ctx.S)
         qnum, qcat = ctx.query_arrays(space, ctx.T)
@@ -94,8 +96,10 @@ def _air_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
     if not float(w.sum()) > 0:
         return not_computed("air", "every real record is identical, so every entropy weight -P ln P is 0 and "
                                    "AIR's weighted mean is undefined")
-    attrs, tps, n_min = [], [], None
-    exists = []
+    attrs: list[str] = []
+    tps: list[NDArray[np.int64]] = []
+    n_min: NDArray[np.int64] | None = None
+    exists: list[NDArray[np.bool_]] = []
     if cat:
         n_min, tp = _air_ties(ctx, cat, 0, 0.0)
         attrs += cat
@@ -109,6 +113,7 @@ def _air_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
         vt, vs = _sens_values(ctx, ctx.T, num), _sens_values(ctx, ctx.S, num)
         exists += [correct_exists(vt[:, j], vs[:, j], kind=1, tolerance=tol) for j in range(len(num))]
     tp = np.concatenate(tps, axis=1)
+    assert n_min is not None  # set by either branch above: without a sensitive attribute the concatenation fails
     f1 = air_f1(n_min, tp)
     scores = f1.mean(axis=1)
     wsum = float(w.sum())
@@ -166,8 +171,10 @@ class AirDetails(TypedDict):
 register(MetricSpec(
     name="air",
     computation=Computation(
-        compute=_air_compute, plan=_air_plan, needs=("sensitive_fields",), default_space="euclidean",
-        params=(AIR_TOLERANCE, N_BOOTSTRAP), calibratable=True, details=AirDetails),
+        # the engine passes its own Context (beyond the MetricContext protocol: the search tree, the query arrays)
+        compute=cast("Callable[[MetricContext, dict[str, Any]], MetricResult]", _air_compute),
+        plan=cast("Callable[[MetricContext, dict[str, Any]], list[Any]]", _air_plan), needs=("sensitive_fields",),
+        default_space="euclidean", params=(AIR_TOLERANCE, N_BOOTSTRAP), calibratable=True, details=AirDetails),
     grading=Grading(
         direction="higher_is_riskier", value_range=(0.0, 1.0), level=review_level),
     presentation=Presentation(

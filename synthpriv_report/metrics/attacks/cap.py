@@ -15,7 +15,8 @@ details and a note in the report says so.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -27,7 +28,9 @@ from ...core.registry import Computation, Grading, MetricSpec, Presentation, Typ
 from ...core.results import MetricResult, not_computed
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ...core.protocols import MetricContext
     from ...engine.context import Context
+    from ...engine.requests import SetRef
 
 from ._common import (
     _WORDS_ATTACK,
@@ -174,18 +177,18 @@ def gcap_real_rows(n_real: int, n_syn: int, *, random_state: int | None,
     return _budget_rows(n_real, n_real * n_syn, budget, random_state)
 
 
-def _gcap_real(ctx: Context):
+def _gcap_real(ctx: Context) -> SetRef:
     """T, or its GCAP subsample (a SetRef); sized on the synthetic set, so the calibration compares the same."""
     n_real, n_syn = ctx.size(ctx.T), ctx.size("S")
 
-    def make():
+    def make() -> SetRef:
         rows = gcap_real_rows(n_real, n_syn, random_state=ctx.random_state)
         return ctx.full(ctx.T) if rows is None else ctx.subset(ctx.T, rows, "gcap.T")
 
     return ctx.memo(("review_attack.gcap_real", ctx.T, n_syn, GCAP_MAX_PAIRS, ctx.random_state), make)
 
 
-def _gcap_plan(ctx: Context, params: dict[str, Any]) -> list:
+def _gcap_plan(ctx: Context, params: dict[str, Any]) -> list[Any]:
     cat, _ = _split_sensitive(ctx)
     sp = _hamming_keys(ctx)
     # the ties read S's tree
@@ -196,7 +199,7 @@ def _gcap_ties(ctx: Context, cat: list[str]) -> tuple[NDArray[np.float64], NDArr
     space = _hamming_keys(ctx)
     real = _gcap_real(ctx)
 
-    def build():
+    def build() -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
         dmin = ctx.knn(space, real, ctx.S, 1).dist[:, 0]
         tree = ctx.tree(space, ctx.S)
         qnum, qcat = ctx.query_arrays(space, real)
@@ -272,8 +275,10 @@ class GcapDetails(TypedDict):
 register(MetricSpec(
     name="zcap",
     computation=Computation(
-        compute=_zcap_compute, plan=lambda ctx, p: [], needs=("sensitive_fields",), params=(N_BOOTSTRAP,),
-        calibratable=True, checks=(continuous_keys(),), copy_sensitive=True, details=ZcapDetails),
+        # the engine passes its own Context (beyond the MetricContext protocol: the fitted codes)
+        compute=cast("Callable[[MetricContext, dict[str, Any]], MetricResult]", _zcap_compute),
+        plan=lambda ctx, p: [], needs=("sensitive_fields",), params=(N_BOOTSTRAP,), calibratable=True,
+        checks=(continuous_keys(),), copy_sensitive=True, details=ZcapDetails),
     grading=Grading(
         direction="higher_is_riskier", value_range=(0.0, 1.0), level=review_level),
     presentation=Presentation(
@@ -290,8 +295,11 @@ register(MetricSpec(
 register(MetricSpec(
     name="gcap",
     computation=Computation(
-        compute=_gcap_compute, plan=_gcap_plan, needs=("sensitive_fields",), default_space="hamming",
-        params=(N_BOOTSTRAP,), calibratable=True, checks=(continuous_keys(),), details=GcapDetails),
+        # the engine passes its own Context (beyond the MetricContext protocol: the search tree, the query arrays)
+        compute=cast("Callable[[MetricContext, dict[str, Any]], MetricResult]", _gcap_compute),
+        plan=cast("Callable[[MetricContext, dict[str, Any]], list[Any]]", _gcap_plan), needs=("sensitive_fields",),
+        default_space="hamming", params=(N_BOOTSTRAP,), calibratable=True, checks=(continuous_keys(),),
+        details=GcapDetails),
     grading=Grading(
         direction="higher_is_riskier", value_range=(0.0, 1.0), level=review_level),
     presentation=Presentation(

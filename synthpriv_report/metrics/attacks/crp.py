@@ -16,7 +16,7 @@ from ...core.registry import Computation, Grading, MetricSpec, Presentation, Typ
 from ...core.results import MetricResult
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...engine.context import Context
+    from ...core.protocols import MetricContext
 
 from ._common import _WORDS_ATTACK
 
@@ -31,7 +31,7 @@ def crp_value(n_copies: int, n_real: int) -> float:
     return float(min(1.0, max(0.0, n_copies / n_real)))
 
 
-def _crp_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
+def _crp_compute(ctx: MetricContext, params: dict[str, Any]) -> MetricResult:
     copies = ctx.identical_in(ctx.S, ctx.T)
     n_t, n_s = ctx.size(ctx.T), ctx.size(ctx.S)
     n_copies = int(copies.sum())

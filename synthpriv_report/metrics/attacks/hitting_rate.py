@@ -15,7 +15,8 @@ column's exact range, so the tolerances are kept in the details only with ``reve
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +29,7 @@ from ...core.results import MetricResult
 from ...matching.joins import _HitrIndex, _hits_from_index, hitting_candidates
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ...core.protocols import MetricContext
     from ...engine.context import Context
 
 from ._common import _WORDS_ATTACK, _budget_rows, _sample_note
@@ -37,7 +39,7 @@ def _hitr_index(ctx: Context, syn: str | None = None) -> _HitrIndex:
     """The join index of T against the synthetic set (``syn``: default the context's, H in the calibration)."""
     syn = ctx.S if syn is None else syn
 
-    def build():
+    def build() -> _HitrIndex:
         d = ctx.data
         return _HitrIndex(ctx.fitted.wide_codes(ctx.T), d.numeric[ctx.T].rows(), ctx.fitted.wide_codes(syn),
                           d.numeric[syn].rows())
@@ -55,7 +57,7 @@ def _hitr_rows(ctx: Context, h: NDArray[np.float64]) -> NDArray[np.int64] | None
     :data:`HITR_MAX_CANDIDATES` candidate pairs, else a random subsample of T drawn from
     ``default_rng(random_state)``, sized so that about that many remain. The candidates grow with |T| x |S|
     (each real record's window holds a share of S); the calibration checks the same records."""
-    def build():
+    def build() -> NDArray[np.int64] | None:
         cands = hitting_candidates(_hitr_index(ctx, "S"), h)
         return _budget_rows(ctx.size(ctx.T), cands, HITR_MAX_CANDIDATES, ctx.random_state)
 
@@ -65,7 +67,7 @@ def _hitr_rows(ctx: Context, h: NDArray[np.float64]) -> NDArray[np.int64] | None
 def _hitr_ranges(ctx: Context) -> NDArray[np.float64]:
     """Numeric ranges fitted on T alone (docs/metrics.md, "Shared machinery"); an all-missing or constant column
     has range 0."""
-    def build():
+    def build() -> NDArray[np.float64]:
         x = ctx.data.numeric[ctx.T]
         out = np.zeros(x.shape[1])
         for j in range(x.shape[1]):
@@ -87,7 +89,7 @@ def _hitr_compute(ctx: Context, params: dict[str, Any]) -> MetricResult:
     hit, n_pairs = _hits_from_index(index, h, rows)
     n_t = int(hit.shape[0])
     value = float(hit.mean())
-    details = {
+    details: dict[str, Any] = {
         "n_real_hit": int(hit.sum()),
         "n_pairs": n_pairs,
         "hitr_divisor": divisor,
@@ -126,7 +128,9 @@ class HittingRateDetails(TypedDict):
 register(MetricSpec(
     name="hitting_rate",
     computation=Computation(
-        compute=_hitr_compute, plan=lambda ctx, p: [], params=(HITR_DIVISOR,), calibratable=True,
+        # the engine passes its own Context (beyond the MetricContext protocol: the fitted codes)
+        compute=cast("Callable[[MetricContext, dict[str, Any]], MetricResult]", _hitr_compute),
+        plan=lambda ctx, p: [], params=(HITR_DIVISOR,), calibratable=True,
         checks=(continuous_keys(all_columns=True, match="tolerance match"),), copy_sensitive=True,
         details=HittingRateDetails),
     grading=Grading(

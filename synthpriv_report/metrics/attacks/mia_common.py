@@ -138,7 +138,8 @@ def attack_split(ctx: Any) -> tuple[Any, Any]:
         targets, reference = split_positions(ctx.size(ctx.H), ctx.random_state)
         return ctx.subset(ctx.H, targets, "mia.targets"), ctx.subset(ctx.H, reference, "mia.reference")
 
-    return ctx.memo(("mia.split", ctx.H, ctx.random_state), make)
+    split: tuple[Any, Any] = ctx.memo(("mia.split", ctx.H, ctx.random_state), make)
+    return split
 
 
 def target_rows(targets: Any) -> Any:
@@ -300,7 +301,7 @@ def distance_floor(*ref_distances: NDArray[np.float64]) -> float:
 # the ROC of an attack
 
 
-@njit(cache=True)
+@njit(cache=True)  # type: ignore[untyped-decorator]  # numba has no type hints: its njit is Any
 def _tie_groups(values: NDArray[np.float64]) -> NDArray[np.int64]:  # pragma: no cover - compiled
     """Group numbers of sorted ``values``: a new group starts at the first value not tied with the first value of
     the current group (the package's tie rule, chained from the group's start so that groups never drift)."""
@@ -689,14 +690,14 @@ def delta_of(ctx: Any) -> float:
     """The δ the ε bound assumes: the release context's ``generator.delta``, else 0."""
     gen = (ctx.settings.get("context") or {}).get("generator") or {}
     d = gen.get("delta") if isinstance(gen, Mapping) else None
-    return float(d) if finite(d) else 0.0
+    return float(d) if isinstance(d, (int, float)) and finite(d) else 0.0
 
 
 def declared_epsilon(ctx: Any) -> float | None:
     """The release context's ``generator.epsilon``, when it states one."""
     gen = (ctx.settings.get("context") or {}).get("generator") or {}
     e = gen.get("epsilon") if isinstance(gen, Mapping) else None
-    return float(e) if finite(e) else None
+    return float(e) if isinstance(e, (int, float)) and finite(e) else None
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -779,7 +780,9 @@ def scores_memo(ctx: Any, attack: str, make: Callable[[], tuple[NDArray[np.float
                 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """An attack's (member, non-member) scores, computed once per evaluation (``mia_worst_case`` reads them
     too)."""
-    return ctx.memo(("mia.scores", attack, ctx.S, ctx.H, ctx.R, ctx.random_state, attack_space(ctx)), make)
+    scores: tuple[NDArray[np.float64], NDArray[np.float64]] = ctx.memo(
+        ("mia.scores", attack, ctx.S, ctx.H, ctx.R, ctx.random_state, attack_space(ctx)), make)
+    return scores
 
 
 def roc_again(r: MetricResult, *, n_attacks: int = 1) -> dict[tuple[Any, ...], Any]:
@@ -962,7 +965,7 @@ def attack_risky_end(r: MetricResult) -> float | None:
     largest over its attacks (each attack's flagged counts are stored with it)."""
     d = r.details
     n_m, n_n, alpha = d.get("n_members"), d.get("n_nonmembers"), d.get("check_alpha")
-    if not all(isinstance(v, (int, float)) for v in (n_m, n_n, alpha)):
+    if not (isinstance(n_m, (int, float)) and isinstance(n_n, (int, float)) and isinstance(alpha, (int, float))):
         return None
     attacks = d.get("attacks")
     if isinstance(attacks, Mapping) and attacks:
@@ -1115,7 +1118,7 @@ def attack_residual(how: str) -> Callable[[ResultJSON], str | None]:
         eps = d.get("epsilon_lower_bound")
         text = (f"An attacker who {how}, accusing at most 1% of people not in the training data, identifies at most "
                 f"{fmt_share(iv[1])} of the people in it (95% upper bound; estimate {fmt_share(one.get('tpr'))})")
-        if finite(eps) and eps > 0:
+        if isinstance(eps, (int, float)) and finite(eps) and eps > 0:
             text += (f"; the release is not differentially private with any ε below {fmt_number(eps)} (a lower "
                      f"bound from this attack alone, 95% confidence)")
         return text + "."
@@ -1151,9 +1154,9 @@ def attack_graded(m: ResultJSON) -> str | None:
 
 def worst_attack(results: Mapping[str, MetricResult]) -> tuple[str, MetricResult] | None:
     """The computed attack with the highest TPR at 1% FPR, ties to the first."""
-    best = None
+    best: tuple[str, MetricResult] | None = None
     for name, r in results.items():
-        if r.computed and (best is None or r.value > best[1].value):
+        if r.computed and r.value is not None and (best is None or best[1].value is None or r.value > best[1].value):
             best = (name, r)
     return best
 

@@ -77,7 +77,8 @@ def log_kernel_sums(d_syn_ref: NDArray[np.float64], h: float) -> NDArray[np.floa
     top = np.max(e, axis=1)
     safe = np.where(np.isfinite(top), top, 0.0)
     with np.errstate(invalid="ignore"):
-        return safe + np.log(np.sum(np.exp(e - safe[:, None]), axis=1))
+        sums: NDArray[np.float64] = safe + np.log(np.sum(np.exp(e - safe[:, None]), axis=1))
+        return sums
 
 
 def local_lr_scores(d_target_syn: NDArray[np.float64], idx_target_syn: NDArray[np.integer],

@@ -339,7 +339,8 @@ def _ids(ctx: Any, columns: tuple[str, ...], a: str, b: str) -> tuple[NDArray[np
         ia, ib, _ = ctx.key_groups(columns, a, b)
         return ia, ib
 
-    return ctx.memo((NAME + ".ids", columns, a, b), make)
+    ids: tuple[NDArray[np.int64], NDArray[np.int64]] = ctx.memo((NAME + ".ids", columns, a, b), make)
+    return ids
 
 
 def _compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
@@ -404,7 +405,7 @@ def _upper(r: MetricResult) -> float | None:
     per = r.details.get("per_field")
     rows = list(per.values()) if isinstance(per, Mapping) and per else [r.details]
     bounds = [row.get("excess_upper_bound") if isinstance(row, Mapping) else None for row in rows]
-    return None if any(not finite(b) for b in bounds) else max(bounds)
+    return None if any(not finite(b) for b in bounds) else max(b for b in bounds if b is not None)
 
 
 LEVEL = LevelSpec(

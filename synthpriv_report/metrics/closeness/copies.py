@@ -114,7 +114,8 @@ def leave_one_out_cutoffs(within: NDArray[np.float64], quantile: float) -> NDArr
         i = min(i, n - 2)
         after = np.ones(n, dtype=bool)
         after[order[:i + 1]] = False  # the records at sorted positions 0..i
-        return np.where(after, d[order[i]], d[order[i + 1]])
+        values: NDArray[np.float64] = np.where(after, d[order[i]], d[order[i + 1]])
+        return values
 
     # a + frac * (b - a), made in place: one array of the records' values at a time besides the sort
     a = y(lo)
@@ -179,10 +180,12 @@ def _pair_groups(partner: NDArray[np.integer]) -> NDArray[np.integer]:
     n = partner.size
     rows = np.flatnonzero(partner >= 0)
     graph = coo_matrix((np.ones(rows.size), (rows, partner[rows])), shape=(n, n))
-    return connected_components(graph, directed=True, connection="weak")[1].astype(position_dtype(n))
+    groups: NDArray[np.integer] = connected_components(graph, directed=True, connection="weak")[1].astype(
+        position_dtype(n))
+    return groups
 
 
-@njit(cache=True)
+@njit(cache=True)  # type: ignore[untyped-decorator]  # numba has no type hints: its njit is Any
 def _root(out: NDArray[np.integer], x: int) -> int:  # pragma: no cover - compiled
     """The root of ``x`` in the pointers ``out``, halving the path on the way (a pointer only moves to a smaller
     position)."""
@@ -192,7 +195,7 @@ def _root(out: NDArray[np.integer], x: int) -> int:  # pragma: no cover - compil
     return x
 
 
-@njit(cache=True)
+@njit(cache=True)  # type: ignore[untyped-decorator]  # numba has no type hints: its njit is Any
 def _linked_groups(partner: NDArray[np.integer], out: NDArray[np.integer]) -> None:  # pragma: no cover - compiled
     """Union-find over the links ``i -- partner[i]`` in ``out``, then each record's group numbered by its group's
     first record. Every pointer goes to a smaller position (a root is its group's first record), so one pass in
@@ -406,7 +409,8 @@ def copy_excess_upper(details: Mapping[str, Any], flagged: str) -> float | None:
 
     def upper(d: Mapping[str, Any], key: str, n0: float, deff: float) -> float | None:
         n, k, p0 = d.get("n"), d.get(key), d.get("baseline_share")
-        if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in (n, k, p0)) or not n or not n0:
+        if not (isinstance(n, (int, float)) and math.isfinite(n) and isinstance(k, (int, float)) and math.isfinite(k)
+                and isinstance(p0, (int, float)) and math.isfinite(p0)) or not n or not n0:
             return None
         m0 = float(n0) / max(float(deff), 1.0)
         return evidence.newcombe_upper(float(k), float(n), float(p0) * m0, m0, z=z)
@@ -442,7 +446,7 @@ def copy_check_level(share: str, what: str, baseline: str, source: str, *,
                     f"shares (both sides' uncertainty, at the verdict's per-check level) is above {{high}}")
 
 
-def _copies_compute(ctx, params) -> MetricResult:
+def _copies_compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
     # near copies count as copies: the check also compares the near-copy shares. Made first (and kept), while
     # this step holds none of its own per-record arrays
     near = near_copy_evidence(ctx, params)["details"] if ctx.size(ctx.T) >= 2 else None
@@ -895,7 +899,7 @@ def copies_unique(ctx: Any, query: str, flags: NDArray[np.bool_], exact: NDArray
     return out
 
 
-def _near_plan(ctx, params):
+def _near_plan(ctx: Any, params: dict[str, Any]) -> list[Any]:
     sp = ctx.metric_space("dcr", "gower")
     reqs = [ctx.request(sp, ctx.S, ctx.T, 1), ctx.request(sp, ctx.T, ctx.T, 1)]
     if ctx.H is not None:
@@ -923,7 +927,7 @@ def near_copy_evidence(ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
         del st
         del s["partner"]  # per-record arrays no longer needed while the baseline's are made
 
-        def flags_of(query, ref):
+        def flags_of(query: Any, ref: Any) -> tuple[NDArray[np.bool_], NDArray[np.integer], None]:
             if query == ref:
                 tt = ctx.knn(sp, ctx.T, ctx.T, 1)  # read here: held only while this set's flags are made
                 # the cut-offs and the distances passed as temporaries: let go once compared
@@ -949,7 +953,8 @@ def near_copy_evidence(ctx: Any, params: dict[str, Any]) -> dict[str, Any]:
         return {"flags": flags, "details": details, "space": sp.label}
 
     # the evidence holds bounds at the verdict's per-check level: kept apart for each false-alarm rate in force
-    return ctx.memo(("near_copies.evidence", ctx.S, ctx.H, q, verdict_alpha()), make)
+    held: dict[str, Any] = ctx.memo(("near_copies.evidence", ctx.S, ctx.H, q, verdict_alpha()), make)
+    return held
 
 
 #: From this share of fresh real records that are near copies (the baseline), the near-copy check is said to have
@@ -975,7 +980,7 @@ def near_baseline_note(baseline_share: float, with_holdout: bool) -> str | None:
             f"({MEASURED_POWER['categorical']}).")
 
 
-def _near_compute(ctx, params) -> MetricResult:
+def _near_compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
     if ctx.size(ctx.T) < 2:
         return not_computed("near_copies", "needs at least 2 real training records")
     e = near_copy_evidence(ctx, params)
@@ -1011,6 +1016,7 @@ def copy_strip(ax: Any, result: MetricResult, *, what: str, xlabel: str, title: 
                base_words: tuple[str, str]) -> Any:
     """A copy check's share with its Wilson interval on a strip, against its baseline's share (a dashed line):
     ``base_words`` name the baseline with a holdout and without one."""
+    assert result.value is not None  # drawn for a computed result only
     v = float(result.value)
     d = result.details
     base = d.get("baseline_share", d.get("holdout_copy_share"))

@@ -33,7 +33,8 @@ from .._shared.arrays import describe, figure_evidence, space_for
 from .._shared.shift import holdout_shift_note, holdout_shift_of
 
 
-def dcr_histogram(dcr: ArrayLike, *, gower: bool, bins: int = 20, upper: float | None = None) -> dict[str, list]:
+def dcr_histogram(dcr: ArrayLike, *, gower: bool, bins: int = 20,
+                  upper: float | None = None) -> dict[str, list[Any]]:
     """Histogram of DCR values: 20 equal-width bins on [0, 1] for gower, on [0, max] otherwise (docs/metrics.md, "dcr").
 
     >>> dcr_histogram([0.0, 0.5, 1.0], gower=True, bins=2)
@@ -76,7 +77,7 @@ def _evidence_of(v: Any, upper: float) -> dict[str, Any]:
     return {"hist": stats.histogram(v, upper=upper), "quantiles": stats.quantile_summary(v)}
 
 
-def _dcr_plan(ctx, params):
+def _dcr_plan(ctx: Any, params: dict[str, Any]) -> list[Any]:
     sp = space_for(ctx, "dcr", "gower")
     reqs = [ctx.request(sp, ctx.S, ctx.T, 1), ctx.request(sp, ctx.T, ctx.T, 1)]
     if ctx.H is not None:
@@ -84,7 +85,7 @@ def _dcr_plan(ctx, params):
     return reqs
 
 
-def _dcr_compute(ctx, params) -> MetricResult:
+def _dcr_compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
     # first (cached): its sorts then never sit on top of the arrays below, a record each of four sets
     shift = holdout_shift_of(ctx)
     sp = space_for(ctx, "dcr", "gower")

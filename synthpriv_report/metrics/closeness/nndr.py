@@ -34,7 +34,7 @@ NNDR_THRESHOLD = Param("nndr_threshold", 0.5, low=0.0, low_open=True, slider=(0.
                        doc="A synthetic record with a nearest-neighbour distance ratio below it counts as at risk.")
 
 
-def _nndr_plan(ctx, params):
+def _nndr_plan(ctx: Any, params: dict[str, Any]) -> list[Any]:
     sp = space_for(ctx, "nndr", "gower")
     reqs = [ctx.request(sp, ctx.T, ctx.T, ctx.settings["nndr_k"]), ctx.request(sp, ctx.S, ctx.T, 1)]
     if ctx.H is not None:
@@ -55,7 +55,7 @@ def nndr_evidence(arrays: dict[str, Any], *, threshold: float) -> dict[str, Any]
     return ev
 
 
-def _nndr_compute(ctx, params) -> MetricResult:
+def _nndr_compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
     k = ctx.settings["nndr_k"]
     if ctx.size(ctx.T) <= k:
         return not_computed("nndr", f"needs more than nndr_k={k} real records")

@@ -123,13 +123,13 @@ def score_of(f_tt: float, f_ts: float) -> float:
     return 100.0 if f_ts == 0 else 100.0 * min(1.0, f_tt / f_ts)
 
 
-def _ps_sets(ctx: Any):
+def _ps_sets(ctx: Any) -> tuple[Any, Any, Any]:
     """R1, R2 and S' (``docs/metrics.md``, section "privacy_score"; SetRefs), drawn from
     default_rng(random_state) in the order the definition gives. The halves R1 and R2 depend on the training data
     alone: drawn once, they are shared by the evaluation and its calibration context (which draws its S' from
     the holdout, continuing the same stream of draws)."""
 
-    def halves():
+    def halves() -> tuple[Any, Any, Mapping[str, Any]]:
         n_t = ctx.size(ctx.T)
         rng = np.random.default_rng(ctx.random_state)
         perm = rng.permutation(n_t)
@@ -137,7 +137,7 @@ def _ps_sets(ctx: Any):
         return (ctx.subset(ctx.T, np.sort(perm[:half]), "privacy_score.R1"),
                 ctx.subset(ctx.T, np.sort(perm[half:]), "privacy_score.R2"), rng.bit_generator.state)
 
-    def make():
+    def make() -> tuple[Any, Any, Any]:
         r1, r2, state = ctx.memo(("privacy_score.halves", ctx.random_state), halves)
         rng = np.random.Generator(np.random.PCG64())
         rng.bit_generator.state = state  # the stream continues where the halves left it, as one draw would
@@ -149,7 +149,8 @@ def _ps_sets(ctx: Any):
             r2 = ctx.subset(ctx.T, r2.rows[stats.subsample(n_r2, n_s, rng)], "privacy_score.R2")
         return r1, r2, ctx.subset(ctx.S, s_rows, "privacy_score.S")
 
-    return ctx.memo(("privacy_score.sets", ctx.S, ctx.random_state), make)
+    sets: tuple[Any, Any, Any] = ctx.memo(("privacy_score.sets", ctx.S, ctx.random_state), make)
+    return sets
 
 
 def _positions(idx: NDArray[np.integer]) -> NDArray[np.integer]:
@@ -162,10 +163,11 @@ def privacy_score_arrays(ctx: Any) -> dict[str, Any]:
     moves without a search."""
     sp = space_for(ctx, "privacy_score", "gower")
 
-    def make():
+    def make() -> dict[str, Any]:
         r1, r2, s1 = _ps_sets(ctx)
 
-        def real_side():  # shared by the contexts whose halves are the same
+        # shared by the contexts whose halves are the same
+        def real_side() -> tuple[NDArray[np.float64], NDArray[np.integer]]:
             t_r2 = ctx.knn(sp, r1, r2, 1)
             return eps_ratio(t_r2.dist[:, 0], ctx.knn(sp, r1, r1, 1).dist[:, 0]), _positions(t_r2.idx[:, 0])
 
@@ -175,7 +177,8 @@ def privacy_score_arrays(ctx: Any) -> dict[str, Any]:
                 "space": sp.label, "nearest_b": nearest_b, "nearest_s": _positions(t_s.idx[:, 0]),
                 "sizes": {"half_a": ctx.size(r1), "half_b": ctx.size(r2), "synthetic_sample": ctx.size(s1)}}
 
-    return ctx.memo(("privacy_score.arrays", sp, ctx.S, ctx.random_state), make)
+    arrays: dict[str, Any] = ctx.memo(("privacy_score.arrays", sp, ctx.S, ctx.random_state), make)
+    return arrays
 
 
 ALPHA = Param("alpha", 0.1, low=0.0, high=1.0, low_open=True, high_open=True, slider=(0.01, 0.5, 0.01),
@@ -183,7 +186,7 @@ ALPHA = Param("alpha", 0.1, low=0.0, high=1.0, low_open=True, high_open=True, sl
               doc="The quantile of the real-to-real proximity ratios that defines 'unusually close'.")
 
 
-def _ps_plan(ctx, params):
+def _ps_plan(ctx: Any, params: dict[str, Any]) -> list[Any]:
     sp = space_for(ctx, "privacy_score", "gower")
     r1, r2, s1 = _ps_sets(ctx)
     return [ctx.request(sp, r1, r1, 1), ctx.request(sp, r1, r2, 1), ctx.request(sp, r1, s1, 1)]
@@ -284,7 +287,7 @@ def privacy_score_evidence(arrays: dict[str, Any], *, alpha: float) -> dict[str,
             "alpha": alpha, "q": r.q, "f_tt": r.f_tt, "f_ts": r.f_ts}
 
 
-def _ps_compute(ctx, params) -> MetricResult:
+def _ps_compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
     if ctx.size(ctx.T) < 4:
         return not_computed("privacy_score", "needs at least 4 real records (two halves with a neighbour each)")
     a = privacy_score_arrays(ctx)

@@ -37,7 +37,7 @@ is tied is reported.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -108,13 +108,15 @@ def correct_guesses(guess: ArrayLike, secret: ArrayLike, *, numeric: bool, toler
     [True, False]
     """
     if not numeric:
-        return np.asarray(guess) == np.asarray(secret)
+        equal: NDArray[np.bool_] = np.asarray(guess) == np.asarray(secret)
+        return equal
     g = np.asarray(guess, dtype=np.float64)
     s = np.asarray(secret, dtype=np.float64)
     both = np.isnan(g) & np.isnan(s)
     with np.errstate(invalid="ignore"):
         ok = np.abs(g - s) <= tolerance * np.abs(s) + stats.ABS_TOL
-    return both | (ok & ~np.isnan(g) & ~np.isnan(s))
+    correct: NDArray[np.bool_] = both | (ok & ~np.isnan(g) & ~np.isnan(s))
+    return correct
 
 
 def _aux_space(ctx: Any) -> SpaceSpec:
@@ -124,7 +126,7 @@ def _aux_space(ctx: Any) -> SpaceSpec:
 def _targets(ctx: Any, n_attacks: int) -> tuple[Any, Any, NDArray[np.int64]]:
     """The training and holdout targets (subset references) and the baseline's synthetic positions."""
 
-    def make():
+    def make() -> tuple[Any, Any, NDArray[np.int64]]:
         rng = criterion_rng(ctx.random_state, _SALT)
         n = min(int(n_attacks), ctx.size(ctx.T), ctx.size(ctx.H))
         t_rows = draw_rows(rng, ctx.size(ctx.T), n)
@@ -133,10 +135,12 @@ def _targets(ctx: Any, n_attacks: int) -> tuple[Any, Any, NDArray[np.int64]]:
         return (ctx.subset(ctx.T, t_rows, f"inference_risk.targets{n}"),
                 ctx.subset(ctx.H, h_rows, f"inference_risk.control{n}"), base)
 
-    return ctx.memo(("inference_risk.targets", ctx.T, ctx.H, ctx.S, ctx.random_state, int(n_attacks)), make)
+    targets: tuple[Any, Any, NDArray[np.int64]] = ctx.memo(
+        ("inference_risk.targets", ctx.T, ctx.H, ctx.S, ctx.random_state, int(n_attacks)), make)
+    return targets
 
 
-def _plan(ctx: Any, params: dict[str, Any]) -> list:
+def _plan(ctx: Any, params: dict[str, Any]) -> list[Any]:
     if ctx.H is None or not ctx.settings["sensitive_fields"]:
         return []
     sp = _aux_space(ctx)
@@ -144,7 +148,7 @@ def _plan(ctx: Any, params: dict[str, Any]) -> list:
     return [ctx.request(sp, t_ref, ctx.S, 2), ctx.request(sp, h_ref, ctx.S, 2)]
 
 
-def _values(ctx: Any, set_name: str, column: str) -> tuple[NDArray, bool]:
+def _values(ctx: Any, set_name: str, column: str) -> tuple[NDArray[Any], bool]:
     if ctx.data.kinds[column] == "numeric":
         return ctx.data.numeric[set_name][:, ctx.data.numeric_columns.index(column)], True
     return ctx.fitted.codes[set_name][:, ctx.data.categorical_columns.index(column)].astype(np.int64), False
@@ -155,7 +159,7 @@ def _outcomes(ctx: Any, n_attacks: int) -> dict[str, Any]:
     for the training targets, the holdout targets and the baseline."""
     sp = _aux_space(ctx)
 
-    def build():
+    def build() -> dict[str, Any]:
         t_ref, h_ref, base = _targets(ctx, n_attacks)
         tab_t, tab_h = ctx.knn(sp, t_ref, ctx.S, 2), ctx.knn(sp, h_ref, ctx.S, 2)
         out: dict[str, Any] = {"n": int(t_ref.rows.shape[0]), "secrets": {}}
@@ -176,7 +180,9 @@ def _outcomes(ctx: Any, n_attacks: int) -> dict[str, Any]:
             }
         return out
 
-    return ctx.memo(("inference_risk.outcomes", sp, ctx.T, ctx.H, ctx.S, ctx.random_state, int(n_attacks)), build)
+    outcomes: dict[str, Any] = ctx.memo(
+        ("inference_risk.outcomes", sp, ctx.T, ctx.H, ctx.S, ctx.random_state, int(n_attacks)), build)
+    return outcomes
 
 
 def _compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
@@ -199,7 +205,9 @@ def _compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
     details = {
         **head.details,
         "secret": worst,
-        "per_secret": {c: {"risk": r.value, "interval": list(r.interval), "residual": r.details["residual"],
+        # criterion_result always sets the interval (Risk.interval is a tuple)
+        "per_secret": {c: {"risk": r.value, "interval": list(cast("tuple[float, float]", r.interval)),
+                           "residual": r.details["residual"],
                            "rates": r.details["rates"]} for c, r in per.items()},
         "aux_columns": list(ctx.settings["key_fields"]),
         "aux_columns_chosen": ctx.settings.get("key_fields_chosen", ""),

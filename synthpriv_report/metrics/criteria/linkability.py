@@ -121,7 +121,8 @@ def linked(idx_a: ArrayLike, idx_b: ArrayLike) -> NDArray[np.bool_]:
     if a.ndim == 1:
         a, b = a[:, None], b[:, None]
     eq = (a[:, :, None] == b[:, None, :]) & (a[:, :, None] >= 0)
-    return eq.any(axis=(1, 2))
+    found: NDArray[np.bool_] = eq.any(axis=(1, 2))
+    return found
 
 
 def _halves(ctx: Any, split: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -137,7 +138,7 @@ def _spaces(ctx: Any, split: str) -> tuple[SpaceSpec, SpaceSpec]:
 def _draws(ctx: Any, n_attacks: int, k: int) -> tuple[Any, Any, NDArray[np.int64], NDArray[np.int64]]:
     """Training and holdout targets (subset references) and the baseline's two random lists per target."""
 
-    def make():
+    def make() -> tuple[Any, Any, NDArray[np.int64], NDArray[np.int64]]:
         rng = criterion_rng(ctx.random_state, _SALT)
         n = min(int(n_attacks), ctx.size(ctx.T), ctx.size(ctx.H))
         t_rows = draw_rows(rng, ctx.size(ctx.T), n)
@@ -154,7 +155,9 @@ def _draws(ctx: Any, n_attacks: int, k: int) -> tuple[Any, Any, NDArray[np.int64
                 ctx.subset(ctx.H, h_rows, f"linkability_risk.control{n}"),
                 base_a.astype(np.int64), base_b.astype(np.int64))
 
-    return ctx.memo(("linkability_risk.draws", ctx.T, ctx.H, ctx.S, ctx.random_state, int(n_attacks), int(k)), make)
+    draws: tuple[Any, Any, NDArray[np.int64], NDArray[np.int64]] = ctx.memo(
+        ("linkability_risk.draws", ctx.T, ctx.H, ctx.S, ctx.random_state, int(n_attacks), int(k)), make)
+    return draws
 
 
 def _usable(ctx: Any, params: dict[str, Any]) -> str | None:
@@ -167,7 +170,7 @@ def _usable(ctx: Any, params: dict[str, Any]) -> str | None:
     return None
 
 
-def _plan(ctx: Any, params: dict[str, Any]) -> list:
+def _plan(ctx: Any, params: dict[str, Any]) -> list[Any]:
     if _usable(ctx, params) is not None:
         return []
     k = int(params["link_neighbors"])
@@ -179,7 +182,7 @@ def _outcomes(ctx: Any, n_attacks: int, k: int, split: str) -> dict[str, Any]:
     """The raw outcomes (cached): linked or not per target, for training targets, holdout targets, baseline."""
     spaces = _spaces(ctx, split)
 
-    def build():
+    def build() -> dict[str, Any]:
         t_ref, h_ref, base_a, base_b = _draws(ctx, n_attacks, k)
         out: dict[str, Any] = {"n": int(t_ref.rows.shape[0])}
         tied = []
@@ -194,8 +197,9 @@ def _outcomes(ctx: Any, n_attacks: int, k: int, split: str) -> dict[str, Any]:
         out["tied_share"] = float(np.concatenate(tied).mean()) if out["n"] else 0.0
         return out
 
-    return ctx.memo(("linkability_risk.outcomes", spaces, ctx.T, ctx.H, ctx.S, ctx.random_state, int(n_attacks),
-                     int(k)), build)
+    outcomes: dict[str, Any] = ctx.memo(("linkability_risk.outcomes", spaces, ctx.T, ctx.H, ctx.S, ctx.random_state,
+                                         int(n_attacks), int(k)), build)
+    return outcomes
 
 
 def _compute(ctx: Any, params: dict[str, Any]) -> MetricResult:

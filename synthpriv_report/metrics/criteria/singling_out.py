@@ -85,7 +85,7 @@ _BATCH = 1000
 _SALT = 1
 
 
-@njit(cache=True)
+@njit(cache=True)  # type: ignore[untyped-decorator]  # numba has no type hints: its njit is Any
 def _holds(x: float, op: int, v: float) -> bool:
     if op == ISNULL:
         return x != x
@@ -174,13 +174,15 @@ def count_matches(X: NDArray[np.float64], cols: NDArray[np.int64], ops: NDArray[
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     order, values, n_present = column_index(X) if index is None else index
-    return _count_matches(X, order, values, n_present, np.ascontiguousarray(cols, dtype=np.int64),
-                          np.ascontiguousarray(ops, dtype=np.int64), np.ascontiguousarray(vals, dtype=np.float64),
-                          int(limit))
+    counts: NDArray[np.int64] = _count_matches(
+        X, order, values, n_present, np.ascontiguousarray(cols, dtype=np.int64),
+        np.ascontiguousarray(ops, dtype=np.int64), np.ascontiguousarray(vals, dtype=np.float64), int(limit))
+    return counts
 
 
-@njit(cache=True)
-def _condition_range(values, n_present, j, op, v):
+@njit(cache=True)  # type: ignore[untyped-decorator]  # numba has no type hints: its njit is Any
+def _condition_range(values: NDArray[np.float64], n_present: NDArray[np.int64], j: int, op: int,
+                     v: float) -> tuple[int | np.intp, int | np.intp]:
     """The range of column ``j``'s sorted rows that can satisfy the condition (op, v): all rows for ``!=``
     and ``is missing``, none present for a missing ``v``."""
     n = values.shape[1]
@@ -200,8 +202,9 @@ def _condition_range(values, n_present, j, op, v):
     return 0, np.searchsorted(col, v, side="left")  # LT
 
 
-@njit(cache=True)
-def _row_holds(X, r, cols, ops, vals, i, m):
+@njit(cache=True)  # type: ignore[untyped-decorator]  # numba has no type hints: its njit is Any
+def _row_holds(X: NDArray[np.float64], r: int, cols: NDArray[np.int64], ops: NDArray[np.int64],
+               vals: NDArray[np.float64], i: int, m: int) -> bool:
     """Whether row ``r`` of ``X`` meets every one of the ``m`` conditions of predicate ``i``."""
     for j in range(m):
         if not _holds(X[r, cols[i, j]], ops[i, j], vals[i, j]):
@@ -209,8 +212,10 @@ def _row_holds(X, r, cols, ops, vals, i, m):
     return True
 
 
-@njit(cache=True)
-def _count_matches(X, order, values, n_present, cols, ops, vals, limit):
+@njit(cache=True)  # type: ignore[untyped-decorator]  # numba has no type hints: its njit is Any
+def _count_matches(X: NDArray[np.float64], order: NDArray[np.int64], values: NDArray[np.float64],
+                   n_present: NDArray[np.int64], cols: NDArray[np.int64], ops: NDArray[np.int64],
+                   vals: NDArray[np.float64], limit: int) -> NDArray[np.int64]:
     """:func:`count_matches` with the sorted columns given."""
     q, m = cols.shape
     n = X.shape[0]
@@ -349,20 +354,22 @@ def baseline_queries(S: NDArray[np.float64], is_cat: NDArray[np.bool_], n_attack
 def _populations(ctx: Any) -> tuple[NDArray[np.int64] | None, NDArray[np.int64] | None]:
     """The training and holdout rows counted on: equal-sized (a random subset of the larger set), None = all."""
 
-    def make():
+    def make() -> tuple[NDArray[np.int64] | None, NDArray[np.int64] | None]:
         rng = criterion_rng(ctx.random_state, 100 + _SALT)
         n_t, n_h = ctx.size(ctx.T), ctx.size(ctx.H)
         t_rows = draw_rows(rng, n_t, n_h) if n_t > n_h else None
         h_rows = draw_rows(rng, n_h, n_t) if n_h > n_t else None
         return t_rows, h_rows
 
-    return ctx.memo(("singling_out_risk.populations", ctx.T, ctx.H, ctx.random_state), make)
+    rows: tuple[NDArray[np.int64] | None, NDArray[np.int64] | None] = ctx.memo(
+        ("singling_out_risk.populations", ctx.T, ctx.H, ctx.random_state), make)
+    return rows
 
 
 def _outcomes(ctx: Any, n_attacks: int, n_cols: int) -> dict[str, Any]:
     """The raw outcomes (cached): per predicate, its number of matches (up to 2) in each population."""
 
-    def build():
+    def build() -> dict[str, Any]:
         rng = criterion_rng(ctx.random_state, _SALT)
         is_cat = np.array([False] * len(ctx.data.numeric_columns) + [True] * len(ctx.data.categorical_columns))
         S = _matrix(ctx, ctx.S)
@@ -381,8 +388,9 @@ def _outcomes(ctx: Any, n_attacks: int, n_cols: int) -> dict[str, Any]:
             "tries": tries, "n_population": int(Tp.shape[0]),
         }
 
-    return ctx.memo(("singling_out_risk.outcomes", ctx.T, ctx.H, ctx.S, ctx.random_state, int(n_attacks),
-                     int(n_cols)), build)
+    outcomes: dict[str, Any] = ctx.memo(("singling_out_risk.outcomes", ctx.T, ctx.H, ctx.S, ctx.random_state,
+                                         int(n_attacks), int(n_cols)), build)
+    return outcomes
 
 
 def _compute(ctx: Any, params: dict[str, Any]) -> MetricResult:

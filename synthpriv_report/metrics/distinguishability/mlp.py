@@ -276,14 +276,17 @@ def _logistic(z: NDArray[Any]) -> NDArray[Any]:
     return (1.0 / (1.0 + np.exp(-z.astype(np.float64)))).astype(z.dtype)
 
 
-def _forward_numpy(X, theta, p, h1, h2):
+def _forward_numpy(X: NDArray[Any], theta: NDArray[Any], p: int, h1: int,
+                   h2: int) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     W1, b1, W2, b2, W3, b3 = _views(theta, p, h1, h2)
     A1 = np.maximum(X @ W1 + b1, 0)
     A2 = np.maximum(A1 @ W2 + b2, 0)
     return A1, A2, _logistic(A2 @ W3 + b3[0])
 
 
-def _epoch_numpy(X, y, order, theta, decay, m, v, t, p, h1, h2, batch, lr0, beta1, beta2, eps):
+def _epoch_numpy(X: NDArray[Any], y: NDArray[Any], order: NDArray[np.int64], theta: NDArray[Any],
+                 decay: NDArray[Any], m: NDArray[Any], v: NDArray[Any], t: int, p: int, h1: int, h2: int, batch: int,
+                 lr0: float, beta1: float, beta2: float, eps: float) -> int:
     """:func:`_epoch` by whole-batch NumPy products on the dense rows ``X``: the same algorithm and Adam steps;
     the sums run in another order than the compiled kernel's, so the float32 weights differ in their last bits."""
     W1, b1, W2, b2, W3, b3 = _views(theta, p, h1, h2)
@@ -366,7 +369,7 @@ class FittedMLP:
         if not COMPILED:
             dense = _dense_rows(X.indptr, X.indices, vals, X.n_features)[r]
             return _forward_numpy(dense, self.theta, self.n_features, *self.hidden)[2].astype(np.float64)
-        out = _proba(X.indptr, X.indices, vals, r, self.theta, self.n_features, *self.hidden)
+        out: NDArray[Any] = _proba(X.indptr, X.indices, vals, r, self.theta, self.n_features, *self.hidden)
         return out.astype(np.float64)
 
 
@@ -402,15 +405,16 @@ def fit_mlp(X: SparseRows, y: ArrayLike, rows: NDArray[np.int64] | None = None, 
         raise ValueError("the classifier needs records of both classes (real and synthetic)")
     p = X.n_features
     rs = check_random_state(random_state)
-    parts, decay = [], []
+    parts: list[NDArray[np.float64]] = []
+    decays: list[NDArray[np.float64]] = []
     for fan_in, fan_out in ((p, h1), (h1, h2), (h2, 1)):
         bound = np.sqrt(6.0 / (fan_in + fan_out))
         coef = rs.uniform(-bound, bound, (fan_in, fan_out))
         intercept = rs.uniform(-bound, bound, fan_out)
         parts += [coef.ravel(), intercept]
-        decay += [np.full(coef.size, s["alpha"]), np.zeros(fan_out)]  # the L2 penalty: weights, not intercepts
+        decays += [np.full(coef.size, s["alpha"]), np.zeros(fan_out)]  # the L2 penalty: weights, not intercepts
     theta = np.concatenate(parts).astype(dtype)
-    decay = np.concatenate(decay).astype(dtype)
+    decay = np.concatenate(decays).astype(dtype)
     # the same call MLPClassifier makes: positions and labels split by the same generator, stratified on y
     pos_tr, pos_va = train_test_split(np.arange(rows.size), random_state=rs,
                                       test_size=s["validation_fraction"], stratify=yb.reshape(-1, 1))

@@ -389,7 +389,8 @@ def _labelled(ctx: Any) -> dict[str, Any]:
         return {"X": X, "y": y, "n_real": len(rows_t), "n_syn": len(rows_s), "n_real_total": n_t,
                 "n_syn_total": n_s, "max_rows": max_rows}
 
-    return ctx.memo(key, build)
+    labelled: dict[str, Any] = ctx.memo(key, build)
+    return labelled
 
 
 def _sizes(lab: dict[str, Any]) -> dict[str, int]:

@@ -95,11 +95,11 @@ def holdout_dcr_share(dcr_train: ArrayLike, dcr_holdout: ArrayLike) -> HoldoutSh
                         p_value=stats.binomial_p_greater(k, n, 0.5))
 
 
-def _holdout_share_sets(ctx: Any):
+def _holdout_share_sets(ctx: Any) -> tuple[Any, Any]:
     """Equal-sized real sets for the share (``docs/metrics.md``, section "holdout_dcr_share"): a random
     subsample of the larger one (default_rng(random_state))."""
 
-    def make():
+    def make() -> tuple[Any, Any]:
         n_t, n_h = ctx.size(ctx.T), ctx.size(ctx.H)
         t_ref, h_ref = ctx.full(ctx.T), ctx.full(ctx.H)
         if n_t != n_h:
@@ -110,7 +110,8 @@ def _holdout_share_sets(ctx: Any):
                 h_ref = ctx.subset(ctx.H, stats.subsample(n_h, n_t, rng), "holdout_dcr_share.H")
         return t_ref, h_ref
 
-    return ctx.memo(("holdout_dcr_share.sets", ctx.random_state), make)
+    sets: tuple[Any, Any] = ctx.memo(("holdout_dcr_share.sets", ctx.random_state), make)
+    return sets
 
 
 def _too_small(ctx: Any) -> str | None:
@@ -122,7 +123,7 @@ def _too_small(ctx: Any) -> str | None:
     return groups_too_small({"training": ctx.size(ctx.T), "holdout": ctx.size(ctx.H)})
 
 
-def _share_plan(ctx, params):
+def _share_plan(ctx: Any, params: dict[str, Any]) -> list[Any]:
     if _too_small(ctx) is not None:
         return [*holdout_shift_requests(ctx)]
     sp = space_for(ctx, "holdout_dcr_share", "gower")
@@ -235,7 +236,7 @@ def share_upper(r: MetricResult) -> float | None:
     return evidence.wilson_bounds(share, n / max(float(deff), 1.0), evidence.z_of(verdict_alpha()))[1]
 
 
-def _share_compute(ctx, params) -> MetricResult:
+def _share_compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
     sp = space_for(ctx, "holdout_dcr_share", "gower")
     reason = _too_small(ctx)
     if reason is not None:

@@ -7,6 +7,7 @@ Definition, source and choices: ``docs/metrics.md``, sections "dcr_test" and "nn
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,8 +129,8 @@ def _too_small(ctx: Any) -> str | None:
     return groups_too_small({"holdout": ctx.size(ctx.H), "synthetic": ctx.size(ctx.S)})
 
 
-def _test_plan(metric: str, k: int):
-    def plan(ctx, params):
+def _test_plan(metric: str, k: int) -> Callable[[Any, dict[str, Any]], list[Any]]:
+    def plan(ctx: Any, params: dict[str, Any]) -> list[Any]:
         if _too_small(ctx) is not None:
             return []
         sp = space_for(ctx, metric, "euclidean")
@@ -138,7 +139,8 @@ def _test_plan(metric: str, k: int):
     return plan
 
 
-def _test_result(metric: str, ctx, params, ref_vals, syn_vals, sp: SpaceSpec, quantity: str) -> MetricResult:
+def _test_result(metric: str, ctx: Any, params: dict[str, Any], ref_vals: ArrayLike, syn_vals: ArrayLike,
+                 sp: SpaceSpec, quantity: str) -> MetricResult:
     stat = params["test_statistic"]
     r = holdout_test(ref_vals, syn_vals, statistic=stat)
     if r.score is None:
@@ -165,7 +167,7 @@ def _test_result(metric: str, ctx, params, ref_vals, syn_vals, sp: SpaceSpec, qu
                         details=details, space=sp.label, notes=holdout_shift_notes(ctx))
 
 
-def _dcr_test_compute(ctx, params) -> MetricResult:
+def _dcr_test_compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
     sp = space_for(ctx, "dcr_test", "euclidean")
     reason = _too_small(ctx)
     if reason is not None:
@@ -175,7 +177,7 @@ def _dcr_test_compute(ctx, params) -> MetricResult:
     return _test_result("dcr_test", ctx, params, h, s, sp, "DCR")
 
 
-def _nndr_test_compute(ctx, params) -> MetricResult:
+def _nndr_test_compute(ctx: Any, params: dict[str, Any]) -> MetricResult:
     sp = space_for(ctx, "nndr_test", "euclidean")
     if ctx.size(ctx.T) < 2:
         return not_computed("nndr_test", "needs at least 2 real records")
@@ -196,7 +198,7 @@ def _d_sentence(m: ResultJSON, what: str, lower_means: str, ideal: str) -> str:
     score = fmt_number(m.get("value"))
     stat = "On average" if str(details.get("statistic") or "mean") == "mean" else "Typically (median)"
     tail = f"score {score} out of 100 (100: {ideal})."
-    if not finite(d):
+    if not (isinstance(d, (int, float)) and finite(d)):
         return f"The score is {tail}"
     if d > 0:
         return (f"{stat}, the synthetic records' {what} is {fmt_number(d)}% lower than for real records the "
@@ -235,7 +237,7 @@ def d_graded(m: ResultJSON) -> str | None:
     data's (D itself is 1.5%): -3% (negative: the synthetic records are farther than the holdout's).
     """
     graded = (m.get("level_rule") or {}).get("graded")
-    if not finite(graded):
+    if not (isinstance(graded, (int, float)) and finite(graded)):
         return None
     d = (m.get("details") or {}).get("D")
     itself = f" (D itself is {fmt_number(d)}%)" if finite(d) else ""

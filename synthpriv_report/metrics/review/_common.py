@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ... import stats
 from ...core.params import review_level
-from ...core.registry import Computation, Grading, MetricSpec, Param, Presentation, Words, register
+from ...core.registry import Computation, Grading, Group, MetricSpec, Need, Param, Presentation, Words, register
 from ...core.results import MetricResult
 from ...spaces import SpaceSpec
 
@@ -83,8 +83,8 @@ _WORDS_CLOSE = Words(measures="how close synthetic records come to real people, 
 
 def _spec(name: str, title: str, compute: Any, plan: Any, *, space: str | None, summary: str, definition: str,
           params: tuple[Param, ...] = (), copy_sensitive: bool = False, calibratable: bool = True,
-          choosable: bool = True, needs: tuple = (), interval_kind: str = "Wilson 95%",
-          group: str = "closeness", words: Words = _WORDS_CLOSE, details: type | None = None) -> MetricSpec:
+          choosable: bool = True, needs: tuple[Need, ...] = (), interval_kind: str = "Wilson 95%",
+          group: Group = "closeness", words: Words = _WORDS_CLOSE, details: type | None = None) -> MetricSpec:
     return register(MetricSpec(
         name=name,
         computation=Computation(

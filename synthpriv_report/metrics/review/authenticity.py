@@ -110,6 +110,7 @@ def _compute_authenticity(ctx: Context, params: dict[str, Any]) -> MetricResult:
     res = _closer_than_real("authenticity", ctx, sp, params, {})
     if not res.computed:
         return res
+    assert res.value is not None  # a computed result has a value
     return replace(res, details={**res.details, "authenticity_original": 1.0 - float(res.value)})
 
 

@@ -5,6 +5,7 @@ Definitions and choices: ``docs/metrics.md``, sections "cvp", "dvp" and "nsnd".
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -81,7 +82,7 @@ def nsnd_score(u: ArrayLike) -> float:
     return float(1.0 - np.mean(np.asarray(u, dtype=np.float64)))
 
 
-def _plan_closeness(name: str):
+def _plan_closeness(name: str) -> Callable[[Context, dict[str, Any]], list[SearchRequest | TreeRequest]]:
     def plan(ctx: Context, params: dict[str, Any]) -> list[SearchRequest | TreeRequest]:
         sp = ctx.metric_space(name, "euclidean")
         # d_max reads the trees of T and S (the farthest-pair search)
