@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from _support.generators import CopyTraining, Ignores
 from scipy.stats import t as student
-from synthpriv_report.evaluation.evaluation.audit import (
+from synthpriv_report.evaluation.audit import (
     Audit,
     audit,
     crafted_canaries,
@@ -19,7 +19,7 @@ from synthpriv_report.evaluation.evaluation.audit import (
     grade_generator,
     rubin_interval,
 )
-from synthpriv_report.evaluation.evaluation.generators import GeneratorError
+from synthpriv_report.evaluation.generators import GeneratorError
 
 from synthpriv_report.datasets import load_demo
 from synthpriv_report.stats import one_run_epsilon
@@ -254,7 +254,7 @@ def test_a_shadow_attack_on_a_copying_generator_is_counted_and_read_back(small, 
     """Without canaries the shadow attack's pooled bound is the measured epsilon; the copying generator puts each
     target in its release exactly when it was trained on it, so every evaluation guess is right; the bound is the
     one its counts give, read back from the JSON document."""
-    from synthpriv_report.evaluation.evaluation.shadow import shadow_epsilon
+    from synthpriv_report.evaluation.shadow import shadow_epsilon
 
     from synthpriv_report.export.audit import load_audit
 

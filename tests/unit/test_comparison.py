@@ -106,7 +106,7 @@ def test_real_sets_search_trees_are_lent_only_where_built_from_the_same_arrays(m
 
 
 def test_a_tree_is_not_lent_to_an_encoding_that_differs() -> None:
-    from synthpriv_report.evaluation.evaluation.comparison import _RealTrees
+    from synthpriv_report.evaluation.comparison import _RealTrees
 
     from synthpriv_report.engine.requests import SetRef
 
@@ -133,7 +133,7 @@ def test_a_projection_fitted_for_one_release_is_lent_to_the_next_and_gives_the_s
     """The projected space's fit reads the real sets alone: a release encoded like the first borrows it, and its
     coordinates are bit for bit those of fitting it itself; a release that encodes the real records otherwise (a
     category the real data lack) fits its own."""
-    from synthpriv_report.evaluation.evaluation.comparison import _RealTrees
+    from synthpriv_report.evaluation.comparison import _RealTrees
 
     real, fresh, holdout = mixed(60, 2)
     copied = mixed(60, 2, copied=10).synthetic

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import norm
-from synthpriv_report.metrics.criteria._common._common import Rate, criterion_result, residual_risk, wilson_rate
-from synthpriv_report.metrics.criteria._common.inference import correct_guesses
-from synthpriv_report.metrics.criteria._common.linkability import linked, split_columns
-from synthpriv_report.metrics.criteria._common.singling_out import (
+from synthpriv_report.metrics.criteria._common import Rate, criterion_result, residual_risk, wilson_rate
+from synthpriv_report.metrics.criteria.inference import correct_guesses
+from synthpriv_report.metrics.criteria.linkability import linked, split_columns
+from synthpriv_report.metrics.criteria.singling_out import (
     EQ,
     GE,
     GT,

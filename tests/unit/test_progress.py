@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from _support.frames import mixed
-from synthpriv_report.evaluation.evaluation.evaluation import Evaluation
+from synthpriv_report.evaluation.evaluation import Evaluation
 
 from synthpriv_report.core import progress
 

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from _support.generators import CopyTraining, Ignores
-from synthpriv_report.evaluation.evaluation.generators import SequentialCART, as_generator
-from synthpriv_report.evaluation.evaluation.shadow import (
+from synthpriv_report.evaluation.generators import SequentialCART, as_generator
+from synthpriv_report.evaluation.shadow import (
     ShadowOutcome,
     gower_distances,
     shadow_attack,

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from synthpriv_report.evaluation.evaluation.evaluation import SETTINGS
+from synthpriv_report.evaluation.evaluation import SETTINGS
 
 from synthpriv_report import Evaluation
 from synthpriv_report.core.params import STRUCTURAL, merge_params, result_params, validate_params
@@ -385,7 +385,7 @@ for _w, _d, _v in INVALID:
 
 @pytest.mark.parametrize("name", list(FIRST_BAD))
 def test_evaluation_refuses_a_derived_bad_setting_before_reading_the_data(frames, name, monkeypatch) -> None:
-    import synthpriv_report.evaluation.evaluation.evaluation as ev_module
+    import synthpriv_report.evaluation.evaluation as ev_module
 
     def never(*a: Any, **k: Any) -> None:
         raise AssertionError("the data were read before the settings were checked")
