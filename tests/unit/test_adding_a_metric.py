@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import re
 import types
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from _support.page_text import no_wbr
+from _support.paths import ROOT
 
 from synthpriv_report import Evaluation
 from synthpriv_report.core.registry import get_spec, unregister
@@ -20,7 +20,7 @@ from synthpriv_report.core.results import ResultSet
 from synthpriv_report.display import bundle
 from synthpriv_report.text.wording import check_sentence
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = ROOT / "README.md"
 
 
 def readme_metric_module() -> str:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _support.paths import ROOT
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -19,7 +20,6 @@ else:  # pragma: no cover
 
 from synthpriv_report.core.registry import metric_names
 
-ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "synthpriv_report"
 CONTRACT = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"][0]
 

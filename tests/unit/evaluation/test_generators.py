@@ -15,6 +15,7 @@ import types
 import numpy as np
 import pandas as pd
 import pytest
+
 from synthpriv_report.evaluation.generators import (
     Generator,
     GeneratorError,

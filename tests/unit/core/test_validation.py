@@ -13,13 +13,12 @@ import ast
 import inspect
 import math
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
-from synthpriv_report.evaluation.evaluation import SETTINGS
+from _support.paths import ROOT
 
 from synthpriv_report import Evaluation
 from synthpriv_report.core.params import STRUCTURAL, merge_params, result_params, validate_params
@@ -44,8 +43,9 @@ from synthpriv_report.core.validation import (
     validate_all,
 )
 from synthpriv_report.data.preparation import ROW_ORDER
+from synthpriv_report.evaluation.evaluation import SETTINGS
 
-PACKAGE = Path(__file__).resolve().parents[2] / "synthpriv_report"
+PACKAGE = ROOT / "synthpriv_report"
 KNOWN = {"metric": metric_names(), "column": ["a", "k", "s"], "analysed column": ["a", "k", "s"]}
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 from _support.frames import mixed
-from synthpriv_report.evaluation.evaluation import Evaluation
 
 from synthpriv_report.core import progress
+from synthpriv_report.evaluation.evaluation import Evaluation
 
 
 @pytest.fixture

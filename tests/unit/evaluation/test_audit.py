@@ -11,6 +11,8 @@ import pandas as pd
 import pytest
 from _support.generators import CopyTraining, Ignores
 from scipy.stats import t as student
+
+from synthpriv_report.datasets import load_demo
 from synthpriv_report.evaluation.audit import (
     Audit,
     audit,
@@ -20,8 +22,6 @@ from synthpriv_report.evaluation.audit import (
     rubin_interval,
 )
 from synthpriv_report.evaluation.generators import GeneratorError
-
-from synthpriv_report.datasets import load_demo
 from synthpriv_report.stats import one_run_epsilon
 
 
@@ -255,7 +255,6 @@ def test_a_shadow_attack_on_a_copying_generator_is_counted_and_read_back(small, 
     target in its release exactly when it was trained on it, so every evaluation guess is right; the bound is the
     one its counts give, read back from the JSON document."""
     from synthpriv_report.evaluation.shadow import shadow_epsilon
-
     from synthpriv_report.export.audit import load_audit
 
     T, H, _ = small

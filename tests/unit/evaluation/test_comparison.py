@@ -106,9 +106,8 @@ def test_real_sets_search_trees_are_lent_only_where_built_from_the_same_arrays(m
 
 
 def test_a_tree_is_not_lent_to_an_encoding_that_differs() -> None:
-    from synthpriv_report.evaluation.comparison import _RealTrees
-
     from synthpriv_report.engine.requests import SetRef
+    from synthpriv_report.evaluation.comparison import _RealTrees
 
     real, fresh, holdout = mixed(40, 1)
     ev = Evaluation(real, fresh, holdout, **SETTINGS)

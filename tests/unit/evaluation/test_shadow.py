@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from _support.generators import CopyTraining, Ignores
+
 from synthpriv_report.evaluation.generators import SequentialCART, as_generator
 from synthpriv_report.evaluation.shadow import (
     ShadowOutcome,
@@ -18,7 +19,6 @@ from synthpriv_report.evaluation.shadow import (
     shadow_attack,
     shadow_threshold,
 )
-
 from synthpriv_report.stats import clopper_pearson, epsilon_lower_bound
 
 

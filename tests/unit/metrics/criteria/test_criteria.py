@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import norm
+
+from synthpriv_report import Evaluation
 from synthpriv_report.metrics.criteria._common import Rate, criterion_result, residual_risk, wilson_rate
 from synthpriv_report.metrics.criteria.inference import correct_guesses
 from synthpriv_report.metrics.criteria.linkability import linked, split_columns
@@ -24,8 +26,6 @@ from synthpriv_report.metrics.criteria.singling_out import (
     column_index,
     count_matches,
 )
-
-from synthpriv_report import Evaluation
 
 CRITERIA = ["singling_out_risk", "linkability_risk", "inference_risk"]
 
