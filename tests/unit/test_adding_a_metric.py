@@ -76,6 +76,7 @@ def test_readme_metric_in_json_and_back(ev, tmp_path):
     assert back["close_share"].value == ev.results()["close_share"].value
 
 
+@pytest.mark.slow  # about a second
 def test_readme_parameter_has_a_slider(ev):
     x = ev.explore()
     assert "close_cut" in x.sliders and "close_share" in x.images
@@ -91,6 +92,7 @@ def test_readme_metric_in_html_export(ev, tmp_path):
     assert "close_share" in page and "Distances of synthetic records to the training data, with the close cut" in page
 
 
+@pytest.mark.slow  # about 1 s
 def test_the_readme_metric_holds_the_invariants(ev):
     """The README's `check_metric` line: the example metric passes every check that applies to it (it is not
     declared copy-sensitive, so the copy check is left out)."""

@@ -35,6 +35,7 @@ def test_differing_matrix_by_hand():
                                                                                             [False, False]]
 
 
+@pytest.mark.slow  # over half a second
 def test_records_at_risk_flags_copies_and_masks():
     T, H, S = _with_planted_copies()
     # 'secret' is all distinct code-like text: kept on purpose (it is the column whose real values must be masked)
@@ -55,6 +56,7 @@ def test_records_at_risk_flags_copies_and_masks():
     assert table.attrs["revealed"] is False and table.attrs["reference"] == "holdout"
 
 
+@pytest.mark.slow  # over half a second
 def test_records_at_risk_reveals_on_request():
     T, H, S = _with_planted_copies()
     ev = Evaluation(T, S, H, metrics=["dcr", "nndr"], progress=False, n_bootstrap=20)
@@ -144,6 +146,7 @@ def test_synthetic_equal_to_holdout_is_flagged_like_the_holdout():
     assert sorted(ev.data.caller_rows("S", np.flatnonzero(on_h)).tolist()) == table.index.tolist()
 
 
+@pytest.mark.slow  # over half a second
 def test_honest_generator_flags_about_the_nominal_share():
     # T, H and S independent draws of one distribution (continuous columns: no exact copies). For the DCR rule
     # alone at the k-th smallest holdout value, a fresh record falls below with probability pi ~ Beta(k, n_H-k+1)
@@ -170,6 +173,7 @@ def test_exact_copy_flags_every_record():
     assert "300 of 300 synthetic records (100.0%)" in table.attrs["summary"]
 
 
+@pytest.mark.slow  # about 1 s
 def test_row_shuffle_invariance():
     T, H, S = _iid(300, 31), _iid(400, 32), _iid(400, 33)
     S.iloc[:5] = T.iloc[:5].to_numpy()  # a few copies among them
@@ -199,6 +203,7 @@ def test_without_holdout_the_training_records_are_the_reference():
     assert "no holdout was given" in a["summary"]
 
 
+@pytest.mark.slow  # about 1 s
 def test_report_states_the_counts_and_lists_no_record(tmp_path):
     # the reports carry the rule's counts (meta["records_at_risk"]), the same as the table's attrs, and no record
     T, H, S = _with_planted_copies()

@@ -96,6 +96,7 @@ def _labelled(labels: list[str]) -> pd.DataFrame:
                          "y": labels})
 
 
+@pytest.mark.slow  # about a second
 def test_model_accuracy_by_hand() -> None:
     # fewer than 40 records: the model's leaves need 20 records each, so it cannot split and predicts the training
     # data's most frequent class ("a": 6 of 10) for every test record; 3 of the 4 test records are "a"

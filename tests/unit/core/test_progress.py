@@ -43,6 +43,7 @@ def test_short_stage_shows_no_bar(capfd: pytest.CaptureFixture[str]) -> None:
     assert "a quick step" not in capfd.readouterr().err
 
 
+@pytest.mark.slow  # about a second
 def test_evaluation_progress_on_stderr_and_off(no_delay: None, capfd: pytest.CaptureFixture[str]) -> None:
     T, S, H = mixed(60, n_synthetic=60)
     metrics = ["dcr", "exact_copies", "holdout_dcr_share"]
@@ -67,6 +68,7 @@ def test_evaluation_records_stage_and_metric_seconds() -> None:
     assert "fitting the encoders" in t["stages"] and all(v >= 0 for v in t["stages"].values())
 
 
+@pytest.mark.slow  # about half a second
 def test_cli_bars_on_stderr_and_no_progress(no_delay: None, tmp_path, capfd: pytest.CaptureFixture[str]) -> None:
     from synthpriv_report.tools.cli import main
 

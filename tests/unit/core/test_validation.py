@@ -322,6 +322,7 @@ def test_conversions() -> None:
         check("pairing", [0.5, 1.0], SETTINGS["pairing"].constraint)
 
 
+@pytest.mark.slow  # about half a second
 def test_client_must_be_a_dask_client() -> None:
     pytest.importorskip("distributed")
     assert check("client", None, SETTINGS["client"].constraint) is None

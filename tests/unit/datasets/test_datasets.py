@@ -86,6 +86,7 @@ def test_package_never_reads_shared_folder() -> None:
     assert "/shared" not in source and "../" not in source
 
 
+@pytest.mark.slow  # about half a second
 @pytest.mark.skipif(not SOURCE.exists(), reason=f"source data {SOURCE} not present (only needed to rebuild)")
 def test_script_reproduces_shipped_files(tmp_path: Path) -> None:
     spec = importlib.util.spec_from_file_location("make_demo_data", ROOT / "scripts" / "make_demo_data.py")

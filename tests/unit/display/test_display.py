@@ -41,6 +41,7 @@ def b(ev) -> dict:
     return bundle(ev)
 
 
+@pytest.mark.slow  # about 2 s
 def test_bundle_has_plain_and_html_but_no_markdown(ev, b):
     # no text/markdown: a column name must never reach a Markdown renderer
     assert set(b) == {"text/plain", "text/html"}
@@ -55,6 +56,7 @@ def test_include_exclude_keep_plain_fallback(ev):
     assert set(bundle(ev, include={"text/markdown"})) == {"text/plain"}
 
 
+@pytest.mark.slow  # about 1 s
 def test_rendering_never_searches(ev):
     before = ev.search_count
     bundle(ev.results())
@@ -85,6 +87,7 @@ def test_html_is_self_contained_and_scoped(b):
                              for s in selectors), selectors
 
 
+@pytest.mark.slow  # about a second
 def test_unique_ids_per_render(ev, b):
     ids1 = re.findall(r'id="([^"]+)"', b["text/html"])
     ids2 = re.findall(r'id="([^"]+)"', bundle(ev.results())["text/html"])
@@ -112,6 +115,7 @@ def test_summary_layout_for_non_specialist(ev, b):
     assert "With the holdout in place of the synthetic data" in html
 
 
+@pytest.mark.slow  # about a second
 def test_not_computed_listed_with_reason():
     T, S, _ = frames(60)
     e = Evaluation(T, S, metrics=SECTION2, progress=False, n_bootstrap=20)
@@ -207,6 +211,7 @@ def test_applicability_notes():
 # issue 29: views that fit a screen
 
 
+@pytest.mark.slow  # about 1 s
 def test_a_check_shown_alone_says_it_drives_the_verdict(ev):
     """Regression: the cards of privacy_score and holdout_dcr_share said they did not drive the verdict (the view
     was given no list of driving checks); a card takes it from the registry declaration."""
@@ -231,6 +236,7 @@ def test_the_verdict_displays_in_words_not_as_a_dataclass(ev):
             assert get_spec(name).title in out["text/html"]
 
 
+@pytest.mark.slow  # about 3 s
 def test_the_notebook_summary_is_compact_and_the_full_one_is_not(ev):
     """In a notebook (the bundle) the level rules with their sources appear once, in an appendix, and the figures
     and details are folded; render_html(compact=False) keeps every rule in its row."""
@@ -251,6 +257,7 @@ def test_the_notebook_summary_is_compact_and_the_full_one_is_not(ev):
     assert "<details open" not in card and "<details><summary>Details (" in card
 
 
+@pytest.mark.slow  # about 3 s
 def test_numbers_in_the_views_are_rounded(ev):
     """No raw float such as 0.15000000000000002 in a view (details and settings included)."""
     rs = ev.results(alpha=0.15000000000000002)

@@ -241,6 +241,7 @@ def _marks(ax) -> list[tuple[str, float, bool]]:
     return out
 
 
+@pytest.mark.slow  # about 5 s
 def test_every_figure_value_axis_follows_the_data_it_shows(demo_figures):
     """On the demo data the bulk of every histogram and ECDF (90% of each set) fills at least 40% of its value
     axis: no axis spans a metric's theoretical range that its data occupy a small part of, and the bulk is in
@@ -259,6 +260,7 @@ def test_every_figure_value_axis_follows_the_data_it_shows(demo_figures):
     assert checked >= 10  # dcr (2 axes), nndr, privacy_score, membership_inference, each on both data sets
 
 
+@pytest.mark.slow  # reads the module's demo_figures fixture, an evaluation on demo data
 def test_every_figure_draws_its_marks_whole(demo_figures):
     """Every threshold, baseline and reference line, every marker and every error bar of every metric figure
     lies inside the axes' limits; one exactly on a limit is drawn unclipped."""

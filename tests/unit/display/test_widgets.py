@@ -46,6 +46,7 @@ def test_ten_slider_moves_update_views_without_searching(leaky):
     assert "alpha" in x.summary.value and "0.2" in x.summary.value
 
 
+@pytest.mark.slow  # about 1 s
 def test_level_slider_changes_the_badge(leaky):
     x = leaky.explore()
     x.sliders["levels:privacy_score:high"].value = 0.0
@@ -59,6 +60,7 @@ def test_level_slider_changes_the_badge(leaky):
     assert direct.verdict.level == rs.verdict.level
 
 
+@pytest.mark.slow  # about a second
 def test_compare_side_by_side():
     evs = {"leaky": _ev(True), "honest": _ev(False)}
     box = compare(evs, "privacy_score", "alpha", min=0.05, max=0.5, step=0.05)
@@ -103,6 +105,7 @@ def _png_size(png: bytes) -> tuple[int, int]:
     return struct.unpack(">II", png[16:24])
 
 
+@pytest.mark.slow  # about 1 s
 def test_live_figure_keeps_its_figure_and_shares_the_axes(leaky):
     from synthpriv_report.display.figures import WIDGET_DPI, LiveFigure
 
@@ -133,6 +136,7 @@ def test_a_label_with_dollars_is_text_in_a_figure(leaky):
     assert title.get_text().startswith("$x^2$ <b>") and title.get_parse_math() is False
 
 
+@pytest.mark.slow  # about 1 s
 def test_explorer_level_slider_redraws_only_its_own_figure(leaky):
     x = leaky.explore()
     before = {n: x.images[n].value for n in x.images}
@@ -145,6 +149,7 @@ def test_explorer_level_slider_redraws_only_its_own_figure(leaky):
     assert all(img.layout.max_width == "100%" for img in x.images.values())
 
 
+@pytest.mark.slow  # about 1 s
 def test_compare_redraws_the_figure_only_when_the_parameter_changes_it():
     evs = {"leaky": _ev(True), "honest": _ev(False)}
     box = compare(evs, "privacy_score", "alpha", min=0.05, max=0.5, step=0.05)
@@ -158,6 +163,7 @@ def test_compare_redraws_the_figure_only_when_the_parameter_changes_it():
     assert box2.children[2].value == png
 
 
+@pytest.mark.slow  # about a second
 def test_leak_explorer_shows_which_check_reacts_first():
     from synthpriv_report.display.widgets import first_reactions, leak_explorer
 
@@ -174,6 +180,7 @@ def test_leak_explorer_shows_which_check_reacts_first():
     assert "not at any share computed" in table.value or all(v is not None for v in firsts.values())
 
 
+@pytest.mark.slow  # about a second
 def test_a_redrawn_live_figure_is_pixel_for_pixel_a_fresh_one(leaky):
     """The blitted update (frame restored, only the drawing's artists drawn again) gives the same PNG as drawing
     the same results on a new figure."""
@@ -186,6 +193,7 @@ def test_a_redrawn_live_figure_is_pixel_for_pixel_a_fresh_one(leaky):
     assert live.draw(moved) == LiveFigure("privacy_score", panels=("honest", "leaky")).draw(moved)
 
 
+@pytest.mark.slow  # about 1 s
 def test_a_kept_legend_is_pixel_for_pixel_a_typeset_one():
     """A legend whose entries did not change is not typeset again: its box is drawn and its kept inside pasted
     in. The PNG is the same as drawing the results on a new figure, and the legend was indeed kept."""
@@ -267,6 +275,7 @@ def test_every_level_slider_reads_in_its_rules_direction_and_starts_in_order():
         assert _in_order(_rule_direction(metric), pair["medium"], pair["high"]), (metric, pair)
 
 
+@pytest.mark.slow  # about a second
 def test_every_slider_reads_out_as_many_decimals_as_its_step(ruled):
     x = ruled.explore()
     steps = {k: s.step for k, s in x.sliders.items()}
@@ -278,6 +287,7 @@ def test_every_slider_reads_out_as_many_decimals_as_its_step(ruled):
     assert box.children[0].readout_format == ".3f"
 
 
+@pytest.mark.slow  # about 7 s
 def test_dragging_each_level_slider_keeps_the_pair_in_order_and_grades_like_results(ruled, monkeypatch):
     """Each level slider of each metric dragged across its whole range, up then down: after every move the pair
     is uncrossed in its rule's direction, the partner moved only when the moved threshold passed it (and then to
@@ -322,6 +332,7 @@ def test_dragging_each_level_slider_keeps_the_pair_in_order_and_grades_like_resu
     assert ruled.search_count == searches  # level moves re-grade; nothing is searched again
 
 
+@pytest.mark.slow  # about a second
 def test_dcr_test_and_nndr_test_level_sliders_read_above_and_start_uncrossed(ruled):
     """Regression: the holdout tests' level sliders read "high risk below 50 / medium risk below 10" and started
     crossed, because their labels and ordering guard took the metric's direction (the score: higher is safer)
@@ -356,6 +367,7 @@ def test_dcr_test_and_nndr_test_level_sliders_read_above_and_start_uncrossed(rul
         ruled.results(levels={"dcr_test": {"medium": 50.0, "high": 10.0, "on": "rule"}})
 
 
+@pytest.mark.slow  # about 2 s
 def test_a_view_keeps_a_static_copy_for_a_notebook_opened_without_its_kernel(leaky):
     """A reopened notebook whose widget state was not saved showed 'VBox(children=...)': every view's display
     bundle now carries a readable text and a static HTML copy (figures as images, controls as label and value,
@@ -377,6 +389,7 @@ def test_a_view_keeps_a_static_copy_for_a_notebook_opened_without_its_kernel(lea
     assert "near-copy distance quantile: 0.01" in views["compare"]._repr_mimebundle_()["text/html"]
 
 
+@pytest.mark.slow  # about 1 s
 def test_the_attack_explorer_reads_the_attack_at_each_rate_without_searching() -> None:
     from _support.frames import mixed
 

@@ -26,6 +26,7 @@ def built(monkeypatch):
     return calls
 
 
+@pytest.mark.slow  # about a second
 def test_trees_leave_the_cache_after_their_last_planned_search(built) -> None:
     T, S, H = mixed()
     ev = Evaluation(T, S, H, progress=False, n_bootstrap=20,
@@ -37,6 +38,7 @@ def test_trees_leave_the_cache_after_their_last_planned_search(built) -> None:
     assert {(b[0], b[1]) for b in built if b[2] is None} == {("gower", "T"), ("gower", "H"), ("euclidean", "T")}
 
 
+@pytest.mark.slow  # about a second
 def test_a_tree_a_metric_reads_itself_is_kept_until_that_metric_ran(built) -> None:
     # CVP, DVP' and NSND read the trees of T and S (farthest pair) after searching T -> S; the calibration
     # (H as S) reads those of T and H. A released tree would be built a second time.

@@ -125,6 +125,7 @@ def test_a_copying_generator_is_high_and_its_canaries_prove_epsilon(copy_audit):
     assert au.declared_epsilon is None and not au.contradicts_declared
 
 
+@pytest.mark.slow  # about half a second
 def test_a_generator_that_ignores_its_training_data_proves_little(small):
     T, H, demo = small
     pool = demo.holdout.iloc[800:1400]
@@ -134,6 +135,7 @@ def test_a_generator_that_ignores_its_training_data_proves_little(small):
     assert not au.contradicts_declared and au.declared_epsilon == 1.0
 
 
+@pytest.mark.slow  # about 3 s
 def test_an_audit_without_runs_is_written_as_json_alone(small, tmp_path):
     from synthpriv_report.export.audit import load_audit
 
@@ -166,6 +168,7 @@ def test_the_audit_is_reproducible_and_ignores_row_order(small, copy_audit):
     assert numbers(shuffled) == numbers(copy_audit)
 
 
+@pytest.mark.slow  # about a second
 def test_the_callers_frames_are_not_modified(small):
     T, H, _ = small
     T0, H0 = T.copy(deep=True), H.copy(deep=True)
@@ -194,6 +197,7 @@ def test_bad_settings_and_bad_generators_are_named(small):
     assert "run 1" in str(err.value)
 
 
+@pytest.mark.slow  # about a second
 def test_subsampled_runs_train_on_their_own_records(small):
     T, H, _ = small
     au = audit(CopyTraining, T, H, runs=2, resample="subsample", fraction=0.5, random_state=0, progress_bars=False,
@@ -208,6 +212,7 @@ def test_subsampled_runs_train_on_their_own_records(small):
 # the documents
 
 
+@pytest.mark.slow  # about 5 s
 def test_the_audit_document_is_read_back_checked(copy_audit, tmp_path):
     from synthpriv_report.export.audit import load_audit
     from synthpriv_report.export.document import dumps, with_digest
@@ -237,6 +242,7 @@ def test_the_audit_document_is_read_back_checked(copy_audit, tmp_path):
         load_audit(bad)
 
 
+@pytest.mark.slow  # about 2 s
 def test_the_audit_page_and_view_escape_the_generators_name(copy_audit):
     from synthpriv_report.display.audit import render_audit
     from synthpriv_report.export.audit import audit_page
@@ -250,6 +256,7 @@ def test_the_audit_page_and_view_escape_the_generators_name(copy_audit):
     assert math.isfinite(d["epsilon"]["measured"])
 
 
+@pytest.mark.slow  # about a second
 def test_a_shadow_attack_on_a_copying_generator_is_counted_and_read_back(small, tmp_path):
     """Without canaries the shadow attack's pooled bound is the measured epsilon; the copying generator puts each
     target in its release exactly when it was trained on it, so every evaluation guess is right; the bound is the

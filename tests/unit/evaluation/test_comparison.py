@@ -44,6 +44,7 @@ def _numbers(rs) -> dict:
             for m, r in rs.items()}
 
 
+@pytest.mark.slow  # about 131 s
 def test_each_release_has_exactly_the_numbers_of_its_own_evaluation(made) -> None:
     real, releases, holdout, cmp = made
     for name, synthetic in releases.items():
@@ -54,6 +55,7 @@ def test_each_release_has_exactly_the_numbers_of_its_own_evaluation(made) -> Non
         assert got.verdict == alone.verdict
 
 
+@pytest.mark.slow  # reads the module's made fixture, an evaluation on demo data
 def test_adjusted_verdicts_are_those_of_a_fresh_evaluation_at_alpha_over_n(made) -> None:
     real, releases, holdout, cmp = made
     n = len(releases)
@@ -68,6 +70,7 @@ def test_adjusted_verdicts_are_those_of_a_fresh_evaluation_at_alpha_over_n(made)
         0.05 / len(verdict_metric_names()))
 
 
+@pytest.mark.slow  # about 11 s
 def test_real_side_searches_run_once_across_the_releases(made) -> None:
     real, releases, holdout, cmp = made
     searches = cmp.searches
@@ -88,6 +91,7 @@ def test_real_side_searches_run_once_across_the_releases(made) -> None:
     assert cmp.search_count == sum(len(v) for v in searches.values())
 
 
+@pytest.mark.slow  # reads the module's made fixture, an evaluation on demo data
 def test_real_sets_search_trees_are_lent_only_where_built_from_the_same_arrays(made) -> None:
     """The second release takes the first one's trees of real sets instead of building them (its numbers are
     its own evaluation's: the test above); the release whose encoding of the real records differs (a category
@@ -154,6 +158,7 @@ def test_a_projection_fitted_for_one_release_is_lent_to_the_next_and_gives_the_s
     assert third._engine.projections[spec].components is not first._engine.projections[spec].components
 
 
+@pytest.mark.slow  # about 18 s
 def test_bonferroni_by_hand_a_check_that_fires_at_alpha_but_not_at_alpha_over_n() -> None:
     real, leaky, holdout = mixed(100, 3, copied=21)
     fresh = mixed(100, 3).synthetic
@@ -179,6 +184,7 @@ def test_bonferroni_by_hand_a_check_that_fires_at_alpha_but_not_at_alpha_over_n(
     assert out["adjusted_check_alpha"] == pytest.approx(0.05 / 2 / m)
 
 
+@pytest.mark.slow  # about 44 s
 def test_shuffled_rows_give_the_same_comparison(made) -> None:
     real, releases, holdout, cmp = made
     rng = np.random.default_rng(7)
@@ -190,6 +196,7 @@ def test_shuffled_rows_give_the_same_comparison(made) -> None:
     assert other.to_dict() == cmp.to_dict()
 
 
+@pytest.mark.slow  # reads the module's made fixture, an evaluation on demo data
 def test_to_dict_is_json_ready_and_complete(made) -> None:
     *_, cmp = made
     d = json.loads(json.dumps(cmp.to_dict()))
@@ -205,6 +212,7 @@ def test_to_dict_is_json_ready_and_complete(made) -> None:
         assert tpr == cmp.results()["copied"][metric].details["tpr_at"]["0.01"]["tpr"]
 
 
+@pytest.mark.slow  # about a second
 def test_a_release_name_arrives_escaped_in_the_notebook_view() -> None:
     real, fresh, holdout = mixed(40, 1)
     name = "<script>alert(1)</script>"
@@ -246,6 +254,7 @@ def test_a_release_with_other_columns_is_refused_naming_the_column_and_release()
         Comparison(real, {"ok": fresh, "wide": fresh.assign(extra=1.0)}, holdout, progress=False)
 
 
+@pytest.mark.slow  # about 40 s
 def test_from_evaluations_gives_the_same_numbers(made) -> None:
     real, releases, holdout, cmp = made
     evs = {k: Evaluation(real, v, holdout, **SETTINGS) for k, v in releases.items()}
@@ -277,6 +286,7 @@ def test_a_target_that_is_not_a_column_is_refused() -> None:
         Comparison(real, {"a": fresh, "b": fresh}, holdout, progress=False, target="income")
 
 
+@pytest.mark.slow  # about 1 s
 def test_utility_is_reported_apart_with_a_target(made) -> None:
     real, releases, holdout, _ = made
     cmp = Comparison(real, releases, holdout, progress=False, calibrate=False, metrics=["exact_copies"],
@@ -301,6 +311,7 @@ def test_compare_widget_takes_a_comparison() -> None:
     assert "fresh" in table and "copy" in table
 
 
+@pytest.mark.slow  # about 1 s
 def test_an_epsilon_sweep_declared_per_release() -> None:
     """Releases declaring their privacy budget in their own context (``contexts=``) carry it beside the lower
     bound the attacks show, and the view draws them against it; a context for no release is refused."""

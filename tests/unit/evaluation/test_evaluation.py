@@ -32,6 +32,7 @@ def test_only_the_needed_searches_run() -> None:
     assert len(ev.searches) == 3
 
 
+@pytest.mark.slow  # about 2 s
 def test_each_search_runs_once_across_all_section2_metrics_and_ten_parameter_changes() -> None:
     T, S, H = mixed(seed=1)
     for spaces in (None, "euclidean", {"dcr": "euclidean", "holdout_dcr_share": "projected"}):
@@ -100,6 +101,7 @@ def test_to_frame_columns_and_rows() -> None:
     assert df.loc["exact_copies", "ci_low"] <= df.loc["exact_copies", "value"] <= df.loc["exact_copies", "ci_high"]
 
 
+@pytest.mark.slow  # about a second
 def test_to_dict_is_json_and_reproducible() -> None:
     T, S, H = mixed(seed=4)
     ev = Evaluation(T, S, H, progress=False, metrics=SECTION2, n_bootstrap=50, random_state=3, alpha=0.2)
@@ -175,6 +177,7 @@ def test_unknown_names_in_level_overrides_are_errors() -> None:
         ev.results(levels={"privacy_score": {"hihg": 10.0}})
 
 
+@pytest.mark.slow  # about a second
 def test_results_are_cached_per_parameters() -> None:
     T, S, H = mixed(seed=7)
     ev = Evaluation(T, S, H, progress=False, metrics=SECTION2, n_bootstrap=50)
@@ -205,6 +208,7 @@ def test_presentation_accessors_read_caches_without_searching() -> None:
     assert ev.search_count == before
 
 
+@pytest.mark.slow  # about a second
 def test_engine_choice_is_logged_and_gives_the_same_numbers() -> None:
     T, S, H = mixed(seed=8)
     res = {}

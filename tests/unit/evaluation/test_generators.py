@@ -106,6 +106,7 @@ def test_duplicated_sample_columns_are_named() -> None:
         check_sample(out, pd.DataFrame({"a": [1]}), 1)
 
 
+@pytest.mark.slow  # about a second
 def test_columns_in_another_order_are_reordered_and_dtypes_aligned() -> None:
     real = _frame()
     out = real[["score", "job", "age"]].astype({"age": float}).iloc[::-1]
@@ -718,6 +719,7 @@ def test_sequential_cart_same_seed_same_output() -> None:
     assert SequentialCART().fit(train).sample(0).shape == (0, 3)
 
 
+@pytest.mark.slow  # about a second
 def test_sequential_cart_is_fast_enough() -> None:
     rng = np.random.default_rng(0)
     n = 5000

@@ -157,6 +157,7 @@ def test_a_few_more_copies_than_the_holdout_is_not_evidence():
     assert apply_level(spec, _copy_result(30, 1000, 1, 1000), None).level == "high"
 
 
+@pytest.mark.slow  # about 2 s
 def test_three_independent_normal_samples_are_not_high_risk():
     rng = np.random.default_rng(3)
 

@@ -57,7 +57,8 @@ def _tree_knn(enc, query, ref, k, exclude_self=False):
                exclude_self=exclude_self)
 
 
-@pytest.mark.parametrize("seed, n_t, n_s", [(0, 1, 1), (1, 2, 3), (2, 7, 5), (3, 60, 40), (4, 400, 250),
+@pytest.mark.parametrize("seed, n_t, n_s", [(0, 1, 1), (1, 2, 3), (2, 7, 5), (3, 60, 40),
+                                            pytest.param(4, 400, 250, marks=pytest.mark.slow),  # about 3 s
                                             pytest.param(5, 2500, 1200, marks=pytest.mark.slow)])
 def test_tree_equals_brute_force(seed: int, n_t: int, n_s: int) -> None:
     T = _mixed(n_t, seed)
@@ -80,6 +81,7 @@ def test_tree_equals_brute_force(seed: int, n_t: int, n_s: int) -> None:
                 np.testing.assert_array_equal(d_t, d_b[:, :k], err_msg=f"{kind} {q}->{r} k={k}")
 
 
+@pytest.mark.slow  # about 14 s
 @pytest.mark.parametrize("n_levels", [70, 200, 900])
 def test_tree_equals_brute_force_high_cardinality(n_levels: int) -> None:
     """Category columns beyond one bitmask word (70, 200 codes) and beyond the bitmasks (900 codes: the node's
@@ -111,6 +113,7 @@ def _dense_encoding(ref: np.ndarray, query: np.ndarray) -> Encoding:
                     num_weight=np.ones(q), cat_cost=np.zeros(0), scale=1.0, n_codes=np.zeros(0, dtype=np.int64))
 
 
+@pytest.mark.slow  # about 3 s
 @pytest.mark.parametrize("dims, scale", [(DENSE_MIN_DIMS, 1.0), (40, 1e3), (25, 1e-3)])
 def test_dense_filter_and_refine_equals_brute_force(dims: int, scale: float) -> None:
     """The projected space's matrix-product search (>= DENSE_MIN_DIMS coordinates, no category): duplicates,
@@ -238,6 +241,7 @@ def test_tie_tolerance_groups_near_equal_distances() -> None:
         assert knn_brute(enc, "S", "T", k=4)[1][0].tolist() == [3, 0, 1, 2]
 
 
+@pytest.mark.slow  # about a second
 def test_ties_at_min_matches_brute_count() -> None:
     T = _mixed(300, 21)
     S = _mixed(120, 22)
@@ -279,6 +283,7 @@ def test_ties_at_min_numeric_label_tolerance_by_hand() -> None:
     assert n_ok[:, 0].tolist() == [2, 1]
 
 
+@pytest.mark.slow  # about 3 s
 @pytest.mark.parametrize("kind", ["gower", "euclidean", "projected", "hamming"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_farthest_pair_equals_brute_maximum(kind: str, seed: int) -> None:
@@ -330,6 +335,7 @@ def test_subset_reference_rows() -> None:
     assert i1.max() < 70  # positions within the subset
 
 
+@pytest.mark.slow  # about a second
 def test_dense_space_at_scale_samples_the_tree_and_gives_the_same_numbers(monkeypatch) -> None:
     """Above DENSE_AUTO_MIN_PAIRS the automatic choice estimates the tree's pruning in a dense space too (the
     matrix-product filter scores every pair, which grows with n x m); where it prunes the tree runs, elsewhere
@@ -385,6 +391,7 @@ def _pairwise_in_position_order(row: np.ndarray) -> int:
     return best
 
 
+@pytest.mark.slow  # about 3 s
 @pytest.mark.parametrize("kind,step,offset", [("gower", 4e-10, 0.0), ("euclidean", 4e-9, 0.05)])
 def test_engines_agree_with_the_definition_where_near_ties_chain(kind: str, step: float, offset: float,
                                                                  monkeypatch) -> None:
@@ -432,6 +439,7 @@ def test_the_dense_engine_agrees_with_the_definition_where_near_ties_chain() -> 
         np.testing.assert_array_equal(dist, d_b)
 
 
+@pytest.mark.slow  # about half a second
 @pytest.mark.parametrize("max_k", [1024, 10])
 def test_a_near_tie_behind_many_equal_distances_is_found(max_k: int, monkeypatch) -> None:
     """Forty references at one distance (0.25) and, at position 0, one at 0.25 + 1.5e-10 (tied): the nearest is

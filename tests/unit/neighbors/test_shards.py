@@ -43,6 +43,7 @@ def test_shard_bounds_cover_every_position_once() -> None:
         shard_bounds(10, 0)
 
 
+@pytest.mark.slow  # about a second
 def test_a_near_tie_across_a_shard_border_goes_to_the_lowest_position() -> None:
     """Reference 0 (shard 0) lies 3e-13 farther from the query than reference 5 (shard 1): tied by the tolerance,
     so the lower position is the nearest record, although the order by (distance, position) puts 5 first."""
@@ -140,6 +141,7 @@ def test_pickable_leaves_out_only_what_the_tie_rule_never_picks() -> None:
     assert i[keep].tolist() == [0, 1, 2]  # 10,000 copies: the three lowest positions
 
 
+@pytest.mark.slow  # about 3 s
 def test_a_tie_window_of_thousands_of_references_is_decided_from_a_few() -> None:
     """2,400 references tied by the tolerance with one another (two values 3e-13 apart, in random order) fill
     the tie window of every shard beyond the longest candidate walk: each shard's candidates are scanned, kept

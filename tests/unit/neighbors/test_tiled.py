@@ -68,6 +68,7 @@ def _rows(enc, name, rows):
     return np.ascontiguousarray(num), np.ascontiguousarray(cat)
 
 
+@pytest.mark.slow  # about 8 s
 @pytest.mark.parametrize("kind", ["gower", "euclidean", "hamming", "projected", "weighted"])
 def test_tiled_equals_tree_and_brute_force(encodings, kind: str) -> None:
     enc = encodings[kind]
@@ -101,6 +102,7 @@ def test_tiled_more_neighbours_than_references() -> None:
     assert dist[1].tolist()[:2] == [0.0, 1.0] and np.isinf(dist[:, 2:]).all()
 
 
+@pytest.mark.slow  # about 3 s
 @pytest.mark.parametrize("kind", ["gower", "euclidean", "hamming", "weighted"])
 def test_single_precision_margin_holds(encodings, kind: str) -> None:
     """|float32 accumulator of the compiled kernel - float64 accumulator| <= margin for every pair."""
@@ -164,6 +166,7 @@ def _clustered(n: int, seed: int) -> pd.DataFrame:
     return pd.DataFrame(cols)
 
 
+@pytest.mark.slow  # about a second
 def test_auto_picks_tiled_on_wide_unstructured_data() -> None:
     T, S = _wide(2500, 1), _wide(2000, 2)
     d = prepare(T, S)

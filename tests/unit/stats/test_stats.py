@@ -187,6 +187,7 @@ def _endpoint_and_se(rep: np.ndarray, p: float) -> tuple[float, float]:
     return float(np.quantile(rep, p)), float(hi - lo) / 2.0
 
 
+@pytest.mark.slow  # about a second
 def test_grouped_intervals_match_plain_bootstrap_at_10k() -> None:
     """At n = 10,000 the grouped scheme's interval ends agree with the plain bootstrap's within the two runs'
     own Monte-Carlo error: |difference| <= 4 sd of the difference (each end's sd from its order statistics; a
@@ -303,6 +304,7 @@ def test_paired_median_kernel_matches_numpy_bootstrap_at_10k() -> None:
         assert abs(end - e) <= 4.0 * math.sqrt(2.0) * se, (p, end, e, se)
 
 
+@pytest.mark.slow  # about half a second
 @pytest.mark.parametrize("window", [None, 0])
 def test_paired_median_replicates_are_exact_in_distribution(window) -> None:
     """Five records: the exact joint law of (median of a, median of b) over the 5^5 equally likely resamples,

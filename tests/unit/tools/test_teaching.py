@@ -43,6 +43,7 @@ def png_slides(evaluations, tmp_path_factory) -> list[Path]:
 # slides
 
 
+@pytest.mark.slow  # about 3 s
 def test_png_slides_are_16_9_at_200_dpi_one_per_figure_with_generators_side_by_side(png_slides) -> None:
     from PIL import Image
 
@@ -55,6 +56,7 @@ def test_png_slides_are_16_9_at_200_dpi_one_per_figure_with_generators_side_by_s
         assert w / h == pytest.approx(16 / 9, rel=1e-3)
 
 
+@pytest.mark.slow  # about half a second
 def test_svg_slides_declare_16_9_and_each_generator_has_its_file_inside_the_folder(evaluations, tmp_path) -> None:
     out = tmp_path / "svg"
     paths = teaching.slides(evaluations, out, fmt="svg", layout="each", metrics=["holdout_dcr_share"])
@@ -70,6 +72,7 @@ def test_svg_slides_declare_16_9_and_each_generator_has_its_file_inside_the_fold
     assert "../x&lt;y&gt;: " in paths[1].read_text()
 
 
+@pytest.mark.slow  # about a second
 def test_slide_fonts_are_raised_for_a_projector(evaluations) -> None:
     results = {label: ev.results()["dcr"] for label, ev in evaluations.items()}
     fig = teaching.slide_figure(results)
@@ -85,6 +88,7 @@ def test_slide_fonts_are_raised_for_a_projector(evaluations) -> None:
     assert others and all(t.get_fontsize() >= 14 for t in others)
 
 
+@pytest.mark.slow  # about 4 s
 def test_slides_are_the_same_bytes_every_time(evaluations, png_slides, tmp_path) -> None:
     again = teaching.slides(evaluations, tmp_path)
     assert [p.read_bytes() for p in again] == [p.read_bytes() for p in png_slides]
@@ -96,6 +100,7 @@ def test_slides_are_the_same_bytes_every_time(evaluations, png_slides, tmp_path)
     assert svg[0].read_bytes() == svg[1].read_bytes()
 
 
+@pytest.mark.slow  # about a second
 def test_unsafe_labels_become_safe_names_and_a_folder_that_is_a_file_is_refused(evaluations, tmp_path) -> None:
     assert teaching.safe_name("../x<y>") == "x-y"
     assert teaching.safe_name("..") == "figure" and teaching.safe_name("a/b\\c:d") == "a-b-c-d"
@@ -142,6 +147,7 @@ def lab_worksheet(tmp_path_factory) -> Path:
     return teaching.worksheet(LAB, tmp_path_factory.mktemp("ws") / "lab.pdf")
 
 
+@pytest.mark.slow  # about 1 s
 def test_the_lab_worksheet_keeps_every_exercise_and_no_solution(lab_worksheet) -> None:
     nb = json.loads(LAB.read_text(encoding="utf-8"))
     text = _squash(_pdf_text(lab_worksheet))
@@ -160,6 +166,7 @@ def test_the_lab_worksheet_keeps_every_exercise_and_no_solution(lab_worksheet) -
     assert "<!--" not in text and "local only" not in text
 
 
+@pytest.mark.slow  # over half a second
 def test_the_worksheet_page_forbids_script_and_shows_markdown_as_text(tmp_path) -> None:
     nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
         {"cell_type": "markdown", "metadata": {}, "source": "# A lab\n\nIntro with **bold**, *italic* and `code`."},
@@ -187,6 +194,7 @@ def test_the_worksheet_page_forbids_script_and_shows_markdown_as_text(tmp_path) 
     assert "Worksheet <1>" in text and "SECRET" not in text and "Solution" not in text
 
 
+@pytest.mark.slow  # renders a PDF worksheet: about a second
 def test_a_worksheet_paragraph_is_not_broken_after_its_first_word(tmp_path) -> None:
     """With kerning on, or code spans much smaller than the text, WeasyPrint broke these lines after their first
     words, leaving most of the line empty."""
@@ -315,6 +323,7 @@ def test_colab_copy_of_the_lab(tmp_path) -> None:
     assert [c.source for c in nb.cells[2:]] == ["".join(c["source"]) for c in copy.deepcopy(lab["cells"][1:])]
 
 
+@pytest.mark.slow  # about 2 s
 def test_the_quiz_needs_no_export_package() -> None:
     """In the browser (JupyterLite) there is no nbconvert: the lab's quiz cell imports the teaching module and
     builds the quiz all the same; only writing a file needs the export package."""

@@ -75,6 +75,7 @@ def test_empty_or_non_finite_is_refused() -> None:
         membership_auc([np.nan], [1.0])
 
 
+@pytest.mark.slow  # about half a second
 def test_an_exact_copy_is_found_and_an_independent_set_is_not() -> None:
     rng = np.random.default_rng(1)
     T = pd.DataFrame({"x": rng.normal(size=300), "c": rng.choice(list("abc"), 300)})

@@ -215,6 +215,7 @@ def test_no_holdout_is_not_computed() -> None:
     assert all(not res[n].computed and "needs a holdout" in res[n].reason_not_computed for n in ATTACKS)
 
 
+@pytest.mark.slow  # about a second
 def test_the_battery_shares_the_searches() -> None:
     T, H, S = _frames()
     ev = Evaluation(T, S, holdout=H, progress=False, calibrate=False)

@@ -103,6 +103,7 @@ def _worst(T: pd.DataFrame, S: pd.DataFrame, H: pd.DataFrame) -> tuple[Evaluatio
     return ev, ev.results(metrics=["mia_worst_case"])["mia_worst_case"].details
 
 
+@pytest.mark.slow  # about half a second
 def test_the_two_copied_outliers_are_the_most_atypical_and_flagged() -> None:
     T, H, S = _tiny()
     ev, d = _worst(T, S, H)
@@ -130,6 +131,7 @@ def test_the_two_copied_outliers_are_the_most_atypical_and_flagged() -> None:
     assert table.attrs["summary"] == worst_case_records({"details": d})
 
 
+@pytest.mark.slow  # about a second
 def test_shuffled_rows_give_the_same_numbers_and_the_same_records() -> None:
     T, H, S = _tiny()
     rng = np.random.default_rng(11)
@@ -145,6 +147,7 @@ def test_shuffled_rows_give_the_same_numbers_and_the_same_records() -> None:
     pd.testing.assert_frame_equal(sa[[*cols, "x"]], sb[[*cols, "x"]])
 
 
+@pytest.mark.slow  # about half a second
 def test_an_exact_copy_flags_the_most_atypical_records() -> None:
     T, H, S = _tiny(copy_all=True)
     ev, d = _worst(T, S, H)
@@ -155,6 +158,7 @@ def test_an_exact_copy_flags_the_most_atypical_records() -> None:
     assert ev.vulnerable_records(k=5)["flagged_at_1pct"].all()
 
 
+@pytest.mark.slow  # about half a second
 def test_the_table_shows_values_only_when_asked_and_refuses_bad_k() -> None:
     T, H, S = _tiny()
     ev, _ = _worst(T, S, H)
@@ -174,6 +178,7 @@ def test_without_a_holdout_the_table_says_why() -> None:
         ev.vulnerable_records()
 
 
+@pytest.mark.slow  # about 1 s
 def test_the_reports_count_and_never_show_a_real_value(tmp_path) -> None:
     T, H, S = _tiny()
     ev = Evaluation(T, S, holdout=H, progress=False, calibrate=False, random_state=0)
@@ -251,6 +256,7 @@ def test_the_operating_point_of_a_named_attack_and_the_refusals() -> None:
         operating_point(ev_none, 0.01)
 
 
+@pytest.mark.slow  # about a second
 def test_the_operating_point_does_not_depend_on_the_row_order() -> None:
     from synthpriv_report.analysis.vulnerable import operating_point
 

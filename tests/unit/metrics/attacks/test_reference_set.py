@@ -73,6 +73,7 @@ def test_distance_ratio_by_hand_with_a_reference_set() -> None:
     assert r.value == expected / 12
 
 
+@pytest.mark.slow  # about a second
 def test_with_a_reference_set_the_whole_holdout_is_the_targets() -> None:
     T, S, H, R = _mixed()
     ev = Evaluation(T, S, H, reference=R, progress=False, calibrate=False)
@@ -86,6 +87,7 @@ def test_with_a_reference_set_the_whole_holdout_is_the_targets() -> None:
         assert d["reference_set"] == REFERENCE_GIVEN
 
 
+@pytest.mark.slow  # about a second
 def test_without_a_reference_set_the_holdout_is_split_as_before() -> None:
     T, S, H, _ = _mixed()
     ev = Evaluation(T, S, H, progress=False, calibrate=False, random_state=4)
@@ -96,6 +98,7 @@ def test_without_a_reference_set_the_holdout_is_split_as_before() -> None:
     assert (d["n_nonmembers"], d["n_reference"], d["reference_set"]) == (len(t), len(r), REFERENCE_HALF)
 
 
+@pytest.mark.slow  # about a second
 def test_each_search_runs_once_and_none_splits_the_holdout() -> None:
     T, S, H, R = _mixed()
     ev = Evaluation(T, S, H, reference=R, progress=False, calibrate=False)
@@ -111,6 +114,7 @@ def test_each_search_runs_once_and_none_splits_the_holdout() -> None:
     assert ev.search_count == before
 
 
+@pytest.mark.slow  # about 1 s
 def test_an_explicit_reference_equal_to_the_default_half_gives_the_default_numbers() -> None:
     """The same setting by hand: the holdout's default targets as the holdout and its default reference half as
     ``reference=`` give every attack number to the last bit (the numeric ranges, fixed by the real data, are
@@ -128,6 +132,7 @@ def test_an_explicit_reference_equal_to_the_default_half_gives_the_default_numbe
     assert default.results(metrics=ATTACKS)["mia_worst_case"].details["reference_set"] == REFERENCE_HALF
 
 
+@pytest.mark.slow  # about 1 s
 def test_shuffled_reference_rows_give_identical_numbers() -> None:
     T, S, H, R = _mixed(seed=3)
     ev = Evaluation(T, S, H, reference=R, progress=False, calibrate=False)
@@ -136,6 +141,7 @@ def test_shuffled_reference_rows_give_identical_numbers() -> None:
     assert _attacks(ev) == _attacks(ev2)
 
 
+@pytest.mark.slow  # about 1 s
 def test_the_seed_does_not_move_the_attacks_with_a_reference_set() -> None:
     """Nothing is drawn at random when the user gives the reference set: every seed gives the same attacks."""
     T, S, H, R = _mixed(seed=6)
@@ -159,6 +165,7 @@ def test_sizes_each_part_needs() -> None:
     assert not any(r.computed for r in split.results(metrics=ATTACKS).values())
 
 
+@pytest.mark.slow  # about 1 s
 def test_the_other_metrics_never_read_the_reference_records() -> None:
     """The reference set reaches the other metrics only through the numeric ranges it helps fix: a reference set
     inside the real data's ranges leaves a holdout metric's numbers as they are without it."""
@@ -226,6 +233,7 @@ def test_a_column_missing_throughout_the_reference_set_is_a_note() -> None:
     assert ev.data.sizes["R"] == len(R)
 
 
+@pytest.mark.slow  # about half a second
 def test_categories_unseen_in_the_real_data_are_ordinary_categories() -> None:
     T, S, H, R = _mixed()
     R2 = R.assign(c=["z"] * len(R))
@@ -254,6 +262,7 @@ def test_the_callers_reference_frame_is_never_modified_and_no_row_is_dropped() -
 # what the report records
 
 
+@pytest.mark.slow  # about a second
 def test_fingerprint_provenance_and_words_are_recorded() -> None:
     T, S, H, R = _mixed()
     ev = Evaluation(T, S, H, reference=R, progress=False, calibrate=False, names={"reference": "ref.csv"})
@@ -284,6 +293,7 @@ def test_fingerprint_provenance_and_words_are_recorded() -> None:
 # inputs other than DataFrames
 
 
+@pytest.mark.slow  # about 1 s
 def test_a_parquet_reference_set_is_read_for_the_analysed_columns(tmp_path) -> None:
     pytest.importorskip("pyarrow")
     T, S, H, R = _mixed()
@@ -306,6 +316,7 @@ def test_partitioned_inputs_refuse_a_reference_set_naming_the_option(tmp_path) -
     assert partitioned_inputs(T, S, H, reference=R) is None  # DataFrames only: read here, as without a client
 
 
+@pytest.mark.slow  # about 1 s
 def test_the_reproducibility_section_lists_the_reference_set_with_its_fingerprint() -> None:
     from synthpriv_report.export import dossier, report_data
 
@@ -322,6 +333,7 @@ def test_the_reproducibility_section_lists_the_reference_set_with_its_fingerprin
     assert all(r["role"] != "reference" for r in plain["provenance"]["inputs"])
 
 
+@pytest.mark.slow  # about 1 s
 def test_with_a_dask_client_and_dataframes_the_numbers_are_the_same() -> None:
     """The sets prepared here, the searches on the workers: a reference set is supported, the same numbers."""
     distributed = pytest.importorskip("distributed")
@@ -332,6 +344,7 @@ def test_with_a_dask_client_and_dataframes_the_numbers_are_the_same() -> None:
     assert on_cluster == _attacks(Evaluation(T, S, H, reference=R, progress=False, calibrate=False))
 
 
+@pytest.mark.slow  # about a second
 def test_a_report_with_a_reference_set_is_read_back_from_json(tmp_path) -> None:
     T, S, H, R = _mixed()
     ev = Evaluation(T, S, H, reference=R, progress=False, calibrate=False, metrics=["mia_worst_case"])

@@ -176,6 +176,7 @@ def test_air_hand_example():
     assert r.space == "euclidean[g,a]"
 
 
+@pytest.mark.slow  # about half a second
 def test_air_numeric_missing_and_tolerance_slider():
     # y0 (k=a) v=NaN, N = {z0} with v=NaN: both missing -> correct -> F1 1
     # y1 (k=b) v=5, N = {z1} with v=6: |1| <= 0.1*6 = 0.6? no -> F1 0; AIR = (w*1 + w*0) / 2w = 0.5
@@ -352,6 +353,7 @@ def test_zcap_gcap_match_brute_force():
     assert res["gcap"].value == pytest.approx(np.mean(g))
 
 
+@pytest.mark.slow  # about 1 s
 def test_gcap_above_its_pair_budget_uses_a_seeded_sample_of_the_real_records_and_says_so(monkeypatch):
     """GCAP's cost grows with |T| x |S|: above GCAP_MAX_PAIRS pairs it runs on a random subsample of
     GCAP_MAX_PAIRS // |S| real records drawn from default_rng(random_state) (sorted positions), against every
@@ -452,6 +454,7 @@ def test_small_pure_functions():
 # properties
 
 
+@pytest.mark.slow  # about 2 s
 def test_shuffle_invariance():
     rng = np.random.default_rng(4)
     T, S, H = _random_frame(rng, 80), _random_frame(rng, 70), _random_frame(rng, 40)
@@ -466,6 +469,7 @@ def test_shuffle_invariance():
         assert base[name].calibration == pytest.approx(shuf[name].calibration), name
 
 
+@pytest.mark.slow  # about half a second
 def test_exact_copy_scores_one_on_unique_records():
     rng = np.random.default_rng(5)
     n = 300
@@ -486,6 +490,7 @@ def test_exact_copy_scores_one_on_unique_records():
         assert get_spec(name).copy_sensitive
 
 
+@pytest.mark.slow  # about 1 s
 def test_calibration_equals_holdout_in_the_synthetic_role():
     rng = np.random.default_rng(6)
     T, S, H = _random_frame(rng, 70), _random_frame(rng, 60), _random_frame(rng, 50)

@@ -190,6 +190,7 @@ def test_holdout_dcr_share_by_hand(space: str) -> None:
     assert r.level == "inconclusive" and r.level_rule.risky_end > 0.6
 
 
+@pytest.mark.slow  # over half a second
 @pytest.mark.usefixtures("small_sets_graded")
 def test_holdout_dcr_share_subsamples_the_larger_real_set() -> None:
     # |H| = 3 < |T| = 6: T is subsampled to 3 rows drawn as sort(default_rng(rs).choice(6, 3))
@@ -524,6 +525,7 @@ def test_holdout_test_bands_at_the_boundaries() -> None:
         holdout_test([1.0], [1.0], statistic="mode")
 
 
+@pytest.mark.slow  # about a second
 @pytest.mark.usefixtures("small_sets_graded")
 def test_dcr_test_levels_follow_the_bands_exactly_at_10_and_50() -> None:
     # One numeric column, T x = 0, 16 (range 16, x' = x / 16); H x = 8, 8 -> DCR(h, T) = 8/16 = .5, mean .5.
@@ -565,6 +567,7 @@ def _unique_frames(n: int, seed: int):
     return t, h
 
 
+@pytest.mark.slow  # about a second
 def test_levels_and_overrides_on_a_leaky_set() -> None:
     t, h = _unique_frames(60, 1)
     ev = _ev(t, t.copy(), h)
@@ -607,6 +610,7 @@ def test_verdict_highest_driving_level_and_not_computed_never_drives() -> None:
     assert v.level == "not_assessed" and v.reasons == ()
 
 
+@pytest.mark.slow  # over half a second
 def test_verdict_metrics_can_be_changed() -> None:
     t, h = _unique_frames(40, 2)
     res = _ev(t, t.copy(), h, verdict_metrics=["dcr"]).results()
@@ -618,6 +622,7 @@ def test_verdict_metrics_can_be_changed() -> None:
 # properties
 
 
+@pytest.mark.slow  # about a second
 def test_exact_copy_of_unique_real_data() -> None:
     t, h = _unique_frames(80, 3)
     res = _ev(t, t.sample(frac=1.0, random_state=1).reset_index(drop=True), h).results()
@@ -628,6 +633,7 @@ def test_exact_copy_of_unique_real_data() -> None:
     assert res["dcr_test"].value == 0.0 and res["nndr_test"].value == 0.0
 
 
+@pytest.mark.slow  # about 2 s
 def test_values_in_declared_range_and_determinism() -> None:
     t, h = _unique_frames(70, 4)
     rng = np.random.default_rng(9)
@@ -644,6 +650,7 @@ def test_values_in_declared_range_and_determinism() -> None:
             assert a[m].details == b[m].details, m
 
 
+@pytest.mark.slow  # about 3 s
 def test_random_state_changes_privacy_score_but_not_dcr() -> None:
     t, h = _unique_frames(60, 5)
     s = t.sample(30, random_state=0).reset_index(drop=True)
@@ -655,6 +662,7 @@ def test_random_state_changes_privacy_score_but_not_dcr() -> None:
     assert len({v["privacy_score"].value for v in vals.values()}) > 1
 
 
+@pytest.mark.slow  # about 1 s
 def test_row_order_does_not_matter() -> None:
     t, h = _unique_frames(50, 6)
     rng = np.random.default_rng(2)
@@ -788,6 +796,7 @@ def test_canonical_holdout_against_within_real_distances() -> None:
     assert not any("random sample" in n for m in SECTION2 for n in r[m].notes)
 
 
+@pytest.mark.slow  # about 4 s
 def test_a_holdout_from_elsewhere_is_noted_beside_every_comparison_with_it_and_the_verdict() -> None:
     from synthpriv_report.datasets import load_demo
     from synthpriv_report.export.document import report_data
@@ -811,6 +820,7 @@ def test_a_holdout_from_elsewhere_is_noted_beside_every_comparison_with_it_and_t
             assert not noted and not data_notes and not cautions
 
 
+@pytest.mark.slow  # about 3 s
 def test_the_holdout_note_is_shown_once_under_the_verdict_in_the_notebook_view() -> None:
     from synthpriv_report.datasets import load_demo
     from synthpriv_report.display import bundle
@@ -863,6 +873,7 @@ def test_one_column_matches_finds_the_first_column_and_the_lowest_partner(seed):
     assert (column.tolist(), partner.tolist()) == _one_column_by_brute_force(d, d, same=True)
 
 
+@pytest.mark.slow  # about half a second
 def test_near_copies_says_when_fresh_records_are_near_copies_too() -> None:
     # T: four records; H: each a training record with one category changed, so every holdout record is a near copy
     # (one-column rule): the baseline is 4 of 4 = 100%, at or above the 25% from which the check says it has little

@@ -95,6 +95,7 @@ def test_a_category_changed_counts_whatever_the_new_value() -> None:
 TU = pd.DataFrame({"x": [1.0, 1.0, 1.0, 2.0, 2.0, 3.0, 4.0], "c": list("aaabbcd")})
 
 
+@pytest.mark.slow  # about half a second
 def test_copy_of_a_training_unique_against_a_copy_of_a_shared_record() -> None:
     # S: a copy of (a,1) (shared by three training records), a copy of (c,3) (unique), (g,5) (a holdout record no
     # training record equals), and a fresh record
@@ -153,6 +154,7 @@ def test_each_statistic_at_half_the_check_level() -> None:
     assert "unique_copies" not in d
 
 
+@pytest.mark.slow  # about a second
 def test_copy_checks_do_not_depend_on_the_row_order() -> None:
     rng = np.random.default_rng(5)
     s = pd.DataFrame({"x": [1.0, 3.0, 9.0, 30.0, 55.0, 70.0], "c": list("aceabb")})
@@ -173,6 +175,7 @@ def test_copy_checks_do_not_depend_on_the_row_order() -> None:
         assert again == first
 
 
+@pytest.mark.slow  # about half a second
 def test_the_exact_copy_check_says_when_its_measured_power_is_low() -> None:
     # T: ten records, eight unique and one identical pair: 80% unique, and without a holdout 2 of 10 training
     # records equal another one (20%, above the 5% from which the check's power is low): the note quotes the

@@ -166,6 +166,7 @@ def test_the_criteria_need_a_holdout() -> None:
         assert not res[name].computed and "holdout" in res[name].reason_not_computed
 
 
+@pytest.mark.slow  # about a second
 def test_the_confidence_level_re_reduces_without_attacking_again() -> None:
     T, H, S = _toy(300, 1), _toy(300, 2), _toy(300, 3)
     ev = Evaluation(T, S, H, key_fields=["age", "zip", "job"], sensitive_fields=["income"], progress=False,
@@ -184,6 +185,7 @@ def test_the_confidence_level_re_reduces_without_attacking_again() -> None:
         assert b.interval[1] - b.interval[0] <= a.interval[1] - a.interval[0]
 
 
+@pytest.mark.slow  # about 2 s
 def test_more_link_neighbours_link_at_least_as_many_and_the_split_is_stated() -> None:
     T, H, S = _toy(300, 1), _toy(300, 2), _toy(300, 3)
     ev = Evaluation(T, S, H, key_fields=["age", "zip", "job"], sensitive_fields=["income"], progress=False,

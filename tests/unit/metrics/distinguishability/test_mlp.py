@@ -43,6 +43,7 @@ def test_float64_run_is_scikit_learns(seed):
                                rtol=0, atol=1e-9)
 
 
+@pytest.mark.slow  # about half a second
 def test_training_rows_subset_equals_fitting_the_subset():
     # fitting on rows of a larger matrix is fitting those rows alone (what each fold does)
     X, y = _problem(300, 5)
@@ -52,6 +53,7 @@ def test_training_rows_subset_equals_fitting_the_subset():
     np.testing.assert_array_equal(a.theta, b.theta)
 
 
+@pytest.mark.slow  # about 2 s
 def test_float32_close_to_scikit_learn():
     X, y = _problem(400, 0)
     net = fit_mlp(sparse_rows(X), y, random_state=0)

@@ -274,6 +274,7 @@ def _nn1(q, ref, self_excl):
     return d.min(axis=1)
 
 
+@pytest.mark.slow  # over half a second
 def test_nnaa_unequal_sizes_averages_five_subsamples():
     rng = np.random.default_rng(5)
     tx = rng.normal(size=40).round(2)
@@ -319,6 +320,7 @@ def _latent(n, seed):
     return pd.DataFrame(cols)
 
 
+@pytest.mark.slow  # about 2 s
 def test_shuffle_invariance():
     T = _mixed(150, 1)
     S = _mixed(150, 2)
@@ -336,6 +338,7 @@ def test_shuffle_invariance():
         assert shuffled[name].value == pytest.approx(base[name].value, abs=1e-9), name
 
 
+@pytest.mark.slow  # about 2 s
 def test_exact_copy_scores_one_and_independent_columns_score_lower():
     T = _latent(200, 3)
     assert not T.duplicated().any()
@@ -349,6 +352,7 @@ def test_exact_copy_scores_one_and_independent_columns_score_lower():
         assert ri[name].value < rc[name].value - 0.2, (name, ri[name].value)
 
 
+@pytest.mark.slow  # about 2 s
 def test_searches_are_shared_and_sliders_do_not_search():
     T = _mixed(120, 5)
     S = _mixed(120, 6)
@@ -379,6 +383,7 @@ def test_levels_use_review_absolute_thresholds():
     assert r2.level == "medium"
 
 
+@pytest.mark.slow  # about 4 s
 @pytest.mark.parametrize("space", ["euclidean", "gower", "hamming", "projected"])
 def test_context_farthest_matches_brute_force(space):
     rng = np.random.default_rng(21)
