@@ -2,8 +2,10 @@
 
 The suite is split by what a test needs:
 
-- ``tests/unit``: seconds on a laptop; no browser, no PDF rendering, no notebook run, no Adult-sized run
-  (``python -m pytest tests/unit -q``);
+- ``tests/unit``: no browser, no notebook run, no Adult-sized run, in folders that mirror the package's
+  subpackages (``tests/unit/metrics/closeness`` for ``synthpriv_report/metrics/closeness``); the tests that take
+  half a second or more carry the ``slow`` marker, so the fast part (``python -m pytest tests/unit -m "not slow"
+  -q``) runs in under a minute of CPU time;
 - ``tests/integration``: whole reports, exports to HTML/PDF/JSON, notebooks, the command line, Adult runs, Dask;
 - ``tests/browser``: a headless Chromium (Selenium) or a real JupyterLab in it.
 

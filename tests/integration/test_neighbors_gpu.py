@@ -96,7 +96,8 @@ def test_kernels_run_on_the_cpu_equal_brute_force(encodings, host, kind: str) ->
 
 @pytest.mark.parametrize("kind,step,offset", [("gower", 4e-10, 0.0), ("euclidean", 4e-9, 0.05)])
 def test_near_tie_chains_are_decided_as_on_the_cpu(host, kind: str, step: float, offset: float) -> None:
-    """Distances a tie tolerance apart (tests/unit/test_neighbors.py): the GPU path gives brute force's answer."""
+    """Distances a tie tolerance apart (tests/unit/neighbors/test_neighbors.py): the GPU path gives brute force's
+    answer."""
 
     d = prepare(near_tie_chains(300, 1, step, 0.0, ["a", "b"]), near_tie_chains(130, 2, step, offset, ["q"]))
     _check(encode(d, fit(d), SpaceSpec(kind)), host, ks=(1, 3))

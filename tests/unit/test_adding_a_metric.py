@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 import re
 import types
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from _support.page_text import no_wbr
+from _support.paths import ROOT
 
 from synthpriv_report import Evaluation
 from synthpriv_report.core.registry import get_spec, unregister
@@ -21,7 +21,7 @@ from synthpriv_report.core.results import ResultSet
 from synthpriv_report.display import bundle
 from synthpriv_report.text.wording import check_sentence
 
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "contributing.md"
+GUIDE = ROOT / "docs" / "contributing.md"
 
 
 def readme_metric_module() -> str:
@@ -77,6 +77,7 @@ def test_readme_metric_in_json_and_back(ev, tmp_path):
     assert back["close_share"].value == ev.results()["close_share"].value
 
 
+@pytest.mark.slow  # about a second
 def test_readme_parameter_has_a_slider(ev):
     x = ev.explore()
     assert "close_cut" in x.sliders and "close_share" in x.images
@@ -92,6 +93,7 @@ def test_readme_metric_in_html_export(ev, tmp_path):
     assert "close_share" in page and "Distances of synthetic records to the training data, with the close cut" in page
 
 
+@pytest.mark.slow  # about 1 s
 def test_the_readme_metric_holds_the_invariants(ev):
     """The guide's `check_metric` line: the example metric passes every check that applies to it (it is not
     declared copy-sensitive, so the copy check is left out)."""

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _support.paths import ROOT
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -19,7 +20,6 @@ else:  # pragma: no cover
 
 from synthpriv_report.core.registry import metric_names
 
-ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "synthpriv_report"
 CONTRACT = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"][0]
 
@@ -85,6 +85,7 @@ def _is_way_up(importer: str, imported: str) -> bool:
                for a, b in _allowed_ways_up())
 
 
+@pytest.mark.slow  # about 2 s
 def test_the_ways_up_are_lazy_imports() -> None:
     """Each documented way up is an import inside one method, never at module level (importing the lower module
     never loads the upper one), and each is used."""
@@ -205,6 +206,7 @@ def test_report_order_of_the_shipped_metrics() -> None:
     assert [n for n in metric_names() if n in shipped] == shipped
 
 
+@pytest.mark.slow  # about a second
 def test_only_the_compiled_switch_imports_numba_at_module_level() -> None:
     """Every kernel takes ``njit``/``prange`` from :mod:`synthpriv_report._compiled`, so the package imports where
     numba does not exist (Pyodide) and ``SYNTHPRIV_NO_NUMBA=1`` switches every kernel at once."""
