@@ -794,10 +794,14 @@ def _gaps_by_joins(ctx: Any, query: str, ref: str) -> dict[str, NDArray[Any]] | 
     out = {"gap": np.full(n_q, np.inf), "gap_column": np.full(n_q, -1, dtype=np.int64),
            "gap_partner": np.full(n_q, -1, dtype=np.int64), "category_column": np.full(n_q, -1, dtype=np.int64),
            "category_partner": np.full(n_q, -1, dtype=np.int64)}
-    rid_q = ctx.record_ids(query).astype(np.float64)
-    rid_r = rid_q if query == ref else ctx.record_ids(ref).astype(np.float64)
+    rid_q: NDArray[np.float64] | None = None
+    rid_r: NDArray[np.float64] | None = None
     for j in range(p):
+        if j >= n_num and rid_q is None:  # the records' ids, read once the number columns are done
+            rid_q = ctx.record_ids(query).astype(np.float64)
+            rid_r = rid_q if query == ref else ctx.record_ids(ref).astype(np.float64)
         ids = first if j == 0 else ctx.other_column_ids(query, ref, j)
+        first = None  # held only until the first column's groups are read
         if ids is None:
             return None
         kq, kr = (np.asarray(k, dtype=np.int64) for k in ids)
@@ -811,6 +815,7 @@ def _gaps_by_joins(ctx: Any, query: str, ref: str) -> dict[str, NDArray[Any]] | 
             vq, sq = column(query)
             vr, sr = (vq, sq) if query == ref else column(ref)
         else:
+            assert rid_q is not None and rid_r is not None
             vq, sq, vr, sr = rid_q, rid_q, rid_r, rid_r
         order = np.lexsort((vr, kr))
         g = np.full(n_q, np.inf)
