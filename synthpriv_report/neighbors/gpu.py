@@ -23,8 +23,8 @@ shared memory, so many blocks share a multiprocessor.
 
 No float64 arithmetic runs on the device (consumer GPUs are slow at it, and its contraction into fused
 multiply-adds would change the last bit); float32 contraction is within the margin, which assumes any order and
-rounding of the float32 operations. The project's CI has no CUDA device: ``tests/integration/test_neighbors_gpu.py`` runs
-these kernels' source on the CPU (compiled by the host's C++ compiler with real threads and barriers,
+rounding of the float32 operations. The project's CI has no CUDA device: ``tests/integration/test_neighbors_gpu.py``
+runs these kernels' source on the CPU (compiled by the host's C++ compiler with real threads and barriers,
 ``tests/cuda_host.py``), compiles it with NVRTC for the H100 where NVRTC is installed, and runs it through CuPy
 where a device is found.
 """
