@@ -70,17 +70,23 @@ class DaskBackend:
 
     # the sets ---------------------------------------------------------------------------------------------
     def partitioned_inputs(self, real: Any, synthetic: Any, holdout: Any = None, *,
-                           exclude: Sequence[str] | None = None, reference: Any = None) -> Any:
+                           exclude: Sequence[str] | None = None, reference: Any = None
+                           ) -> Callable[..., tuple[PreparedData, dict[str, str], dict[str, str]]] | None:
         """Parquet paths and Dask DataFrames as partitions read on the workers
-        (:func:`synthpriv_report.cluster.partitioned.partitioned_inputs`), or None where no set is one."""
-        return partitioned_inputs(real, synthetic, holdout, exclude=exclude, reference=reference)
+        (:func:`synthpriv_report.cluster.partitioned.partitioned_inputs`): their preparation, or None where no
+        set is one."""
+        inputs = partitioned_inputs(real, synthetic, holdout, exclude=exclude, reference=reference)
+        if inputs is None:
+            return None
 
-    def prepare_partitioned(self, inputs: Any, **settings: Any) -> tuple[PreparedData, dict[str, str], dict[str, str]]:
-        """Each partition read, checked and encoded on a worker, the sets' numbers kept there as they arrive
-        (:func:`synthpriv_report.cluster.partitioned.prepare_partitioned`)."""
-        park = Parking(ClusterBlocks(self.client))
-        data, auto_excluded, kept, _ = prepare_partitioned(self.client, inputs, park=park, **settings)
-        return data, auto_excluded, kept
+        def prepare(**settings: Any) -> tuple[PreparedData, dict[str, str], dict[str, str]]:
+            """Each partition read, checked and encoded on a worker, the sets' numbers kept there as they arrive
+            (:func:`synthpriv_report.cluster.partitioned.prepare_partitioned`)."""
+            park = Parking(ClusterBlocks(self.client))
+            data, auto_excluded, kept, _ = prepare_partitioned(self.client, inputs, park=park, **settings)
+            return data, auto_excluded, kept
+
+        return prepare
 
     def blocks(self) -> ClusterBlocks:
         """Where the sets' blocks are kept (:class:`~synthpriv_report.cluster.held.ClusterBlocks`)."""
@@ -138,10 +144,11 @@ class DaskBackend:
         give_back_free_heap()
 
     # searches ---------------------------------------------------------------------------------------------
-    def shards(self, n_ref: int, *, tree_read_here: bool) -> bool:
-        """A reference set cut into shards, each with its own tree on one worker, or one shard where the set is
-        no larger than a shard and no metric reads its tree here."""
-        return self.searcher.shard_size(n_ref) is not None or not tree_read_here
+    def shards(self, n_ref: int, *, tree_read_here: bool
+               ) -> Callable[..., tuple[Any, SearchChoice, dict[str, Any]]] | None:
+        """:meth:`search_sharded` for a reference set cut into shards, each with its own tree on one worker, or one
+        shard where the set is no larger than a shard and no metric reads its tree here; None otherwise."""
+        return self.search_sharded if self.searcher.shard_size(n_ref) is not None or not tree_read_here else None
 
     def search_sharded(self, key: Hashable, params: ShardParams, rnum: Any, rcat: Any, qnum: Any, qcat: Any, *,
                        k: int, exclude_self: bool, engine: str, desc: str) -> tuple[Any, SearchChoice, dict]:

@@ -3,7 +3,7 @@ cluster (:class:`synthpriv_report.cluster.backend.DaskBackend`).
 
 The engine's caches (:mod:`.cache`) ask their backend, never whether there is a cluster: to keep a set's numbers
 and codes where they will be searched (:meth:`Backend.fit_hooks`), to search against one tree or against a
-reference set cut into shards (:meth:`Backend.search`, :meth:`Backend.search_sharded`), to join records on their
+reference set cut into shards (:meth:`Backend.search`, :meth:`Backend.shards`), to join records on their
 values (:meth:`Backend.record_ids`, :meth:`Backend.one_column_matches`), to keep a memoised result
 (:meth:`Backend.keep`, :meth:`Backend.recall`) and to give memory back between steps (:meth:`Backend.settle`).
 :func:`backend_for` is the one place that chooses: a Dask client gives the Dask backend, no client the local one.
@@ -24,8 +24,16 @@ from ..neighbors.search import Device, Engine
 
 if TYPE_CHECKING:
     from ..data.containers import PreparedData
-    from ..neighbors.shards import ShardParams
 
+#: A search against a reference set cut into shards (what :meth:`Backend.shards` gives): called as
+#: ``(key, params, rnum, rcat, qnum, qcat, *, k, exclude_self, engine, desc)``, it returns a handle to the lists
+#: (kept where they were made, with ``columns(which, k)`` and ``release()``), the engine chosen, and where it ran
+#: (for the search log).
+ShardedSearch = Callable[..., tuple[Any, "nb.SearchChoice", dict[str, Any]]]
+#: What :meth:`Backend.partitioned_inputs` gives: called with the preparation's settings (``numeric``,
+#: ``categorical``, ``include``, ``named``, ``reveal_real_values``, ``row_order``), it returns the prepared data,
+#: the identifier-like columns left out and those kept.
+PartitionedPreparation = Callable[..., tuple["PreparedData", dict[str, str], dict[str, str]]]
 #: A function that makes the cell words of records ``a`` to ``b`` (:func:`synthpriv_report.matching.identity.
 #: cell_words`), for a join of records on their values.
 Words = Callable[[int, int], NDArray[np.uint64]]
@@ -47,14 +55,10 @@ class Backend(Protocol):
     lost: type[Exception]
 
     def partitioned_inputs(self, real: Any, synthetic: Any, holdout: Any = None, *,
-                           exclude: Sequence[str] | None = None, reference: Any = None) -> Any:
-        """The sets as partitions the backend reads where they are, or None where they are read here
-        (:func:`synthpriv_report.data.sources.read_inputs`)."""
-        ...
-
-    def prepare_partitioned(self, inputs: Any, **settings: Any) -> tuple[PreparedData, dict[str, str], dict[str, str]]:
-        """The prepared data of partitioned ``inputs``, with the identifier-like columns left out and those kept
-        (:func:`synthpriv_report.cluster.partitioned.prepare_partitioned`)."""
+                           exclude: Sequence[str] | None = None, reference: Any = None
+                           ) -> PartitionedPreparation | None:
+        """The preparation of sets the backend reads in partitions where they are (:data:`PartitionedPreparation`),
+        or None where the sets are read here (:func:`synthpriv_report.data.sources.read_inputs`)."""
         ...
 
     @property
@@ -71,16 +75,10 @@ class Backend(Protocol):
         """Between steps: give memory the calling process no longer uses back to the system."""
         ...
 
-    def shards(self, n_ref: int, *, tree_read_here: bool) -> bool:
-        """Whether a search against a reference set of ``n_ref`` records runs on shards kept elsewhere, with no
-        tree of it in this process (``tree_read_here``: a metric will read that tree itself)."""
-        ...
-
-    def search_sharded(self, key: Hashable, params: ShardParams, rnum: Any, rcat: Any, qnum: Any, qcat: Any, *,
-                       k: int, exclude_self: bool, engine: Engine, desc: str
-                       ) -> tuple[Any, nb.SearchChoice, dict[str, Any]]:
-        """A search against a reference set cut into shards: a handle to the lists (kept where they were made,
-        with ``columns(which, k)`` and ``release()``), the engine chosen, and where it ran (for the search log)."""
+    def shards(self, n_ref: int, *, tree_read_here: bool) -> ShardedSearch | None:
+        """The search to run where a reference set of ``n_ref`` records is searched on shards kept elsewhere, with
+        no tree of it in this process (:data:`ShardedSearch`); None where it is searched against one tree
+        (``tree_read_here``: a metric will read that tree itself)."""
         ...
 
     def search(self, key: Hashable, tree: nb.RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], *, k: int,
@@ -147,10 +145,7 @@ class LocalBackend:
 
     def partitioned_inputs(self, real: Any, synthetic: Any, holdout: Any = None, *,
                            exclude: Sequence[str] | None = None, reference: Any = None) -> None:
-        return None
-
-    def prepare_partitioned(self, inputs: Any, **settings: Any) -> tuple[PreparedData, dict[str, str], dict[str, str]]:
-        raise NotImplementedError("the local backend reads every set here (partitioned_inputs is always None)")
+        return None  # every set is read here
 
     def fit_hooks(self, data: PreparedData) -> tuple[None, None]:
         return None, None
@@ -158,13 +153,8 @@ class LocalBackend:
     def settle(self) -> None:
         """Nothing to give back: freed arrays return to the allocator as usual."""
 
-    def shards(self, n_ref: int, *, tree_read_here: bool) -> bool:
-        return False
-
-    def search_sharded(self, key: Hashable, params: ShardParams, rnum: Any, rcat: Any, qnum: Any, qcat: Any, *,
-                       k: int, exclude_self: bool, engine: Engine, desc: str
-                       ) -> tuple[Any, nb.SearchChoice, dict[str, Any]]:
-        raise NotImplementedError("a local search has no shards (LocalBackend.shards is always False)")
+    def shards(self, n_ref: int, *, tree_read_here: bool) -> None:
+        return None  # every search runs against one tree here
 
     def search(self, key: Hashable, tree: nb.RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], *, k: int,
                exclude_self: bool, engine: Engine, device: Device, progress: bool, desc: str,

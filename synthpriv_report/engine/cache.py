@@ -166,14 +166,15 @@ class _Engine:
         desc = f"{spec.label}: {query.label} -> {ref.label}"
         where: dict[str, Any] = {}
         choice: nb.SearchChoice | None
-        if (spec, ref.key) not in self.trees and self.backend.shards(
-                n_ref, tree_read_here=(spec, ref.key) in self.planned_reads):
+        sharded = None if (spec, ref.key) in self.trees else self.backend.shards(
+            n_ref, tree_read_here=(spec, ref.key) in self.planned_reads)
+        if sharded is not None:
             # a reference set cut into shards, each with its own tree on one worker, or one shard where the set is
             # no larger than a shard and no metric reads its tree here: no tree of it in the calling process, and
             # (gower and euclidean-type spaces) no whole set's coordinates either: each block is made as sent
             header = self._header(spec)
             (qn, qc), (rn, rc) = self._rows(spec, query, header), self._rows(spec, ref, header)
-            remote, choice, where = self.backend.search_sharded(
+            remote, choice, where = sharded(
                 (spec, ref.key), ShardParams.from_encoding(header), rn, rc, qn, qc, k=k_search,
                 exclude_self=(query.key == ref.key), engine=self.search_engine, desc=desc)
             self.searches.append(SearchRecord(spec.label, query.label, ref.label, k_search, qn.shape[0], n_ref,

@@ -307,12 +307,12 @@ def _prepared(real: DataSource, synthetic: DataSource, holdout: DataSource | Non
     :meth:`~synthpriv_report.engine.backend.Backend.partitioned_inputs`) are prepared there, each partition read,
     checked and encoded on a worker (:mod:`synthpriv_report.cluster.partitioned`; a reference set is refused there,
     naming ``reference=``)."""
-    partitioned = backend.partitioned_inputs(real, synthetic, holdout, exclude=s["exclude"], reference=reference)
+    prepare_parts = backend.partitioned_inputs(real, synthetic, holdout, exclude=s["exclude"], reference=reference)
     backend.settle()  # the preparation's tasks too: a client's log of sent messages would keep their arguments
     with pg.stage("preparing the data", enabled=s["progress"]):
-        if partitioned is not None:
-            data, auto_excluded, kept = backend.prepare_partitioned(
-                partitioned, numeric=s["numeric"], categorical=s["categorical"], include=s["include"],
+        if prepare_parts is not None:
+            data, auto_excluded, kept = prepare_parts(
+                numeric=s["numeric"], categorical=s["categorical"], include=s["include"],
                 named=(s["key_fields"], s["sensitive_fields"]), reveal_real_values=s["reveal_real_values"],
                 row_order=s["row_order"])
         else:

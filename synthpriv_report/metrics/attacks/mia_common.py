@@ -61,7 +61,7 @@ from ..._compiled import njit
 from ...core import plotting as plot
 from ...core.formats import fmt_count, fmt_number, fmt_share
 from ...core.formats import is_finite_number as finite
-from ...core.registry import LevelSpec, NotRequired, ResultJSON, TypedDict, verdict_alpha
+from ...core.registry import Computation, Grading, LevelSpec, NotRequired, ResultJSON, TypedDict, verdict_alpha
 from ...core.results import InconsistentReportError, MetricResult, not_computed, stored_count, stored_number
 from ...stats.comparisons import ABS_TOL, REL_TOL
 from .._shared.arrays import SmallResult, eps_ratio
@@ -985,6 +985,22 @@ def attack_weak(r: MetricResult) -> str | None:
         return (f"the attack's scores tie for {tied:.0%} of member/non-member pairs, so it decides mostly by ties and "
                 f"rules nothing out")
     return None
+
+
+def reference_attack_computation(compute: Callable[..., MetricResult], plan: Callable[..., Any],
+                                 details: type) -> Computation:
+    """What the reference-calibrated attacks (distance ratio, density ratio, local likelihood ratio) declare about
+    their computation: a holdout is needed, distances in the Gower space, no calibration against the holdout, and
+    no copy-sensitivity: a person with a natural twin among the synthetic records scores as a copy does."""
+    return Computation(compute=compute, plan=plan, needs=("holdout",), default_space="gower", calibratable=False,
+                       copy_sensitive=False, details=details)
+
+
+def attack_grading(what: str, *, n_attacks: int = 1, drives_verdict: bool = False) -> Grading:
+    """How a membership attack's true-positive rate is graded: a share, riskier when higher, at the level rule of
+    :func:`attack_level`."""
+    return Grading(direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="share",
+                   level=attack_level(what, n_attacks=n_attacks), drives_verdict=drives_verdict)
 
 
 def attack_level(what: str, *, n_attacks: int = 1) -> LevelSpec:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.registry import Computation, FigureSpec, Grading, MetricSpec, Presentation, Words, register
+from ...core.registry import FigureSpec, MetricSpec, Presentation, Words, register
 from ...core.results import MetricResult
 from .mia_common import (
     SOURCE_CARLINI,
@@ -31,7 +31,7 @@ from .mia_common import (
     AttackDetails,
     attack_finding,
     attack_graded,
-    attack_level,
+    attack_grading,
     attack_plan,
     attack_residual,
     attack_result,
@@ -39,6 +39,7 @@ from .mia_common import (
     log_ratio,
     plot_attack_roc,
     ref_distances,
+    reference_attack_computation,
     scores_memo,
     syn_distances,
 )
@@ -92,13 +93,8 @@ class MiaDistanceRatioDetails(AttackDetails):
 
 register(MetricSpec(
     name=NAME,
-    computation=Computation(
-        compute=_compute, plan=plan, needs=("holdout",), default_space="gower", calibratable=False,
-        copy_sensitive=False,  # a person with a natural twin among the synthetic records scores as a copy does
-        details=MiaDistanceRatioDetails),
-    grading=Grading(
-        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="share",
-        level=attack_level("the distance-ratio attack")),
+    computation=reference_attack_computation(_compute, plan, MiaDistanceRatioDetails),
+    grading=attack_grading("the distance-ratio attack"),
     presentation=Presentation(
         title="Membership attack: distance ratio (nearest synthetic over nearest reference record)",
         section="mia_distance_ratio", group="attack",

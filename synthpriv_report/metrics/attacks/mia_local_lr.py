@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.registry import Computation, FigureSpec, Grading, MetricSpec, Presentation, Words, register
+from ...core.registry import FigureSpec, MetricSpec, Presentation, Words, register
 from ...core.results import MetricResult
 from .mia_common import (
     K_LOCAL_REF,
@@ -34,13 +34,14 @@ from .mia_common import (
     AttackDetails,
     attack_finding,
     attack_graded,
-    attack_level,
+    attack_grading,
     attack_plan,
     attack_residual,
     attack_result,
     attack_space,
     attack_split,
     plot_attack_roc,
+    reference_attack_computation,
     scores_memo,
     target_rows,
 )
@@ -154,13 +155,8 @@ class MiaLocalLrDetails(AttackDetails):
 
 register(MetricSpec(
     name=NAME,
-    computation=Computation(
-        compute=_compute, plan=plan, needs=("holdout",), default_space="gower", calibratable=False,
-        copy_sensitive=False,
-        details=MiaLocalLrDetails),  # a person with a natural twin among the synthetic records scores as a copy does
-    grading=Grading(
-        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="share",
-        level=attack_level("the local likelihood-ratio attack")),
+    computation=reference_attack_computation(_compute, plan, MiaLocalLrDetails),
+    grading=attack_grading("the local likelihood-ratio attack"),
     presentation=Presentation(
         title="Membership attack: local likelihood ratio (after Gen-LRA)", section="mia_local_lr", group="attack",
         summary="Whether an attacker with some real reference data finds training members: each person scored by how "

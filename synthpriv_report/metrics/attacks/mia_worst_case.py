@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from ... import stats
 from ...core.formats import fmt_count, fmt_number, fmt_share
-from ...core.registry import Computation, FigureSpec, Grading, MetricSpec, Presentation, Words, register, verdict_alpha
+from ...core.registry import Computation, FigureSpec, MetricSpec, Presentation, Words, register, verdict_alpha
 from ...core.results import MetricResult, not_computed
 from . import mia_density_ratio, mia_distance_ratio, mia_local_lr
 from .mia_common import (
@@ -35,7 +35,7 @@ from .mia_common import (
     SOURCE_JAGIELSKI,
     AttackDetails,
     attack_graded,
-    attack_level,
+    attack_grading,
     attack_roc,
     attack_space,
     atypical_breakdown,
@@ -230,9 +230,7 @@ register(MetricSpec(
     computation=Computation(
         compute=_compute, plan=_plan, needs=("holdout",), default_space="gower", calibratable=False,
         copy_sensitive=True, details=MiaWorstCaseDetails),
-    grading=Grading(
-        direction="higher_is_riskier", value_range=(0.0, 1.0), value_kind="share",
-        level=attack_level("one of the attacks", n_attacks=len(ATTACKS)), drives_verdict=True),
+    grading=attack_grading("one of the attacks", n_attacks=len(ATTACKS), drives_verdict=True),
     presentation=Presentation(
         title="Membership attacks: the worst case", section="mia_worst_case", group="attack",
         summary="The strongest of the membership attacks (the three reference-calibrated ones and the plain distance "
