@@ -9,7 +9,18 @@ from numpy.typing import NDArray
 from .._compiled import COMPILED, njit, prange
 from ..spaces import MODE_GOWER, MODE_L2, Encoding
 from .kernels import ABS_TOL, REL_TOL, _acc, _equal, _query_arrays, _slack, _to_dist
-from .search import _lower_bound, _query_bits
+from .search import _lower_bound, _query_bits, choose_engine
+from .tiled import (
+    _GROUP,
+    _SENTINEL_SAFE,
+    QUERY_BLOCK,
+    REF_TILE,
+    _prepare_queries,
+    _prepare_refs,
+    _tile_acc,
+    _up32,
+    approx_margin,
+)
 from .tree import RefTree, split_tree
 
 
@@ -18,9 +29,8 @@ def _ties_batch(qnum, qcat, dmin, qlab, rlab, lab_kind, lab_tol, tr):
     mode, rnum, rcat, perm, w, cost, scale, exact = tr.mode, tr.num, tr.cat, tr.perm, tr.w, tr.cost, tr.scale, tr.exact
     start, end, left, right, mask = tr.start, tr.end, tr.left, tr.right, tr.mask
     n = qnum.shape[0]
-    a = qlab.shape[1]
     n_min = np.zeros(n, dtype=np.int64)
-    n_ok = np.zeros((n, a), dtype=np.int64)
+    n_ok = np.zeros((n, qlab.shape[1]), dtype=np.int64)
     n_nodes = start.shape[0]
     for qi in prange(n):
         stack = np.empty(n_nodes + 2, dtype=np.int64)
@@ -50,21 +60,68 @@ def _ties_batch(qnum, qcat, dmin, qlab, rlab, lab_kind, lab_tol, tr):
                 if not _equal(d, dmin[qi], exact):
                     continue
                 n_min[qi] += 1
-                ridx = perm[t]
-                for j in range(a):
-                    y = qlab[qi, j]
-                    z = rlab[ridx, j]
-                    if lab_kind[j] == 0:  # categorical code
-                        ok = y == z
-                    else:  # numeric, relative tolerance
-                        if y != y or z != z:
-                            ok = (y != y) and (z != z)
-                        else:
-                            lhs = abs(y - z)
-                            rhs = lab_tol[j] * abs(z)
-                            ok = lhs <= rhs or abs(lhs - rhs) <= REL_TOL * max(lhs, rhs) + ABS_TOL
-                    if ok:
-                        n_ok[qi, j] += 1
+                _count_correct(qlab, rlab, lab_kind, lab_tol, qi, perm[t], n_ok)
+    return n_min, n_ok
+
+
+@njit(cache=True, inline="always")
+def _count_correct(qlab, rlab, lab_kind, lab_tol, qi, ridx, n_ok):
+    """Add 1 to ``n_ok[qi, j]`` for every attribute j on which reference ``ridx`` is "correct" for query ``qi``:
+    the same code (categorical), or within the relative tolerance (numeric; both missing correct, one missing
+    wrong)."""
+    for j in range(qlab.shape[1]):
+        y = qlab[qi, j]
+        z = rlab[ridx, j]
+        if lab_kind[j] == 0:  # categorical code
+            ok = y == z
+        else:  # numeric, relative tolerance
+            if y != y or z != z:
+                ok = (y != y) and (z != z)
+            else:
+                lhs = abs(y - z)
+                rhs = lab_tol[j] * abs(z)
+                ok = lhs <= rhs or abs(lhs - rhs) <= REL_TOL * max(lhs, rhs) + ABS_TOL
+        if ok:
+            n_ok[qi, j] += 1
+
+
+@njit(cache=True, parallel=True)
+def _ties_tiled(qnum, qcat, Q, Qc, dmin, margin, qlab, rlab, lab_kind, lab_tol, tr, Rt, Rct, cost32):
+    """:func:`_ties_batch` by the tiled kernel (:mod:`.tiled`): every query meets every reference in
+    single-precision tiles, and each reference whose single-precision accumulator lies within the proven margin
+    of the query's tie bound is scored again in float64 by the tree walk's own expression and test, so the counts
+    are the tree walk's."""
+    mode, rnum, rcat, perm, w, cost, scale, exact = tr.mode, tr.num, tr.cat, tr.perm, tr.w, tr.cost, tr.scale, tr.exact
+    n = qnum.shape[0]
+    m = Rt.shape[1]
+    n_min = np.zeros(n, dtype=np.int64)
+    n_ok = np.zeros((n, qlab.shape[1]), dtype=np.int64)
+    n_tasks = (n + QUERY_BLOCK - 1) // QUERY_BLOCK
+    for task in prange(n_tasks):
+        a = task * QUERY_BLOCK
+        b = min(n, a + QUERY_BLOCK)
+        acc = np.empty((_GROUP, REF_TILE), dtype=np.float32)
+        bound = np.empty(QUERY_BLOCK)
+        thr = np.empty(QUERY_BLOCK, dtype=np.float32)
+        for qi in range(a, b):
+            bound[qi - a] = _slack(mode, dmin[qi], scale, exact)
+            thr[qi - a] = _up32(bound[qi - a] + margin[qi])
+        for lo in range(0, m, REF_TILE):
+            hi = min(m, lo + REF_TILE)
+            for g in range(a, b, _GROUP):
+                _tile_acc(mode, Q, Qc, g, Rt, Rct, cost32, lo, hi, acc)
+                for x in range(min(_GROUP, b - g)):
+                    qi = g + x
+                    th = thr[qi - a]
+                    bd = bound[qi - a]
+                    for t in range(hi - lo):
+                        if acc[x, t] <= th:
+                            tt = lo + t
+                            ac = _acc(mode, qnum[qi], qcat[qi], rnum, rcat, tt, w, cost)
+                            if ac > bd or not _equal(_to_dist(mode, ac, scale), dmin[qi], exact):
+                                continue
+                            n_min[qi] += 1
+                            _count_correct(qlab, rlab, lab_kind, lab_tol, qi, perm[tt], n_ok)
     return n_min, n_ok
 
 
@@ -77,8 +134,14 @@ def ties_at_min(
     rlab: NDArray[np.float64],
     lab_kind: NDArray[np.int64],
     lab_tol: NDArray[np.float64],
+    *,
+    engine: str = "auto",
+    info: dict | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Count, per query, the references at its minimal distance and how many of them are "correct".
+
+    Every engine gives the same counts: each applies the tree walk's float64 expression and tie test to every
+    reference that can lie at the minimal distance.
 
     Parameters
     ----------
@@ -92,6 +155,16 @@ def ties_at_min(
         one missing wrong).
     lab_tol : ndarray, shape (a,)
         Relative tolerance per numeric attribute.
+    engine : {"auto", "tree", "tiled"}
+        ``tree``: a walk of ``tree`` per query, bounded by its minimal distance; ``tiled``: the tiled kernel
+        (:mod:`.tiled`: every query against every reference in single precision, the candidates scored again in
+        float64); ``auto`` (default): the engine :func:`.search.choose_engine` picks for these queries' nearest
+        reference (the tiled kernel where the tree would visit more than
+        :data:`~.search.TILED_RELATIVE_COST` of the references). Where many references lie at the minimal
+        distance, as in a Hamming space of few key fields, the walk cannot skip them and the tiled kernel costs
+        less.
+    info : dict, optional
+        Filled with ``info["engine"]``: the engine that ran.
 
     Returns
     -------
@@ -102,11 +175,47 @@ def ties_at_min(
     """
     args = (qnum, qcat, np.asarray(dmin, dtype=np.float64), np.ascontiguousarray(qlab, np.float64),
             np.ascontiguousarray(rlab, np.float64), np.asarray(lab_kind, np.int64), np.asarray(lab_tol, np.float64))
+    if engine not in ("auto", "tree", "tiled"):
+        raise ValueError(f"engine={engine!r}: choose 'auto', 'tree' or 'tiled'")
     if not COMPILED:
         from .vectorised import ties_numpy
 
+        if info is not None:
+            info["engine"] = "numpy"
         return ties_numpy(tree, *args)
-    return _ties_batch(*args, tree)
+    if engine == "auto":
+        none = np.full(qnum.shape[0], -1, dtype=np.int64)
+        engine = "tiled" if choose_engine(tree, args[0], args[1], none, 1).engine == "tiled" else "tree"
+    if info is not None:
+        info["engine"] = engine
+    if engine == "tree" or qnum.shape[0] == 0 or tree.size == 0:
+        return _ties_batch(*args, tree)
+    return _ties_tiled_run(tree, *args)
+
+
+def _ties_tiled_run(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], dmin: NDArray[np.float64],
+                    qlab: NDArray[np.float64], rlab: NDArray[np.float64], lab_kind: NDArray[np.int64],
+                    lab_tol: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """:func:`ties_at_min` by the tiled kernel, in query chunks (the margins as :func:`.tiled.knn_tiled`'s)."""
+    qnum = np.ascontiguousarray(qnum, dtype=np.float64)
+    qcat = np.ascontiguousarray(qcat, dtype=np.int64)
+    n = qnum.shape[0]
+    n_min = np.zeros(n, dtype=np.int64)
+    n_ok = np.zeros((n, qlab.shape[1]), dtype=np.int64)
+    Rt, Rct, cost32, absmax = _prepare_refs(tree)
+    sentinel_ok = absmax <= _SENTINEL_SAFE
+    for s in range(0, n, _TIES_CHUNK):
+        e = min(n, s + _TIES_CHUNK)
+        Q, Qc, absq = _prepare_queries(tree, qnum[s:e], qcat[s:e])
+        ok_q = sentinel_ok & (absq <= _SENTINEL_SAFE) if tree.mode == MODE_GOWER else None
+        margin = approx_margin(tree, absq, absmax, ok_q)
+        n_min[s:e], n_ok[s:e] = _ties_tiled(qnum[s:e], qcat[s:e], Q, Qc, dmin[s:e], margin, qlab[s:e], rlab,
+                                            lab_kind, lab_tol, tree, Rt, Rct, cost32)
+    return n_min, n_ok
+
+
+#: Queries per call of the tiled ties kernel (bounds the single-precision copy of the queries).
+_TIES_CHUNK = 1 << 16
 
 
 # ---------------------------------------------------------------------------------------------------------------

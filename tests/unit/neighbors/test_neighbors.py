@@ -242,7 +242,8 @@ def test_tie_tolerance_groups_near_equal_distances() -> None:
 
 
 @pytest.mark.slow  # about a second
-def test_ties_at_min_matches_brute_count() -> None:
+@pytest.mark.parametrize("engine", ["tree", "tiled"])
+def test_ties_at_min_matches_brute_count(engine: str) -> None:
     T = _mixed(300, 21)
     S = _mixed(120, 22)
     d = prepare(T, S)
@@ -254,7 +255,10 @@ def test_ties_at_min_matches_brute_count() -> None:
         dmin = knn(tree, qn, qc, k=1)[0][:, 0]
         lab_t = f.codes["T"][:, :1].astype(float)  # column c's codes as the label
         lab_s = f.codes["S"][:, :1].astype(float)
-        n_min, n_ok = ties_at_min(tree, qn, qc, dmin, lab_t, lab_s, np.array([0]), np.array([0.0]))
+        info: dict = {}
+        n_min, n_ok = ties_at_min(tree, qn, qc, dmin, lab_t, lab_s, np.array([0]), np.array([0.0]), engine=engine,
+                                  info=info)
+        assert info["engine"] == engine
         nq, nr = 300, 120
         ii, jj = np.meshgrid(np.arange(nq), np.arange(nr), indexing="ij")
         D = pair_distances(enc, "T", ii.ravel(), "S", jj.ravel()).reshape(nq, nr)
@@ -264,6 +268,39 @@ def test_ties_at_min_matches_brute_count() -> None:
             assert n_min[q] == at_min.sum(), (kind, q)
             assert n_ok[q, 0] == (lab_s[at_min, 0] == lab_t[q, 0]).sum(), (kind, q)
         assert (n_min >= 1).all()
+
+
+@pytest.mark.parametrize("step", [1e-9, 3e-10])
+def test_ties_at_min_tiled_equals_tree_on_near_ties(step: float) -> None:
+    # distances a tie tolerance apart, missing values, and a numeric label with a tolerance: the tiled kernel's
+    # single-precision filter must pass every reference the tree walk counts, and its float64 test decide alike
+    T = near_tie_chains(700, 3, step, 0.0, ["a", "b"])
+    S = near_tie_chains(260, 4, step, 2 * step, ["a", "q"])
+    T.loc[::17, "x1"] = np.nan
+    S.loc[::13, "x1"] = np.nan
+    d = prepare(T, S)
+    f = fit(d)
+    lab_t = np.column_stack([f.codes["T"][:, 0].astype(float), T["x2"].to_numpy()])
+    lab_s = np.column_stack([f.codes["S"][:, 0].astype(float), S["x2"].to_numpy()])
+    kinds, tol = np.array([0, 1]), np.array([0.0, 0.2])
+    for kind in ("gower", "euclidean", "hamming"):
+        enc = encode(d, f, SpaceSpec(kind))
+        tree = build_tree(enc, "S")
+        qn, qc = np.ascontiguousarray(enc.num["T"]), np.ascontiguousarray(enc.cat["T"])
+        dmin = knn(tree, qn, qc, k=1)[0][:, 0]
+        by_tree = ties_at_min(tree, qn, qc, dmin, lab_t, lab_s, kinds, tol, engine="tree")
+        by_tiles = ties_at_min(tree, qn, qc, dmin, lab_t, lab_s, kinds, tol, engine="tiled")
+        assert np.array_equal(by_tree[0], by_tiles[0]) and np.array_equal(by_tree[1], by_tiles[1]), kind
+        assert (by_tree[0] >= 1).all() and (by_tree[0] > 1).any(), kind  # ties do occur
+
+
+def test_ties_at_min_refuses_an_unknown_engine() -> None:
+    T = pd.DataFrame({"k": ["a", "b"]})
+    d = prepare(T, T)
+    enc = encode(d, fit(d), SpaceSpec("hamming"))
+    with pytest.raises(ValueError, match="engine='gpu'"):
+        ties_at_min(build_tree(enc, "S"), enc.num["T"], enc.cat["T"], np.zeros(2), np.zeros((2, 1)),
+                    np.zeros((2, 1)), np.array([0]), np.array([0.0]), engine="gpu")
 
 
 def test_ties_at_min_numeric_label_tolerance_by_hand() -> None:
