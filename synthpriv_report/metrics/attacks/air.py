@@ -83,7 +83,8 @@ def _air_ties(ctx: Context, attrs: list[str], kind: int, tol: float) -> tuple[ND
             qlab = _sens_values(ctx, ctx.T, attrs)
             rlab = _sens_values(ctx, ctx.S, attrs)
         kinds = np.full(len(attrs), kind, dtype=np.int64)
-        return nb.ties_at_min(tree, qnum, qcat, dmin, qlab, rlab, kinds, np.full(len(attrs), tol))
+        return nb.ties_at_min(tree, qnum, qcat, dmin, qlab, rlab, kinds, np.full(len(attrs), tol),
+                              engine=ctx.settings.get("engine", "auto"))
 
     key_tol = float(tol) if kind == 1 else None
     return ctx.memo(("review_attack.air_ties", space, ctx.T, ctx.S, tuple(attrs), kind, key_tol), build)

@@ -208,7 +208,8 @@ def _gcap_ties(ctx: Context, cat: list[str]) -> tuple[NDArray[np.float64], NDArr
             qlab = qlab[real.rows]
         rlab = _sens_codes(ctx, ctx.S, cat).astype(np.float64)
         kinds = np.zeros(len(cat), dtype=np.int64)
-        n_min, n_ok = nb.ties_at_min(tree, qnum, qcat, dmin, qlab, rlab, kinds, np.zeros(len(cat)))
+        n_min, n_ok = nb.ties_at_min(tree, qnum, qcat, dmin, qlab, rlab, kinds, np.zeros(len(cat)),
+                                     engine=ctx.settings.get("engine", "auto"))
         return dmin, n_min, n_ok
 
     return ctx.memo(("review_attack.gcap_ties", space, real, ctx.S, tuple(cat)), build)

@@ -146,9 +146,16 @@ def _test_result(metric: str, ctx: Any, params: dict[str, Any], ref_vals: ArrayL
     if r.score is None:
         return not_computed(metric, r.reason or "", space=sp.label)
     nb = int(params["n_bootstrap"])
-    rep_h = stats.bootstrap_replicates(ref_vals, statistic=stat, n_resamples=nb, random_state=ctx.random_state)
-    rep_s = stats.bootstrap_replicates(syn_vals, statistic=stat, n_resamples=nb,
-                                       random_state=None if ctx.random_state is None else ctx.random_state + 1)
+    rs = ctx.random_state
+
+    def replicates(values: ArrayLike, role: Any, seed: int | None) -> NDArray[np.float64]:
+        # kept on the evaluation: they do not depend on the verdict's false-alarm rate, so the verdict graded at
+        # another rate (a comparison's adjusted verdicts) reads only their quantiles again
+        return ctx.memo((f"{metric}.replicates", sp, role, ctx.T, stat, nb, seed),
+                        lambda: stats.bootstrap_replicates(values, statistic=stat, n_resamples=nb, random_state=seed))
+
+    rep_h = replicates(ref_vals, ctx.H, rs)
+    rep_s = replicates(syn_vals, ctx.S, None if rs is None else rs + 1)
     with np.errstate(divide="ignore", invalid="ignore"):
         rep_d = 100.0 * (rep_h - rep_s) / rep_h
     rep_score = np.maximum(0.0, 100.0 - np.maximum(rep_d, 0.0))

@@ -334,11 +334,12 @@ def _same(a, b):
     return (a == b) or (pd.isna(a) and pd.isna(b))  # missing equals missing
 
 
-def test_zcap_gcap_match_brute_force():
+@pytest.mark.parametrize("engine", ["tree", "tiled"])  # the ties at the minimum counted by either
+def test_zcap_gcap_match_brute_force(engine):
     rng = np.random.default_rng(1)
     T, S = _random_frame(rng, 60), _random_frame(rng, 50)
     keys = ["c1", "c2", "x"]
-    ev = _ev(T, S, key_fields=keys, sensitive_fields=["s"])
+    ev = _ev(T, S, key_fields=keys, sensitive_fields=["s"], engine=engine)
     res = _res(ev)
     Tv, Sv = T[keys].to_numpy(object), S[keys].to_numpy(object)
     z, g = [], []
@@ -391,11 +392,12 @@ def test_gcap_above_its_pair_budget_uses_a_seeded_sample_of_the_real_records_and
     assert full.details["n_real_used"] == 60 and not any("random sample" in n for n in full.notes)
 
 
-def test_air_matches_brute_force():
+@pytest.mark.parametrize("engine", ["tree", "tiled"])  # the ties at the minimum counted by either
+def test_air_matches_brute_force(engine):
     rng = np.random.default_rng(2)
     T, S = _random_frame(rng, 60, missing=False), _random_frame(rng, 50, missing=False)
     keys = ["c1", "x"]
-    ev = _ev(T, S, key_fields=keys, sensitive_fields=["s", "t"])
+    ev = _ev(T, S, key_fields=keys, sensitive_fields=["s", "t"], engine=engine)
     r = _res(ev, air_tolerance=0.1)["air"]
     rg = T["x"].max() - T["x"].min()
     f1 = np.zeros(len(T))

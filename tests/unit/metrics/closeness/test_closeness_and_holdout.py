@@ -458,6 +458,30 @@ def test_dcr_test_euclidean_by_hand() -> None:
 
 
 @pytest.mark.usefixtures("small_sets_graded")
+def test_holdout_tests_graded_at_another_rate_resample_nothing_again(monkeypatch) -> None:
+    """The bootstrap replicates do not depend on the verdict's false-alarm rate: graded again at another rate (a
+    comparison's adjusted verdicts), a holdout test reads the kept replicates' quantiles, and its numbers are
+    those of a fresh evaluation at that rate."""
+    from synthpriv_report.core.registry import verdict_false_alarm
+    from synthpriv_report.metrics.holdout import holdout_tests
+
+    names = ["dcr_test", "nndr_test"]
+    ev = _ev()
+    before = ev.results(metrics=names)
+    calls = []
+    real = holdout_tests.stats.bootstrap_replicates
+    monkeypatch.setattr(holdout_tests.stats, "bootstrap_replicates", lambda *a, **k: calls.append(1) or real(*a, **k))
+    with verdict_false_alarm(0.01):
+        again = ev.results(metrics=names)
+        fresh = _ev().results(metrics=names)
+    assert calls == [1] * 4  # the fresh evaluation's two replicates per test, none for the kept one
+    for m in names:
+        assert again[m].to_dict() == fresh[m].to_dict()
+        assert again[m].details["check_alpha"] < before[m].details["check_alpha"]
+        assert again[m].details["D_lower_bound_for_level"] <= before[m].details["D_lower_bound_for_level"]
+
+
+@pytest.mark.usefixtures("small_sets_graded")
 def test_dcr_test_gower_by_hand() -> None:
     r = _ev(spaces={"dcr_test": "gower"}).results(metrics=["dcr_test"])["dcr_test"]
     # gower halves every same-category distance: DCR_HT = .25/6 = .041667, DCR_ST = .15/4 = .0375, D = 10
