@@ -151,8 +151,10 @@ def _test_result(metric: str, ctx: Any, params: dict[str, Any], ref_vals: ArrayL
     def replicates(values: ArrayLike, role: Any, seed: int | None) -> NDArray[np.float64]:
         # kept on the evaluation: they do not depend on the verdict's false-alarm rate, so the verdict graded at
         # another rate (a comparison's adjusted verdicts) reads only their quantiles again
-        return ctx.memo((f"{metric}.replicates", sp, role, ctx.T, stat, nb, seed),
-                        lambda: stats.bootstrap_replicates(values, statistic=stat, n_resamples=nb, random_state=seed))
+        kept: NDArray[np.float64] = ctx.memo(
+            (f"{metric}.replicates", sp, role, ctx.T, stat, nb, seed),
+            lambda: stats.bootstrap_replicates(values, statistic=stat, n_resamples=nb, random_state=seed))
+        return kept
 
     rep_h = replicates(ref_vals, ctx.H, rs)
     rep_s = replicates(syn_vals, ctx.S, None if rs is None else rs + 1)
