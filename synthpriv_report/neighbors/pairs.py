@@ -10,17 +10,7 @@ from .._compiled import COMPILED, njit, prange
 from ..spaces import MODE_GOWER, MODE_L2, Encoding
 from .kernels import ABS_TOL, REL_TOL, _acc, _equal, _query_arrays, _slack, _to_dist
 from .search import _lower_bound, _query_bits, choose_engine
-from .tiled import (
-    _GROUP,
-    _SENTINEL_SAFE,
-    QUERY_BLOCK,
-    REF_TILE,
-    _prepare_queries,
-    _prepare_refs,
-    _tile_acc,
-    _up32,
-    approx_margin,
-)
+from .tiled import _GROUP, QUERY_BLOCK, REF_TILE, _tile_acc, _up32, prepared_chunks
 from .tree import RefTree, split_tree
 
 
@@ -202,15 +192,10 @@ def _ties_tiled_run(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.i
     n = qnum.shape[0]
     n_min = np.zeros(n, dtype=np.int64)
     n_ok = np.zeros((n, qlab.shape[1]), dtype=np.int64)
-    Rt, Rct, cost32, absmax = _prepare_refs(tree)
-    sentinel_ok = absmax <= _SENTINEL_SAFE
-    for s in range(0, n, _TIES_CHUNK):
-        e = min(n, s + _TIES_CHUNK)
-        Q, Qc, absq = _prepare_queries(tree, qnum[s:e], qcat[s:e])
-        ok_q = sentinel_ok & (absq <= _SENTINEL_SAFE) if tree.mode == MODE_GOWER else None
-        margin = approx_margin(tree, absq, absmax, ok_q)
+    chunks = ((s, min(n, s + _TIES_CHUNK)) for s in range(0, n, _TIES_CHUNK))
+    for s, e, Q, Qc, margin, refs in prepared_chunks(tree, qnum, qcat, chunks):
         n_min[s:e], n_ok[s:e] = _ties_tiled(qnum[s:e], qcat[s:e], Q, Qc, dmin[s:e], margin, qlab[s:e], rlab,
-                                            lab_kind, lab_tol, tree, Rt, Rct, cost32)
+                                            lab_kind, lab_tol, tree, *refs)
     return n_min, n_ok
 
 

@@ -25,6 +25,8 @@ Memory: the transposed single-precision copy of the references plus a tile of ac
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -213,6 +215,19 @@ def approx_margin(tree: RefTree, absq: NDArray[np.float64], absmax: NDArray[np.f
     return np.where(np.isfinite(out), out, np.inf)
 
 
+def prepared_chunks(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
+                    chunks: Iterable[tuple[int, int]], margin_scale: float = 1.0) -> Iterator[tuple]:
+    """What a tiled kernel reads, chunk by chunk of the queries: ``(start, end, Q, Qc, margin, refs)``, with the
+    chunk's single-precision queries, each query's proven margin (:func:`approx_margin`, times ``margin_scale``)
+    and ``refs = (Rt, Rct, cost32)``, the references' single-precision copy, made once."""
+    Rt, Rct, cost32, absmax = _prepare_refs(tree)
+    sentinel_ok = absmax <= _SENTINEL_SAFE
+    for s, e in chunks:
+        Q, Qc, absq = _prepare_queries(tree, qnum[s:e], qcat[s:e])
+        ok_q = sentinel_ok & (absq <= _SENTINEL_SAFE) if tree.mode == 0 else None
+        yield s, e, Q, Qc, approx_margin(tree, absq, absmax, ok_q) * margin_scale, (Rt, Rct, cost32)
+
+
 def knn_tiled(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], self_pos: NDArray[np.int64],
               k: int, *, progress: bool = False, desc: str = "neighbours", margin_scale: float = 1.0,
               resolve: bool = True, near: NDArray[np.bool_] | None = None,
@@ -231,19 +246,11 @@ def knn_tiled(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64],
     out_i = np.full((n, k), -1, dtype=np.int64)
     if n == 0 or k == 0 or tree.size == 0:
         return out_d, out_i
-    Rt, Rct, cost32, absmax = _prepare_refs(tree)
-    sentinel_ok = absmax <= _SENTINEL_SAFE
     if near is None:
         near = np.zeros(n, dtype=np.bool_)
-    for s, e in query_chunks(n, desc, progress):
-        Q, Qc, absq = _prepare_queries(tree, qnum[s:e], qcat[s:e])
-        if tree.mode == 0:
-            sentinel_ok_q = sentinel_ok & (absq <= _SENTINEL_SAFE)
-        else:
-            sentinel_ok_q = None
-        margin = approx_margin(tree, absq, absmax, sentinel_ok_q) * margin_scale
-        d, i = _tiled_batch(qnum[s:e], qcat[s:e], Q, Qc, self_pos[s:e], margin, k, tree, Rt, Rct, cost32,
-                            near[s:e])
+    for s, e, Q, Qc, margin, refs in prepared_chunks(tree, qnum, qcat, query_chunks(n, desc, progress),
+                                                     margin_scale):
+        d, i = _tiled_batch(qnum[s:e], qcat[s:e], Q, Qc, self_pos[s:e], margin, k, tree, *refs, near[s:e])
         out_d[s:e] = d
         out_i[s:e] = i
     if resolve:
