@@ -8,7 +8,7 @@ from numpy.typing import NDArray
 
 from .._compiled import COMPILED, njit, prange
 from ..spaces import MODE_GOWER, MODE_L2, Encoding
-from .kernels import ABS_TOL, REL_TOL, _acc, _equal, _query_arrays, _slack, _to_dist
+from .kernels import ABS_TOL, REL_TOL, _acc, _equal, _query_arrays, _slack, _to_dist, query_chunks
 from .search import _lower_bound, _query_bits, choose_engine
 from .tiled import _GROUP, QUERY_BLOCK, REF_TILE, _tile_acc, _up32, prepared_chunks
 from .tree import RefTree, split_tree
@@ -186,21 +186,18 @@ def ties_at_min(
 def _ties_tiled_run(tree: RefTree, qnum: NDArray[np.float64], qcat: NDArray[np.int64], dmin: NDArray[np.float64],
                     qlab: NDArray[np.float64], rlab: NDArray[np.float64], lab_kind: NDArray[np.int64],
                     lab_tol: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """:func:`ties_at_min` by the tiled kernel, in query chunks (the margins as :func:`.tiled.knn_tiled`'s)."""
+    """:func:`ties_at_min` by the tiled kernel, in the search's query chunks (the margins as
+    :func:`.tiled.knn_tiled`'s)."""
     qnum = np.ascontiguousarray(qnum, dtype=np.float64)
     qcat = np.ascontiguousarray(qcat, dtype=np.int64)
     n = qnum.shape[0]
     n_min = np.zeros(n, dtype=np.int64)
     n_ok = np.zeros((n, qlab.shape[1]), dtype=np.int64)
-    chunks = ((s, min(n, s + _TIES_CHUNK)) for s in range(0, n, _TIES_CHUNK))
-    for s, e, Q, Qc, margin, refs in prepared_chunks(tree, qnum, qcat, chunks):
+    for s, e, Q, Qc, margin, refs in prepared_chunks(tree, qnum, qcat, query_chunks(n, "ties", False)):
         n_min[s:e], n_ok[s:e] = _ties_tiled(qnum[s:e], qcat[s:e], Q, Qc, dmin[s:e], margin, qlab[s:e], rlab,
                                             lab_kind, lab_tol, tree, *refs)
     return n_min, n_ok
 
-
-#: Queries per call of the tiled ties kernel (bounds the single-precision copy of the queries).
-_TIES_CHUNK = 1 << 16
 
 
 # ---------------------------------------------------------------------------------------------------------------
