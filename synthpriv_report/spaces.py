@@ -588,7 +588,8 @@ def project(data: PreparedData, euclid: Encoding, spec: SpaceSpec, *,
     Memory stays at a few blocks of :data:`PROJECT_BLOCK` embedded rows plus the result, whatever the number of
     records: the mean is summed block by block; the SVD is that of the triangular factor R of a QR
     factorisation of the centred real embedding, accumulated block by block (``R = qr([R; block])``), which has
-    the same singular values and right singular vectors as the embedding itself.
+    the same singular values and right singular vectors as the embedding itself. The factorisations and products
+    run on one BLAS thread (:func:`one_blas_thread`), so the coordinates do not depend on the machine's cores.
     """
     real_sets = [s for s in REAL_SETS if s in data.sizes]
     width = embedding_width(euclid)
@@ -604,18 +605,20 @@ def project(data: PreparedData, euclid: Encoding, spec: SpaceSpec, *,
             yield embed(euclid, s, np.arange(a, min(n, a + block)))
 
     if fitted is not None:
-        return _projected(data, euclid, spec, fitted.mean, fitted.components, fitted.explained_variance_ratio)
+        with one_blas_thread():
+            return _projected(data, euclid, spec, fitted.mean, fitted.components, fitted.explained_variance_ratio)
     n_real = sum(data.sizes[s] for s in real_sets)
     total = np.zeros(width)
     for s in real_sets:
         for X in blocks(s):
             total += X.sum(axis=0)
     mean = total / n_real
-    R = np.zeros((0, width))
-    for s in real_sets:
-        for X in blocks(s):
-            R = np.linalg.qr(np.concatenate([R, X - mean], axis=0), mode="r")
-    _, sv, vt = np.linalg.svd(R, full_matrices=False)
+    with one_blas_thread():
+        R = np.zeros((0, width))
+        for s in real_sets:
+            for X in blocks(s):
+                R = np.linalg.qr(np.concatenate([R, X - mean], axis=0), mode="r")
+        _, sv, vt = np.linalg.svd(R, full_matrices=False)
     var = sv ** 2
     total_var = var.sum()
     ratio = var / total_var if total_var > 0 else np.zeros_like(var)
@@ -630,7 +633,24 @@ def project(data: PreparedData, euclid: Encoding, spec: SpaceSpec, *,
         cum = np.cumsum(ratio)
         k = int(np.searchsorted(cum, float(nc) - 1e-12) + 1)
         k = max(1, min(k, vt.shape[0]))
-    return _projected(data, euclid, spec, mean, vt[:k], ratio)
+    with one_blas_thread():
+        return _projected(data, euclid, spec, mean, vt[:k], ratio)
+
+
+def one_blas_thread() -> Any:
+    """A context in which BLAS and LAPACK run on one thread, so that their results do not depend on how many
+    cores the machine has.
+
+    A multithreaded BLAS splits some of the work differently with the number of its threads (in the QR
+    factorisation of :func:`project`, the updates of the trailing matrix), so the same records gave the projected
+    space's coordinates different last bits on machines with different numbers of cores (measured on full
+    Adult: 5 numbers of ``dcr_review`` and ``nndr_review`` moved by 5 to 11 units in the last place between one
+    and two threads). One thread gives the same bits on every machine with the same BLAS build and processor
+    family.
+    """
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _projected(data: PreparedData, euclid: Encoding, spec: SpaceSpec, mean: NDArray[np.float64],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pandas as pd
@@ -366,3 +367,31 @@ def test_encoded_rows_are_the_rows_of_the_whole_sets_encoding(spec):
     assert part.shape == (3,)
     assert np.array_equal(part[1:].view(np.uint8), whole.num["T"][subset[1:]].view(np.uint8))
     assert np.array_equal(part[np.array([2])].view(np.uint8), whole.num["T"][[5]].view(np.uint8))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: BLAS runs on one thread, nothing to compare")
+def test_projection_does_not_depend_on_the_number_of_blas_threads() -> None:
+    """The same records give the same projected coordinates, bit for bit, whether the caller's BLAS runs on one
+    thread or on two: a multithreaded QR factorisation splits its updates by thread and rounds differently."""
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(7)
+    n, m = 40_000, 12_000
+
+    def frame(k: int) -> pd.DataFrame:
+        cols = {f"x{j}": rng.normal(size=k) * (j + 1) for j in range(12)}
+        cols.update({f"c{j}": rng.choice([f"v{i}" for i in range(8)], k) for j in range(8)})
+        return pd.DataFrame(cols)
+
+    t, s, h = frame(n), frame(m), frame(m)
+    d = prepare(t, s, h)
+    eu = encode(d, fit(d), SpaceSpec("euclidean"))
+    out = []
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads, user_api="blas"):
+            enc, proj = project(d, eu, SpaceSpec("projected"))
+        out.append((proj.components, enc.num["S"]))
+    for a, b in zip(out[0], out[1]):
+        assert a.shape == b.shape
+        assert np.array_equal(a.view(np.int64), b.view(np.int64))
