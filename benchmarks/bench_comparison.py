@@ -2,6 +2,7 @@
 
     nice python benchmarks/bench_comparison.py            # 5 releases of full Adult (about 15 minutes on 2 cores)
     nice python benchmarks/bench_comparison.py --rows 5000   # a quicker look on the first rows of each set
+    nice python benchmarks/bench_comparison.py --rounds 3    # the ratio three times (a noisy machine), the median
 
 The releases are the synthetic sets of ``../shared/data/adult/synthetic`` (independent marginals, Gaussian copula,
 noisy copy, exact copy; the copula once more as the fifth, under another name), each evaluated against
@@ -46,10 +47,44 @@ def same(a, b) -> bool:
     return bool(np.array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float), equal_nan=True))
 
 
+def _more_rounds(rounds: int, real: pd.DataFrame, syn: dict[str, pd.DataFrame], holdout: pd.DataFrame,
+                 one_eval: float, privacy: float) -> None:
+    """Rounds 2 to ``rounds`` of the ratio (results and adjusted verdicts only), the comparison first in even
+    rounds; prints every round's figures and the median ratio."""
+    n = len(syn)
+    found = [(one_eval, privacy)]
+    for r in range(2, rounds + 1):
+        def alone_mean() -> float:
+            spent = [cpu(lambda s=s: Evaluation(real, s, holdout, **SETTINGS).results())[1] for s in syn.values()]
+            return float(np.mean(spent))
+
+        def compared() -> float:
+            cmp, c_init, _ = cpu(lambda: Comparison(real, syn, holdout, **SETTINGS))
+            _, c_res, _ = cpu(cmp.results)
+            _, c_adj, _ = cpu(lambda: cmp.adjusted_verdicts)
+            return c_init + c_res + c_adj
+
+        if r % 2 == 0:
+            c = compared()
+            a = alone_mean()
+        else:
+            a = alone_mean()
+            c = compared()
+        found.append((a, c))
+        print(f"round {r}: one evaluation {a:.1f}, comparison {c:.1f}, ratio {c / a:.2f}", flush=True)
+    ratios = [c / a for a, c in found]
+    print(f"\nratios of {rounds} rounds: {', '.join(f'{x:.2f}' for x in ratios)}; median {np.median(ratios):.2f} "
+          f"(target {1 + 0.7 * (n - 1):.2f}); comparison CPU {', '.join(f'{c:.1f}' for _, c in found)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=None, help="only the first ROWS rows of every set")
     ap.add_argument("--data", type=Path, default=SHARED)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="measure the ratio this many times, the comparison first in every second round (the "
+                         "machine's speed drifts between the two phases of one round); prints each round's ratio "
+                         "and their median")
     args = ap.parse_args()
     take = (lambda f: f.head(args.rows)) if args.rows else (lambda f: f)
     real = take(pd.read_csv(args.data / "adult_train.csv"))
@@ -96,6 +131,8 @@ def main() -> None:
           f"{'meets' if privacy <= target else 'misses'} the target")
     print(f"searches: {sum(alone_searches.values())} alone, {cmp.search_count} in the comparison; "
           f"real-side steps borrowed per release: {cmp.shared}; trees and projection fits lent: {cmp.trees_lent}")
+    if args.rounds > 1:
+        _more_rounds(args.rounds, real, syn, holdout, one_eval, privacy)
 
     diffs = []
     for name in syn:

@@ -51,6 +51,10 @@ class MetricContext(Protocol):
         """The evaluation's seed: every random step draws from ``numpy.random.default_rng`` of it."""
 
     @property
+    def resample_plans(self) -> Any:
+        """Where bootstraps keep their random draws for reuse (``plans=`` of ``stats.bootstrap_stats``)."""
+
+    @property
     def data(self) -> Any:
         """The prepared data (:class:`synthpriv_report.data.containers.PreparedData`): every set's numbers and codes."""
 

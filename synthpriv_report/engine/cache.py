@@ -30,6 +30,7 @@ from ..spaces import (
     fit,
     project,
 )
+from ..stats.bootstrap import ResamplePlans
 from .backend import LocalBackend
 from .requests import SearchRecord, SearchRequest, SetRef, TreeRequest
 
@@ -67,6 +68,9 @@ class _Engine:
         #: same arrays, and ``keep(spec, ref, enc, tree)``, ``keep_projection(spec, base_enc, projection)``;
         #: None: everything is made here.
         self.lender: Any = None
+        #: The bootstraps' random draws kept for reuse (they depend on the number of values and the seed only); a
+        #: comparison gives every release the first release's.
+        self.resample_plans = ResamplePlans()
         self.orders: dict[tuple[Any, ...], NDArray[np.int64]] = {}
         self.tables: dict[tuple[Any, ...], nb.NeighborTable] = {}
         #: Tables whose lists stay on the workers (sharded searches): key -> (table, space, query, reference).

@@ -149,6 +149,13 @@ class Context:
         return self._engine.fitted
 
     @property
+    def resample_plans(self) -> Any:
+        """Where the bootstraps of this evaluation keep their random draws for reuse
+        (:class:`~synthpriv_report.stats.bootstrap.ResamplePlans`): pass it as ``plans=`` with the evaluation's
+        seed, and a bootstrap over as many values as an earlier one reads only the values again."""
+        return self._engine.resample_plans
+
+    @property
     def random_state(self) -> int | None:
         """The evaluation's seed: every random step of a metric draws from ``numpy.random.default_rng`` of it (or
         of a number derived from it), so that the same evaluation gives the same numbers."""

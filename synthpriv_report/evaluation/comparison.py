@@ -225,7 +225,8 @@ class Comparison:
     the category lists and the columns with missing numbers are gathered over every set, the synthetic one
     included, so a release with a category the real data never have (or a missing number where the real data
     have none) encodes the real records slightly differently, and its real-side work is then done again for it
-    rather than borrowed. :attr:`shared` says how much each release borrowed.
+    rather than borrowed. :attr:`shared` says how much each release borrowed. The bootstraps' random draws, which
+    depend only on the number of values resampled and the seed, are drawn once for every release of a size.
 
     The cost of choosing. Each verdict is built so that an honest release is wrongly flagged at most 5% of the
     time. Comparing N releases and keeping the best-looking gives chance N tries; the adjusted verdict therefore
@@ -397,6 +398,10 @@ class Comparison:
         local = [ev for ev in self.evaluations.values() if not ev._engine.backend.remote and ev._engine.lender is None]
         for ev in local:
             ev._engine.lender = trees
+        # a bootstrap's draws depend only on the number of values and the seed: releases of one size share them
+        plans = next(iter(self.evaluations.values()))._engine.resample_plans
+        for ev in self.evaluations.values():
+            ev._engine.resample_plans = plans
         try:
             for name, ev in self.evaluations.items():
                 if name not in self._results:

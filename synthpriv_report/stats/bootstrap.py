@@ -2,13 +2,18 @@
 paired medians, each in a plain scheme (record positions drawn with replacement) and a scheme whose time does not
 grow with the number of records; and the sorted subsample drawn without replacement.
 
-All functions are pure; every random draw takes ``random_state`` (or a ``numpy.random.Generator``).
+All functions are pure; every random draw takes ``random_state`` (or a ``numpy.random.Generator``). The draws of
+a bootstrap never depend on the values resampled, only on how many there are and on the seed: a
+:class:`ResamplePlans` passed as ``plans=`` keeps them, so bootstraps of as many values with the same seed draw once
+and give the same replicates as drawing afresh.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,6 +25,66 @@ from .intervals import percentile_interval
 GROUPED_MIN_N = 20_000
 #: Groups of consecutive ranks in the grouped scheme.
 GROUPS = 1024
+
+
+@dataclass(frozen=True)
+class ResamplePlan:
+    """The random draws of one bootstrap of ``n`` sorted values (the grouped or the records scheme): everything
+    it draws, none of the values. Applied to any ``n`` sorted values it gives the replicates that scheme gives
+    them with the same stream."""
+
+    scheme: str
+    n: int
+    n_resamples: int
+    n_quantiles: int
+    chunks: list[tuple[Any, ...]]
+    bounds: NDArray[np.int64] | None
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the plan's arrays."""
+        total = 0 if self.bounds is None else int(self.bounds.nbytes)
+        for _, _, counts, z, picks in self.chunks:
+            total += int(counts.nbytes) + (0 if z is None else int(z.nbytes))
+            total += sum(int(a.nbytes) for lo, hi, _ in picks for a in (lo, hi) if a is not None)
+        return total
+
+
+class ResamplePlans:
+    """Bootstrap draws kept for reuse, by scheme, number of values, number of resamples, quantiles and seed.
+
+    The draws of a bootstrap do not depend on the values resampled, only on how many there are and on the
+    seed, so every bootstrap of an evaluation with the same seed over the same number of values (the synthetic
+    records' distances in several spaces, or several releases of one size in a comparison) uses one set of draws
+    and only reads the values again: the same replicates, bit for bit, as drawing afresh. At most
+    ``max_bytes`` of draws are kept; a plan that would exceed it is used once and not kept.
+    """
+
+    def __init__(self, max_bytes: int = 256 << 20) -> None:
+        self.max_bytes = int(max_bytes)
+        self._plans: dict[tuple[Any, ...], ResamplePlan] = {}
+        self._bytes = 0
+        self._lock = threading.Lock()
+        #: How many bootstraps used draws kept from an earlier one.
+        self.reused = 0
+
+    def get(self, key: tuple[Any, ...], make: Callable[[], ResamplePlan]) -> ResamplePlan:
+        """The plan kept under ``key``, else ``make()`` (kept while the budget allows)."""
+        with self._lock:
+            plan = self._plans.get(key)
+            if plan is not None:
+                self.reused += 1
+                return plan
+        plan = make()
+        size = plan.nbytes
+        with self._lock:
+            if key not in self._plans and self._bytes + size <= self.max_bytes:
+                self._plans[key] = plan
+                self._bytes += size
+        return plan
+
+    def __len__(self) -> int:
+        return len(self._plans)
 
 
 def _quantile_ranks(n: int, q: float) -> tuple[int, int, float]:
@@ -88,35 +153,37 @@ def grouped_resamples(
     >>> bool(abs(means.mean() - v.mean()) < 0.01), bool(abs(np.median(q) - np.median(v)) < 0.02)
     (True, True)
     """
-    n = int(v.shape[0])
+    return _grouped_apply(v, _grouped_plan(int(v.shape[0]), tuple(quantiles), int(n_resamples), rng, groups))
+
+
+def _grouped_plan(n: int, quantiles: tuple[float, ...], n_resamples: int, rng: np.random.Generator,
+                  groups: int = GROUPS) -> ResamplePlan:
+    """The random draws of :func:`grouped_resamples` for ``n`` values, in its order: they depend on ``n``, the
+    quantiles, the number of resamples and the stream, never on the values. Each chunk keeps its multinomial
+    counts, its normals and, per quantile, the positions of the two order statistics and the interpolation
+    weight."""
     m = max(1, min(int(groups), n))
     bounds = (np.arange(m + 1, dtype=np.int64) * n) // m
     sizes = np.diff(bounds)
-    csum, csq = _sums_at(v, bounds)  # the running sums at the runs' bounds only
-    gmean = (csum[1:] - csum[:-1]) / sizes
-    # within-run variance around the run mean: E[(v - mu)^2] - (m_g - mu)^2
-    gvar = np.maximum((csq[1:] - csq[:-1]) / sizes - (gmean - v.mean()) ** 2, 0.0)
     B = int(n_resamples)
-    means = np.empty(B)
-    qvals = np.empty((B, len(quantiles)))
+    chunks: list[tuple[Any, ...]] = []
     chunk = max(1, min(B, 4_000_000 // m))
     for start in range(0, B, chunk):
         b = min(chunk, B - start)
         counts = rng.multinomial(n, sizes / n, size=b)
         z = rng.standard_normal(b)
-        sd = np.sqrt(counts @ gvar)
-        means[start:start + b] = (counts @ gmean + sd * z) / n
         cum = np.cumsum(counts, axis=1)
         rows = np.arange(b)
-        for j, q in enumerate(quantiles):
+        picks: list[tuple[Any, Any, float]] = []
+        for q in quantiles:
             lo_rank, hi_rank, frac = _quantile_ranks(n, q)
             g = (cum <= lo_rank).sum(axis=1)
             c = counts[rows, g]
             r_in = lo_rank - (cum[rows, g] - c)
             u = rng.beta(r_in + 1.0, (c - r_in).astype(np.float64))
-            lo_val = v[bounds[g] + np.minimum((u * sizes[g]).astype(np.int64), sizes[g] - 1)]
+            lo_pos = bounds[g] + np.minimum((u * sizes[g]).astype(np.int64), sizes[g] - 1)
             if hi_rank == lo_rank:
-                qvals[start:start + b, j] = lo_val
+                picks.append((lo_pos, None, frac))
                 continue
             same = r_in + 1 < c
             # next order statistic within the run, or the smallest draw of the next non-empty run
@@ -124,8 +191,29 @@ def grouped_resamples(
             c2 = counts[rows, g2]
             nxt = rng.beta(1.0, np.where(same, c - r_in - 1, c2).astype(np.float64))
             u2 = np.where(same, u + (1.0 - u) * nxt, nxt)
-            hi_val = v[bounds[g2] + np.minimum((u2 * sizes[g2]).astype(np.int64), sizes[g2] - 1)]
-            qvals[start:start + b, j] = lo_val + frac * (hi_val - lo_val)
+            picks.append((lo_pos, bounds[g2] + np.minimum((u2 * sizes[g2]).astype(np.int64), sizes[g2] - 1), frac))
+        chunks.append((start, b, counts, z, picks))
+    return ResamplePlan("grouped", n, B, len(quantiles), chunks, bounds)
+
+
+def _grouped_apply(v: NDArray[np.float64], plan: ResamplePlan) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`grouped_resamples` of the sorted values ``v`` from the draws of ``plan``."""
+    n = int(v.shape[0])
+    bounds = plan.bounds
+    assert bounds is not None  # the grouped scheme's plans carry the runs' bounds
+    sizes = np.diff(bounds)
+    csum, csq = _sums_at(v, bounds)  # the running sums at the runs' bounds only
+    gmean = (csum[1:] - csum[:-1]) / sizes
+    # within-run variance around the run mean: E[(v - mu)^2] - (m_g - mu)^2
+    gvar = np.maximum((csq[1:] - csq[:-1]) / sizes - (gmean - v.mean()) ** 2, 0.0)
+    means = np.empty(plan.n_resamples)
+    qvals = np.empty((plan.n_resamples, plan.n_quantiles))
+    for start, b, counts, z, picks in plan.chunks:
+        sd = np.sqrt(counts @ gvar)
+        means[start:start + b] = (counts @ gmean + sd * z) / n
+        for j, (lo_pos, hi_pos, frac) in enumerate(picks):
+            lo_val = v[lo_pos]
+            qvals[start:start + b, j] = lo_val if hi_pos is None else lo_val + frac * (v[hi_pos] - lo_val)
     return means, qvals
 
 
@@ -172,9 +260,16 @@ def _records_resamples(v: NDArray[np.float64], quantiles: tuple[float, ...], *, 
                        rng: np.random.Generator) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The plain bootstrap: ``n`` record positions drawn with replacement per resample (chunks of 2e6 draws);
     statistics from the resample's counts over the sorted values, so no resample is ever sorted."""
-    n = int(v.shape[0])
-    means = np.empty(n_resamples)
-    qvals = np.empty((n_resamples, len(quantiles)))
+    return _records_apply(v, _records_plan(int(v.shape[0]), quantiles, n_resamples, rng))
+
+
+def _records_plan(n: int, quantiles: tuple[float, ...], n_resamples: int,
+                  rng: np.random.Generator) -> ResamplePlan:
+    """The random draws of :func:`_records_resamples` for ``n`` values, in its order: per chunk the resamples'
+    counts of each rank (in the smallest unsigned type that holds ``n``) and, per quantile, the ranks read and the
+    interpolation weight. They depend on ``n``, the quantiles, the number of resamples and the stream only."""
+    small = np.min_scalar_type(max(n, 1))
+    chunks: list[tuple[Any, ...]] = []
     chunk = max(1, min(n_resamples, 2_000_000 // max(n, 1)))
     done = 0
     while done < n_resamples:
@@ -183,28 +278,40 @@ def _records_resamples(v: NDArray[np.float64], quantiles: tuple[float, ...], *, 
         counts = np.zeros((b, n), dtype=np.int64)
         for r in range(b):
             counts[r] = np.bincount(draws[r].astype(np.intp), minlength=n)  # 32-bit platforms: intp
-        means[done:done + b] = counts @ v / n
+        picks: list[tuple[Any, Any, float]] = []
         if quantiles:
             cum = np.cumsum(counts, axis=1)
-            for qi, q in enumerate(quantiles):
+            for q in quantiles:
                 lo_rank, hi_rank, frac = _quantile_ranks(n, q)
                 # value at rank r (0-based) of the resample = v[first index whose cumulative count > r]
-                lo_idx = (cum <= lo_rank).sum(axis=1)
-                hi_idx = (cum <= hi_rank).sum(axis=1)
-                qvals[done:done + b, qi] = v[lo_idx] + frac * (v[hi_idx] - v[lo_idx])
+                picks.append(((cum <= lo_rank).sum(axis=1), (cum <= hi_rank).sum(axis=1), frac))
+        chunks.append((done, b, counts.astype(small), None, picks))
         done += b
+    return ResamplePlan("records", n, n_resamples, len(quantiles), chunks, None)
+
+
+def _records_apply(v: NDArray[np.float64], plan: ResamplePlan) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`_records_resamples` of the sorted values ``v`` from the draws of ``plan``."""
+    n = int(v.shape[0])
+    means = np.empty(plan.n_resamples)
+    qvals = np.empty((plan.n_resamples, plan.n_quantiles))
+    for done, b, counts, _, picks in plan.chunks:
+        means[done:done + b] = counts.astype(np.int64) @ v / n
+        for qi, (lo_idx, hi_idx, frac) in enumerate(picks):
+            qvals[done:done + b, qi] = v[lo_idx] + frac * (v[hi_idx] - v[lo_idx])
     return means, qvals
 
 
 def resample_stats(x: ArrayLike, quantiles: tuple[float, ...] = (), *, n_resamples: int = 1000,
-                   random_state: int | None = None,
-                   method: str = "auto") -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+                   random_state: int | None = None, method: str = "auto",
+                   plans: ResamplePlans | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Bootstrap replicates of the mean and of the given quantiles of the finite values of ``x``.
 
     ``method="records"`` is the plain bootstrap (record positions drawn with replacement from
     ``default_rng(random_state)``); ``"grouped"`` is :func:`grouped_resamples`, the same resampling drawn run by
     run in time independent of ``n``; ``"auto"`` (default) takes ``"grouped"`` above
-    :data:`GROUPED_MIN_N` finite values.
+    :data:`GROUPED_MIN_N` finite values. ``plans``: where draws are kept for reuse (:class:`ResamplePlans`; only
+    with an integer ``random_state``); the replicates are the same with or without.
 
     Returns
     -------
@@ -222,10 +329,18 @@ def resample_stats(x: ArrayLike, quantiles: tuple[float, ...] = (), *, n_resampl
     how = _method(method, n)
     if n == 0:
         return np.full(n_resamples, np.nan), np.full((n_resamples, len(quantiles)), np.nan)
-    rng = np.random.default_rng(random_state)
-    if how == "grouped":
-        return grouped_resamples(v, tuple(quantiles), n_resamples=n_resamples, rng=rng)
-    return _records_resamples(v, tuple(quantiles), n_resamples=n_resamples, rng=rng)
+    quantiles = tuple(float(q) for q in quantiles)
+    apply = _grouped_apply if how == "grouped" else _records_apply
+
+    def plan() -> ResamplePlan:
+        rng = np.random.default_rng(random_state)
+        if how == "grouped":
+            return _grouped_plan(n, quantiles, int(n_resamples), rng)
+        return _records_plan(n, quantiles, int(n_resamples), rng)
+
+    if plans is None or not isinstance(random_state, (int, np.integer)) or isinstance(random_state, bool):
+        return apply(v, plan())
+    return apply(v, plans.get((how, n, int(n_resamples), quantiles, int(random_state), GROUPS), plan))
 
 
 def bootstrap_stats(
@@ -236,6 +351,7 @@ def bootstrap_stats(
     quantiles: tuple[float, ...] = (0.5, 0.05),
     confidence: float = 0.95,
     method: str = "auto",
+    plans: ResamplePlans | None = None,
 ) -> dict[str, tuple[float, float]]:
     """Percentile bootstrap intervals over records for the mean and the given quantiles.
 
@@ -243,7 +359,8 @@ def bootstrap_stats(
     are computed from the resample's counts over the sorted values (linear interpolation, numpy's default), so no
     resample is ever sorted. Non-finite values are dropped first. Above :data:`GROUPED_MIN_N` values the same
     resampling is drawn by the grouped scheme (:func:`grouped_resamples`: quantiles exact in distribution, the
-    mean exact in conditional mean and variance) in time independent of ``n``; ``method`` forces one scheme.
+    mean exact in conditional mean and variance) in time independent of ``n``; ``method`` forces one scheme;
+    ``plans`` keeps the draws for reuse (:func:`resample_stats`).
 
     Returns
     -------
@@ -256,7 +373,7 @@ def bootstrap_stats(
     """
     keys = ["mean"] + [f"q{q:g}" for q in quantiles]
     means, qvals = resample_stats(x, tuple(quantiles), n_resamples=n_resamples, random_state=random_state,
-                                  method=method)
+                                  method=method, plans=plans)
     if not np.isfinite(means).any():
         return {k: (float("nan"), float("nan")) for k in keys}
     out = np.column_stack([means, qvals])
@@ -270,12 +387,12 @@ def bootstrap_stats(
 
 def bootstrap_replicates(
     x: ArrayLike, *, statistic: str = "mean", n_resamples: int = 1000, random_state: int | None = None,
-    method: str = "auto",
+    method: str = "auto", plans: ResamplePlans | None = None,
 ) -> NDArray[np.float64]:
     """Bootstrap replicates of the mean or median of ``x`` (records resampled with replacement).
 
     Uses the same draws as :func:`bootstrap_stats` for the same ``random_state`` (and the grouped scheme above
-    :data:`GROUPED_MIN_N` values, as there).
+    :data:`GROUPED_MIN_N` values, as there); ``plans`` keeps them for reuse (:func:`resample_stats`).
 
     >>> r = bootstrap_replicates([1.0, 2.0, 3.0], statistic="median", n_resamples=50, random_state=0)
     >>> r.shape, bool(((r >= 1) & (r <= 3)).all())
@@ -284,7 +401,7 @@ def bootstrap_replicates(
     if statistic not in ("mean", "median"):
         raise ValueError(f"statistic must be 'mean' or 'median', got {statistic!r}")
     means, qvals = resample_stats(x, (0.5,) if statistic == "median" else (), n_resamples=n_resamples,
-                                  random_state=random_state, method=method)
+                                  random_state=random_state, method=method, plans=plans)
     return means if statistic == "mean" else qvals[:, 0]
 
 

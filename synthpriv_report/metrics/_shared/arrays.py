@@ -207,7 +207,7 @@ def bootstrap_summary(values: NDArray[np.float64], ctx: Any,
     """Percentile-bootstrap 95% intervals of the mean, the median and the 5th percentile of ``values``
     (``params["n_bootstrap"]`` resamples, seeded by the evaluation's ``random_state``)."""
     return stats.bootstrap_stats(values, n_resamples=int(params["n_bootstrap"]), random_state=ctx.random_state,
-                                 quantiles=(0.5, 0.05))
+                                 quantiles=(0.5, 0.05), plans=ctx.resample_plans)
 
 
 def describe(values: NDArray[np.float64], ctx: Any, params: dict[str, Any], key: str) -> dict[str, Any]:

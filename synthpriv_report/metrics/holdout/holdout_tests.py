@@ -153,7 +153,8 @@ def _test_result(metric: str, ctx: Any, params: dict[str, Any], ref_vals: ArrayL
         # another rate (a comparison's adjusted verdicts) reads only their quantiles again
         kept: NDArray[np.float64] = ctx.memo(
             (f"{metric}.replicates", sp, role, ctx.T, stat, nb, seed),
-            lambda: stats.bootstrap_replicates(values, statistic=stat, n_resamples=nb, random_state=seed))
+            lambda: stats.bootstrap_replicates(values, statistic=stat, n_resamples=nb, random_state=seed,
+                                               plans=ctx.resample_plans))
         return kept
 
     rep_h = replicates(ref_vals, ctx.H, rs)

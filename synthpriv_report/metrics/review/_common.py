@@ -56,7 +56,7 @@ def _share_result(name: str, value: float, n: int, params: dict[str, Any], space
 
 def _mean_interval(x: NDArray[np.float64], ctx: Context, params: dict[str, Any]) -> tuple[float, float]:
     ci = stats.bootstrap_stats(x, n_resamples=int(params["n_bootstrap"]), random_state=ctx.random_state,
-                               quantiles=())
+                               quantiles=(), plans=ctx.resample_plans)
     return ci["mean"]
 
 

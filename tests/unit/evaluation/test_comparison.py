@@ -330,3 +330,19 @@ def test_an_epsilon_sweep_declared_per_release() -> None:
     assert "Declared ε" in html and 'alt="Risk against the declared privacy budget.' in html
     with pytest.raises(ValueError, match="'nobody', which is not a release"):
         Comparison(real, {"a": real, "b": real}, contexts={"nobody": ctx[1.0]}, progress=False)
+
+
+@pytest.mark.slow  # reads the module's made fixture, an evaluation on demo data
+def test_releases_share_their_bootstrap_draws(made) -> None:
+    """The bootstraps' draws depend on the number of values and the seed only: every release reads the one set
+    of kept draws (the test above checks that each release's numbers are still its own evaluation's), and a
+    later release draws nothing a release of the same size drew before."""
+    real, releases, holdout, cmp = made
+    plans = {id(ev._engine.resample_plans) for ev in cmp.evaluations.values()}
+    assert len(plans) == 1
+    shared = cmp.evaluations["fresh"]._engine.resample_plans
+    alone = Evaluation(real, releases["fresh"], holdout, **SETTINGS)
+    alone.results()
+    own = alone._engine.resample_plans
+    assert 0 < len(own) <= len(shared)
+    assert shared.reused > own.reused  # the later releases took the first one's draws

@@ -413,3 +413,51 @@ def test_histogram_by_blocks_counts_as_one_pass_and_finite_values_copy_only_when
     assert not np.shares_memory(got, b) and got.tolist() == np.delete(b, 3).tolist()
     strided = np.column_stack([a, a])[:, 0]  # a column of a table: made contiguous, as the masked copy was
     assert stats.finite_values(strided).flags.c_contiguous
+
+
+@pytest.mark.parametrize("method", ["records", "grouped"])
+def test_kept_draws_give_the_replicates_of_fresh_draws(method: str) -> None:
+    """A bootstrap that reads kept draws (``plans=``) gives, bit for bit, the replicates it gives drawing afresh,
+    for other values of the same size; another seed, other quantiles or another size draw their own."""
+    from synthpriv_report.stats.bootstrap import ResamplePlans
+
+    rng = np.random.default_rng(11)
+    n = 3_000 if method == "records" else 25_000
+    a, b = rng.exponential(size=n), rng.normal(size=n)
+    plans = ResamplePlans()
+
+    def same(x, y) -> bool:
+        return all(np.array_equal(p.view(np.int64), q.view(np.int64)) for p, q in zip(x, y))
+
+    for values in (a, b, a):
+        for quantiles, seed in (((0.5, 0.05), 0), ((), 0), ((0.5, 0.05), 1)):
+            fresh = stats.resample_stats(values, quantiles, n_resamples=200, random_state=seed, method=method)
+            kept = stats.resample_stats(values, quantiles, n_resamples=200, random_state=seed, method=method,
+                                        plans=plans)
+            assert same(fresh, kept)
+    assert len(plans) == 3  # one set of draws per (quantiles, seed); the other values read them
+    assert plans.reused == 6
+    shorter = a[:-1]
+    assert same(stats.resample_stats(shorter, (0.5,), n_resamples=200, random_state=0, method=method, plans=plans),
+                stats.resample_stats(shorter, (0.5,), n_resamples=200, random_state=0, method=method))
+    assert len(plans) == 4
+    # without a seed nothing is kept; over the budget, draws are used once and not kept
+    stats.resample_stats(a, (), n_resamples=50, random_state=None, method=method, plans=plans)
+    assert len(plans) == 4
+    tight = ResamplePlans(max_bytes=0)
+    assert same(stats.resample_stats(a, (0.5,), n_resamples=100, random_state=3, method=method, plans=tight),
+                stats.resample_stats(a, (0.5,), n_resamples=100, random_state=3, method=method))
+    assert len(tight) == 0
+
+
+def test_kept_draws_reach_the_interval_and_replicate_functions() -> None:
+    """``bootstrap_stats`` and ``bootstrap_replicates`` pass ``plans`` on: the same intervals and replicates."""
+    from synthpriv_report.stats.bootstrap import ResamplePlans
+
+    x = np.random.default_rng(2).exponential(size=500)
+    plans = ResamplePlans()
+    assert stats.bootstrap_stats(x, random_state=4, plans=plans) == stats.bootstrap_stats(x, random_state=4)
+    assert stats.bootstrap_stats(x * 3, random_state=4, plans=plans) == stats.bootstrap_stats(x * 3, random_state=4)
+    r = stats.bootstrap_replicates(x, statistic="median", random_state=4, plans=plans)
+    assert np.array_equal(r, stats.bootstrap_replicates(x, statistic="median", random_state=4))
+    assert plans.reused == 1 and len(plans) == 2
