@@ -31,10 +31,8 @@ GROUPS = 1024
 class ResamplePlan:
     """The random draws of one bootstrap of ``n`` sorted values (the grouped or the records scheme): everything
     it draws, none of the values. Applied to any ``n`` sorted values it gives the replicates that scheme gives
-    them with the same stream."""
+    them with the same stream (the scheme and ``n`` are in the key it is kept under, :class:`ResamplePlans`)."""
 
-    scheme: str
-    n: int
     n_resamples: int
     n_quantiles: int
     chunks: list[tuple[Any, ...]]
@@ -193,7 +191,7 @@ def _grouped_plan(n: int, quantiles: tuple[float, ...], n_resamples: int, rng: n
             u2 = np.where(same, u + (1.0 - u) * nxt, nxt)
             picks.append((lo_pos, bounds[g2] + np.minimum((u2 * sizes[g2]).astype(np.int64), sizes[g2] - 1), frac))
         chunks.append((start, b, counts, z, picks))
-    return ResamplePlan("grouped", n, B, len(quantiles), chunks, bounds)
+    return ResamplePlan(B, len(quantiles), chunks, bounds)
 
 
 def _grouped_apply(v: NDArray[np.float64], plan: ResamplePlan) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -287,7 +285,7 @@ def _records_plan(n: int, quantiles: tuple[float, ...], n_resamples: int,
                 picks.append(((cum <= lo_rank).sum(axis=1), (cum <= hi_rank).sum(axis=1), frac))
         chunks.append((done, b, counts.astype(small), None, picks))
         done += b
-    return ResamplePlan("records", n, n_resamples, len(quantiles), chunks, None)
+    return ResamplePlan(n_resamples, len(quantiles), chunks, None)
 
 
 def _records_apply(v: NDArray[np.float64], plan: ResamplePlan) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
