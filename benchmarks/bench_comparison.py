@@ -14,6 +14,8 @@ Measured in CPU seconds of this process (``time.process_time``: every thread), i
 2. ``Comparison(...)`` of the same releases: the results of every release, then the adjusted verdicts (the
    verdict's checks graded again at alpha / N), then the utility measures (``target="income"``).
 The target is comparison CPU (results and adjusted verdicts) <= (1 + 0.7 (N - 1)) x one evaluation (the mean of 1).
+It also prints the part of one evaluation that a release after the first did not repeat (``shared_share``): the
+target needs at least 30%.
 The script also checks that every release's numbers (value, interval, level of every metric, and the verdict) are
 those of its stand-alone evaluation, and prints the searches each side ran.
 """
@@ -71,10 +73,20 @@ def _more_rounds(rounds: int, real: pd.DataFrame, syn: dict[str, pd.DataFrame], 
             a = alone_mean()
             c = compared()
         found.append((a, c))
-        print(f"round {r}: one evaluation {a:.1f}, comparison {c:.1f}, ratio {c / a:.2f}", flush=True)
+        print(f"round {r}: one evaluation {a:.1f}, comparison {c:.1f}, ratio {c / a:.2f}, shared "
+              f"{shared_share(a, c, n):.0%} of an evaluation", flush=True)
     ratios = [c / a for a, c in found]
+    shares = [shared_share(a, c, n) for a, c in found]
     print(f"\nratios of {rounds} rounds: {', '.join(f'{x:.2f}' for x in ratios)}; median {np.median(ratios):.2f} "
-          f"(target {1 + 0.7 * (n - 1):.2f}); comparison CPU {', '.join(f'{c:.1f}' for _, c in found)}")
+          f"(target {1 + 0.7 * (n - 1):.2f}); comparison CPU {', '.join(f'{c:.1f}' for _, c in found)}; shared "
+          f"part {', '.join(f'{x:.0%}' for x in shares)} of an evaluation (the target needs at least 30%)")
+
+
+def shared_share(one_eval: float, compared: float, n: int) -> float:
+    """The part of one evaluation that a release after the first did not repeat, as a share of it:
+    ``(n * one_eval - compared) / (n - 1) / one_eval``. The ratio is ``1 + (n - 1) (1 - share)`` plus the adjusted
+    verdicts' and the preparation's share, so the target ``1 + 0.7 (n - 1)`` needs a share of at least 0.3."""
+    return (n * one_eval - compared) / (n - 1) / one_eval
 
 
 def main() -> None:
@@ -128,7 +140,8 @@ def main() -> None:
         print(f"{label:58s} {v:9.1f}")
     print(f"\ncomparison / one evaluation: {privacy / one_eval:.2f} (target {1 + 0.7 * (n - 1):.2f}); "
           f"comparison / {n} separate: {privacy / sum(alone_cpu.values()):.2f}; "
-          f"{'meets' if privacy <= target else 'misses'} the target")
+          f"{'meets' if privacy <= target else 'misses'} the target; the part of an evaluation a later release "
+          f"did not repeat: {shared_share(one_eval, privacy, n):.0%} (the target needs at least 30%)")
     print(f"searches: {sum(alone_searches.values())} alone, {cmp.search_count} in the comparison; "
           f"real-side steps borrowed per release: {cmp.shared}; trees and projection fits lent: {cmp.trees_lent}")
     if args.rounds > 1:
