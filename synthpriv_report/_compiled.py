@@ -19,6 +19,9 @@ An interrupt (Ctrl-C, "Interrupt kernel" in a notebook) that arrives while a com
 another error: numba's dispatcher raises ``SystemError: CPUDispatcher(...) returned a result with an exception
 set``, the ``KeyboardInterrupt`` as its context. :func:`surfacing_interrupts` wraps each public call so that
 it raises ``KeyboardInterrupt`` instead.
+
+:func:`one_blas_thread` runs BLAS on one thread, for the compiled kernels that call it from their own threads and
+for the factorisations whose last bits would otherwise depend on the machine's cores.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["COMPILED", "njit", "prange", "interrupt_behind", "surfacing_interrupts"]
+__all__ = ["COMPILED", "njit", "prange", "interrupt_behind", "surfacing_interrupts", "one_blas_thread"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -124,3 +127,21 @@ def surfacing_interrupts(fn: F) -> F:
             raise KeyboardInterrupt(*signalled.args).with_traceback(signalled.__traceback__) from None
 
     return call  # type: ignore[return-value]
+
+
+def one_blas_thread() -> Any:
+    """A context in which BLAS and LAPACK run on one thread.
+
+    Used where a result must not depend on the machine's cores, and where BLAS's own threads would compete with the
+    package's threads (the dense search's numba threads, the D-MLP's fold threads) and spin between calls.
+
+    A multithreaded BLAS splits some of the work differently with the number of its threads (in the QR
+    factorisation of :func:`synthpriv_report.spaces.project`, the updates of the trailing matrix), so the same
+    records gave the projected space's coordinates different last bits on machines with different numbers of
+    cores (measured on full Adult: 5 numbers of ``dcr_review`` and ``nndr_review`` moved by 5 to 11 units in the
+    last place between one and two threads). One thread gives the same bits on every machine with the same BLAS
+    build and processor family.
+    """
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")

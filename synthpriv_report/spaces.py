@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from ._compiled import one_blas_thread
 from .core.formats import SET_LABELS as SET_NAMES
 from .data.containers import MISSING, REAL_SETS, PreparedData, code_blocks, code_dtype, number_blocks
 
@@ -589,7 +590,8 @@ def project(data: PreparedData, euclid: Encoding, spec: SpaceSpec, *,
     records: the mean is summed block by block; the SVD is that of the triangular factor R of a QR
     factorisation of the centred real embedding, accumulated block by block (``R = qr([R; block])``), which has
     the same singular values and right singular vectors as the embedding itself. The factorisations and products
-    run on one BLAS thread (:func:`one_blas_thread`), so the coordinates do not depend on the machine's cores.
+    run on one BLAS thread (:func:`~synthpriv_report._compiled.one_blas_thread`), so the coordinates do not
+    depend on the machine's cores.
     """
     real_sets = [s for s in REAL_SETS if s in data.sizes]
     width = embedding_width(euclid)
@@ -635,22 +637,6 @@ def project(data: PreparedData, euclid: Encoding, spec: SpaceSpec, *,
         k = max(1, min(k, vt.shape[0]))
     with one_blas_thread():
         return _projected(data, euclid, spec, mean, vt[:k], ratio)
-
-
-def one_blas_thread() -> Any:
-    """A context in which BLAS and LAPACK run on one thread, so that their results do not depend on how many
-    cores the machine has.
-
-    A multithreaded BLAS splits some of the work differently with the number of its threads (in the QR
-    factorisation of :func:`project`, the updates of the trailing matrix), so the same records gave the projected
-    space's coordinates different last bits on machines with different numbers of cores (measured on full
-    Adult: 5 numbers of ``dcr_review`` and ``nndr_review`` moved by 5 to 11 units in the last place between one
-    and two threads). One thread gives the same bits on every machine with the same BLAS build and processor
-    family.
-    """
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _projected(data: PreparedData, euclid: Encoding, spec: SpaceSpec, mean: NDArray[np.float64],

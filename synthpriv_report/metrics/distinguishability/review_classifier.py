@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..._compiled import one_blas_thread
 from ...core.formats import fmt_on_unit, fmt_share
 from ...core.formats import is_finite_number as finite
 from ...core.params import SOURCES
@@ -182,7 +183,6 @@ def detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | None = None
     import scipy.linalg  # noqa: F401  load the BLAS the compiled kernels call before limiting its threads
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedKFold
-    from threadpoolctl import threadpool_limits
 
     y = np.asarray(y)
     Xs = sparse_rows(X, dtype=np.float32)
@@ -196,7 +196,7 @@ def detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | None = None
     workers = _n_threads(n_threads, n_splits)
     # one BLAS thread per fold: the small matrix products gain nothing from more, and BLAS threads competing with
     # the fold threads (or a loaded machine) make them many times slower
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         if workers == 1:
             aucs = [one_fold(f) for f in folds]
         else:
@@ -230,7 +230,6 @@ def sklearn_detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | Non
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedKFold
     from sklearn.neural_network import MLPClassifier
-    from threadpoolctl import threadpool_limits
 
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
@@ -238,7 +237,7 @@ def sklearn_detection_auc(X: ArrayLike, y: ArrayLike, *, random_state: int | Non
     for train, test in StratifiedKFold(n_splits, shuffle=True, random_state=random_state).split(X, y):
         clf = MLPClassifier(hidden_layer_sizes=(100, 50), max_iter=300, early_stopping=True,
                             validation_fraction=0.1, random_state=random_state)
-        with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
+        with warnings.catch_warnings(), one_blas_thread():
             warnings.simplefilter("ignore", ConvergenceWarning)
             clf.fit(X[train], y[train])
             real_col = int(np.flatnonzero(clf.classes_ == 1)[0])
